@@ -1,0 +1,75 @@
+//===- KernelCostModel.h - One interface for every latency model -*- C++ -*-=//
+//
+// A kernel latency model answers "how long does this kernel take on that
+// GPU", or declines (std::nullopt) so the next model in the user's order is
+// tried. Latencies are in microseconds.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PERF_COSTMODEL_KERNELCOSTMODEL_H
+#define PERF_COSTMODEL_KERNELCOSTMODEL_H
+
+#include "perf/CostModel/KernelDesc.h"
+#include "perf/Support/GpuSpec.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace perf {
+
+struct KernelCost {
+  double latencyUs = 0;
+  /// Name of the model that priced the kernel ("roofline", "db", ...).
+  std::string model;
+  /// Whether the compute or the memory side bounds it (roofline view).
+  bool computeBound = false;
+};
+
+class KernelCostModel {
+public:
+  virtual ~KernelCostModel();
+  virtual llvm::StringRef name() const = 0;
+  /// Prices `kernel` on `gpu`, or returns std::nullopt to fall through.
+  virtual std::optional<KernelCost> estimate(const KernelDesc &kernel,
+                                             const GpuSpec &gpu) const = 0;
+};
+
+/// Options every model may read.
+struct CostModelOptions {
+  /// Fraction of the peak FLOP/s and bandwidth a tuned kernel achieves
+  /// (roofline and heuristic models).
+  double computeEfficiency = 0.7;
+  double memoryEfficiency = 0.8;
+  /// Paths for the measured and learned models.
+  std::string databasePath;
+  std::string mlModelDir;
+};
+
+/// Tries models in order; the first that prices a kernel wins.
+class KernelCostStack {
+public:
+  void add(std::unique_ptr<KernelCostModel> model);
+  /// Never fails: the caller must end the stack with a model that always
+  /// answers (roofline) to be sure of a price; otherwise latency 0 and model
+  /// "none" come back.
+  KernelCost estimate(const KernelDesc &kernel, const GpuSpec &gpu) const;
+  bool empty() const { return models.empty(); }
+
+private:
+  std::vector<std::unique_ptr<KernelCostModel>> models;
+};
+
+/// Builds a model by name: roofline, heuristic, tile, ml, db.
+llvm::Expected<std::unique_ptr<KernelCostModel>>
+createKernelCostModel(llvm::StringRef name, const CostModelOptions &options);
+
+/// Builds a stack from a comma-separated list of names.
+llvm::Expected<KernelCostStack>
+createKernelCostStack(llvm::StringRef names, const CostModelOptions &options);
+
+} // namespace perf
+
+#endif // PERF_COSTMODEL_KERNELCOSTMODEL_H

@@ -1,0 +1,91 @@
+//===- KernelDesc.h - A device kernel as the cost models see it -*- C++ -*-===//
+//
+// The MLIR-free description of one kernel launch. The dialect's
+// KernelOpInterface fills it; the library API and perf-eval build it directly.
+// Only the fields of the kernel's kind are meaningful.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PERF_COSTMODEL_KERNELDESC_H
+#define PERF_COSTMODEL_KERNELDESC_H
+
+#include "perf/Support/DType.h"
+#include "llvm/ADT/StringRef.h"
+#include <cstdint>
+#include <string>
+
+namespace perf {
+
+enum class KernelKind {
+  Gemm,         // batch x (M x K) * (K x N)
+  Conv2d,       // NCHW input, KCRS filter
+  Elementwise,  // numElements outputs from numInputs inputs
+  Reduce,       // rows x cols -> rows
+  Softmax,      // rows x cols
+  LayerNorm,    // rows x cols
+  EmbeddingBag, // numTables tables of rows x dim, batch bags of `pooling` rows
+  Memcpy,       // bytes, direction
+  Transpose,    // numElements moved
+  Concat,       // numElements moved
+  Attention,    // batch x heads, seq x seq, headDim
+  Pooling,      // window reductions over NCHW
+  BatchNorm,    // numElements, channels
+  Optimizer,    // numElements parameters updated
+  Generic,      // flops + bytes only
+};
+
+llvm::StringRef kernelKindName(KernelKind kind);
+
+/// Which pass of training a kernel belongs to; backward kernels of
+/// embedding_bag and conv are priced differently from the forward ones.
+enum class KernelPass { Forward, BackwardData, BackwardWeight, Update };
+
+enum class MemcpyKind { HostToDevice, DeviceToHost, DeviceToDevice };
+
+struct KernelDesc {
+  KernelKind kind = KernelKind::Generic;
+  KernelPass pass = KernelPass::Forward;
+  DType dtype = DType::F32;
+  /// Whether tensor cores may be used (fp16/bf16/tf32 GEMM and conv).
+  bool tensorCores = false;
+  /// Kernel symbol when known (from a trace); tile sizes are read from it.
+  std::string name;
+
+  // Gemm / Attention
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  bool transA = false, transB = false;
+  // Conv2d / Pooling (NCHW): n=batch, c=in channels, h/w input size,
+  // outChannels=K, r/s filter, strides, pads, dilation, groups.
+  int64_t c = 0, h = 0, w = 0, outChannels = 0, r = 1, s = 1;
+  int64_t strideH = 1, strideW = 1, padH = 0, padW = 0;
+  int64_t dilationH = 1, dilationW = 1, groups = 1;
+  // Elementwise / Transpose / Concat / BatchNorm / Optimizer
+  int64_t numElements = 0;
+  int64_t numInputs = 1;
+  double flopsPerElement = 1;
+  // Reduce / Softmax / LayerNorm: rows x cols.
+  int64_t rows = 0, cols = 0;
+  // EmbeddingBag: numTables tables of tableRows x dim; `batch` bags per table
+  // each pooling `pooling` rows.
+  int64_t numTables = 1, tableRows = 0, dim = 0, pooling = 1;
+  // Attention: heads, sequence length (m), head dim (k).
+  int64_t heads = 1;
+  // Memcpy
+  MemcpyKind copyKind = MemcpyKind::DeviceToDevice;
+  // Generic (and an override for any kind when > 0).
+  double flops = 0;
+  double bytes = 0;
+
+  /// Output spatial size of a conv/pooling kernel.
+  int64_t outH() const;
+  int64_t outW() const;
+
+  /// FLOPs the kernel performs (a multiply-add counts 2).
+  double totalFlops() const;
+  /// Bytes it must move to and from device memory at least once.
+  double totalBytes() const;
+};
+
+} // namespace perf
+
+#endif // PERF_COSTMODEL_KERNELDESC_H

@@ -1,0 +1,80 @@
+//===- GpuSpec.h - The numbers cost models need about a GPU -----*- C++ -*-===//
+//
+// A GPU described by public datasheet figures. Every cost model reads a GPU
+// only through this struct, so a GPU that does not exist yet is one JSON file.
+// Units: FLOP/s, bytes/s, bytes, MHz.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PERF_SUPPORT_GPUSPEC_H
+#define PERF_SUPPORT_GPUSPEC_H
+
+#include "perf/Support/DType.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include <string>
+
+namespace perf {
+
+struct GpuSpec {
+  std::string name;
+  /// Where the figures come from (datasheet or whitepaper).
+  std::string source;
+  unsigned numSMs = 0;
+  /// FP32 lanes per SM.
+  unsigned coresPerSM = 0;
+  /// Boost clock.
+  double clockMHz = 0;
+  /// Peak dense FLOP/s on the CUDA cores.
+  double fp64Flops = 0;
+  double fp32Flops = 0;
+  double fp16Flops = 0;
+  /// Peak dense FLOP/s on the tensor cores; 0 where the GPU has none for it.
+  double tensorTf32Flops = 0;
+  double tensorF16Flops = 0;
+  double tensorBf16Flops = 0;
+  double tensorF8Flops = 0;
+  double tensorI8Ops = 0;
+  /// Device memory (HBM or GDDR) bandwidth and size.
+  double memBandwidth = 0;
+  double memBytes = 0;
+  /// L2 cache bandwidth and size.
+  double l2Bandwidth = 0;
+  double l2Bytes = 0;
+  /// Shared memory per SM.
+  double sharedMemPerSM = 0;
+  /// Host link bandwidth per direction (PCIe).
+  double pcieBandwidth = 0;
+  /// Aggregate NVLink bandwidth per direction; 0 where the GPU has none.
+  double nvlinkBandwidth = 0;
+
+  /// The peak FLOP/s that applies to `type`. With `tensorCores`, the tensor
+  /// core figure is used where the GPU has one for that type, else the CUDA
+  /// core figure.
+  double peakFlops(DType type, bool tensorCores) const;
+
+  /// Checks that the figures a cost model divides by are positive.
+  llvm::Error validate() const;
+};
+
+/// The built-in catalog (P100, P4, V100, T4, A100-40GB/80GB, A10, L4,
+/// H100-SXM/PCIe, H200).
+llvm::ArrayRef<GpuSpec> gpuCatalog();
+
+/// Finds a catalog GPU by name or alias, ignoring case, spaces, '-' and '_'
+/// ("h100", "H100-SXM", "NVIDIA H100 80GB HBM3", "Tesla_T4"). Null if unknown.
+const GpuSpec *lookupGpu(llvm::StringRef name);
+
+/// Parses a device description. Accepts the project's own format (the keys of
+/// toJson, any subset over a "base" catalog GPU) and the NeuSight device
+/// format (Num_Sm, Mem_Bw in GB/s, SingleFLOPs in GFLOP/s, L2Cache in MB...).
+llvm::Expected<GpuSpec> parseGpuSpec(const llvm::json::Value &value);
+llvm::Expected<GpuSpec> loadGpuSpecFile(llvm::StringRef path);
+
+llvm::json::Value toJson(const GpuSpec &spec);
+
+} // namespace perf
+
+#endif // PERF_SUPPORT_GPUSPEC_H

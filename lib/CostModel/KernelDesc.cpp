@@ -1,0 +1,152 @@
+//===- KernelDesc.cpp - FLOPs and bytes of each kernel kind ---------------===//
+//
+// The counts every analytic model starts from. Bytes are the compulsory
+// traffic: each input read once, each output written once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "perf/CostModel/KernelDesc.h"
+#include <algorithm>
+
+using namespace perf;
+
+llvm::StringRef perf::kernelKindName(KernelKind kind) {
+  switch (kind) {
+  case KernelKind::Gemm:
+    return "gemm";
+  case KernelKind::Conv2d:
+    return "conv2d";
+  case KernelKind::Elementwise:
+    return "elementwise";
+  case KernelKind::Reduce:
+    return "reduce";
+  case KernelKind::Softmax:
+    return "softmax";
+  case KernelKind::LayerNorm:
+    return "layernorm";
+  case KernelKind::EmbeddingBag:
+    return "embedding_bag";
+  case KernelKind::Memcpy:
+    return "memcpy";
+  case KernelKind::Transpose:
+    return "transpose";
+  case KernelKind::Concat:
+    return "concat";
+  case KernelKind::Attention:
+    return "attention";
+  case KernelKind::Pooling:
+    return "pooling";
+  case KernelKind::BatchNorm:
+    return "batchnorm";
+  case KernelKind::Optimizer:
+    return "optimizer";
+  case KernelKind::Generic:
+    return "generic";
+  }
+  return "generic";
+}
+
+static int64_t convOut(int64_t in, int64_t pad, int64_t dilation,
+                       int64_t kernel, int64_t stride) {
+  if (stride <= 0)
+    return 0;
+  int64_t out = (in + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1;
+  return std::max<int64_t>(out, 0);
+}
+
+int64_t KernelDesc::outH() const {
+  return convOut(h, padH, dilationH, r, strideH);
+}
+int64_t KernelDesc::outW() const {
+  return convOut(w, padW, dilationW, s, strideW);
+}
+
+double KernelDesc::totalFlops() const {
+  if (flops > 0 || kind == KernelKind::Generic)
+    return flops;
+  double b = static_cast<double>(batch);
+  switch (kind) {
+  case KernelKind::Gemm:
+    return 2.0 * b * m * n * k;
+  case KernelKind::Conv2d: {
+    // 2 * N * K * P * Q * (C / groups) * R * S; dgrad and wgrad do the same
+    // number of multiply-adds as the forward pass.
+    double g = std::max<int64_t>(groups, 1);
+    return 2.0 * b * outChannels * outH() * outW() * (c / g) * r * s;
+  }
+  case KernelKind::Elementwise:
+  case KernelKind::BatchNorm:
+  case KernelKind::Optimizer:
+    return flopsPerElement * numElements;
+  case KernelKind::Reduce:
+    return static_cast<double>(rows) * cols;
+  case KernelKind::Softmax:
+    // max, subtract, exp, sum, divide.
+    return 5.0 * rows * cols;
+  case KernelKind::LayerNorm:
+    // mean, variance, normalize, scale and shift.
+    return 8.0 * rows * cols;
+  case KernelKind::EmbeddingBag:
+    // One add per looked-up element.
+    return static_cast<double>(numTables) * b * pooling * dim;
+  case KernelKind::Attention:
+    // QK^T and PV: 2 GEMMs of seq x seq x headDim, plus softmax.
+    return b * heads * (4.0 * m * m * k + 5.0 * m * m);
+  case KernelKind::Pooling:
+    return b * c * outH() * outW() * static_cast<double>(r * s);
+  case KernelKind::Memcpy:
+  case KernelKind::Transpose:
+  case KernelKind::Concat:
+  case KernelKind::Generic:
+    return 0;
+  }
+  return 0;
+}
+
+double KernelDesc::totalBytes() const {
+  if (bytes > 0 || kind == KernelKind::Generic)
+    return bytes;
+  double e = dtypeBytes(dtype);
+  double b = static_cast<double>(batch);
+  switch (kind) {
+  case KernelKind::Gemm:
+    return e * b * (double(m) * k + double(k) * n + double(m) * n);
+  case KernelKind::Conv2d: {
+    double g = std::max<int64_t>(groups, 1);
+    double in = b * c * h * w;
+    double filter = double(outChannels) * (c / g) * r * s;
+    double out = b * outChannels * outH() * outW();
+    return e * (in + filter + out);
+  }
+  case KernelKind::Elementwise:
+    return e * numElements * (numInputs + 1);
+  case KernelKind::Transpose:
+  case KernelKind::Concat:
+    return 2.0 * e * numElements;
+  case KernelKind::BatchNorm:
+    return 2.0 * e * numElements;
+  case KernelKind::Optimizer:
+    // Parameters, gradients and (Adam) two moments read and written.
+    return e * numElements * (numInputs + 1);
+  case KernelKind::Reduce:
+    return e * (double(rows) * cols + rows);
+  case KernelKind::Softmax:
+  case KernelKind::LayerNorm:
+    return 2.0 * e * rows * cols;
+  case KernelKind::EmbeddingBag: {
+    // Looked-up rows, the int64 indices and offsets, and the pooled output.
+    double lookups = double(numTables) * b * pooling;
+    return e * lookups * dim + 8.0 * lookups + 8.0 * numTables * b +
+           e * numTables * b * dim;
+  }
+  case KernelKind::Attention:
+    // Q, K, V read and O written (flash-style, the score matrix on chip).
+    return e * b * heads * 4.0 * m * k;
+  case KernelKind::Pooling:
+    return e * b * c * (double(h) * w + double(outH()) * outW());
+  case KernelKind::Memcpy:
+  case KernelKind::Generic:
+    return bytes;
+  }
+  return bytes;
+}

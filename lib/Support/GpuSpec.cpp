@@ -1,0 +1,368 @@
+//===- GpuSpec.cpp - Built-in GPU catalog and device JSON ------------------===//
+//
+// Figures are dense (no sparsity) peaks from NVIDIA's public datasheets and
+// architecture whitepapers, named in each entry's `source`. L2 bandwidth is
+// not on datasheets: it is taken from published microbenchmark studies (Jia
+// et al., "Dissecting the NVIDIA Volta/Turing GPU Architecture via
+// Microbenchmarking"; Chips and Cheese Ampere/Hopper measurements) and is
+// approximate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "perf/Support/GpuSpec.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <cctype>
+
+using namespace perf;
+using llvm::json::Object;
+
+static constexpr double T = 1e12; // tera
+static constexpr double G = 1e9;  // giga
+static constexpr double GiB = 1024.0 * 1024 * 1024;
+static constexpr double MiB = 1024.0 * 1024;
+
+namespace {
+struct CatalogEntry {
+  GpuSpec spec;
+  std::vector<const char *> aliases;
+};
+} // namespace
+
+static GpuSpec make(const char *name, const char *source, unsigned sms,
+                    unsigned cores, double mhz, double fp64, double fp32,
+                    double fp16, double tf32Tc, double f16Tc, double bf16Tc,
+                    double f8Tc, double i8Tc, double memBw, double memGiB,
+                    double l2Bw, double l2MiB, double smemKiB, double pcie,
+                    double nvlink) {
+  GpuSpec s;
+  s.name = name;
+  s.source = source;
+  s.numSMs = sms;
+  s.coresPerSM = cores;
+  s.clockMHz = mhz;
+  s.fp64Flops = fp64 * T;
+  s.fp32Flops = fp32 * T;
+  s.fp16Flops = fp16 * T;
+  s.tensorTf32Flops = tf32Tc * T;
+  s.tensorF16Flops = f16Tc * T;
+  s.tensorBf16Flops = bf16Tc * T;
+  s.tensorF8Flops = f8Tc * T;
+  s.tensorI8Ops = i8Tc * T;
+  s.memBandwidth = memBw * G;
+  s.memBytes = memGiB * GiB;
+  s.l2Bandwidth = l2Bw * G;
+  s.l2Bytes = l2MiB * MiB;
+  s.sharedMemPerSM = smemKiB * 1024;
+  s.pcieBandwidth = pcie * G;
+  s.nvlinkBandwidth = nvlink * G;
+  return s;
+}
+
+static const std::vector<CatalogEntry> &catalog() {
+  static const std::vector<CatalogEntry> entries = {
+      {make("P100-PCIe-16GB", "NVIDIA Tesla P100 PCIe datasheet (2016)", 56,
+            64, 1303, 4.7, 9.3, 18.7, 0, 0, 0, 0, 0, 732, 16, 1600, 4, 64,
+            16, 0),
+       {"p100", "tesla p100-pcie-16gb", "tesla p100"}},
+      {make("P4", "NVIDIA Tesla P4 datasheet (2016)", 20, 128, 1114, 0.17,
+            5.5, 0.09, 0, 0, 0, 0, 22, 192, 8, 700, 2, 96, 16, 0),
+       {"tesla p4"}},
+      {make("V100-SXM2-32GB", "NVIDIA Tesla V100 datasheet (2018), SXM2", 80,
+            64, 1530, 7.8, 15.7, 31.4, 0, 125, 0, 0, 62, 900, 32, 2155, 6, 96,
+            16, 150),
+       {"v100", "v100-sxm2", "tesla v100-sxm2-32gb", "tesla v100-sxm2-16gb",
+        "v100-sxm2-16gb"}},
+      {make("V100-PCIe-32GB", "NVIDIA Tesla V100 datasheet (2018), PCIe", 80,
+            64, 1380, 7, 14, 28, 0, 112, 0, 0, 56, 900, 32, 2155, 6, 96, 16,
+            0),
+       {"v100-pcie", "tesla v100-pcie-32gb", "tesla v100-pcie-16gb"}},
+      {make("T4", "NVIDIA T4 datasheet (2019)", 40, 64, 1590, 0.25, 8.1, 16.2,
+            0, 65, 0, 0, 130, 320, 16, 1100, 4, 64, 16, 0),
+       {"tesla t4"}},
+      {make("A100-SXM4-40GB", "NVIDIA A100 datasheet (2021), SXM4 40GB", 108,
+            64, 1410, 9.7, 19.5, 78, 156, 312, 312, 0, 624, 1555, 40, 4800, 40,
+            164, 32, 300),
+       {"a100", "a100-40gb", "nvidia a100-sxm4-40gb"}},
+      {make("A100-PCIe-40GB", "NVIDIA A100 datasheet (2021), PCIe 40GB", 108,
+            64, 1410, 9.7, 19.5, 78, 156, 312, 312, 0, 624, 1555, 40, 4800, 40,
+            164, 32, 0),
+       {"a100-pcie", "nvidia a100-pcie-40gb"}},
+      {make("A100-SXM4-80GB", "NVIDIA A100 datasheet (2021), SXM4 80GB", 108,
+            64, 1410, 9.7, 19.5, 78, 156, 312, 312, 0, 624, 2039, 80, 4800, 40,
+            164, 32, 300),
+       {"a100-80gb", "nvidia a100-sxm4-80gb", "a100-sxm-80gb"}},
+      {make("A100-PCIe-80GB", "NVIDIA A100 datasheet (2021), PCIe 80GB", 108,
+            64, 1410, 9.7, 19.5, 78, 156, 312, 312, 0, 624, 1935, 80, 4800, 40,
+            164, 32, 0),
+       {"nvidia a100 80gb pcie", "a100-80gb-pcie"}},
+      {make("A10", "NVIDIA A10 datasheet (2021)", 72, 128, 1695, 0.98, 31.2,
+            31.2, 62.5, 125, 125, 0, 250, 600, 24, 2000, 6, 100, 32, 0),
+       {"nvidia a10"}},
+      {make("L4", "NVIDIA L4 datasheet (2023)", 58, 128, 2040, 0.49, 30.3,
+            30.3, 60, 121, 121, 242, 242, 300, 24, 2500, 48, 100, 32, 0),
+       {"nvidia l4"}},
+      {make("H100-SXM5-80GB", "NVIDIA H100 datasheet (2023), SXM5", 132, 128,
+            1980, 34, 67, 134, 494.7, 989.4, 989.4, 1978.9, 1978.9, 3350, 80,
+            7000, 50, 228, 64, 450),
+       {"h100", "h100-sxm", "h100-sxm5", "nvidia h100 80gb hbm3"}},
+      {make("H100-PCIe-80GB", "NVIDIA H100 datasheet (2023), PCIe", 114, 128,
+            1755, 26, 51, 102, 378, 756, 756, 1513, 1513, 2000, 80, 5500, 50,
+            228, 64, 0),
+       {"h100-pcie", "nvidia h100 pcie"}},
+      {make("H200-SXM-141GB", "NVIDIA H200 datasheet (2024), SXM", 132, 128,
+            1980, 34, 67, 134, 494.7, 989.4, 989.4, 1978.9, 1978.9, 4800, 141,
+            7000, 50, 228, 64, 450),
+       {"h200", "h200-sxm", "nvidia h200"}},
+  };
+  return entries;
+}
+
+llvm::ArrayRef<GpuSpec> perf::gpuCatalog() {
+  static const std::vector<GpuSpec> specs = [] {
+    std::vector<GpuSpec> out;
+    for (const CatalogEntry &e : catalog())
+      out.push_back(e.spec);
+    return out;
+  }();
+  return specs;
+}
+
+/// Folds case and drops separators so "NVIDIA_A100-SXM4-40GB" and
+/// "nvidia a100 sxm4 40gb" compare equal.
+static std::string normalize(llvm::StringRef name) {
+  std::string out;
+  for (char c : name)
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out.push_back(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+const GpuSpec *perf::lookupGpu(llvm::StringRef name) {
+  std::string key = normalize(name);
+  llvm::ArrayRef<GpuSpec> specs = gpuCatalog();
+  for (auto [i, e] : llvm::enumerate(catalog())) {
+    if (normalize(e.spec.name) == key)
+      return &specs[i];
+    for (const char *alias : e.aliases)
+      if (normalize(alias) == key)
+        return &specs[i];
+  }
+  return nullptr;
+}
+
+double GpuSpec::peakFlops(DType type, bool tensorCores) const {
+  double tc = 0, vec = fp32Flops;
+  switch (type) {
+  case DType::F64:
+    vec = fp64Flops;
+    break;
+  case DType::F32:
+    break;
+  case DType::TF32:
+    tc = tensorTf32Flops;
+    break;
+  case DType::F16:
+    tc = tensorF16Flops;
+    vec = fp16Flops > 0 ? fp16Flops : fp32Flops;
+    break;
+  case DType::BF16:
+    tc = tensorBf16Flops;
+    vec = fp16Flops > 0 ? fp16Flops : fp32Flops;
+    break;
+  case DType::F8:
+    tc = tensorF8Flops > 0 ? tensorF8Flops : tensorF16Flops;
+    vec = fp16Flops > 0 ? fp16Flops : fp32Flops;
+    break;
+  case DType::I8:
+    tc = tensorI8Ops;
+    break;
+  case DType::I64:
+  case DType::I32:
+  case DType::Bool:
+    break;
+  }
+  if (tensorCores && tc > 0)
+    return tc;
+  return vec > 0 ? vec : fp32Flops;
+}
+
+llvm::Error GpuSpec::validate() const {
+  auto need = [&](double v, const char *what) -> llvm::Error {
+    if (v > 0)
+      return llvm::Error::success();
+    return llvm::createStringError("device '" + name + "': '" + what +
+                                   "' must be positive");
+  };
+  if (numSMs == 0)
+    return llvm::createStringError("device '" + name +
+                                   "': 'sms' must be positive");
+  if (auto e = need(fp32Flops, "fp32_tflops"))
+    return e;
+  if (auto e = need(memBandwidth, "mem_bw_gbs"))
+    return e;
+  return llvm::Error::success();
+}
+
+namespace {
+/// One JSON key of the project's device format and the field it sets, with
+/// the unit scale from JSON to the struct.
+struct FieldKey {
+  const char *key;
+  double GpuSpec::*field;
+  double scale;
+};
+} // namespace
+
+static const FieldKey kDoubleFields[] = {
+    {"clock_mhz", &GpuSpec::clockMHz, 1},
+    {"fp64_tflops", &GpuSpec::fp64Flops, T},
+    {"fp32_tflops", &GpuSpec::fp32Flops, T},
+    {"fp16_tflops", &GpuSpec::fp16Flops, T},
+    {"tc_tf32_tflops", &GpuSpec::tensorTf32Flops, T},
+    {"tc_fp16_tflops", &GpuSpec::tensorF16Flops, T},
+    {"tc_bf16_tflops", &GpuSpec::tensorBf16Flops, T},
+    {"tc_fp8_tflops", &GpuSpec::tensorF8Flops, T},
+    {"tc_int8_tops", &GpuSpec::tensorI8Ops, T},
+    {"mem_bw_gbs", &GpuSpec::memBandwidth, G},
+    {"mem_gib", &GpuSpec::memBytes, GiB},
+    {"l2_bw_gbs", &GpuSpec::l2Bandwidth, G},
+    {"l2_mib", &GpuSpec::l2Bytes, MiB},
+    {"smem_per_sm_kib", &GpuSpec::sharedMemPerSM, 1024},
+    {"pcie_gbs", &GpuSpec::pcieBandwidth, G},
+    {"nvlink_gbs", &GpuSpec::nvlinkBandwidth, G},
+};
+
+llvm::json::Value perf::toJson(const GpuSpec &spec) {
+  Object o;
+  o["name"] = spec.name;
+  if (!spec.source.empty())
+    o["source"] = spec.source;
+  o["sms"] = static_cast<int64_t>(spec.numSMs);
+  o["cores_per_sm"] = static_cast<int64_t>(spec.coresPerSM);
+  for (const FieldKey &f : kDoubleFields)
+    o[f.key] = spec.*f.field / f.scale;
+  return o;
+}
+
+static llvm::Error typeError(llvm::StringRef key, llvm::StringRef want) {
+  return llvm::createStringError("device JSON: key '" + key + "' must be " +
+                                 want);
+}
+
+/// NeuSight's device files: Num_Sm, Core_Per_SM, Freq (MHz), Mem_Bw (GB/s),
+/// SingleFLOPs (GFLOP/s), L2Cache (MB), Dev_Mem (GB).
+static llvm::Expected<GpuSpec> parseNeuSight(const Object &o) {
+  GpuSpec s;
+  if (auto name = o.getString("Device"))
+    s.name = name->str();
+  if (const GpuSpec *known = lookupGpu(s.name))
+    s = *known;
+  s.source = "NeuSight device file";
+  auto num = [&](const char *key, double &out, double scale) -> llvm::Error {
+    const llvm::json::Value *v = o.get(key);
+    if (!v)
+      return llvm::Error::success();
+    std::optional<double> d = v->getAsNumber();
+    if (!d)
+      return typeError(key, "a number");
+    out = *d * scale;
+    return llvm::Error::success();
+  };
+  double sms = s.numSMs, cores = s.coresPerSM;
+  if (auto e = num("Num_Sm", sms, 1))
+    return std::move(e);
+  if (auto e = num("Core_Per_SM", cores, 1))
+    return std::move(e);
+  s.numSMs = static_cast<unsigned>(sms);
+  s.coresPerSM = static_cast<unsigned>(cores);
+  if (auto e = num("Freq", s.clockMHz, 1))
+    return std::move(e);
+  if (auto e = num("Mem_Bw", s.memBandwidth, G))
+    return std::move(e);
+  if (auto e = num("SingleFLOPs", s.fp32Flops, G))
+    return std::move(e);
+  if (auto e = num("L2Cache", s.l2Bytes, MiB))
+    return std::move(e);
+  if (auto e = num("Dev_Mem", s.memBytes, GiB))
+    return std::move(e);
+  if (s.l2Bandwidth <= 0)
+    s.l2Bandwidth = 3 * s.memBandwidth;
+  if (auto e = s.validate())
+    return std::move(e);
+  return s;
+}
+
+llvm::Expected<GpuSpec> perf::parseGpuSpec(const llvm::json::Value &value) {
+  const Object *o = value.getAsObject();
+  if (!o)
+    return llvm::createStringError("device JSON: expected an object");
+  if (o->get("Num_Sm") || o->get("SingleFLOPs"))
+    return parseNeuSight(*o);
+
+  GpuSpec s;
+  if (const llvm::json::Value *base = o->get("base")) {
+    std::optional<llvm::StringRef> baseName = base->getAsString();
+    if (!baseName)
+      return typeError("base", "a string");
+    const GpuSpec *known = lookupGpu(*baseName);
+    if (!known)
+      return llvm::createStringError("device JSON: unknown base device '" +
+                                     *baseName + "'");
+    s = *known;
+  }
+  for (const auto &kv : *o) {
+    llvm::StringRef key = kv.first;
+    const llvm::json::Value &v = kv.second;
+    if (key == "base")
+      continue;
+    if (key == "name" || key == "source") {
+      std::optional<llvm::StringRef> str = v.getAsString();
+      if (!str)
+        return typeError(key, "a string");
+      (key == "name" ? s.name : s.source) = str->str();
+      continue;
+    }
+    std::optional<double> d = v.getAsNumber();
+    if (!d || *d < 0)
+      return typeError(key, "a non-negative number");
+    if (key == "sms") {
+      s.numSMs = static_cast<unsigned>(*d);
+      continue;
+    }
+    if (key == "cores_per_sm") {
+      s.coresPerSM = static_cast<unsigned>(*d);
+      continue;
+    }
+    const FieldKey *f = llvm::find_if(
+        kDoubleFields, [&](const FieldKey &k) { return key == k.key; });
+    if (f == std::end(kDoubleFields))
+      return llvm::createStringError("device JSON: unknown key '" + key + "'");
+    s.*(f->field) = *d * f->scale;
+  }
+  if (s.name.empty())
+    return llvm::createStringError("device JSON: missing 'name'");
+  if (s.l2Bandwidth <= 0)
+    s.l2Bandwidth = 3 * s.memBandwidth;
+  if (auto e = s.validate())
+    return std::move(e);
+  return s;
+}
+
+llvm::Expected<GpuSpec> perf::loadGpuSpecFile(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return llvm::createStringError(buffer.getError(),
+                                   "cannot read device file '" + path +
+                                       "': " + buffer.getError().message());
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!json)
+    return llvm::createStringError(path + ": " +
+                                   llvm::toString(json.takeError()));
+  llvm::Expected<GpuSpec> spec = parseGpuSpec(*json);
+  if (!spec)
+    return llvm::createStringError(path + ": " +
+                                   llvm::toString(spec.takeError()));
+  return spec;
+}
