@@ -1,0 +1,31 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "PERF"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".json"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.perf_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# Real public inputs live beside the checkout; tests that need them are
+# marked `REQUIRES: shared-data` and are reported unsupported without them.
+shared_data = os.path.normpath(
+    os.path.join(config.perf_src_root, "..", "shared", "data"))
+if os.path.isdir(shared_data):
+    config.available_features.add("shared-data")
+config.substitutions.append(("%shared_data", shared_data))
+config.substitutions.append(("%perf_src", config.perf_src_root))
+
+tool_dirs = [config.perf_tools_dir, config.llvm_tools_dir]
+tools = ["perf-opt", "perf-translate", "perf-trace", "perf-eval",
+         "perf-train", "perf-sweep"]
+llvm_config.add_tool_substitutions(
+    [t for t in tools
+     if os.path.exists(os.path.join(config.perf_tools_dir, t))], tool_dirs)
