@@ -1,0 +1,91 @@
+"""Writes the small hand-built ONNX fixtures of the import tests.
+
+Run with Debian's python3-onnx (1.12): /usr/bin/python3 make_fixtures.py
+"""
+import onnx
+from onnx import TensorProto, helper
+
+F = TensorProto.FLOAT
+
+
+def save(model, name):
+    onnx.save(model, name)
+
+
+def conv_model(weight):
+    x = helper.make_tensor_value_info("x", F, [2, 3, 32, 32])
+    y = helper.make_tensor_value_info("y", F, [2, 8, 16, 16])
+    conv = helper.make_node("Conv", ["x", "w"], ["c"], name="conv0",
+                            kernel_shape=[3, 3], strides=[2, 2],
+                            pads=[1, 1, 1, 1])
+    relu = helper.make_node("Relu", ["c"], ["y"], name="relu0")
+    g = helper.make_graph([conv, relu], "g", [x], [y], initializer=[weight])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+# Weights stripped: dims but no bytes.
+w = TensorProto()
+w.name = "w"
+w.data_type = F
+w.dims.extend([8, 3, 3, 3])
+save(conv_model(w), "stripped_weights.onnx")
+
+# Weights in a file that does not exist next to the model.
+w = TensorProto()
+w.name = "w"
+w.data_type = F
+w.dims.extend([8, 3, 3, 3])
+w.data_location = TensorProto.EXTERNAL
+e = w.external_data.add()
+e.key, e.value = "location", "weights.bin"
+save(conv_model(w), "external_data.onnx")
+
+# A matrix product whose inner dimensions disagree (3 vs 4).
+a = helper.make_tensor_value_info("a", F, [2, 3])
+b = helper.make_tensor_value_info("b", F, [4, 5])
+y = helper.make_tensor_value_info("y", F, [2, 5])
+mm = helper.make_node("MatMul", ["a", "b"], ["y"], name="mismatched_matmul")
+g = helper.make_graph([mm], "g", [a, b], [y])
+save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]),
+     "bad_shapes.onnx")
+
+# An op from a domain no lowering knows, next to one that is known.
+x = helper.make_tensor_value_info("x", F, [4, 16])
+y = helper.make_tensor_value_info("y", F, [None, None])
+n1 = helper.make_node("Relu", ["x"], ["r"], name="relu")
+n2 = helper.make_node("FancyNorm", ["r"], ["s"], name="fancy0",
+                      domain="com.example")
+n3 = helper.make_node("FancyNorm", ["s"], ["y"], name="fancy1",
+                      domain="com.example")
+g = helper.make_graph([n1, n2, n3], "g", [x], [y])
+save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                         helper.make_opsetid("com.example", 1)]),
+     "custom_op.onnx")
+
+# EmbeddingBag as PyTorch exports it (opset 13): a Loop over the bags whose
+# body gathers the bag's rows and sums them.
+table = helper.make_tensor_value_info("table", F, [1000, 64])
+idx = helper.make_tensor_value_info("indices", TensorProto.INT64, [4, 20])
+out = helper.make_tensor_value_info("out", F, [None, None])
+trip = helper.make_tensor("trip", TensorProto.INT64, [], [4])
+cond = helper.make_tensor("cond", TensorProto.BOOL, [], [True])
+it = helper.make_tensor_value_info("i", TensorProto.INT64, [])
+cin = helper.make_tensor_value_info("cin", TensorProto.BOOL, [])
+cout = helper.make_tensor_value_info("cout", TensorProto.BOOL, [])
+bag = helper.make_tensor_value_info("bag", F, [64])
+body = helper.make_graph(
+    [helper.make_node("Identity", ["cin"], ["cout"], name="keep_going"),
+     helper.make_node("Gather", ["indices", "i"], ["rows"], name="bag_rows",
+                      axis=0),
+     helper.make_node("Gather", ["table", "rows"], ["vecs"], name="lookup",
+                      axis=0),
+     helper.make_node("ReduceSum", ["vecs", "axes"], ["bag"], name="pool",
+                      keepdims=0)],
+    "body", [it, cin], [cout, bag],
+    initializer=[helper.make_tensor("axes", TensorProto.INT64, [1], [0])])
+loop = helper.make_node("Loop", ["trip", "cond"], ["out"], name="embedding_bag",
+                        body=body)
+g = helper.make_graph([loop], "g", [table, idx], [out],
+                      initializer=[trip, cond])
+save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]),
+     "embedding_bag_loop.onnx")
