@@ -1,0 +1,119 @@
+//===- HostOverheads.h - T1-T5 host overheads from Kineto traces -*- C++
+//-*-===//
+//
+// The five host-side overhead types of Lin et al. (docs/host-overheads.md),
+// measured on the top-level ops of a Kineto trace:
+//   T1 gap between two consecutive top-level ops,
+//   T2 op start -> first launch, T3 last launch end -> op end,
+//   T4 the runtime call itself (per runtime function),
+//   T5 between two launches of one op; an op without launches contributes
+//      its whole host time.
+// Each record the profiler writes costs host time that an unprofiled run
+// does not pay; as in the paper, `cpuEvent` us is subtracted per CPU event
+// (op start/end records inside the interval) and `gpuEvent` us from each
+// traced runtime call. Outliers outside [Q1 - 1.5 IQR, Q3 + 1.5 IQR] are
+// removed before the mean is taken.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PERF_TRACE_HOSTOVERHEADS_H
+#define PERF_TRACE_HOSTOVERHEADS_H
+
+#include "perf/Trace/KinetoTrace.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace perf {
+namespace trace {
+
+/// Summary statistics of one overhead sample set (microseconds).
+struct SampleStats {
+  double mean = 0;
+  /// Population standard deviation (numpy's default) of the kept samples.
+  double std = 0;
+  /// Samples kept after outlier removal.
+  unsigned count = 0;
+  /// Samples removed as outliers.
+  unsigned removed = 0;
+};
+
+/// The q-quantile (0..1) of sorted samples by linear interpolation between
+/// closest ranks (numpy's default method).
+double quantileOfSorted(llvm::ArrayRef<double> sorted, double q);
+
+/// Mean/std/count of `samples`, dropping those outside
+/// [Q1 - 1.5 IQR, Q3 + 1.5 IQR] when `removeOutliers`.
+SampleStats summarizeSamples(llvm::ArrayRef<double> samples,
+                             bool removeOutliers = true);
+
+/// Per-event profiler costs subtracted from measured intervals (us). The
+/// defaults are the paper's: 2 us per CPU event, 4 us per GPU-side event.
+struct ProfilerOverheads {
+  double cpuEvent = 2.0;
+  double gpuEvent = 4.0;
+};
+
+/// The overheads one top-level op instance showed in the trace.
+struct OpOverheadSample {
+  /// Gap from the previous top-level op's end; nullopt for the first op of a
+  /// window or when the ops overlap (different host threads).
+  std::optional<double> t1;
+  bool hasLaunches = false;
+  double t2 = 0;
+  double t3 = 0;
+  /// Per launch point (a runtime call that launched device work or made the
+  /// host wait): the call's own time; 0 for waits.
+  std::vector<double> t4;
+  /// Gaps between consecutive launch points (size t4.size() - 1), or the one
+  /// whole-op value for an op without launches.
+  std::vector<double> t5;
+  /// Runtime calls that are launch points, in order (indices into
+  /// KinetoTrace::runtimeCalls()).
+  std::vector<size_t> launchPoints;
+};
+
+/// Measures op `opIndex` (a top-level op); `previousEnd` is the end of the
+/// previous top-level op in the same window, if any.
+OpOverheadSample measureOpOverheads(const KinetoTrace &trace, size_t opIndex,
+                                    std::optional<double> previousEnd,
+                                    const ProfilerOverheads &profiler);
+
+/// The JSON table of docs/host-overheads.md.
+struct OverheadTable {
+  std::string source;
+  /// defaults[0..4] = t1..t5.
+  std::array<std::optional<SampleStats>, 5> defaults;
+  llvm::StringMap<SampleStats> runtime;
+  llvm::StringMap<std::array<std::optional<SampleStats>, 5>> ops;
+
+  /// Mean of type `type` (1..5) for `op`: ops.X.tn, default.tn, built-in.
+  double lookup(llvm::StringRef op, unsigned type) const;
+  /// T4 of a runtime function: runtime.F, default.t4, built-in.
+  double lookupRuntime(llvm::StringRef function) const;
+
+  llvm::json::Value toJson() const;
+  static llvm::Expected<OverheadTable> fromJson(const llvm::json::Value &value,
+                                                llvm::StringRef origin);
+  static llvm::Expected<OverheadTable> load(llvm::StringRef path);
+};
+
+/// The paper's V100 figures used when a table has no entry.
+double builtinOverhead(unsigned type);
+
+/// Extracts the table from the top-level ops that start inside `windows`
+/// (all of them when `windows` is empty).
+OverheadTable extractOverheads(const KinetoTrace &trace,
+                               llvm::ArrayRef<StepSpan> windows,
+                               const ProfilerOverheads &profiler,
+                               bool removeOutliers = true);
+
+} // namespace trace
+} // namespace perf
+
+#endif // PERF_TRACE_HOSTOVERHEADS_H

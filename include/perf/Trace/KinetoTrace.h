@@ -1,0 +1,189 @@
+//===- KinetoTrace.h - Kineto (PyTorch profiler) trace reader ---*- C++ -*-===//
+//
+// Reads the Chrome-trace JSON the PyTorch profiler (Kineto) writes, in both
+// the current category names (cpu_op, user_annotation, cuda_runtime, kernel,
+// gpu_memcpy, gpu_memset, ac2g flows) and the 2021 ones (Operator, Runtime,
+// Kernel, Memcpy, Memset, async flows). Times are microseconds relative to
+// the earliest event.
+//
+// The host side is rebuilt as a call tree per thread from time nesting; each
+// runtime call belongs to the innermost op that encloses it and device work
+// is linked to its runtime call by correlation id (falling back to the ac2g
+// flow events). Top-level ops (operators with no operator ancestor) in launch
+// order are what the importer turns into perf.op and what the host-overhead
+// analysis measures.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PERF_TRACE_KINETOTRACE_H
+#define PERF_TRACE_KINETOTRACE_H
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include <string>
+#include <vector>
+
+namespace perf {
+namespace trace {
+
+class ExecutionTrace;
+
+enum class DeviceEventKind { Kernel, Memcpy, Memset };
+
+/// Device work: a kernel, memcpy or memset on a GPU stream.
+struct DeviceEvent {
+  DeviceEventKind kind = DeviceEventKind::Kernel;
+  std::string name;
+  int64_t device = 0;
+  int64_t stream = 0;
+  double start = 0;
+  double dur = 0;
+  int64_t correlation = -1;
+  /// Grid and block dimensions; zeros when the trace lacks them.
+  int64_t grid[3] = {0, 0, 0};
+  int64_t block[3] = {0, 0, 0};
+  /// Bytes moved (memcpy/memset), 0 otherwise.
+  int64_t bytes = 0;
+  /// Index into runtimeCalls() of the launching call; -1 when unlinked.
+  int64_t runtimeIndex = -1;
+  double end() const { return start + dur; }
+};
+
+/// A CUDA/HIP runtime call on a host thread.
+struct RuntimeCall {
+  std::string name;
+  int64_t tid = 0;
+  double start = 0;
+  double dur = 0;
+  int64_t correlation = -1;
+  /// Device events it launched (indices into deviceEvents()).
+  std::vector<size_t> launched;
+  /// Innermost enclosing op (index into ops()); -1 when outside any op.
+  int64_t opIndex = -1;
+  double end() const { return start + dur; }
+  /// Calls that make the host wait for the device.
+  bool isSynchronizing() const;
+};
+
+/// A host-side event: operator (cpu_op) or annotation (user_annotation,
+/// ProfilerStep#N, ...).
+struct HostOp {
+  std::string name;
+  int64_t tid = 0;
+  double start = 0;
+  double dur = 0;
+  int64_t externalId = -1;
+  /// "Record function id" where present.
+  int64_t rfId = -1;
+  /// "Sequence number" (links forward and backward ops), -1 if absent.
+  int64_t sequenceNumber = -1;
+  bool isAnnotation = false;
+  /// Enclosing host event on the same thread; -1 at the root.
+  int64_t parent = -1;
+  /// For top-level ops: runtime calls made inside it (any depth), by start.
+  std::vector<size_t> runtimeCalls;
+  /// For top-level ops: start times of the host events nested in it
+  /// (operators and annotations, any depth). Each one cost the profiler a
+  /// record, which the overhead extraction subtracts per interval.
+  std::vector<double> nestedStarts;
+  /// Linked ET node id, -1 when not linked.
+  int64_t etNode = -1;
+  /// "Input Dims" / "Input type" where the profiler recorded shapes.
+  std::vector<std::vector<int64_t>> inputDims;
+  std::vector<std::string> inputTypes;
+  double end() const { return start + dur; }
+};
+
+/// An iteration span (ProfilerStep#N, or derived from a marker).
+struct StepSpan {
+  std::string name;
+  double start = 0;
+  double dur = 0;
+  double end() const { return start + dur; }
+};
+
+struct KinetoLinkStats {
+  unsigned deviceEvents = 0;
+  unsigned deviceUnlinked = 0;
+  unsigned runtimeCalls = 0;
+  unsigned runtimeOutsideOps = 0;
+  /// Flow (ac2g/async) start-finish pairs found.
+  unsigned flowPairs = 0;
+  /// Events of other processes than the host process (ignored).
+  unsigned otherProcessEvents = 0;
+};
+
+class KinetoTrace {
+public:
+  static llvm::Expected<KinetoTrace> load(llvm::StringRef path);
+  static llvm::Expected<KinetoTrace> parse(const llvm::json::Value &root,
+                                           llvm::StringRef origin);
+
+  /// deviceProperties[0].name (or of the device the kernels ran on); empty if
+  /// the trace has none.
+  const std::string &gpuName() const { return gpu; }
+  /// Host process: the pid with the most operator events.
+  int64_t hostPid() const { return pid; }
+  /// Microseconds subtracted from every timestamp.
+  double timeBase() const { return base; }
+
+  const std::vector<HostOp> &ops() const { return hostOps; }
+  const std::vector<RuntimeCall> &runtimeCalls() const { return runtime; }
+  const std::vector<DeviceEvent> &deviceEvents() const { return device; }
+  /// Top-level operators of all host threads, by start time.
+  const std::vector<size_t> &topLevelOps() const { return topLevel; }
+  /// ProfilerStep#N spans, by start; empty when the trace has none.
+  const std::vector<StepSpan> &steps() const { return stepSpans; }
+  const std::vector<int64_t> &hostThreads() const { return threads; }
+  /// (device, stream) pairs that ran work.
+  const std::vector<std::pair<int64_t, int64_t>> &streams() const {
+    return streamList;
+  }
+  const KinetoLinkStats &linkStats() const { return stats; }
+
+  /// Device events launched from inside top-level op `opIndex`, in launch
+  /// order.
+  std::vector<size_t> deviceEventsOf(size_t opIndex) const;
+
+  /// Iteration spans from successive starts of host events whose name starts
+  /// with `marker` (e.g. "Optimizer.zero_grad"); for traces without
+  /// ProfilerStep. The last marker closes the last span.
+  std::vector<StepSpan> spansFromMarker(llvm::StringRef marker) const;
+
+  /// Links top-level ops (and their nested ops) to ET nodes by record-function
+  /// id ("Record function id", else "External id", equal to the ET rf_id) and
+  /// checks the names agree. Returns the number of top-level ops linked and
+  /// fills the counts of what could not be linked.
+  struct EtLinkResult {
+    unsigned linked = 0;
+    unsigned unlinked = 0;
+    unsigned nameMismatch = 0;
+    bool pidMismatch = false;
+  };
+  EtLinkResult linkExecutionTrace(const ExecutionTrace &et);
+
+private:
+  std::string gpu;
+  int64_t pid = 0;
+  double base = 0;
+  std::vector<HostOp> hostOps;
+  std::vector<RuntimeCall> runtime;
+  std::vector<DeviceEvent> device;
+  std::vector<size_t> topLevel;
+  std::vector<StepSpan> stepSpans;
+  std::vector<int64_t> threads;
+  std::vector<std::pair<int64_t, int64_t>> streamList;
+  KinetoLinkStats stats;
+
+  void buildHostTree();
+};
+
+/// Kernel kinds for breakdowns: gemm, conv, embedding, elementwise, reduce,
+/// norm, softmax, memcpy, memset, nccl, other.
+llvm::StringRef classifyDeviceEvent(const DeviceEvent &event);
+
+} // namespace trace
+} // namespace perf
+
+#endif // PERF_TRACE_KINETOTRACE_H

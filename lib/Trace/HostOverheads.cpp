@@ -1,0 +1,321 @@
+//===- HostOverheads.cpp - T1-T5 host overheads from Kineto traces --------===//
+
+#include "perf/Trace/HostOverheads.h"
+#include "perf/Trace/TraceFile.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <algorithm>
+#include <cmath>
+
+using namespace llvm;
+
+namespace perf {
+namespace trace {
+
+double quantileOfSorted(ArrayRef<double> sorted, double q) {
+  if (sorted.empty())
+    return 0;
+  double position = q * static_cast<double>(sorted.size() - 1);
+  size_t lower = static_cast<size_t>(std::floor(position));
+  size_t upper = std::min(lower + 1, sorted.size() - 1);
+  double fraction = position - static_cast<double>(lower);
+  return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction;
+}
+
+SampleStats summarizeSamples(ArrayRef<double> samples, bool removeOutliers) {
+  SampleStats stats;
+  if (samples.empty())
+    return stats;
+  std::vector<double> sorted(samples.begin(), samples.end());
+  llvm::sort(sorted);
+  double low = -INFINITY, high = INFINITY;
+  if (removeOutliers) {
+    double q1 = quantileOfSorted(sorted, 0.25);
+    double q3 = quantileOfSorted(sorted, 0.75);
+    double iqr = q3 - q1;
+    low = q1 - 1.5 * iqr;
+    high = q3 + 1.5 * iqr;
+  }
+  double sum = 0;
+  for (double s : sorted)
+    if (s >= low && s <= high) {
+      sum += s;
+      ++stats.count;
+    }
+  stats.removed = sorted.size() - stats.count;
+  stats.mean = sum / stats.count;
+  double squares = 0;
+  for (double s : sorted)
+    if (s >= low && s <= high)
+      squares += (s - stats.mean) * (s - stats.mean);
+  stats.std = std::sqrt(squares / stats.count);
+  return stats;
+}
+
+static double nonNegative(double x) { return x < 0 ? 0 : x; }
+
+/// Host events of the op that start in [from, to).
+static unsigned eventsIn(const HostOp &op, double from, double to) {
+  unsigned count = 0;
+  for (double s : op.nestedStarts)
+    if (s >= from && s < to)
+      ++count;
+  return count;
+}
+
+OpOverheadSample measureOpOverheads(const KinetoTrace &trace, size_t opIndex,
+                                    std::optional<double> previousEnd,
+                                    const ProfilerOverheads &profiler) {
+  const HostOp &op = trace.ops()[opIndex];
+  const auto &calls = trace.runtimeCalls();
+  OpOverheadSample sample;
+  if (previousEnd && op.start >= *previousEnd)
+    sample.t1 = nonNegative(op.start - *previousEnd - profiler.cpuEvent);
+  for (size_t call : op.runtimeCalls)
+    if (!calls[call].launched.empty() || calls[call].isSynchronizing())
+      sample.launchPoints.push_back(call);
+  if (sample.launchPoints.empty()) {
+    unsigned events = 1 + op.nestedStarts.size();
+    sample.t5.push_back(nonNegative(op.dur - events * profiler.cpuEvent));
+    return sample;
+  }
+  sample.hasLaunches = true;
+  const RuntimeCall &first = calls[sample.launchPoints.front()];
+  const RuntimeCall &last = calls[sample.launchPoints.back()];
+  sample.t2 =
+      nonNegative(first.start - op.start -
+                  eventsIn(op, op.start, first.start) * profiler.cpuEvent);
+  sample.t3 = nonNegative(op.end() - last.end() -
+                          eventsIn(op, last.end(), op.end() + 1e-9) *
+                              profiler.cpuEvent);
+  for (size_t i = 0, e = sample.launchPoints.size(); i < e; ++i) {
+    const RuntimeCall &call = calls[sample.launchPoints[i]];
+    sample.t4.push_back(
+        call.launched.empty() ? 0 : nonNegative(call.dur - profiler.gpuEvent));
+    if (i > 0) {
+      const RuntimeCall &prev = calls[sample.launchPoints[i - 1]];
+      sample.t5.push_back(nonNegative(call.start - prev.end() -
+                                      eventsIn(op, prev.end(), call.start) *
+                                          profiler.cpuEvent));
+    }
+  }
+  return sample;
+}
+
+double builtinOverhead(unsigned type) {
+  static const double defaults[5] = {8.0, 10.0, 5.0, 10.0, 5.0};
+  return type >= 1 && type <= 5 ? defaults[type - 1] : 0;
+}
+
+double OverheadTable::lookup(StringRef op, unsigned type) const {
+  if (type < 1 || type > 5)
+    return 0;
+  auto it = ops.find(op);
+  if (it != ops.end() && it->second[type - 1])
+    return it->second[type - 1]->mean;
+  if (defaults[type - 1])
+    return defaults[type - 1]->mean;
+  return builtinOverhead(type);
+}
+
+double OverheadTable::lookupRuntime(StringRef function) const {
+  auto it = runtime.find(function);
+  if (it != runtime.end())
+    return it->second.mean;
+  if (defaults[3])
+    return defaults[3]->mean;
+  return builtinOverhead(4);
+}
+
+static json::Value statsToJson(const SampleStats &stats) {
+  // Three decimals: sub-nanosecond digits are noise.
+  auto round3 = [](double x) { return std::round(x * 1000) / 1000; };
+  return json::Object{{"mean", round3(stats.mean)},
+                      {"std", round3(stats.std)},
+                      {"count", static_cast<int64_t>(stats.count)}};
+}
+
+static const char *const typeKeys[5] = {"t1", "t2", "t3", "t4", "t5"};
+
+json::Value OverheadTable::toJson() const {
+  json::Object root;
+  root["version"] = 1;
+  root["source"] = source;
+  json::Object defaultsObject;
+  for (unsigned t = 0; t < 5; ++t)
+    if (defaults[t])
+      defaultsObject[typeKeys[t]] = statsToJson(*defaults[t]);
+  root["default"] = std::move(defaultsObject);
+  json::Object runtimeObject;
+  for (const auto &entry : runtime)
+    runtimeObject[entry.getKey()] = statsToJson(entry.getValue());
+  root["runtime"] = std::move(runtimeObject);
+  json::Object opsObject;
+  for (const auto &entry : ops) {
+    json::Object opObject;
+    for (unsigned t = 0; t < 5; ++t)
+      if (entry.getValue()[t])
+        opObject[typeKeys[t]] = statsToJson(*entry.getValue()[t]);
+    opsObject[entry.getKey()] = std::move(opObject);
+  }
+  root["ops"] = std::move(opsObject);
+  return root;
+}
+
+static Expected<SampleStats>
+statsFromJson(const json::Value &value, StringRef origin, const Twine &where) {
+  SampleStats stats;
+  if (std::optional<double> mean = value.getAsNumber()) {
+    stats.mean = *mean;
+    stats.count = 1;
+    return stats;
+  }
+  const json::Object *object = value.getAsObject();
+  std::optional<double> mean =
+      object ? object->getNumber("mean") : std::nullopt;
+  if (!mean)
+    return createStringError(inconvertibleErrorCode(),
+                             origin + ": " + where +
+                                 ": expected a number or {\"mean\": ...}");
+  stats.mean = *mean;
+  stats.std = object->getNumber("std").value_or(0);
+  stats.count = object->getInteger("count").value_or(1);
+  return stats;
+}
+
+Expected<OverheadTable> OverheadTable::fromJson(const json::Value &value,
+                                                StringRef origin) {
+  const json::Object *root = value.getAsObject();
+  if (!root)
+    return createStringError(inconvertibleErrorCode(),
+                             origin + ": overhead table is not an object");
+  if (std::optional<int64_t> version = root->getInteger("version"))
+    if (*version != 1)
+      return createStringError(inconvertibleErrorCode(),
+                               origin + ": unknown overhead table version " +
+                                   Twine(*version) + " (supported: 1)");
+  OverheadTable table;
+  table.source = root->getString("source").value_or("").str();
+  if (const json::Object *defaults = root->getObject("default"))
+    for (unsigned t = 0; t < 5; ++t)
+      if (const json::Value *v = defaults->get(typeKeys[t])) {
+        Expected<SampleStats> stats =
+            statsFromJson(*v, origin, Twine("default.") + typeKeys[t]);
+        if (!stats)
+          return stats.takeError();
+        table.defaults[t] = *stats;
+      }
+  if (const json::Object *runtime = root->getObject("runtime"))
+    for (const auto &entry : *runtime) {
+      Expected<SampleStats> stats = statsFromJson(
+          entry.second, origin, "runtime." + StringRef(entry.first));
+      if (!stats)
+        return stats.takeError();
+      table.runtime[entry.first] = *stats;
+    }
+  if (const json::Object *ops = root->getObject("ops"))
+    for (const auto &entry : *ops) {
+      const json::Object *op = entry.second.getAsObject();
+      if (!op)
+        return createStringError(inconvertibleErrorCode(),
+                                 origin + ": ops." + StringRef(entry.first) +
+                                     " is not an object");
+      auto &slots = table.ops[entry.first];
+      for (unsigned t = 0; t < 5; ++t)
+        if (const json::Value *v = op->get(typeKeys[t])) {
+          Expected<SampleStats> stats = statsFromJson(
+              *v, origin, "ops." + StringRef(entry.first) + "." + typeKeys[t]);
+          if (!stats)
+            return stats.takeError();
+          slots[t] = *stats;
+        }
+    }
+  return table;
+}
+
+Expected<OverheadTable> OverheadTable::load(StringRef path) {
+  Expected<json::Value> value = readJsonFile(path);
+  if (!value)
+    return value.takeError();
+  return fromJson(*value, path);
+}
+
+/// Top-level ops grouped by the window they start in; one group of all ops
+/// when there are no windows.
+static std::vector<std::vector<size_t>>
+opsByWindow(const KinetoTrace &trace, ArrayRef<StepSpan> windows) {
+  std::vector<std::vector<size_t>> groups;
+  if (windows.empty()) {
+    groups.push_back(trace.topLevelOps());
+    return groups;
+  }
+  groups.resize(windows.size());
+  for (size_t op : trace.topLevelOps()) {
+    double start = trace.ops()[op].start;
+    for (size_t w = 0; w < windows.size(); ++w)
+      if (start >= windows[w].start && start < windows[w].end()) {
+        groups[w].push_back(op);
+        break;
+      }
+  }
+  return groups;
+}
+
+OverheadTable extractOverheads(const KinetoTrace &trace,
+                               ArrayRef<StepSpan> windows,
+                               const ProfilerOverheads &profiler,
+                               bool removeOutliers) {
+  std::array<std::vector<double>, 5> pooled;
+  StringMap<std::array<std::vector<double>, 5>> perOp;
+  StringMap<std::vector<double>> perRuntime;
+  const auto &calls = trace.runtimeCalls();
+  for (const std::vector<size_t> &group : opsByWindow(trace, windows)) {
+    std::optional<double> previousEnd;
+    for (size_t index : group) {
+      const HostOp &op = trace.ops()[index];
+      OpOverheadSample sample =
+          measureOpOverheads(trace, index, previousEnd, profiler);
+      previousEnd = previousEnd ? std::max(*previousEnd, op.end()) : op.end();
+      auto &slots = perOp[op.name];
+      if (sample.t1) {
+        slots[0].push_back(*sample.t1);
+        pooled[0].push_back(*sample.t1);
+      }
+      if (sample.hasLaunches) {
+        slots[1].push_back(sample.t2);
+        pooled[1].push_back(sample.t2);
+        slots[2].push_back(sample.t3);
+        pooled[2].push_back(sample.t3);
+        for (size_t i = 0; i < sample.launchPoints.size(); ++i) {
+          const RuntimeCall &call = calls[sample.launchPoints[i]];
+          if (call.launched.empty())
+            continue;
+          perRuntime[call.name].push_back(sample.t4[i]);
+          pooled[3].push_back(sample.t4[i]);
+        }
+      }
+      for (double t5 : sample.t5) {
+        slots[4].push_back(t5);
+        pooled[4].push_back(t5);
+      }
+    }
+  }
+  OverheadTable table;
+  for (unsigned t = 0; t < 5; ++t)
+    if (!pooled[t].empty())
+      table.defaults[t] = summarizeSamples(pooled[t], removeOutliers);
+  for (auto &entry : perRuntime)
+    table.runtime[entry.getKey()] =
+        summarizeSamples(entry.getValue(), removeOutliers);
+  for (auto &entry : perOp) {
+    auto &slots = table.ops[entry.getKey()];
+    for (unsigned t = 0; t < 5; ++t)
+      if (!entry.getValue()[t].empty())
+        slots[t] = summarizeSamples(entry.getValue()[t], removeOutliers);
+  }
+  return table;
+}
+
+} // namespace trace
+} // namespace perf

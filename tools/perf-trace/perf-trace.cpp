@@ -1,0 +1,394 @@
+//===- perf-trace.cpp - Analyze PyTorch profiler (Kineto) traces ----------===//
+//
+//   perf-trace breakdown trace.json[.gz] [--format=json]
+//   perf-trace overheads trace.json[.gz] -o table.json
+//   perf-trace replay    trace.json[.gz] [--overheads table.json]
+//   perf-trace link      trace.json[.gz] --et et.json[.gz]
+//
+// See docs/traces.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "perf/Trace/ExecutionTrace.h"
+#include "perf/Trace/HostOverheads.h"
+#include "perf/Trace/KinetoTrace.h"
+#include "perf/Trace/TraceAnalysis.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cmath>
+
+using namespace llvm;
+using namespace perf::trace;
+
+static cl::OptionCategory category("perf-trace options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<trace.json>"),
+                                      cl::Required, cl::cat(category));
+static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::cat(category));
+enum class Format { Text, Json };
+static cl::opt<Format>
+    outputFormat("format", cl::desc("Output format"), cl::init(Format::Text),
+                 cl::values(clEnumValN(Format::Text, "text", "human-readable"),
+                            clEnumValN(Format::Json, "json", "JSON")),
+                 cl::cat(category));
+static cl::opt<std::string> iterationMarker(
+    "iteration-marker",
+    cl::desc("Derive iterations from successive starts of host events with "
+             "this name prefix (for traces without ProfilerStep#N)"),
+    cl::cat(category));
+static cl::opt<bool>
+    wholeTrace("whole-trace",
+               cl::desc("Treat the whole trace as one iteration even if it has "
+                        "ProfilerStep spans"),
+               cl::cat(category));
+static cl::opt<double> cpuEventOverhead(
+    "profiler-overhead-cpu",
+    cl::desc("Profiler cost per CPU event subtracted from host intervals (us)"),
+    cl::init(2.0), cl::cat(category));
+static cl::opt<double> gpuEventOverhead(
+    "profiler-overhead-gpu",
+    cl::desc("Profiler cost per traced runtime call subtracted from T4 (us)"),
+    cl::init(4.0), cl::cat(category));
+static cl::opt<bool>
+    keepOutliers("keep-outliers",
+                 cl::desc("Do not remove samples outside 1.5 IQR"),
+                 cl::cat(category));
+static cl::opt<std::string>
+    overheadsFile("overheads",
+                  cl::desc("replay: overhead table to use (default: the one "
+                           "extracted from the trace itself)"),
+                  cl::value_desc("table.json"), cl::cat(category));
+static cl::opt<std::string> etFile("et", cl::desc("link: the execution trace"),
+                                   cl::value_desc("et.json"),
+                                   cl::cat(category));
+static cl::opt<unsigned> topN("top", cl::desc("Ops/kinds listed in text"),
+                              cl::init(10), cl::cat(category));
+
+static int fail(const Twine &message) {
+  WithColor::error(errs(), "perf-trace") << message << "\n";
+  return 1;
+}
+
+static int fail(Error error) { return fail(toString(std::move(error))); }
+
+/// Iteration windows: --iteration-marker, else ProfilerStep spans, else the
+/// whole trace (empty vector).
+static std::vector<StepSpan> iterationWindows(const KinetoTrace &trace,
+                                              std::string &how) {
+  if (wholeTrace) {
+    how = "whole trace";
+    return {};
+  }
+  if (!iterationMarker.empty()) {
+    std::vector<StepSpan> spans = trace.spansFromMarker(iterationMarker);
+    how = (Twine(spans.size()) + " iterations between '" + iterationMarker +
+           "' markers")
+              .str();
+    return spans;
+  }
+  if (!trace.steps().empty()) {
+    how = (Twine(trace.steps().size()) + " ProfilerStep spans").str();
+    return trace.steps();
+  }
+  how = "no ProfilerStep spans: whole trace as one iteration";
+  return {};
+}
+
+static ProfilerOverheads profilerOverheads() {
+  ProfilerOverheads p;
+  p.cpuEvent = cpuEventOverhead;
+  p.gpuEvent = gpuEventOverhead;
+  return p;
+}
+
+static std::string shortened(StringRef name, size_t width = 60) {
+  if (name.size() <= width)
+    return name.str();
+  return (name.take_front(width - 3) + "...").str();
+}
+
+static void printTop(raw_ostream &os, const std::map<std::string, double> &m,
+                     double total, StringRef indent) {
+  std::vector<std::pair<double, std::string>> sorted;
+  for (auto &[name, time] : m)
+    sorted.push_back({time, name});
+  llvm::sort(sorted, [](auto &a, auto &b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  for (size_t i = 0; i < sorted.size() && i < topN; ++i)
+    os << indent
+       << format("%10.1f us %5.1f%%  ", sorted[i].first,
+                 total > 0 ? 100 * sorted[i].first / total : 0.0)
+       << shortened(sorted[i].second) << "\n";
+}
+
+static int runBreakdown(const KinetoTrace &trace, raw_ostream &os) {
+  std::string how;
+  std::vector<StepSpan> windows = iterationWindows(trace, how);
+  std::vector<IterationBreakdown> rows = computeBreakdown(trace, windows);
+  double spanSum = 0, activeSum = 0;
+  std::map<std::string, double> byOp, byKind;
+  for (const IterationBreakdown &row : rows) {
+    spanSum += row.span;
+    activeSum += row.gpuActive;
+    for (auto &[k, v] : row.deviceTimeByOp)
+      byOp[k] += v / rows.size();
+    for (auto &[k, v] : row.deviceTimeByKind)
+      byKind[k] += v / rows.size();
+  }
+  double n = rows.empty() ? 1 : rows.size();
+  if (outputFormat == Format::Json) {
+    json::Array iterations;
+    for (const IterationBreakdown &row : rows) {
+      json::Object ops, kinds;
+      for (auto &[k, v] : row.deviceTimeByOp)
+        ops[k] = v;
+      for (auto &[k, v] : row.deviceTimeByKind)
+        kinds[k] = v;
+      iterations.push_back(
+          json::Object{{"name", row.name},
+                       {"span_us", row.span},
+                       {"gpu_active_us", row.gpuActive},
+                       {"gpu_idle_us", row.gpuIdle},
+                       {"top_level_ops", row.topLevelOps},
+                       {"device_events", row.deviceEvents},
+                       {"device_time_by_op_us", std::move(ops)},
+                       {"device_time_by_kind_us", std::move(kinds)}});
+    }
+    json::Object mean{{"span_us", spanSum / n},
+                      {"gpu_active_us", activeSum / n},
+                      {"gpu_idle_us", (spanSum - activeSum) / n}};
+    json::Object root{{"trace", inputFile.getValue()},
+                      {"gpu", trace.gpuName()},
+                      {"iterations_from", how},
+                      {"iterations", std::move(iterations)},
+                      {"mean", std::move(mean)}};
+    os << formatv("{0:2}", json::Value(std::move(root))) << "\n";
+    return 0;
+  }
+  os << "trace: " << inputFile << "\n";
+  os << "gpu: " << (trace.gpuName().empty() ? "(unknown)" : trace.gpuName())
+     << "\n";
+  os << "iterations: " << how << "\n";
+  os << "host pid " << trace.hostPid() << ", " << trace.hostThreads().size()
+     << " host threads, " << trace.streams().size() << " streams, "
+     << trace.topLevelOps().size() << " top-level ops, "
+     << trace.deviceEvents().size() << " device events\n";
+  os << "iteration                      span_us  gpu_active_us  gpu_idle_us  "
+        "active%\n";
+  for (const IterationBreakdown &row : rows)
+    os << format("%-28s %10.1f %14.1f %12.1f %7.1f%%\n",
+                 shortened(row.name, 28).c_str(), row.span, row.gpuActive,
+                 row.gpuIdle,
+                 row.span > 0 ? 100 * row.gpuActive / row.span : 0.0);
+  os << format("%-28s %10.1f %14.1f %12.1f %7.1f%%\n", "mean", spanSum / n,
+               activeSum / n, (spanSum - activeSum) / n,
+               spanSum > 0 ? 100 * activeSum / spanSum : 0.0);
+  double kindTotal = 0;
+  for (auto &[k, v] : byKind)
+    kindTotal += v;
+  os << "device time per iteration by kernel kind:\n";
+  printTop(os, byKind, kindTotal, "  ");
+  os << "device time per iteration by op (top " << topN << "):\n";
+  printTop(os, byOp, kindTotal, "  ");
+  return 0;
+}
+
+static int runOverheads(const KinetoTrace &trace, raw_ostream &os) {
+  std::string how;
+  std::vector<StepSpan> windows = iterationWindows(trace, how);
+  OverheadTable table =
+      extractOverheads(trace, windows, profilerOverheads(), !keepOutliers);
+  table.source = (Twine("perf-trace on ") + sys::path::filename(inputFile) +
+                  " (pid " + Twine(trace.hostPid()) + "), " + how)
+                     .str();
+  if (outputFormat == Format::Json || outputFile != "-") {
+    os << formatv("{0:2}", table.toJson()) << "\n";
+    return 0;
+  }
+  os << table.source << "\n";
+  os << "type    mean_us    std_us    count\n";
+  for (unsigned t = 0; t < 5; ++t)
+    if (table.defaults[t])
+      os << format("T%u   %9.2f %9.2f %8u\n", t + 1, table.defaults[t]->mean,
+                   table.defaults[t]->std, table.defaults[t]->count);
+  os << "T4 by runtime function:\n";
+  for (const auto &entry : table.runtime)
+    os << format("  %-40s %9.2f %9.2f %8u\n",
+                 shortened(entry.getKey(), 40).c_str(), entry.getValue().mean,
+                 entry.getValue().std, entry.getValue().count);
+  return 0;
+}
+
+static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
+  std::string how;
+  std::vector<StepSpan> windows = iterationWindows(trace, how);
+  OverheadTable table;
+  std::string tableName;
+  if (!overheadsFile.empty()) {
+    Expected<OverheadTable> loaded = OverheadTable::load(overheadsFile);
+    if (!loaded)
+      return fail(loaded.takeError());
+    table = std::move(*loaded);
+    tableName = overheadsFile;
+  } else {
+    table =
+        extractOverheads(trace, windows, profilerOverheads(), !keepOutliers);
+    tableName = "extracted from this trace";
+  }
+  ReplayOptions withTable;
+  withTable.table = &table;
+  withTable.profiler = profilerOverheads();
+  ReplayOptions measured = withTable;
+  measured.table = nullptr;
+  std::vector<ReplayResult> tableRuns =
+      replayIterations(trace, windows, withTable);
+  std::vector<ReplayResult> measuredRuns =
+      replayIterations(trace, windows, measured);
+  auto summary = [](const std::vector<ReplayResult> &runs, double &meanAbs,
+                    double &totalErr) {
+    double sumAbs = 0, measuredSum = 0, predictedSum = 0;
+    for (const ReplayResult &r : runs) {
+      sumAbs += std::fabs(r.relativeError());
+      measuredSum += r.measured;
+      predictedSum += r.predicted;
+    }
+    meanAbs = runs.empty() ? 0 : sumAbs / runs.size();
+    totalErr = measuredSum > 0 ? (predictedSum - measuredSum) / measuredSum : 0;
+  };
+  double tableMeanAbs, tableTotal, measuredMeanAbs, measuredTotal;
+  summary(tableRuns, tableMeanAbs, tableTotal);
+  summary(measuredRuns, measuredMeanAbs, measuredTotal);
+  if (outputFormat == Format::Json) {
+    json::Array rows;
+    for (size_t i = 0; i < tableRuns.size(); ++i)
+      rows.push_back(json::Object{
+          {"name", tableRuns[i].name},
+          {"measured_us", tableRuns[i].measured},
+          {"predicted_us", tableRuns[i].predicted},
+          {"error", tableRuns[i].relativeError()},
+          {"predicted_measured_overheads_us", measuredRuns[i].predicted},
+          {"error_measured_overheads", measuredRuns[i].relativeError()},
+          {"kernel_only_us", tableRuns[i].kernelTime},
+          {"ops", tableRuns[i].ops},
+          {"device_events", tableRuns[i].deviceEvents}});
+    json::Object root{{"trace", inputFile.getValue()},
+                      {"iterations_from", how},
+                      {"overheads", tableName},
+                      {"iterations", std::move(rows)},
+                      {"mean_abs_error", tableMeanAbs},
+                      {"total_error", tableTotal},
+                      {"mean_abs_error_measured_overheads", measuredMeanAbs}};
+    os << formatv("{0:2}", json::Value(std::move(root))) << "\n";
+    return 0;
+  }
+  os << "trace: " << inputFile << "\n";
+  os << "iterations: " << how << "\n";
+  os << "overheads: " << tableName << "\n";
+  os << "iteration                  measured_us  predicted_us   error  "
+        "op-own-T_us   error  kernel_only_us\n";
+  for (size_t i = 0; i < tableRuns.size(); ++i) {
+    const ReplayResult &r = tableRuns[i];
+    const ReplayResult &m = measuredRuns[i];
+    os << format("%-26s %11.1f %13.1f %+6.1f%% %12.1f %+6.1f%% %15.1f\n",
+                 shortened(r.name, 26).c_str(), r.measured, r.predicted,
+                 100 * r.relativeError(), m.predicted, 100 * m.relativeError(),
+                 r.kernelTime);
+  }
+  os << format("mean |error|: %.1f%% with the table, %.1f%% with each op's "
+               "own overheads\n",
+               100 * tableMeanAbs, 100 * measuredMeanAbs);
+  os << format("total error: %+.1f%% with the table\n", 100 * tableTotal);
+  return 0;
+}
+
+static int runLink(KinetoTrace &trace, raw_ostream &os) {
+  if (etFile.empty())
+    return fail("link needs --et <execution trace>");
+  Expected<ExecutionTrace> et = ExecutionTrace::load(etFile);
+  if (!et)
+    return fail(et.takeError());
+  KinetoTrace::EtLinkResult link = trace.linkExecutionTrace(*et);
+  if (link.pidMismatch)
+    WithColor::warning(errs(), "perf-trace")
+        << "execution trace pid " << et->pid() << " differs from the Kineto "
+        << "host pid " << trace.hostPid() << "\n";
+  if (link.unlinked || link.nameMismatch)
+    WithColor::warning(errs(), "perf-trace")
+        << link.unlinked << " of " << trace.topLevelOps().size()
+        << " top-level ops have no execution trace node, " << link.nameMismatch
+        << " matched a node of another name\n";
+  const KinetoLinkStats &stats = trace.linkStats();
+  os << "execution trace: " << etFile << " (schema " << et->schema() << ", "
+     << et->nodes().size() << " nodes, " << et->topLevelOps().size()
+     << " top-level ops)\n";
+  os << "kineto: " << trace.topLevelOps().size() << " top-level ops, "
+     << link.linked << " linked, " << link.unlinked << " unlinked, "
+     << link.nameMismatch << " name mismatches\n";
+  os << "device events: " << stats.deviceEvents << ", " << stats.deviceUnlinked
+     << " without a runtime call\n";
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  StringRef usage = "usage: perf-trace <breakdown|overheads|replay|link> "
+                    "trace.json[.gz] [options]\n";
+  if (argc < 2) {
+    errs() << usage;
+    return 1;
+  }
+  StringRef command = argv[1];
+  if (command == "-h" || command == "--help" || command == "help") {
+    outs() << usage;
+    return 0;
+  }
+  if (command != "breakdown" && command != "overheads" && command != "replay" &&
+      command != "link")
+    return fail("unknown command '" + command + "'; " + usage.rtrim());
+  // Parse the options after the command.
+  std::vector<const char *> args{argv[0]};
+  for (int i = 2; i < argc; ++i)
+    args.push_back(argv[i]);
+  cl::HideUnrelatedOptions(category);
+  if (!cl::ParseCommandLineOptions(args.size(), args.data(),
+                                   "perf-trace: Kineto trace analysis\n",
+                                   &errs()))
+    return 1;
+
+  Expected<KinetoTrace> trace = KinetoTrace::load(inputFile);
+  if (!trace)
+    return fail(trace.takeError());
+  const KinetoLinkStats &stats = trace->linkStats();
+  if (stats.deviceUnlinked)
+    WithColor::warning(errs(), "perf-trace")
+        << stats.deviceUnlinked << " of " << stats.deviceEvents
+        << " device events have no matching runtime call\n";
+
+  std::error_code ec;
+  ToolOutputFile output(outputFile, ec, sys::fs::OF_TextWithCRLF);
+  if (ec)
+    return fail(outputFile + ": " + ec.message());
+  int rc = 1;
+  if (command == "breakdown")
+    rc = runBreakdown(*trace, output.os());
+  else if (command == "overheads")
+    rc = runOverheads(*trace, output.os());
+  else if (command == "replay")
+    rc = runReplay(*trace, output.os());
+  else
+    rc = runLink(*trace, output.os());
+  if (rc == 0)
+    output.keep();
+  return rc;
+}
