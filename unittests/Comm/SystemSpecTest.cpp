@@ -1,0 +1,115 @@
+#include "perf/Comm/SystemSpec.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+
+using namespace perf;
+
+TEST(SystemSpec, PresetsDescribeTheirDatasheets) {
+  const SystemSpec *a100 = lookupSystemPreset("DGX_A100");
+  ASSERT_NE(a100, nullptr);
+  EXPECT_EQ(a100->gpu.name, "A100-SXM4-80GB");
+  EXPECT_EQ(a100->gpusPerNode, 8u);
+  EXPECT_EQ(a100->intraNode.kind, LinkKind::NVLink3);
+  // 600 GB/s bidirectional NVLink per A100 is 300 GB/s each way.
+  EXPECT_DOUBLE_EQ(a100->intraNode.bandwidth, 300e9);
+  // 8 HDR NICs of 200 Gb/s = 25 GB/s each.
+  EXPECT_EQ(a100->nicsPerNode, 8u);
+  EXPECT_DOUBLE_EQ(a100->interNode.bandwidth, 25e9);
+  EXPECT_DOUBLE_EQ(a100->efficiency, 0.7);
+  // 0.7 * 300 GB/s achieved.
+  EXPECT_DOUBLE_EQ(a100->achievedBandwidth(a100->intraNode), 210e9);
+
+  const SystemSpec *h100 = lookupSystemPreset("dgx-h100");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_DOUBLE_EQ(h100->intraNode.bandwidth, 450e9);
+  EXPECT_DOUBLE_EQ(h100->interNode.bandwidth, 50e9);
+
+  const SystemSpec *pai = lookupSystemPreset("pai-v100-25gbe");
+  ASSERT_NE(pai, nullptr);
+  EXPECT_EQ(pai->numGpus(), 512u);
+  // 25 Gb/s Ethernet = 3.125 GB/s.
+  EXPECT_DOUBLE_EQ(pai->interNode.bandwidth, 3.125e9);
+  EXPECT_NE(lookupSystemPreset("pcie-a100"), nullptr);
+  EXPECT_EQ(lookupSystemPreset("dgx-b900"), nullptr);
+  for (const SystemSpec &s : systemPresets())
+    EXPECT_FALSE(bool(s.validate())) << s.name;
+}
+
+TEST(SystemSpec, JsonRoundTrips) {
+  for (const SystemSpec &s : systemPresets()) {
+    auto back = parseSystemSpec(toJson(s));
+    ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+    EXPECT_EQ(toJson(*back), toJson(s)) << s.name;
+  }
+}
+
+TEST(SystemSpec, JsonOverridesAPreset) {
+  auto json = llvm::json::parse(R"({
+    "name": "four-dgx", "base": "dgx-a100", "nodes": 4,
+    "inter_node": {"kind": "ethernet100", "latency_us": 30},
+    "efficiency": 0.8})");
+  ASSERT_TRUE(bool(json));
+  auto s = parseSystemSpec(*json);
+  ASSERT_TRUE(bool(s)) << llvm::toString(s.takeError());
+  EXPECT_EQ(s->name, "four-dgx");
+  EXPECT_EQ(s->numGpus(), 32u);
+  EXPECT_EQ(s->interNode.kind, LinkKind::Ethernet100);
+  EXPECT_DOUBLE_EQ(s->interNode.bandwidth, 12.5e9);
+  EXPECT_DOUBLE_EQ(s->interNode.latencyUs, 30);
+  EXPECT_DOUBLE_EQ(s->efficiency, 0.8);
+  EXPECT_EQ(s->gpu.name, "A100-SXM4-80GB");
+}
+
+static std::string errorOf(llvm::StringRef text) {
+  auto json = llvm::json::parse(text);
+  if (!json)
+    return "unparsable";
+  auto s = parseSystemSpec(*json, "sys.json");
+  if (s)
+    return "";
+  return llvm::toString(s.takeError());
+}
+
+TEST(SystemSpec, ErrorsNameTheOffendingKey) {
+  EXPECT_EQ(errorOf(R"({"name": "x", "base": "dgx-a100", "nodez": 2})"),
+            "sys.json: at 'nodez': unknown key 'nodez'");
+  EXPECT_EQ(errorOf(R"({"name": "x", "base": "dgx-a100", "nodes": "two"})"),
+            "sys.json: at 'nodes': expected a non-negative integer");
+  EXPECT_EQ(errorOf(R"({"name": "x", "base": "dgx-a100",
+                        "inter_node": {"bandwith_gbs": 3}})"),
+            "sys.json: at 'inter_node.bandwith_gbs': unknown key "
+            "'bandwith_gbs'");
+  EXPECT_EQ(errorOf(R"({"name": "x", "intra_node": {"kind": "nvlink9"}})"),
+            "sys.json: at 'intra_node.kind': unknown link kind 'nvlink9'");
+  EXPECT_EQ(errorOf(R"({"name": "x", "gpu": "B900"})"),
+            "sys.json: at 'gpu': unknown GPU 'B900'");
+  // Two GPUs need an intra-node link with some bandwidth.
+  EXPECT_NE(errorOf(R"({"name": "x", "gpus_per_node": 2})")
+                .find("intra_node: bandwidth must be positive"),
+            std::string::npos);
+}
+
+TEST(SystemSpec, FileErrorsCarryTheLine) {
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("sys", "json", path));
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    os << "{\n  \"name\": \"x\",\n  \"base\": \"dgx-h100\",\n"
+          "  \"efficency\": 0.5\n}\n";
+  }
+  auto s = loadSystemSpec(path);
+  ASSERT_FALSE(bool(s));
+  EXPECT_EQ(llvm::toString(s.takeError()),
+            (path + ":4: at 'efficency': unknown key 'efficency'").str());
+  llvm::sys::fs::remove(path);
+
+  auto missing = loadSystemSpec("/nonexistent/system.json");
+  ASSERT_FALSE(bool(missing));
+  EXPECT_NE(llvm::toString(missing.takeError()).find("not a system preset"),
+            std::string::npos);
+  auto preset = loadSystemSpec("dgx-h100");
+  ASSERT_TRUE(bool(preset));
+  EXPECT_EQ(preset->name, "dgx-h100");
+}
