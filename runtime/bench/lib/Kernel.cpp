@@ -1,0 +1,292 @@
+//===- Kernel.cpp - Signatures of docs/perf-db.md -------------------------===//
+
+#include "bench/Kernel.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+using namespace bench;
+
+std::string AttrValue::str() const {
+  switch (type) {
+  case Type::Int:
+    return std::to_string(intValue);
+  case Type::String:
+    return stringValue;
+  case Type::IntArray: {
+    std::string s = "[";
+    for (size_t i = 0; i < arrayValue.size(); ++i)
+      s += (i ? ", " : "") + std::to_string(arrayValue[i]);
+    return s + "]";
+  }
+  }
+  return "";
+}
+
+std::string Kernel::signature() const {
+  std::string s;
+  for (const auto &f : fields) {
+    if (!s.empty())
+      s += ' ';
+    s += f.first + "=" + f.second;
+  }
+  return s;
+}
+
+std::string Kernel::key() const {
+  return dtype + "|" + kind + "|" + signature();
+}
+
+int64_t Kernel::num(const std::string &field) const {
+  for (const auto &f : fields)
+    if (f.first == field)
+      return std::strtoll(f.second.c_str(), nullptr, 10);
+  return 0;
+}
+
+std::string Kernel::text(const std::string &field) const {
+  for (const auto &f : fields)
+    if (f.first == field)
+      return f.second;
+  return "";
+}
+
+namespace {
+/// How one signature field is read from the attributes.
+struct FieldRule {
+  const char *field; // signature key
+  const char *attrs; // attribute names that set it, '|'-separated
+  enum Shape { Int, Bool, Str, First, Second } shape;
+  const char *fallback; // null: required
+  const char *allowed;  // for Str: '|'-separated accepted values, or null
+  bool positive;        // for Int/First/Second: must be > 0
+};
+
+struct KindRule {
+  const char *kind;
+  std::vector<FieldRule> fields;
+};
+} // namespace
+
+static const char *kElementwiseOps =
+    "add|sub|mul|div|max|min|relu|gelu|sigmoid|tanh|exp|neg|copy|scale";
+
+static const std::vector<KindRule> &kindRules() {
+  using F = FieldRule;
+  static const std::vector<KindRule> rules = {
+      {"gemm",
+       {F{"b", "batch|b", F::Int, "1", nullptr, true},
+        F{"m", "m", F::Int, nullptr, nullptr, true},
+        F{"n", "n", F::Int, nullptr, nullptr, true},
+        F{"k", "k", F::Int, nullptr, nullptr, true},
+        F{"ta", "ta|trans_a|transpose_a", F::Bool, "0", nullptr, false},
+        F{"tb", "tb|trans_b|transpose_b", F::Bool, "0", nullptr, false}}},
+      {"conv2d",
+       {F{"n", "n", F::Int, nullptr, nullptr, true},
+        F{"c", "c", F::Int, nullptr, nullptr, true},
+        F{"h", "h", F::Int, nullptr, nullptr, true},
+        F{"w", "w", F::Int, nullptr, nullptr, true},
+        F{"k", "k", F::Int, nullptr, nullptr, true},
+        F{"r", "r", F::Int, nullptr, nullptr, true},
+        F{"s", "s", F::Int, nullptr, nullptr, true},
+        F{"sh", "stride", F::First, "1", nullptr, true},
+        F{"sw", "stride", F::Second, "1", nullptr, true},
+        F{"ph", "pad|padding", F::First, "0", nullptr, false},
+        F{"pw", "pad|padding", F::Second, "0", nullptr, false},
+        F{"dh", "dilation", F::First, "1", nullptr, true},
+        F{"dw", "dilation", F::Second, "1", nullptr, true},
+        F{"g", "groups|g", F::Int, "1", nullptr, true},
+        F{"pass", "pass", F::Str, "fwd", "fwd|dgrad|wgrad", false}}},
+      {"elementwise",
+       {F{"n", "elements|n", F::Int, nullptr, nullptr, true},
+        F{"in", "inputs|in", F::Int, "1", nullptr, true},
+        F{"op", "op", F::Str, nullptr, kElementwiseOps, false}}},
+      {"reduce",
+       {F{"rows", "rows", F::Int, nullptr, nullptr, true},
+        F{"cols", "cols", F::Int, nullptr, nullptr, true}}},
+      {"softmax",
+       {F{"rows", "rows", F::Int, nullptr, nullptr, true},
+        F{"cols", "cols", F::Int, nullptr, nullptr, true}}},
+      {"layernorm",
+       {F{"rows", "rows", F::Int, nullptr, nullptr, true},
+        F{"cols", "cols", F::Int, nullptr, nullptr, true}}},
+      {"embedding_bag",
+       {F{"t", "tables|t", F::Int, "1", nullptr, true},
+        F{"rows", "rows", F::Int, nullptr, nullptr, true},
+        F{"d", "dim|d", F::Int, nullptr, nullptr, true},
+        F{"b", "batch|b", F::Int, nullptr, nullptr, true},
+        F{"l", "pooling|l", F::Int, nullptr, nullptr, true},
+        F{"pass", "pass", F::Str, "fwd", "fwd|bwd", false}}},
+      {"memcpy",
+       {F{"bytes", "bytes", F::Int, nullptr, nullptr, true},
+        F{"dir", "kind|dir", F::Str, nullptr, "h2d|d2h|d2d", false}}},
+      {"transpose", {F{"n", "elements|n", F::Int, nullptr, nullptr, true}}},
+      {"concat", {F{"n", "elements|n", F::Int, nullptr, nullptr, true}}},
+  };
+  return rules;
+}
+
+const std::vector<std::string> &bench::benchKinds() {
+  static const std::vector<std::string> kinds = [] {
+    std::vector<std::string> out;
+    for (const KindRule &r : kindRules())
+      out.push_back(r.kind);
+    return out;
+  }();
+  return kinds;
+}
+
+static std::vector<std::string> splitBar(const char *s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (const char *p = s; *p; ++p) {
+    if (*p == '|') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += *p;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::string bench::canonicalDtype(const std::string &name) {
+  std::string n;
+  for (char c : name)
+    n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const std::vector<std::pair<const char *, const char *>> aliases = {
+      {"f32", "f32"},     {"fp32", "f32"},      {"float32", "f32"},
+      {"float", "f32"},   {"tf32", "tf32"},     {"f16", "f16"},
+      {"fp16", "f16"},    {"float16", "f16"},   {"half", "f16"},
+      {"bf16", "bf16"},   {"bfloat16", "bf16"}, {"f64", "f64"},
+      {"fp64", "f64"},    {"float64", "f64"},   {"double", "f64"},
+      {"i8", "i8"},       {"int8", "i8"},       {"si8", "i8"},
+      {"i32", "i32"},     {"int32", "i32"},     {"i64", "i64"},
+      {"int64", "i64"},   {"f8", "f8"},         {"fp8", "f8"},
+      {"f8e4m3fn", "f8"}, {"f8e5m2", "f8"},
+  };
+  for (const auto &a : aliases)
+    if (n == a.first)
+      return a.second;
+  return "";
+}
+
+bool bench::buildKernel(const std::string &kind, const std::string &dtype,
+                        const AttrMap &attrs, bool strict, Kernel &out,
+                        std::string &error) {
+  const KindRule *rule = nullptr;
+  for (const KindRule &r : kindRules())
+    if (kind == r.kind)
+      rule = &r;
+  if (!rule) {
+    error = "unknown kernel kind '" + kind + "'";
+    return false;
+  }
+  Kernel k;
+  k.kind = kind;
+  std::string type = dtype.empty() ? "f32" : dtype;
+  auto dt = attrs.find("dtype");
+  if (dt != attrs.end()) {
+    if (dt->second.type != AttrValue::Type::String) {
+      error = "attribute 'dtype' must be a type name";
+      return false;
+    }
+    type = dt->second.stringValue;
+  }
+  k.dtype = canonicalDtype(type);
+  if (k.dtype.empty()) {
+    error = "unknown dtype '" + type + "'";
+    return false;
+  }
+
+  std::vector<std::string> known = {"dtype"};
+  for (const FieldRule &f : rule->fields) {
+    std::vector<std::string> names = splitBar(f.attrs);
+    known.insert(known.end(), names.begin(), names.end());
+    const AttrValue *value = nullptr;
+    std::string used;
+    for (const std::string &name : names) {
+      auto it = attrs.find(name);
+      if (it != attrs.end()) {
+        value = &it->second;
+        used = name;
+        break;
+      }
+    }
+    if (!value) {
+      if (!f.fallback) {
+        error = kind + ": missing attribute '" + names.front() + "'";
+        return false;
+      }
+      k.fields.emplace_back(f.field, f.fallback);
+      continue;
+    }
+    std::string text;
+    int64_t number = 0;
+    bool numeric = f.shape != FieldRule::Str;
+    switch (f.shape) {
+    case FieldRule::Int:
+    case FieldRule::Bool:
+      if (value->type != AttrValue::Type::Int) {
+        error = kind + ": attribute '" + used + "' must be an integer";
+        return false;
+      }
+      number = value->intValue;
+      if (f.shape == FieldRule::Bool && number != 0 && number != 1) {
+        error = kind + ": attribute '" + used + "' must be 0 or 1";
+        return false;
+      }
+      break;
+    case FieldRule::First:
+    case FieldRule::Second:
+      if (value->type == AttrValue::Type::Int) {
+        number = value->intValue; // one value for both dimensions
+      } else if (value->type == AttrValue::Type::IntArray &&
+                 value->arrayValue.size() == 2) {
+        number = value->arrayValue[f.shape == FieldRule::First ? 0 : 1];
+      } else {
+        error = kind + ": attribute '" + used +
+                "' must be an integer or a pair of integers";
+        return false;
+      }
+      break;
+    case FieldRule::Str: {
+      if (value->type != AttrValue::Type::String) {
+        error = kind + ": attribute '" + used + "' must be a string";
+        return false;
+      }
+      text = value->stringValue;
+      if (f.allowed) {
+        std::vector<std::string> ok = splitBar(f.allowed);
+        if (std::find(ok.begin(), ok.end(), text) == ok.end()) {
+          error = kind + ": attribute '" + used + "' is '" + text +
+                  "', expected one of " + f.allowed;
+          return false;
+        }
+      }
+      break;
+    }
+    }
+    if (numeric) {
+      if (number < 0 || (f.positive && number == 0)) {
+        error = kind + ": attribute '" + used + "' must be " +
+                (f.positive ? "positive" : "non-negative") + ", got " +
+                std::to_string(number);
+        return false;
+      }
+      text = std::to_string(number);
+    }
+    k.fields.emplace_back(f.field, text);
+  }
+  if (strict) {
+    for (const auto &a : attrs)
+      if (std::find(known.begin(), known.end(), a.first) == known.end()) {
+        error = kind + ": unknown attribute '" + a.first + "'";
+        return false;
+      }
+  }
+  out = std::move(k);
+  return true;
+}

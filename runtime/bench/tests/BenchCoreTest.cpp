@@ -1,0 +1,580 @@
+//===- BenchCoreTest.cpp - perf-bench's non-GPU parts ---------------------===//
+
+#include "bench/Database.h"
+#include "bench/DeviceFile.h"
+#include "bench/Json.h"
+#include "bench/Kernel.h"
+#include "bench/Spec.h"
+#include "bench/Stats.h"
+
+#include "gtest/gtest.h"
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sqlite3.h>
+#include <sstream>
+#include <unistd.h>
+
+using namespace bench;
+
+namespace {
+
+std::string tempPath(const std::string &name) {
+  return ::testing::TempDir() + "perf-bench-" + std::to_string(getpid()) + "-" +
+         name;
+}
+
+void removeDb(const std::string &path) {
+  std::remove(path.c_str());
+  std::remove((path + "-wal").c_str());
+  std::remove((path + "-shm").c_str());
+}
+
+Kernel gemm(int64_t m, int64_t n, int64_t k, const char *dtype = "f32") {
+  AttrMap attrs = {{"m", AttrValue::ofInt(m)},
+                   {"n", AttrValue::ofInt(n)},
+                   {"k", AttrValue::ofInt(k)}};
+  Kernel out;
+  std::string error;
+  EXPECT_TRUE(buildKernel("gemm", dtype, attrs, true, out, error)) << error;
+  return out;
+}
+
+//===--- JSON -------------------------------------------------------------===//
+
+TEST(Json, ParsesAndKeepsKeyOrder) {
+  JsonValue v;
+  std::string error;
+  ASSERT_TRUE(parseJson(
+      R"({"z": [1, 2.5, "a\nb"], "a": {"t": true}, "n": null})", v, error))
+      << error;
+  ASSERT_EQ(v.members().size(), 3u);
+  EXPECT_EQ(v.members()[0].first, "z");
+  EXPECT_EQ(v.members()[1].first, "a");
+  EXPECT_DOUBLE_EQ(v.get("z")->elements()[1].asNumber(), 2.5);
+  EXPECT_FALSE(v.get("z")->elements()[1].isInteger());
+  EXPECT_TRUE(v.get("z")->elements()[0].isInteger());
+  EXPECT_EQ(v.get("z")->elements()[2].asString(), "a\nb");
+  EXPECT_TRUE(v.get("a")->get("t")->asBool());
+  EXPECT_TRUE(v.get("n")->isNull());
+  EXPECT_EQ(v.dump(0), R"({"z":[1,2.5,"a\nb"],"a":{"t":true},"n":null})");
+}
+
+TEST(Json, ErrorsNameLineAndColumn) {
+  JsonValue v;
+  std::string error;
+  EXPECT_FALSE(parseJson("{\n  \"a\": 1,\n  \"b\" 2\n}", v, error));
+  EXPECT_EQ(error, "line 3, column 7: expected ':' after key 'b'");
+  EXPECT_FALSE(parseJson("{\"a\": 1, \"a\": 2}", v, error));
+  EXPECT_NE(error.find("duplicate key 'a'"), std::string::npos);
+  EXPECT_FALSE(parseJson("[1, 2", v, error));
+}
+
+//===--- Signatures -------------------------------------------------------===//
+
+TEST(Signature, GemmDefaults) {
+  Kernel k = gemm(64, 512, 256);
+  EXPECT_EQ(k.signature(), "b=1 m=64 n=512 k=256 ta=0 tb=0");
+  EXPECT_EQ(k.key(), "f32|gemm|b=1 m=64 n=512 k=256 ta=0 tb=0");
+  EXPECT_EQ(k.num("m"), 64);
+}
+
+TEST(Signature, Conv2dFromPairsAndScalars) {
+  AttrMap attrs = {{"n", AttrValue::ofInt(32)},
+                   {"c", AttrValue::ofInt(64)},
+                   {"h", AttrValue::ofInt(56)},
+                   {"w", AttrValue::ofInt(28)},
+                   {"k", AttrValue::ofInt(128)},
+                   {"r", AttrValue::ofInt(3)},
+                   {"s", AttrValue::ofInt(1)},
+                   {"stride", AttrValue::ofArray({2, 1})},
+                   {"pad", AttrValue::ofInt(1)},
+                   {"groups", AttrValue::ofInt(2)},
+                   {"pass", AttrValue::ofString("wgrad")},
+                   {"dtype", AttrValue::ofString("half")}};
+  Kernel k;
+  std::string error;
+  ASSERT_TRUE(buildKernel("conv2d", "f32", attrs, true, k, error)) << error;
+  EXPECT_EQ(k.dtype, "f16");
+  EXPECT_EQ(k.signature(), "n=32 c=64 h=56 w=28 k=128 r=3 s=1 sh=2 sw=1 ph=1 "
+                           "pw=1 dh=1 dw=1 g=2 pass=wgrad");
+}
+
+TEST(Signature, OtherKinds) {
+  Kernel k;
+  std::string error;
+  ASSERT_TRUE(buildKernel("embedding_bag", "f16",
+                          {{"tables", AttrValue::ofInt(8)},
+                           {"rows", AttrValue::ofInt(1000000)},
+                           {"dim", AttrValue::ofInt(64)},
+                           {"batch", AttrValue::ofInt(2048)},
+                           {"pooling", AttrValue::ofInt(32)},
+                           {"pass", AttrValue::ofString("bwd")}},
+                          true, k, error));
+  EXPECT_EQ(k.signature(), "t=8 rows=1000000 d=64 b=2048 l=32 pass=bwd");
+  ASSERT_TRUE(buildKernel(
+      "memcpy", "",
+      {{"bytes", AttrValue::ofInt(4096)}, {"kind", AttrValue::ofString("h2d")}},
+      true, k, error));
+  EXPECT_EQ(k.signature(), "bytes=4096 dir=h2d");
+  EXPECT_EQ(k.dtype, "f32");
+  ASSERT_TRUE(buildKernel("elementwise", "bf16",
+                          {{"elements", AttrValue::ofInt(1024)},
+                           {"inputs", AttrValue::ofInt(2)},
+                           {"op", AttrValue::ofString("mul")}},
+                          true, k, error));
+  EXPECT_EQ(k.signature(), "n=1024 in=2 op=mul");
+  ASSERT_TRUE(buildKernel(
+      "layernorm", "f32",
+      {{"rows", AttrValue::ofInt(7)}, {"cols", AttrValue::ofInt(9)}}, true, k,
+      error));
+  EXPECT_EQ(k.signature(), "rows=7 cols=9");
+  ASSERT_TRUE(buildKernel("transpose", "f32",
+                          {{"elements", AttrValue::ofInt(100)}}, true, k,
+                          error));
+  EXPECT_EQ(k.signature(), "n=100");
+}
+
+TEST(Signature, RejectsBadAttributes) {
+  Kernel k;
+  std::string error;
+  EXPECT_FALSE(
+      buildKernel("gemm", "f32", {{"m", AttrValue::ofInt(1)}}, true, k, error));
+  EXPECT_EQ(error, "gemm: missing attribute 'n'");
+  EXPECT_FALSE(buildKernel("conv2d", "f32",
+                           {{"n", AttrValue::ofInt(1)},
+                            {"c", AttrValue::ofInt(1)},
+                            {"h", AttrValue::ofInt(1)},
+                            {"w", AttrValue::ofInt(1)},
+                            {"k", AttrValue::ofInt(1)},
+                            {"r", AttrValue::ofInt(1)},
+                            {"s", AttrValue::ofInt(1)},
+                            {"pass", AttrValue::ofString("bwd")}},
+                           true, k, error));
+  EXPECT_EQ(error, "conv2d: attribute 'pass' is 'bwd', expected one of "
+                   "fwd|dgrad|wgrad");
+  EXPECT_FALSE(buildKernel("gemm", "f32",
+                           {{"m", AttrValue::ofInt(0)},
+                            {"n", AttrValue::ofInt(1)},
+                            {"k", AttrValue::ofInt(1)}},
+                           true, k, error));
+  EXPECT_EQ(error, "gemm: attribute 'm' must be positive, got 0");
+  EXPECT_FALSE(buildKernel("reduce", "f32",
+                           {{"rows", AttrValue::ofInt(1)},
+                            {"cols", AttrValue::ofInt(1)},
+                            {"colz", AttrValue::ofInt(1)}},
+                           true, k, error));
+  EXPECT_EQ(error, "reduce: unknown attribute 'colz'");
+  EXPECT_FALSE(buildKernel("attention", "f32", {}, true, k, error));
+  EXPECT_FALSE(buildKernel("gemm", "f17",
+                           {{"m", AttrValue::ofInt(1)},
+                            {"n", AttrValue::ofInt(1)},
+                            {"k", AttrValue::ofInt(1)}},
+                           true, k, error));
+  EXPECT_EQ(error, "unknown dtype 'f17'");
+}
+
+TEST(Signature, CanonicalDtypes) {
+  EXPECT_EQ(canonicalDtype("FP16"), "f16");
+  EXPECT_EQ(canonicalDtype("bfloat16"), "bf16");
+  EXPECT_EQ(canonicalDtype("float"), "f32");
+  EXPECT_EQ(canonicalDtype("tf32"), "tf32");
+  EXPECT_EQ(canonicalDtype("f8E4M3FN"), "f8");
+  EXPECT_EQ(canonicalDtype("complex64"), "");
+}
+
+/// The signature keys of each kind, in order, must be those of the table in
+/// docs/perf-db.md: the cost model's lookup builds the same strings.
+TEST(Signature, MatchesPerfDbDocument) {
+  std::string doc;
+  std::string error;
+  std::string path = std::string(PERF_SOURCE_DIR) + "/docs/perf-db.md";
+  if (!readFile(path, doc, error))
+    GTEST_SKIP() << "no " << path;
+  std::map<std::string, std::vector<std::string>> documented;
+  std::regex row(R"(\|\s*([a-z_0-9, ]+?)\s*\|\s*`([^`]+)`\s*\|)");
+  std::regex keyRe(R"(([a-z]+)=)");
+  for (std::sregex_iterator it(doc.begin(), doc.end(), row), end; it != end;
+       ++it) {
+    std::vector<std::string> keys;
+    std::string sig = (*it)[2];
+    for (std::sregex_iterator k(sig.begin(), sig.end(), keyRe); k != end; ++k)
+      keys.push_back((*k)[1]);
+    std::stringstream kinds((*it)[1]);
+    std::string kind;
+    while (std::getline(kinds, kind, ','))
+      documented[kind.substr(kind.find_first_not_of(' '))] = keys;
+  }
+  ASSERT_GE(documented.size(), 10u);
+  // A kernel of each kind with every attribute set.
+  std::map<std::string, AttrMap> samples = {
+      {"gemm",
+       {{"m", AttrValue::ofInt(2)},
+        {"n", AttrValue::ofInt(3)},
+        {"k", AttrValue::ofInt(4)}}},
+      {"conv2d",
+       {{"n", AttrValue::ofInt(1)},
+        {"c", AttrValue::ofInt(1)},
+        {"h", AttrValue::ofInt(1)},
+        {"w", AttrValue::ofInt(1)},
+        {"k", AttrValue::ofInt(1)},
+        {"r", AttrValue::ofInt(1)},
+        {"s", AttrValue::ofInt(1)}}},
+      {"elementwise",
+       {{"elements", AttrValue::ofInt(4)}, {"op", AttrValue::ofString("add")}}},
+      {"reduce",
+       {{"rows", AttrValue::ofInt(1)}, {"cols", AttrValue::ofInt(1)}}},
+      {"softmax",
+       {{"rows", AttrValue::ofInt(1)}, {"cols", AttrValue::ofInt(1)}}},
+      {"layernorm",
+       {{"rows", AttrValue::ofInt(1)}, {"cols", AttrValue::ofInt(1)}}},
+      {"embedding_bag",
+       {{"rows", AttrValue::ofInt(1)},
+        {"dim", AttrValue::ofInt(1)},
+        {"batch", AttrValue::ofInt(1)},
+        {"pooling", AttrValue::ofInt(1)}}},
+      {"memcpy",
+       {{"bytes", AttrValue::ofInt(1)}, {"dir", AttrValue::ofString("d2d")}}},
+      {"transpose", {{"elements", AttrValue::ofInt(1)}}},
+      {"concat", {{"elements", AttrValue::ofInt(1)}}}};
+  for (const std::string &kind : benchKinds()) {
+    ASSERT_TRUE(documented.count(kind)) << kind << " not in " << path;
+    Kernel k;
+    ASSERT_TRUE(buildKernel(kind, "f32", samples[kind], true, k, error))
+        << error;
+    std::vector<std::string> keys;
+    for (const auto &f : k.fields)
+      keys.push_back(f.first);
+    EXPECT_EQ(keys, documented[kind]) << kind;
+  }
+}
+
+//===--- Sweep specs ------------------------------------------------------===//
+
+TEST(Sweep, ExpandsCartesianProductInOrder) {
+  SweepSpec spec;
+  std::string error;
+  ASSERT_TRUE(parseSweepSpec(
+      R"({"reps": 20, "kernels": [
+        {"kind": "gemm", "dtype": ["f16", "bf16"], "m": [64, 128], "n": 32,
+         "k": {"from": 16, "to": 64, "mul": 2}},
+        {"kind": "gemm", "dtype": "f16", "m": 64, "n": 32, "k": 16},
+        {"kind": "conv2d", "n": 1, "c": 3, "h": 8, "w": 8, "k": 4, "r": 3, "s": 3,
+         "stride": [[1, 1], [2, 2]], "pad": [1, 0]}]})",
+      "t.json", spec, error))
+      << error;
+  EXPECT_EQ(spec.reps, 20);
+  EXPECT_EQ(spec.warmup, -1);
+  // 2 dtypes x 2 m x 3 k, the repeated f16 64x32x16 once, 2 conv strides.
+  ASSERT_EQ(spec.kernels.size(), 14u);
+  EXPECT_EQ(spec.kernels[0].key(), "f16|gemm|b=1 m=64 n=32 k=16 ta=0 tb=0");
+  EXPECT_EQ(spec.kernels[1].key(), "f16|gemm|b=1 m=64 n=32 k=32 ta=0 tb=0");
+  EXPECT_EQ(spec.kernels[3].key(), "f16|gemm|b=1 m=128 n=32 k=16 ta=0 tb=0");
+  EXPECT_EQ(spec.kernels[11].key(), "bf16|gemm|b=1 m=128 n=32 k=64 ta=0 tb=0");
+  EXPECT_EQ(spec.kernels[13].signature(),
+            "n=1 c=3 h=8 w=8 k=4 r=3 s=3 sh=2 sw=2 ph=1 pw=0 dh=1 dw=1 g=1 "
+            "pass=fwd");
+}
+
+TEST(Sweep, ExampleFileExpands) {
+  SweepSpec spec;
+  std::string error;
+  ASSERT_TRUE(loadSweepSpec(
+      std::string(BENCH_SOURCE_DIR) + "/examples/sweep.json", spec, error))
+      << error;
+  // 16 gemm + 1 batched gemm + 6 + 4 conv + 8 embedding + 2 elementwise +
+  // 2 softmax + layernorm + reduce + transpose + concat + 9 memcpy.
+  EXPECT_EQ(spec.kernels.size(), 52u);
+}
+
+TEST(Sweep, ErrorsNameTheEntry) {
+  SweepSpec spec;
+  std::string error;
+  EXPECT_FALSE(parseSweepSpec(
+      R"({"kernels": [{"kind": "reduce", "rows": 1, "cols": 2},
+                      {"kind": "conv2d", "n": 1}]})",
+      "s.json", spec, error));
+  EXPECT_EQ(error, "s.json: kernels[1]: conv2d: missing attribute 'c'");
+  EXPECT_FALSE(parseSweepSpec(R"({"kernelz": []})", "s.json", spec, error));
+  EXPECT_EQ(error, "s.json: unknown key 'kernelz'");
+  EXPECT_FALSE(parseSweepSpec(
+      R"({"kernels": [{"kind": "reduce", "rows": {"from": 1, "to": 8}, "cols": 2}]})",
+      "s.json", spec, error));
+  EXPECT_NE(error.find("one of 'mul', 'step'"), std::string::npos);
+  EXPECT_FALSE(parseSweepSpec("{\"kernels\": [", "s.json", spec, error));
+  EXPECT_EQ(error.rfind("s.json: line 1", 0), 0u) << error;
+}
+
+//===--- Textual MLIR -----------------------------------------------------===//
+
+TEST(ModelScan, ParsesAttributeDictionaries) {
+  AttrMap attrs;
+  std::string error;
+  ASSERT_TRUE(parseAttrDict(
+      R"(n = 8 : i64, stride = array<i64: 2, 3>, pad = [1 : i64, 0 : i64], pass = "dgrad", dtype = bf16, ta, "q" = -4, e = #perf.dtype<f16>)",
+      attrs, error))
+      << error;
+  EXPECT_EQ(attrs["n"].intValue, 8);
+  EXPECT_EQ(attrs["stride"].arrayValue, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(attrs["pad"].arrayValue, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(attrs["pass"].stringValue, "dgrad");
+  EXPECT_EQ(attrs["dtype"].stringValue, "bf16");
+  EXPECT_EQ(attrs["ta"].intValue, 1);
+  EXPECT_EQ(attrs["q"].intValue, -4);
+  EXPECT_EQ(attrs["e"].stringValue, "f16");
+  EXPECT_FALSE(parseAttrDict("m = 1, , n = 2", attrs, error));
+  EXPECT_FALSE(parseAttrDict("m = array<i64: 1, 2", attrs, error));
+}
+
+TEST(ModelScan, ExampleModel) {
+  ModelScan scan;
+  std::string error;
+  ASSERT_TRUE(scanModelFile(
+      std::string(BENCH_SOURCE_DIR) + "/examples/mlp.mlir", scan, error))
+      << error;
+  EXPECT_EQ(scan.kernelOps, 7u);
+  ASSERT_EQ(scan.kernels.size(), 5u);
+  EXPECT_EQ(scan.kernels[0].key(), "f32|gemm|b=1 m=64 n=512 k=256 ta=0 tb=0");
+  EXPECT_EQ(scan.kernels[1].key(), "bf16|gemm|b=1 m=64 n=256 k=512 ta=1 tb=0");
+  EXPECT_EQ(scan.kernels[2].key(),
+            "f16|conv2d|n=8 c=3 h=224 w=224 k=64 r=7 s=7 sh=2 sw=2 ph=3 pw=3 "
+            "dh=1 dw=1 g=1 pass=fwd");
+  EXPECT_EQ(scan.kernels[3].key(),
+            "f32|embedding_bag|t=4 rows=100000 d=64 b=64 l=20 pass=bwd");
+  EXPECT_EQ(scan.kernels[4].key(), "f16|softmax|rows=64 cols=512");
+  EXPECT_EQ(scan.unknownOps["perf.attention"], 1u);
+  EXPECT_EQ(scan.unknownOps["perf.yield"], 1u);
+  ASSERT_EQ(scan.unsupported.size(), 1u);
+  EXPECT_NE(scan.unsupported.begin()->first.find("'erf'"), std::string::npos);
+}
+
+TEST(ModelScan, DedupsAcrossModelsAndSkipsKnown) {
+  ModelScan a, b;
+  std::string error;
+  ASSERT_TRUE(scanModel("perf.reduce {rows = 4 : i64, cols = 8 : i64}\n"
+                        "perf.reduce {rows = 4 : i64, cols = 8 : i64}\n",
+                        "a.mlir", a, error));
+  ASSERT_TRUE(scanModel("%x = perf.reduce {cols = 8, rows = 4} : f32\n"
+                        "perf.transpose {elements = 9 : i64}\n"
+                        "// perf.gemm {m = 1}\n"
+                        "%y = \"not.perf.gemm\"() : () -> ()\n"
+                        "#perf.gemm<x>\n",
+                        "b.mlir", b, error));
+  EXPECT_EQ(a.kernels.size(), 1u);
+  EXPECT_EQ(b.kernelOps, 2u);
+  std::vector<Kernel> all;
+  EXPECT_EQ(mergeUnique(all, a.kernels, {}), 1u);
+  EXPECT_EQ(mergeUnique(all, b.kernels, {"f32|transpose|n=9"}), 0u);
+  EXPECT_EQ(all.size(), 1u);
+}
+
+TEST(ModelScan, MalformedDictionaryNamesFileAndLine) {
+  ModelScan scan;
+  std::string error;
+  EXPECT_FALSE(scanModel("module {\n\n  perf.gemm {m = 1 : i64,, n = 2}\n}\n",
+                         "bad.mlir", scan, error));
+  EXPECT_EQ(error, "bad.mlir:3: perf.gemm: malformed attribute dictionary: "
+                   "empty attribute entry");
+  EXPECT_FALSE(scanModel("perf.gemm {m = 1 : i64\n", "bad.mlir", scan, error));
+  EXPECT_EQ(error, "bad.mlir:1: perf.gemm: unterminated attribute dictionary");
+}
+
+//===--- Statistics and progress ------------------------------------------===//
+
+TEST(Stats, QuantilesInterpolateLinearly) {
+  Summary s = summarize({4, 1, 3, 2});
+  EXPECT_DOUBLE_EQ(s.median, 2.5);
+  EXPECT_DOUBLE_EQ(s.mean, 2.5);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 4);
+  // numpy.percentile([1, 2, 3, 4], 10) = 1.3, 90 -> 3.7
+  EXPECT_NEAR(s.p10, 1.3, 1e-12);
+  EXPECT_NEAR(s.p90, 3.7, 1e-12);
+  EXPECT_NEAR(s.spread(), 2.4, 1e-12);
+  std::vector<double> eleven;
+  for (int i = 11; i >= 1; --i)
+    eleven.push_back(i);
+  Summary t = summarize(eleven);
+  EXPECT_DOUBLE_EQ(t.median, 6);
+  EXPECT_DOUBLE_EQ(t.p10, 2);
+  EXPECT_DOUBLE_EQ(t.p90, 10);
+  EXPECT_EQ(summarize({}).count, 0u);
+  EXPECT_DOUBLE_EQ(summarize({7}).p90, 7);
+}
+
+TEST(Stats, ProgressBarText) {
+  EXPECT_EQ(ProgressBar::render(5, 10, 12.0, 10, "gemm"),
+            "[#####     ]  50% 5/10 eta 12s gemm");
+  EXPECT_EQ(ProgressBar::render(0, 4, 0.0, 4, ""), "[    ]   0% 0/4");
+  EXPECT_EQ(ProgressBar::render(4, 4, 9.0, 4, ""), "[####] 100% 4/4");
+  EXPECT_EQ(ProgressBar::render(1, 3, 2.0, 3, ""), "[#  ]  33% 1/3 eta 4s");
+}
+
+//===--- Database ---------------------------------------------------------===//
+
+KernelRow row(const Kernel &k, double latency) {
+  KernelRow r;
+  r.device = "H100-SXM5-80GB";
+  r.dtype = k.dtype;
+  r.kind = k.kind;
+  r.signature = k.signature();
+  r.latencyUs = latency;
+  r.spreadUs = 0.5;
+  r.reps = 50;
+  r.source = "test";
+  return r;
+}
+
+int64_t countRows(const std::string &path) {
+  sqlite3 *db = nullptr;
+  sqlite3_open(path.c_str(), &db);
+  sqlite3_stmt *st = nullptr;
+  sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM kernels", -1, &st, nullptr);
+  int64_t n = -1;
+  if (st && sqlite3_step(st) == SQLITE_ROW)
+    n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return n;
+}
+
+TEST(Database, BatchesCommitAndResume) {
+  std::string path = tempPath("batch.db");
+  removeDb(path);
+  std::string error;
+  {
+    PerfDatabase db;
+    ASSERT_TRUE(db.open(path, error)) << error;
+    EXPECT_EQ(db.meta("schema_version").value_or(""), "1");
+    db.setBatchSize(2);
+    ASSERT_TRUE(db.putDevice("H100-SXM5-80GB", std::nullopt, error));
+    ASSERT_TRUE(db.add(row(gemm(1, 2, 3), 10), error));
+    EXPECT_EQ(countRows(path), 0); // queued, not committed
+    ASSERT_TRUE(db.add(row(gemm(4, 5, 6), 20), error));
+    EXPECT_EQ(countRows(path), 2); // one batch, committed
+    ASSERT_TRUE(db.add(row(gemm(7, 8, 9), 30), error));
+    EXPECT_EQ(db.pendingRows(), 1u);
+    // Dropped without close: models an interrupted run (the destructor
+    // flushes, so release the handle the way a crash would: never flush).
+  }
+  // The destructor flushed the last row.
+  EXPECT_EQ(countRows(path), 3);
+  PerfDatabase db;
+  ASSERT_TRUE(db.open(path, error)) << error;
+  std::set<std::string> have = db.existingKeys("H100-SXM5-80GB");
+  EXPECT_EQ(have.size(), 3u);
+  EXPECT_TRUE(have.count("f32|gemm|b=1 m=4 n=5 k=6 ta=0 tb=0"));
+  EXPECT_TRUE(db.existingKeys("A100-SXM4-40GB").empty());
+  std::vector<Kernel> todo;
+  mergeUnique(todo, {gemm(1, 2, 3), gemm(2, 2, 2)}, have);
+  ASSERT_EQ(todo.size(), 1u);
+  EXPECT_EQ(todo[0].num("m"), 2);
+  // Re-measuring replaces the row (same primary key).
+  ASSERT_TRUE(db.add(row(gemm(1, 2, 3), 11), error));
+  ASSERT_TRUE(db.flush(error));
+  EXPECT_EQ(countRows(path), 3);
+  std::vector<KernelRow> rows = db.rows("");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_DOUBLE_EQ(rows[0].latencyUs, 11);
+
+  sqlite3 *raw = nullptr;
+  sqlite3_open(path.c_str(), &raw);
+  sqlite3_stmt *st = nullptr;
+  sqlite3_prepare_v2(raw, "PRAGMA journal_mode", -1, &st, nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char *>(sqlite3_column_text(st, 0)),
+               "wal");
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+  ASSERT_TRUE(db.close(error));
+  removeDb(path);
+}
+
+TEST(Database, ExportsCsv) {
+  std::string path = tempPath("csv.db");
+  removeDb(path);
+  std::string error;
+  PerfDatabase db;
+  ASSERT_TRUE(db.open(path, error)) << error;
+  KernelRow r = row(gemm(64, 512, 256, "f16"), 12.25);
+  r.algo = "heuristic 0";
+  r.kernelName = "sm90_xmma_gemm;other, \"quoted\"";
+  ASSERT_TRUE(db.add(r, error));
+  ASSERT_TRUE(db.flush(error));
+  std::ostringstream out;
+  ASSERT_TRUE(db.exportCsv(out, "", error));
+  EXPECT_EQ(out.str(),
+            "device,dtype,kind,signature,latency_us,spread_us,reps,algo,"
+            "kernel_name,source\n"
+            "H100-SXM5-80GB,f16,gemm,b=1 m=64 n=512 k=256 ta=0 tb=0,12.25,0.5,"
+            "50,heuristic 0,\"sm90_xmma_gemm;other, \"\"quoted\"\"\",test\n");
+  ASSERT_TRUE(db.close(error));
+  removeDb(path);
+}
+
+TEST(Database, RefusesOtherSchemaVersion) {
+  std::string path = tempPath("v2.db");
+  removeDb(path);
+  std::string error;
+  {
+    PerfDatabase db;
+    ASSERT_TRUE(db.open(path, error));
+    ASSERT_TRUE(db.putMeta("schema_version", "2", error));
+  }
+  PerfDatabase db;
+  EXPECT_FALSE(db.open(path, error));
+  EXPECT_NE(error.find("schema_version is 2"), std::string::npos) << error;
+  removeDb(path);
+}
+
+//===--- Device JSON ------------------------------------------------------===//
+
+TEST(DeviceFile, WritesGpuSpecKeys) {
+  ProbeResult p;
+  p.name = "NVIDIA H100 80GB HBM3";
+  p.base = "H100-SXM5-80GB";
+  p.sms = 132;
+  p.coresPerSM = 128;
+  p.clockMHz = 1980;
+  p.tcFp16Tflops = 700.5;
+  p.memBwGBs = 3000;
+  EXPECT_EQ(deviceJson(p), "{\n"
+                           "  \"name\": \"NVIDIA H100 80GB HBM3\",\n"
+                           "  \"base\": \"H100-SXM5-80GB\",\n"
+                           "  \"sms\": 132,\n"
+                           "  \"cores_per_sm\": 128,\n"
+                           "  \"clock_mhz\": 1980,\n"
+                           "  \"tc_fp16_tflops\": 700.5,\n"
+                           "  \"mem_bw_gbs\": 3000\n"
+                           "}\n");
+  p.launchUs = 2.5;
+  EXPECT_EQ(hostOverheadJson(p, "probe"),
+            "{\n  \"version\": 1,\n  \"source\": \"probe\",\n"
+            "  \"runtime\": {\n    \"cudaLaunchKernel\": 2.5\n  }\n}\n");
+  EXPECT_EQ(fp32LanesPerSM(9, 0), 128u);
+  EXPECT_EQ(fp32LanesPerSM(8, 0), 64u);
+  EXPECT_EQ(fp32LanesPerSM(8, 6), 128u);
+}
+
+/// Every key the probe may write must be one the device JSON reader accepts
+/// (lib/Support/GpuSpec.cpp), or --perf-device-file rejects the file.
+TEST(DeviceFile, KeysAreThoseOfGpuSpec) {
+  std::string source, error;
+  std::string path = std::string(PERF_SOURCE_DIR) + "/lib/Support/GpuSpec.cpp";
+  if (!readFile(path, source, error))
+    GTEST_SKIP() << "no " << path;
+  size_t table = source.find("kDoubleFields[]");
+  ASSERT_NE(table, std::string::npos);
+  std::string body = source.substr(table, source.find("};", table) - table);
+  std::set<std::string> accepted = {"name", "source", "base", "sms",
+                                    "cores_per_sm"};
+  std::regex keyRe(R"re(\{"([a-z0-9_]+)",)re");
+  for (std::sregex_iterator it(body.begin(), body.end(), keyRe), end; it != end;
+       ++it)
+    accepted.insert((*it)[1]);
+  EXPECT_GE(accepted.size(), 20u);
+  for (const std::string &key : deviceJsonKeys())
+    EXPECT_TRUE(accepted.count(key)) << key;
+}
+
+} // namespace
