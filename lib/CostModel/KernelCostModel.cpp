@@ -1,9 +1,15 @@
 //===- KernelCostModel.cpp - Model stack and factory ----------------------===//
 
 #include "perf/CostModel/KernelCostModel.h"
+#include "perf/CostModel/DbModel.h"
+#include "perf/CostModel/HeuristicModel.h"
+#include "perf/CostModel/MlModel.h"
 #include "perf/CostModel/RooflineModel.h"
+#include "perf/CostModel/TileModel.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 using namespace perf;
 
@@ -23,14 +29,69 @@ KernelCost KernelCostStack::estimate(const KernelDesc &kernel,
   return none;
 }
 
+std::vector<std::string> KernelCostStack::modelNames() const {
+  std::vector<std::string> names;
+  for (const auto &model : models)
+    names.push_back(model->name().str());
+  return names;
+}
+
+std::vector<KernelCostMiss> KernelCostStack::misses() const {
+  std::vector<KernelCostMiss> all;
+  for (const auto &model : models)
+    for (KernelCostMiss &miss : model->misses())
+      all.push_back(std::move(miss));
+  return all;
+}
+
 llvm::Expected<std::unique_ptr<KernelCostModel>>
 perf::createKernelCostModel(llvm::StringRef name,
                             const CostModelOptions &options) {
   if (name == "roofline")
     return std::make_unique<RooflineModel>(options.computeEfficiency,
                                            options.memoryEfficiency);
-  return llvm::createStringError("unknown kernel cost model '" + name +
-                                 "' (known: roofline)");
+  if (name == "heuristic")
+    return std::make_unique<HeuristicModel>(options.computeEfficiency,
+                                            options.memoryEfficiency,
+                                            options.embeddingRowsPerBlock);
+  if (name == "tile") {
+    // Explicit coefficients, else those perf-train left beside the ml
+    // models, else the built-in fit.
+    std::string path = options.tileParamsPath;
+    if (path.empty() && !options.mlModelDir.empty()) {
+      llvm::SmallString<256> candidate(options.mlModelDir);
+      llvm::sys::path::append(candidate, "tile.json");
+      if (llvm::sys::fs::exists(candidate))
+        path = candidate.str().str();
+    }
+    TileParamsSet params = defaultTileParams();
+    if (!path.empty()) {
+      auto loaded = loadTileParams(path);
+      if (!loaded)
+        return loaded.takeError();
+      for (auto &[family, p] : *loaded)
+        params[family] = p;
+    }
+    return std::make_unique<TileModel>(std::move(params));
+  }
+  if (name == "ml") {
+    auto model = MlModel::load(options.mlModelDir);
+    if (!model)
+      return model.takeError();
+    return std::unique_ptr<KernelCostModel>(std::move(*model));
+  }
+  if (name == "db") {
+    if (options.databasePath.empty())
+      return llvm::createStringError(
+          "the db model needs a perf database path (db=FILE)");
+    auto db = PerfDatabase::openReadOnly(options.databasePath);
+    if (!db)
+      return db.takeError();
+    return std::make_unique<DbModel>(std::move(*db));
+  }
+  return llvm::createStringError(
+      "unknown kernel cost model '" + name +
+      "' (known: db, ml, tile, heuristic, roofline)");
 }
 
 llvm::Expected<KernelCostStack>

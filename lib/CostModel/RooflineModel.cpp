@@ -5,8 +5,8 @@
 
 using namespace perf;
 
-std::optional<KernelCost>
-RooflineModel::estimate(const KernelDesc &kernel, const GpuSpec &gpu) const {
+std::optional<KernelCost> RooflineModel::estimate(const KernelDesc &kernel,
+                                                  const GpuSpec &gpu) const {
   double flops = kernel.totalFlops();
   double bytes = kernel.totalBytes();
   double bandwidth = gpu.memBandwidth;

@@ -28,6 +28,15 @@ struct KernelCost {
   bool computeBound = false;
 };
 
+/// A kernel a lookup model was asked about and could not find; the report
+/// lists these so the missing measurements can be taken.
+struct KernelCostMiss {
+  std::string device;
+  std::string dtype;
+  std::string kind;
+  std::string signature;
+};
+
 class KernelCostModel {
 public:
   virtual ~KernelCostModel();
@@ -35,6 +44,9 @@ public:
   /// Prices `kernel` on `gpu`, or returns std::nullopt to fall through.
   virtual std::optional<KernelCost> estimate(const KernelDesc &kernel,
                                              const GpuSpec &gpu) const = 0;
+  /// Distinct kernels this model declined for lack of data, in the order
+  /// first seen. Only lookup models (db) record any.
+  virtual std::vector<KernelCostMiss> misses() const { return {}; }
 };
 
 /// Options every model may read.
@@ -46,6 +58,12 @@ struct CostModelOptions {
   /// Paths for the measured and learned models.
   std::string databasePath;
   std::string mlModelDir;
+  /// Tile model coefficients (JSON written by perf-train); empty: the
+  /// mlModelDir's tile.json when present, else the built-in fit.
+  std::string tileParamsPath;
+  /// Rows of output a CTA of the batched embedding kernel computes (the
+  /// `rows_per_block` kernel argument of the DLRM paper, Sec. III-B1).
+  unsigned embeddingRowsPerBlock = 4;
 };
 
 /// Tries models in order; the first that prices a kernel wins.
@@ -57,12 +75,17 @@ public:
   /// "none" come back.
   KernelCost estimate(const KernelDesc &kernel, const GpuSpec &gpu) const;
   bool empty() const { return models.empty(); }
+  /// Names of the models in the order they are tried.
+  std::vector<std::string> modelNames() const;
+  /// The misses of every model in the stack (see KernelCostModel::misses).
+  std::vector<KernelCostMiss> misses() const;
 
 private:
   std::vector<std::unique_ptr<KernelCostModel>> models;
 };
 
-/// Builds a model by name: roofline, heuristic, tile, ml, db.
+/// Builds a model by name: roofline, heuristic, tile, ml, db. The db model
+/// needs options.databasePath, the ml model options.mlModelDir.
 llvm::Expected<std::unique_ptr<KernelCostModel>>
 createKernelCostModel(llvm::StringRef name, const CostModelOptions &options);
 

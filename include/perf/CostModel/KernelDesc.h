@@ -63,6 +63,9 @@ struct KernelDesc {
   int64_t numElements = 0;
   int64_t numInputs = 1;
   double flopsPerElement = 1;
+  /// Operation of an elementwise or optimizer kernel ("add", "relu",
+  /// "gelu", "sgd", "adam"); part of its database signature.
+  std::string op;
   // Reduce / Softmax / LayerNorm: rows x cols.
   int64_t rows = 0, cols = 0;
   // EmbeddingBag: numTables tables of tableRows x dim; `batch` bags per table

@@ -1,0 +1,85 @@
+//===- KernelMeasurements.h - Measured kernel latencies ---------*- C++ -*-===//
+//
+// Reading measured kernel latencies (NeuSight's CSVs, plain or gzipped) into
+// KernelDescs, and the error statistics perf-eval reports. The accuracy
+// harness and perf-train share it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PERF_COSTMODEL_KERNELMEASUREMENTS_H
+#define PERF_COSTMODEL_KERNELMEASUREMENTS_H
+
+#include "perf/CostModel/KernelDesc.h"
+#include "perf/Support/GpuSpec.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+#include <string>
+#include <vector>
+
+namespace perf {
+
+struct KernelMeasurement {
+  KernelDesc kernel;
+  /// The device as the data names it ("Tesla T4").
+  std::string device;
+  /// The measured operator: bmm, linear, conv, add, relu, gelu, ln, softmax.
+  std::string op;
+  double latencyUs = 0;
+  /// Where the row came from, for error messages and worst-row listings.
+  std::string file;
+  unsigned line = 0;
+};
+
+/// Reads a whole file, inflating it when it is gzip-compressed.
+llvm::Expected<std::string> readMaybeGzipFile(llvm::StringRef path);
+
+/// Splits one CSV record (RFC 4180 quoting) into fields.
+std::vector<std::string> splitCsvRecord(llvm::StringRef line);
+
+/// Parses a NeuSight measurement CSV (columns OPName, Latency [ms], Device,
+/// Kernel Name, then the shape columns of the operator). `path` names the
+/// file in errors ("file:line: ..."). Semantics, from the data's launch
+/// grids: bmm is [B,M,N] x [B,N,K]; linear is [B*M,N] x [N,K]; conv has
+/// B, Input_Channel, Output_Channel, Kernel_Szie, Input_Size, Stride,
+/// Padding; add/relu/gelu/softmax/ln are B x H.
+llvm::Expected<std::vector<KernelMeasurement>>
+parseNeuSightCsv(llvm::StringRef text, llvm::StringRef path);
+llvm::Expected<std::vector<KernelMeasurement>>
+readNeuSightCsv(llvm::StringRef path);
+
+/// Every <op>/<GPU>.csv[.gz] under a NeuSight data directory.
+llvm::Expected<std::vector<KernelMeasurement>>
+readNeuSightDir(llvm::StringRef dir);
+
+/// The device JSON of a NeuSight device name ("Tesla T4" ->
+/// DIR/Tesla_T4.json), else the catalog GPU of that name.
+llvm::Expected<GpuSpec> neuSightDevice(llvm::StringRef dir,
+                                       llvm::StringRef device);
+
+/// A short GPU label for tables ("Tesla V100-PCIE-32GB" -> "V100").
+std::string shortGpuName(llvm::StringRef device);
+
+/// One priced row.
+struct PricedRow {
+  const KernelMeasurement *row = nullptr;
+  double predictedUs = 0;
+  std::string model;
+  /// (predicted - measured) / measured.
+  double relativeError() const;
+};
+
+struct ErrorStats {
+  size_t count = 0;
+  /// Mean of |relative error|.
+  double mape = 0;
+  /// Geometric mean of |relative error| (the DLRM paper's GMAE), each term
+  /// floored at 1e-4 so one exact hit does not zero the mean.
+  double gmae = 0;
+  /// Fraction of rows within 10% and 25%.
+  double within10 = 0, within25 = 0;
+};
+ErrorStats computeErrorStats(llvm::ArrayRef<PricedRow> rows);
+
+} // namespace perf
+
+#endif // PERF_COSTMODEL_KERNELMEASUREMENTS_H

@@ -1,0 +1,73 @@
+//===- MlModel.h - Learned kernel latency models (XGBoost) ------*- C++ -*-===//
+//
+// Gradient-boosted trees (XGBoost, Debian's libxgboost-dev, through its C
+// API) trained by perf-train per kernel kind from measured latencies. The
+// target is log(measured / roofline at peak): a log-space residual over the
+// roofline, so trees, which cannot extrapolate, only learn how far from the
+// bound a kernel runs while the roofline carries the scaling with the GPU's
+// FLOP/s and bandwidth. GPU figures (SMs, clock, peak FLOP/s, bandwidth, L2,
+// memory) are inputs, so a GPU absent from the training data is priced from
+// its specs. The DLRM paper (seed 000, Sec. III-B2) learns GEMM/transpose
+// times from log-scaled sizes the same way, with MLPs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PERF_COSTMODEL_MLMODEL_H
+#define PERF_COSTMODEL_MLMODEL_H
+
+#include "perf/CostModel/KernelCostModel.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringMap.h"
+#include <mutex>
+
+namespace perf {
+
+/// Length of the feature vector every kind shares (unused entries are 0).
+constexpr unsigned kMlFeatureCount = 32;
+std::vector<float> mlFeatures(const KernelDesc &kernel, const GpuSpec &gpu);
+
+/// The roofline at 100% of peak the learned residual multiplies, in us.
+double mlBaselineUs(const KernelDesc &kernel, const GpuSpec &gpu);
+
+struct MlSample {
+  const KernelDesc *kernel = nullptr;
+  const GpuSpec *gpu = nullptr;
+  double measuredUs = 0;
+};
+
+struct MlTrainOptions {
+  unsigned rounds = 300;
+  unsigned maxDepth = 8;
+  double eta = 0.1;
+  unsigned threads = 2;
+  /// Rows beyond this are subsampled (uniformly, fixed seed) to keep
+  /// training to seconds on two cores.
+  size_t maxRows = 40000;
+  unsigned seed = 1;
+};
+
+/// Trains one kind's booster and saves it (XGBoost JSON) to `path`.
+llvm::Error trainMlModel(llvm::ArrayRef<MlSample> samples,
+                         const MlTrainOptions &options, llvm::StringRef path);
+
+class MlModel : public KernelCostModel {
+public:
+  /// Loads every <kind>.json booster in `dir` (kind as kernelKindName).
+  static llvm::Expected<std::unique_ptr<MlModel>> load(llvm::StringRef dir);
+  ~MlModel() override;
+  llvm::StringRef name() const override { return "ml"; }
+  std::optional<KernelCost> estimate(const KernelDesc &kernel,
+                                     const GpuSpec &gpu) const override;
+  /// Kinds with a trained model.
+  std::vector<std::string> kinds() const;
+
+private:
+  MlModel() = default;
+  llvm::StringMap<void *> boosters;
+  /// XGBoost's predictor is not documented as thread-safe.
+  mutable std::mutex mutex;
+};
+
+} // namespace perf
+
+#endif // PERF_COSTMODEL_MLMODEL_H

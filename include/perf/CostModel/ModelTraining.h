@@ -1,0 +1,40 @@
+//===- ModelTraining.h - Fitting the tile and ml models ---------*- C++ -*-===//
+//
+// What perf-train and perf-eval --leave-one-out share: turning measured
+// rows into the tile model's alpha/beta coefficients and the ml model's
+// per-kind boosters, written to one directory the cost pass loads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PERF_COSTMODEL_MODELTRAINING_H
+#define PERF_COSTMODEL_MODELTRAINING_H
+
+#include "perf/CostModel/MlModel.h"
+#include "perf/CostModel/TileModel.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace perf {
+
+/// One measured kernel on a known GPU.
+struct TrainingRow {
+  const KernelDesc *kernel = nullptr;
+  const GpuSpec *gpu = nullptr;
+  double measuredUs = 0;
+};
+
+/// Fits one TileParams per family (gemm, conv2d) present in `rows`, on at
+/// most `maxRows` rows per family (uniform subsample, fixed seed).
+TileParamsSet fitTileFamilies(llvm::ArrayRef<TrainingRow> rows,
+                              size_t maxRows = 20000, unsigned seed = 1,
+                              unsigned iterations = 1500);
+
+/// Trains an ml booster per kernel kind into `dir`/<kind>.json and fits the
+/// tile coefficients into `dir`/tile.json. Progress goes to `log`.
+llvm::Error trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
+                                llvm::StringRef dir,
+                                const MlTrainOptions &options,
+                                llvm::raw_ostream &log);
+
+} // namespace perf
+
+#endif // PERF_COSTMODEL_MODELTRAINING_H

@@ -1,0 +1,280 @@
+//===- KernelMeasurements.cpp - Measured kernel latencies -----------------===//
+
+#include "perf/CostModel/KernelMeasurements.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include <algorithm>
+#include <cmath>
+#include <zlib.h>
+
+using namespace perf;
+
+llvm::Expected<std::string> perf::readMaybeGzipFile(llvm::StringRef path) {
+  // gzread passes plain files through unchanged, so one reader serves both.
+  gzFile file = gzopen(path.str().c_str(), "rb");
+  if (!file)
+    return llvm::createStringError("cannot open '" + path + "'");
+  std::string out;
+  char chunk[1 << 16];
+  while (true) {
+    int n = gzread(file, chunk, sizeof(chunk));
+    if (n < 0) {
+      int code = 0;
+      std::string msg = gzerror(file, &code);
+      gzclose(file);
+      return llvm::createStringError("cannot read '" + path + "': " + msg);
+    }
+    if (n == 0)
+      break;
+    out.append(chunk, n);
+  }
+  gzclose(file);
+  return out;
+}
+
+std::vector<std::string> perf::splitCsvRecord(llvm::StringRef line) {
+  std::vector<std::string> fields;
+  std::string field;
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char ch = line[i];
+    if (quoted) {
+      if (ch == '"') {
+        if (i + 1 < line.size() && line[i + 1] == '"') {
+          field.push_back('"');
+          ++i;
+        } else {
+          quoted = false;
+        }
+      } else {
+        field.push_back(ch);
+      }
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      fields.push_back(std::move(field));
+      field.clear();
+    } else if (ch != '\r') {
+      field.push_back(ch);
+    }
+  }
+  fields.push_back(std::move(field));
+  return fields;
+}
+
+llvm::Expected<std::vector<KernelMeasurement>>
+perf::parseNeuSightCsv(llvm::StringRef text, llvm::StringRef path) {
+  std::vector<KernelMeasurement> rows;
+  llvm::SmallVector<llvm::StringRef> lines;
+  text.split(lines, '\n', -1, /*KeepEmpty=*/true);
+  if (lines.empty() || lines[0].trim().empty())
+    return llvm::createStringError(path + ":1: empty file, expected a header");
+  std::vector<std::string> header = splitCsvRecord(lines[0]);
+  llvm::StringMap<unsigned> column;
+  for (unsigned i = 0; i < header.size(); ++i)
+    column[llvm::StringRef(header[i]).trim()] = i;
+  for (const char *required : {"OPName", "Latency", "Device"})
+    if (!column.count(required))
+      return llvm::createStringError(path + ":1: missing column '" + required +
+                                     "'");
+
+  for (unsigned lineNo = 2; lineNo <= lines.size(); ++lineNo) {
+    llvm::StringRef line = lines[lineNo - 1];
+    if (line.trim().empty())
+      continue;
+    std::vector<std::string> fields = splitCsvRecord(line);
+    auto where = [&]() { return path.str() + ":" + std::to_string(lineNo); };
+    auto text = [&](llvm::StringRef col) -> llvm::StringRef {
+      auto it = column.find(col);
+      if (it == column.end() || it->second >= fields.size())
+        return "";
+      return llvm::StringRef(fields[it->second]).trim();
+    };
+    auto integer = [&](llvm::StringRef col) -> llvm::Expected<int64_t> {
+      int64_t v = 0;
+      llvm::StringRef s = text(col);
+      if (s.empty() || s.getAsInteger(10, v) || v < 0)
+        return llvm::createStringError(where() + ": column '" + col +
+                                       "' must be a non-negative integer, "
+                                       "got '" +
+                                       s + "'");
+      return v;
+    };
+#define PERF_INT(var, col)                                                     \
+  auto var##OrErr = integer(col);                                              \
+  if (!var##OrErr)                                                             \
+    return var##OrErr.takeError();                                             \
+  int64_t var = *var##OrErr;
+
+    KernelMeasurement m;
+    m.file = path.str();
+    m.line = lineNo;
+    m.op = text("OPName").str();
+    m.device = text("Device").str();
+    double ms = 0;
+    if (text("Latency").getAsDouble(ms) || !(ms > 0))
+      return llvm::createStringError(where() +
+                                     ": column 'Latency' must be a positive "
+                                     "number of milliseconds, got '" +
+                                     text("Latency") + "'");
+    m.latencyUs = ms * 1e3;
+    KernelDesc &k = m.kernel;
+    k.dtype = DType::F32;
+    k.name = text("Kernel Name").str();
+    llvm::StringRef op = m.op;
+    if (op == "bmm" || op == "linear") {
+      PERF_INT(b, "B");
+      PERF_INT(rowsM, "M");
+      PERF_INT(inN, "N");
+      PERF_INT(outK, "K");
+      k.kind = KernelKind::Gemm;
+      // Reduction over N, output M x K (checked against the launch grids).
+      if (op == "bmm") {
+        k.batch = b;
+        k.m = rowsM;
+      } else {
+        k.batch = 1;
+        k.m = b * rowsM;
+        k.transB = true; // nn.Linear's weight is [out, in].
+      }
+      k.k = inN;
+      k.n = outK;
+    } else if (op == "conv") {
+      PERF_INT(b, "B");
+      PERF_INT(cin, "Input_Channel");
+      PERF_INT(cout, "Output_Channel");
+      PERF_INT(ksize, "Kernel_Szie");
+      PERF_INT(size, "Input_Size");
+      PERF_INT(stride, "Stride");
+      PERF_INT(pad, "Padding");
+      k.kind = KernelKind::Conv2d;
+      k.batch = b;
+      k.c = cin;
+      k.outChannels = cout;
+      k.r = k.s = ksize;
+      k.h = k.w = size;
+      k.strideH = k.strideW = std::max<int64_t>(stride, 1);
+      k.padH = k.padW = pad;
+    } else if (op == "add" || op == "relu" || op == "gelu" || op == "mul" ||
+               op == "div" || op == "tanh") {
+      PERF_INT(b, "B");
+      PERF_INT(h, "H");
+      k.kind = KernelKind::Elementwise;
+      k.numElements = b * h;
+      bool binary = op == "add" || op == "mul" || op == "div";
+      k.numInputs = binary ? 2 : 1;
+      k.op = op.str();
+      // erf-based GELU and tanh are a handful of FLOPs per element.
+      k.flopsPerElement = (op == "gelu" || op == "tanh") ? 10 : 1;
+    } else if (op == "softmax" || op == "ln") {
+      PERF_INT(b, "B");
+      PERF_INT(h, "H");
+      k.kind = op == "softmax" ? KernelKind::Softmax : KernelKind::LayerNorm;
+      k.rows = b;
+      k.cols = h;
+    } else {
+      return llvm::createStringError(where() + ": unknown operator '" + op +
+                                     "' (known: bmm, linear, conv, add, "
+                                     "relu, gelu, mul, div, tanh, softmax, "
+                                     "ln)");
+    }
+#undef PERF_INT
+    rows.push_back(std::move(m));
+  }
+  return rows;
+}
+
+llvm::Expected<std::vector<KernelMeasurement>>
+perf::readNeuSightCsv(llvm::StringRef path) {
+  llvm::Expected<std::string> text = readMaybeGzipFile(path);
+  if (!text)
+    return text.takeError();
+  return parseNeuSightCsv(*text, path);
+}
+
+llvm::Expected<std::vector<KernelMeasurement>>
+perf::readNeuSightDir(llvm::StringRef dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator op(dir, ec), end; op != end && !ec;
+       op.increment(ec)) {
+    if (!llvm::sys::fs::is_directory(op->path()))
+      continue;
+    for (llvm::sys::fs::directory_iterator f(op->path(), ec), fend;
+         f != fend && !ec; f.increment(ec)) {
+      llvm::StringRef p = f->path();
+      if (p.ends_with(".csv") || p.ends_with(".csv.gz"))
+        files.push_back(p.str());
+    }
+  }
+  if (ec)
+    return llvm::createStringError(ec, "cannot list '" + dir + "'");
+  if (files.empty())
+    return llvm::createStringError("no <op>/<gpu>.csv[.gz] files under '" +
+                                   dir + "'");
+  llvm::sort(files);
+  std::vector<KernelMeasurement> all;
+  for (const std::string &f : files) {
+    auto rows = readNeuSightCsv(f);
+    if (!rows)
+      return rows.takeError();
+    for (KernelMeasurement &m : *rows)
+      all.push_back(std::move(m));
+  }
+  return all;
+}
+
+llvm::Expected<GpuSpec> perf::neuSightDevice(llvm::StringRef dir,
+                                             llvm::StringRef device) {
+  std::string file = device.str();
+  std::replace(file.begin(), file.end(), ' ', '_');
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, file + ".json");
+  if (llvm::sys::fs::exists(path))
+    return loadGpuSpecFile(path);
+  if (const GpuSpec *known = lookupGpu(device))
+    return *known;
+  return llvm::createStringError("unknown device '" + device + "': no " + path +
+                                 " and no catalog GPU of that name");
+}
+
+std::string perf::shortGpuName(llvm::StringRef device) {
+  for (const char *name : {"A100", "H100", "V100", "P100", "T4", "P4", "L4"})
+    if (device.contains(name)) {
+      std::string s = name;
+      if (s == "A100" || s == "H100")
+        s += device.contains("80GB") ? "-80GB" : "-40GB";
+      if (s == "H100-40GB")
+        s = "H100";
+      return s;
+    }
+  return device.str();
+}
+
+double PricedRow::relativeError() const {
+  return (predictedUs - row->latencyUs) / row->latencyUs;
+}
+
+ErrorStats perf::computeErrorStats(llvm::ArrayRef<PricedRow> rows) {
+  ErrorStats s;
+  s.count = rows.size();
+  if (rows.empty())
+    return s;
+  double sumAbs = 0, sumLog = 0;
+  size_t in10 = 0, in25 = 0;
+  for (const PricedRow &r : rows) {
+    double e = std::fabs(r.relativeError());
+    sumAbs += e;
+    sumLog += std::log(std::max(e, 1e-4));
+    in10 += e <= 0.10;
+    in25 += e <= 0.25;
+  }
+  double n = rows.size();
+  s.mape = sumAbs / n;
+  s.gmae = std::exp(sumLog / n);
+  s.within10 = in10 / n;
+  s.within25 = in25 / n;
+  return s;
+}

@@ -1,0 +1,252 @@
+//===- MlModel.cpp - Learned kernel latency models (XGBoost) --------------===//
+
+#include "perf/CostModel/MlModel.h"
+#include "perf/CostModel/TileModel.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <xgboost/c_api.h>
+
+using namespace perf;
+
+static float lg(double x) {
+  return static_cast<float>(std::log1p(std::max(x, 0.0)));
+}
+
+double perf::mlBaselineUs(const KernelDesc &k, const GpuSpec &gpu) {
+  double peak = gpu.peakFlops(k.dtype, k.tensorCores);
+  double bw = gpu.memBandwidth;
+  if (k.kind == KernelKind::Memcpy &&
+      k.copyKind != MemcpyKind::DeviceToDevice && gpu.pcieBandwidth > 0)
+    bw = gpu.pcieBandwidth;
+  double computeS = peak > 0 ? k.totalFlops() / peak : 0;
+  double memoryS = bw > 0 ? k.totalBytes() / bw : 0;
+  // A floor of 1 ns keeps the log target finite for empty kernels.
+  return std::max(std::max(computeS, memoryS) * 1e6, 1e-3);
+}
+
+std::vector<float> perf::mlFeatures(const KernelDesc &k, const GpuSpec &gpu) {
+  std::vector<float> f(kMlFeatureCount, 0.0f);
+  double peak = gpu.peakFlops(k.dtype, k.tensorCores);
+  double flops = k.totalFlops(), bytes = k.totalBytes();
+  unsigned i = 0;
+  // GPU.
+  f[i++] = gpu.numSMs;
+  f[i++] = gpu.clockMHz;
+  f[i++] = lg(peak / 1e9);
+  f[i++] = lg(gpu.memBandwidth / 1e9);
+  f[i++] = lg(gpu.l2Bytes / 1024);
+  f[i++] = lg(gpu.memBytes / 1e6);
+  f[i++] = gpu.memBandwidth > 0 ? peak / gpu.memBandwidth : 0;
+  // Kernel: work and the roofline's two sides on this GPU.
+  f[i++] = lg(flops);
+  f[i++] = lg(bytes);
+  f[i++] = bytes > 0 ? lg(flops / bytes) : 0;
+  f[i++] = peak > 0 ? lg(flops / peak * 1e6) : 0;
+  f[i++] = gpu.memBandwidth > 0 ? lg(bytes / gpu.memBandwidth * 1e6) : 0;
+  f[i++] = dtypeBytes(k.dtype);
+  // Shape, by kind (13..25).
+  switch (k.kind) {
+  case KernelKind::Gemm:
+  case KernelKind::Attention:
+    f[i++] = lg(k.batch);
+    f[i++] = lg(k.m);
+    f[i++] = lg(k.n);
+    f[i++] = lg(k.k);
+    f[i++] = k.transA;
+    f[i++] = k.transB;
+    break;
+  case KernelKind::Conv2d:
+  case KernelKind::Pooling:
+    f[i++] = lg(k.batch);
+    f[i++] = lg(k.c);
+    f[i++] = lg(k.outChannels);
+    f[i++] = lg(k.h);
+    f[i++] = k.r;
+    f[i++] = k.strideH;
+    f[i++] = k.padH;
+    f[i++] = lg(k.outH());
+    f[i++] = static_cast<float>(k.pass);
+    break;
+  case KernelKind::Softmax:
+  case KernelKind::LayerNorm:
+  case KernelKind::Reduce:
+    f[i++] = lg(k.rows);
+    f[i++] = lg(k.cols);
+    f[i++] = lg(double(k.rows) / std::max(1u, gpu.numSMs));
+    break;
+  case KernelKind::EmbeddingBag:
+    f[i++] = lg(k.numTables);
+    f[i++] = lg(k.tableRows);
+    f[i++] = lg(k.dim);
+    f[i++] = lg(k.batch);
+    f[i++] = lg(k.pooling);
+    f[i++] = static_cast<float>(k.pass);
+    break;
+  default:
+    f[i++] = lg(k.numElements);
+    f[i++] = k.numInputs;
+    f[i++] = k.flopsPerElement;
+    f[i++] = lg(double(k.numElements) / std::max(1u, gpu.numSMs));
+    break;
+  }
+  i = 22;
+  // Tile and wave counts of GEMM-like kernels (NeuSight's insight: the wave
+  // quantization is what a size-only model misses).
+  if (std::optional<TileAnalysis> t = analyzeTiles(k, gpu)) {
+    f[i++] = t->tile.first;
+    f[i++] = t->tile.second;
+    f[i++] = lg(t->tiles);
+    f[i++] = lg(t->waves);
+    f[i++] = static_cast<float>(t->tiles / (t->waves * gpu.numSMs));
+    f[i++] = lg(t->flopsPerTile);
+    f[i++] = static_cast<float>(t->features[5]);
+  }
+  return f;
+}
+
+namespace {
+/// Frees an XGBoost handle on scope exit.
+struct DMatrix {
+  DMatrixHandle handle = nullptr;
+  ~DMatrix() {
+    if (handle)
+      XGDMatrixFree(handle);
+  }
+};
+} // namespace
+
+static llvm::Error xgbError(llvm::StringRef what) {
+  return llvm::createStringError("xgboost: " + what + ": " + XGBGetLastError());
+}
+
+llvm::Error perf::trainMlModel(llvm::ArrayRef<MlSample> samples,
+                               const MlTrainOptions &options,
+                               llvm::StringRef path) {
+  if (samples.empty())
+    return llvm::createStringError("no training rows for " + path);
+  std::vector<size_t> order(samples.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  if (order.size() > options.maxRows) {
+    std::mt19937_64 rng(options.seed);
+    std::shuffle(order.begin(), order.end(), rng);
+    order.resize(options.maxRows);
+  }
+  std::vector<float> data;
+  std::vector<float> labels;
+  data.reserve(order.size() * kMlFeatureCount);
+  for (size_t idx : order) {
+    const MlSample &s = samples[idx];
+    std::vector<float> f = mlFeatures(*s.kernel, *s.gpu);
+    data.insert(data.end(), f.begin(), f.end());
+    labels.push_back(static_cast<float>(
+        std::log(s.measuredUs / mlBaselineUs(*s.kernel, *s.gpu))));
+  }
+  DMatrix dm;
+  if (XGDMatrixCreateFromMat(data.data(), labels.size(), kMlFeatureCount, NAN,
+                             &dm.handle))
+    return xgbError("creating the training matrix");
+  if (XGDMatrixSetFloatInfo(dm.handle, "label", labels.data(), labels.size()))
+    return xgbError("setting labels");
+  BoosterHandle booster = nullptr;
+  if (XGBoosterCreate(&dm.handle, 1, &booster))
+    return xgbError("creating the booster");
+  llvm::scope_exit cleanup([&] { XGBoosterFree(booster); });
+  std::string depth = std::to_string(options.maxDepth);
+  std::string eta = std::to_string(options.eta);
+  std::string threads = std::to_string(options.threads);
+  std::string seed = std::to_string(options.seed);
+  const std::pair<const char *, const char *> params[] = {
+      {"objective", "reg:squarederror"},
+      {"tree_method", "hist"},
+      {"max_depth", depth.c_str()},
+      {"eta", eta.c_str()},
+      {"subsample", "0.8"},
+      {"colsample_bytree", "0.9"},
+      {"min_child_weight", "2"},
+      {"nthread", threads.c_str()},
+      {"seed", seed.c_str()},
+      {"verbosity", "0"}};
+  for (auto [key, value] : params)
+    if (XGBoosterSetParam(booster, key, value))
+      return xgbError(std::string("setting ") + key);
+  for (unsigned round = 0; round < options.rounds; ++round)
+    if (XGBoosterUpdateOneIter(booster, round, dm.handle))
+      return xgbError("training round " + std::to_string(round));
+  if (XGBoosterSaveModel(booster, path.str().c_str()))
+    return xgbError("saving " + path.str());
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
+  if (dir.empty())
+    return llvm::createStringError(
+        "the ml model needs a model directory (written by perf-train)");
+  if (!llvm::sys::fs::is_directory(dir))
+    return llvm::createStringError("ml model directory '" + dir +
+                                   "' does not exist");
+  std::unique_ptr<MlModel> model(new MlModel());
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    llvm::StringRef path = it->path();
+    llvm::StringRef file = llvm::sys::path::filename(path);
+    if (!file.ends_with(".json") || file == "tile.json")
+      continue;
+    llvm::StringRef kind = file.drop_back(5);
+    BoosterHandle booster = nullptr;
+    if (XGBoosterCreate(nullptr, 0, &booster))
+      return xgbError("creating a booster");
+    if (XGBoosterLoadModel(booster, path.str().c_str())) {
+      XGBoosterFree(booster);
+      return xgbError("loading " + path.str());
+    }
+    XGBoosterSetParam(booster, "nthread", "1");
+    model->boosters[kind] = booster;
+  }
+  if (model->boosters.empty())
+    return llvm::createStringError("no <kind>.json models in '" + dir +
+                                   "' (run perf-train)");
+  return model;
+}
+
+MlModel::~MlModel() {
+  for (auto &entry : boosters)
+    XGBoosterFree(entry.second);
+}
+
+std::vector<std::string> MlModel::kinds() const {
+  std::vector<std::string> out;
+  for (const auto &entry : boosters)
+    out.push_back(entry.first().str());
+  llvm::sort(out);
+  return out;
+}
+
+std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
+                                            const GpuSpec &gpu) const {
+  auto it = boosters.find(kernelKindName(k.kind));
+  if (it == boosters.end())
+    return std::nullopt;
+  std::vector<float> f = mlFeatures(k, gpu);
+  std::lock_guard<std::mutex> lock(mutex);
+  DMatrix dm;
+  if (XGDMatrixCreateFromMat(f.data(), 1, kMlFeatureCount, NAN, &dm.handle))
+    return std::nullopt;
+  bst_ulong len = 0;
+  const float *out = nullptr;
+  if (XGBoosterPredict(it->second, dm.handle, 0, 0, 0, &len, &out) || len != 1)
+    return std::nullopt;
+  KernelCost cost;
+  cost.model = "ml";
+  cost.latencyUs = mlBaselineUs(k, gpu) * std::exp(double(out[0]));
+  double peak = gpu.peakFlops(k.dtype, k.tensorCores);
+  cost.computeBound = peak > 0 && gpu.memBandwidth > 0 &&
+                      k.totalFlops() / peak > k.totalBytes() / gpu.memBandwidth;
+  return cost;
+}

@@ -1,0 +1,71 @@
+//===- ModelTraining.cpp - Fitting the tile and ml models -----------------===//
+
+#include "perf/CostModel/ModelTraining.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include <algorithm>
+#include <map>
+#include <random>
+
+using namespace perf;
+
+TileParamsSet perf::fitTileFamilies(llvm::ArrayRef<TrainingRow> rows,
+                                    size_t maxRows, unsigned seed,
+                                    unsigned iterations) {
+  std::map<std::string, std::vector<TileSample>> byFamily;
+  for (const TrainingRow &r : rows) {
+    llvm::StringRef family = tileFamily(*r.kernel);
+    if (family.empty())
+      continue;
+    if (std::optional<TileAnalysis> a = analyzeTiles(*r.kernel, *r.gpu))
+      byFamily[family.str()].push_back({*a, r.measuredUs});
+  }
+  TileParamsSet set;
+  for (auto &[family, samples] : byFamily) {
+    if (samples.size() > maxRows) {
+      std::mt19937_64 rng(seed);
+      std::shuffle(samples.begin(), samples.end(), rng);
+      samples.resize(maxRows);
+    }
+    set[family] = fitTileParams(samples, iterations);
+  }
+  return set;
+}
+
+llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
+                                      llvm::StringRef dir,
+                                      const MlTrainOptions &options,
+                                      llvm::raw_ostream &log) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return llvm::createStringError(ec, "cannot create '" + dir + "'");
+  std::map<std::string, std::vector<MlSample>> byKind;
+  for (const TrainingRow &r : rows)
+    byKind[kernelKindName(r.kernel->kind).str()].push_back(
+        {r.kernel, r.gpu, r.measuredUs});
+  for (const auto &[kind, samples] : byKind) {
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, kind + ".json");
+    if (auto e = trainMlModel(samples, options, path))
+      return e;
+    log << "ml: " << kind << ": trained on "
+        << std::min(samples.size(), options.maxRows) << " of " << samples.size()
+        << " rows -> " << path << "\n";
+  }
+  TileParamsSet tile = fitTileFamilies(rows, 20000, options.seed);
+  if (!tile.empty()) {
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, "tile.json");
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec)
+      return llvm::createStringError(ec, "cannot write '" + path + "'");
+    os << llvm::formatv("{0:2}", tileParamsToJson(tile)) << "\n";
+    for (const auto &[family, p] : tile)
+      log << "tile: " << family << ": fitted on " << p.trainedRows
+          << " rows, overhead " << llvm::formatv("{0:f2}", p.overheadUs)
+          << " us -> " << path << "\n";
+  }
+  return llvm::Error::success();
+}

@@ -1,0 +1,379 @@
+//===- perf-eval.cpp - Accuracy of the kernel cost models -----------------===//
+//
+// Prices measured kernels (NeuSight CSVs) with a model stack and prints the
+// per-kind MAPE and GMAE and the worst rows. --leave-one-out fits the
+// trainable models on all GPUs but one and reports the held-out GPU, for
+// every model: the table of docs/accuracy.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "perf/CostModel/DbModel.h"
+#include "perf/CostModel/KernelCostModel.h"
+#include "perf/CostModel/KernelMeasurements.h"
+#include "perf/CostModel/KernelSignature.h"
+#include "perf/CostModel/ModelTraining.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include <algorithm>
+#include <map>
+#include <random>
+
+using namespace perf;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("perf-eval options");
+static cl::list<std::string> inputs(cl::Positional, cl::desc("<csv[.gz]...>"),
+                                    cl::cat(category));
+static cl::opt<std::string>
+    modelNames("model", cl::init("roofline"),
+               cl::desc("Model stack, first that prices a row wins "
+                        "(db,ml,tile,heuristic,roofline)"),
+               cl::cat(category));
+static cl::opt<std::string>
+    deviceOpt("device", cl::init("auto"),
+              cl::desc("GPU name, device JSON file, or 'auto' (the row's "
+                       "Device column, from --device-dir or the catalog)"),
+              cl::cat(category));
+static cl::opt<std::string>
+    deviceDir("device-dir",
+              cl::desc("Where <Device>.json files are (default: the parent "
+                       "of each CSV's folder)"),
+              cl::cat(category));
+static cl::opt<std::string> modelDir("model-dir",
+                                     cl::desc("ml models and tile.json"),
+                                     cl::cat(category));
+static cl::opt<std::string> dbPath("db", cl::desc("Perf database (db model)"),
+                                   cl::cat(category));
+static cl::opt<unsigned> worst("worst", cl::init(5),
+                               cl::desc("Worst rows to list"),
+                               cl::cat(category));
+static cl::opt<bool>
+    leaveOneOut("leave-one-out",
+                cl::desc("Train on all GPUs of --neusight but one, report "
+                         "the held-out GPU, for each model of --models"),
+                cl::cat(category));
+static cl::opt<std::string> neusightDir("neusight",
+                                        cl::desc("NeuSight data directory"),
+                                        cl::cat(category));
+static cl::opt<std::string>
+    looModels("models", cl::init("roofline,heuristic,tile,ml,db"),
+              cl::desc("Models compared by --leave-one-out"),
+              cl::cat(category));
+static cl::opt<unsigned> maxRows("max-rows", cl::init(40000),
+                                 cl::desc("ml training rows per kind"),
+                                 cl::cat(category));
+static cl::opt<unsigned> rounds("rounds", cl::init(300),
+                                cl::desc("ml boosting rounds"),
+                                cl::cat(category));
+static cl::opt<double>
+    evalFraction("eval-fraction", cl::init(1.0),
+                 cl::desc("Fraction of held-out rows priced (fixed seed)"),
+                 cl::cat(category));
+static cl::opt<std::string>
+    workDir("work-dir",
+            cl::desc("Where --leave-one-out writes its models "
+                     "(default: a fresh temporary folder)"),
+            cl::cat(category));
+
+static int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "perf-eval") << message << "\n";
+  return 1;
+}
+
+static std::string describe(const KernelMeasurement &m) {
+  return m.op + " " + kernelSignature(m.kernel);
+}
+
+/// Prices `rows` and groups the results by op and GPU.
+struct Evaluation {
+  std::vector<PricedRow> priced;
+  std::map<std::pair<std::string, std::string>, std::vector<PricedRow>>
+      byOpAndGpu;
+};
+
+static void printStats(llvm::raw_ostream &os, llvm::StringRef op,
+                       llvm::StringRef gpu, const ErrorStats &s) {
+  os << llvm::formatv("{0,-8} {1,-10} {2,7} {3,8:P1} {4,8:P1} {5,6:P0} "
+                      "{6,6:P0}\n",
+                      op, gpu, s.count, s.mape, s.gmae, s.within10, s.within25);
+}
+
+static llvm::Expected<GpuSpec> deviceFor(const KernelMeasurement &m,
+                                         llvm::StringMap<GpuSpec> &cache) {
+  std::string key = deviceOpt == "auto" ? m.device : deviceOpt.getValue();
+  auto it = cache.find(key);
+  if (it != cache.end())
+    return it->second;
+  llvm::Expected<GpuSpec> spec = llvm::createStringError("unset");
+  if (deviceOpt != "auto") {
+    if (llvm::StringRef(deviceOpt).ends_with(".json"))
+      spec = loadGpuSpecFile(deviceOpt);
+    else if (const GpuSpec *known = lookupGpu(deviceOpt))
+      spec = *known;
+    else
+      spec = llvm::createStringError("unknown GPU '" + deviceOpt + "'");
+  } else {
+    llvm::consumeError(spec.takeError());
+    std::string dir = deviceDir;
+    if (dir.empty())
+      dir = llvm::sys::path::parent_path(llvm::sys::path::parent_path(m.file))
+                .str();
+    spec = neuSightDevice(dir, m.device);
+  }
+  if (!spec)
+    return spec.takeError();
+  cache[key] = *spec;
+  return *spec;
+}
+
+static int evaluateFiles() {
+  if (inputs.empty())
+    return fail("no input CSV files (see --help)");
+  CostModelOptions options;
+  options.mlModelDir = modelDir;
+  options.databasePath = dbPath;
+  auto stack = createKernelCostStack(modelNames, options);
+  if (!stack)
+    return fail(llvm::toString(stack.takeError()));
+  std::vector<KernelMeasurement> rows;
+  for (const std::string &file : inputs) {
+    auto part = readNeuSightCsv(file);
+    if (!part)
+      return fail(llvm::toString(part.takeError()));
+    for (KernelMeasurement &m : *part)
+      rows.push_back(std::move(m));
+  }
+  llvm::StringMap<GpuSpec> devices;
+  Evaluation eval;
+  std::map<std::string, size_t> pricedBy;
+  for (const KernelMeasurement &m : rows) {
+    auto gpu = deviceFor(m, devices);
+    if (!gpu)
+      return fail(m.file + ":" + llvm::Twine(m.line) + ": " +
+                  llvm::toString(gpu.takeError()));
+    KernelCost cost = stack->estimate(m.kernel, *gpu);
+    PricedRow p{&m, cost.latencyUs, cost.model};
+    ++pricedBy[cost.model];
+    eval.priced.push_back(p);
+    eval.byOpAndGpu[{m.op, shortGpuName(m.device)}].push_back(p);
+  }
+  llvm::outs() << "models: " << modelNames << "  rows: " << rows.size()
+               << "  priced by:";
+  for (const auto &[model, n] : pricedBy)
+    llvm::outs() << " " << model << "=" << n;
+  llvm::outs() << "\n";
+  llvm::outs() << llvm::formatv("{0,-8} {1,-10} {2,7} {3,8} {4,8} {5,6} "
+                                "{6,6}\n",
+                                "kind", "gpu", "rows", "MAPE", "GMAE", "<10%",
+                                "<25%");
+  for (const auto &[key, priced] : eval.byOpAndGpu)
+    printStats(llvm::outs(), key.first, key.second, computeErrorStats(priced));
+  printStats(llvm::outs(), "all", "-", computeErrorStats(eval.priced));
+
+  std::vector<PricedRow> sorted = eval.priced;
+  std::sort(
+      sorted.begin(), sorted.end(), [](const PricedRow &a, const PricedRow &b) {
+        return std::fabs(a.relativeError()) > std::fabs(b.relativeError());
+      });
+  if (worst > 0)
+    llvm::outs() << "worst rows:\n";
+  for (size_t i = 0; i < std::min<size_t>(worst, sorted.size()); ++i) {
+    const PricedRow &p = sorted[i];
+    llvm::outs() << llvm::formatv(
+        "  {0}:{1}: {2} on {3}: measured {4:f1} us, {5} {6:f1} us "
+        "({7:P1})\n",
+        llvm::sys::path::filename(p.row->file), p.row->line, describe(*p.row),
+        shortGpuName(p.row->device), p.row->latencyUs, p.model, p.predictedUs,
+        p.relativeError());
+  }
+  for (const KernelCostMiss &miss : stack->misses())
+    llvm::outs() << "db miss: " << miss.device << " " << miss.dtype << " "
+                 << miss.kind << " " << miss.signature << "\n";
+  return 0;
+}
+
+/// "A100-40GB" and "A100-80GB" are one fold: the same chip.
+static std::string foldOf(llvm::StringRef device) {
+  std::string s = shortGpuName(device);
+  return llvm::StringRef(s).split('-').first.str();
+}
+
+/// Op groups reported besides each op.
+static std::string groupOf(llvm::StringRef op) {
+  if (op == "bmm" || op == "linear")
+    return "gemm (bmm+linear)";
+  if (op == "add" || op == "relu" || op == "gelu" || op == "mul" ||
+      op == "div" || op == "tanh")
+    return "elementwise (add+relu+gelu)";
+  return "";
+}
+
+static int runLeaveOneOut() {
+  if (neusightDir.empty())
+    return fail("--leave-one-out needs --neusight DIR");
+  auto rowsOrErr = readNeuSightDir(neusightDir);
+  if (!rowsOrErr)
+    return fail(llvm::toString(rowsOrErr.takeError()));
+  std::vector<KernelMeasurement> &rows = *rowsOrErr;
+  llvm::StringMap<GpuSpec> devices;
+  for (const KernelMeasurement &m : rows)
+    if (!devices.count(m.device)) {
+      auto spec = neuSightDevice(neusightDir, m.device);
+      if (!spec)
+        return fail(m.file + ":" + llvm::Twine(m.line) + ": " +
+                    llvm::toString(spec.takeError()));
+      devices[m.device] = *spec;
+    }
+  std::vector<std::string> folds;
+  for (const KernelMeasurement &m : rows)
+    if (llvm::find(folds, foldOf(m.device)) == folds.end())
+      folds.push_back(foldOf(m.device));
+  llvm::sort(folds);
+
+  llvm::SmallVector<llvm::StringRef> models;
+  llvm::StringRef(looModels).split(models, ',', -1, false);
+  std::string root = workDir;
+  if (root.empty()) {
+    llvm::SmallString<128> tmp;
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueDirectory("perf-eval-loo", tmp))
+      return fail("cannot create a temporary folder: " + ec.message());
+    root = tmp.str().str();
+  }
+
+  // model -> group/op -> fold -> priced rows.
+  std::map<std::string,
+           std::map<std::string, std::map<std::string, std::vector<PricedRow>>>>
+      results;
+  std::map<std::string, std::map<std::string, size_t>> dbHits;
+  std::mt19937_64 rng(7);
+  for (const std::string &fold : folds) {
+    std::vector<TrainingRow> train;
+    std::vector<const KernelMeasurement *> test;
+    std::uniform_real_distribution<double> coin(0, 1);
+    for (const KernelMeasurement &m : rows) {
+      if (foldOf(m.device) == fold) {
+        if (evalFraction >= 1 || coin(rng) < evalFraction)
+          test.push_back(&m);
+      } else {
+        train.push_back({&m.kernel, &devices[m.device], m.latencyUs});
+      }
+    }
+    llvm::SmallString<256> dir(root);
+    llvm::sys::path::append(dir, "without-" + fold);
+    CostModelOptions options;
+    options.mlModelDir = dir.str().str();
+    bool needsTraining =
+        llvm::is_contained(models, "ml") || llvm::is_contained(models, "tile");
+    if (needsTraining) {
+      MlTrainOptions ml;
+      ml.maxRows = maxRows;
+      ml.rounds = rounds;
+      llvm::errs() << "fold " << fold << ": training on " << train.size()
+                   << " rows\n";
+      if (auto e = trainModelDirectory(train, dir, ml, llvm::errs()))
+        return fail(llvm::toString(std::move(e)));
+    }
+    if (llvm::is_contained(models, "db")) {
+      // A perf DB of the training GPUs: the held-out GPU's kernels miss.
+      llvm::SmallString<256> db(dir);
+      llvm::sys::fs::create_directories(dir);
+      llvm::sys::path::append(db, "perf.sqlite");
+      llvm::sys::fs::remove(db);
+      auto writer = PerfDatabase::openForWriting(db);
+      if (!writer)
+        return fail(llvm::toString(writer.takeError()));
+      if (auto e = (*writer)->begin())
+        return fail(llvm::toString(std::move(e)));
+      for (const KernelMeasurement &m : rows) {
+        if (foldOf(m.device) == fold)
+          continue;
+        PerfDbEntry e{devices[m.device].name, "f32",
+                      kernelKindName(m.kernel.kind).str(),
+                      kernelSignature(m.kernel), m.latencyUs};
+        e.source = "neusight";
+        if (auto err = (*writer)->addKernel(e))
+          return fail(llvm::toString(std::move(err)));
+      }
+      if (auto e = (*writer)->commit())
+        return fail(llvm::toString(std::move(e)));
+      options.databasePath = db.str().str();
+    }
+    for (llvm::StringRef name : models) {
+      auto model = createKernelCostModel(name, options);
+      if (!model)
+        return fail(llvm::toString(model.takeError()));
+      for (const KernelMeasurement *m : test) {
+        const GpuSpec &gpu = devices[m->device];
+        std::optional<KernelCost> cost = (*model)->estimate(m->kernel, gpu);
+        if (!cost)
+          continue;
+        if (name == "db")
+          ++dbHits[fold][m->op];
+        PricedRow p{m, cost->latencyUs, cost->model};
+        results[name.str()][m->op][fold].push_back(p);
+        std::string group = groupOf(m->op);
+        if (!group.empty())
+          results[name.str()][group][fold].push_back(p);
+      }
+    }
+  }
+
+  // Markdown: one table per model, rows = op, columns = held-out GPU.
+  llvm::raw_ostream &os = llvm::outs();
+  for (llvm::StringRef name : models) {
+    os << "\n### " << name << "\n\n| kind |";
+    for (const std::string &fold : folds)
+      os << " " << fold << " MAPE / GMAE |";
+    os << "\n|---|";
+    for (size_t i = 0; i < folds.size(); ++i)
+      os << "---|";
+    os << "\n";
+    auto &byOp = results[name.str()];
+    if (byOp.empty()) {
+      os << "| (no row priced: every held-out kernel fell through) |";
+      for (size_t i = 0; i < folds.size(); ++i)
+        os << " - |";
+      os << "\n";
+      continue;
+    }
+    for (auto &[op, byFold] : byOp) {
+      os << "| " << op << " |";
+      for (const std::string &fold : folds) {
+        auto it = byFold.find(fold);
+        if (it == byFold.end()) {
+          os << " - |";
+          continue;
+        }
+        ErrorStats s = computeErrorStats(it->second);
+        os << llvm::formatv(" {0:P1} / {1:P1} |", s.mape, s.gmae);
+      }
+      os << "\n";
+    }
+  }
+  os << "\nRows priced per held-out GPU:";
+  for (const std::string &fold : folds) {
+    size_t n = 0;
+    for (const KernelMeasurement &m : rows)
+      n += foldOf(m.device) == fold;
+    os << " " << fold << "=" << n;
+  }
+  os << "\n";
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "perf-eval: accuracy of the kernel cost models on measured kernels\n\n"
+      "  perf-eval --model=tile --device=auto bmm/Tesla_T4.csv.gz\n"
+      "  perf-eval --leave-one-out --neusight DIR --models=roofline,tile,ml\n");
+  return leaveOneOut ? runLeaveOneOut() : evaluateFiles();
+}

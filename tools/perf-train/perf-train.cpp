@@ -1,0 +1,163 @@
+//===- perf-train.cpp - Train the learned kernel cost models --------------===//
+//
+// Reads measured latencies (the perf database of docs/perf-db.md and/or
+// NeuSight CSVs), trains one XGBoost model per kernel kind and fits the tile
+// model's coefficients, into a folder the `ml` and `tile` models load
+// (--perf-kernel-cost=...,model-dir=DIR or CostModelOptions::mlModelDir).
+//
+//===----------------------------------------------------------------------===//
+
+#include "perf/CostModel/DbModel.h"
+#include "perf/CostModel/KernelMeasurements.h"
+#include "perf/CostModel/KernelSignature.h"
+#include "perf/CostModel/ModelTraining.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include <deque>
+
+using namespace perf;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("perf-train options");
+static cl::opt<std::string> output("o", cl::desc("Model folder to write"),
+                                   cl::value_desc("dir"), cl::cat(category));
+static cl::opt<std::string>
+    dbPath("db", cl::desc("Perf database to learn from"), cl::cat(category));
+static cl::opt<std::string> neusight("neusight",
+                                     cl::desc("NeuSight data folder to learn "
+                                              "from"),
+                                     cl::cat(category));
+static cl::list<std::string>
+    exclude("exclude-device",
+            cl::desc("Leave a device out of training (substring match)"),
+            cl::cat(category));
+static cl::opt<std::string>
+    writeDb("write-db",
+            cl::desc("Also store the NeuSight rows in this perf database"),
+            cl::cat(category));
+static cl::opt<unsigned> maxRows("max-rows", cl::init(40000),
+                                 cl::desc("ml training rows per kind"),
+                                 cl::cat(category));
+static cl::opt<unsigned> rounds("rounds", cl::init(300),
+                                cl::desc("ml boosting rounds"),
+                                cl::cat(category));
+
+static int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "perf-train") << message << "\n";
+  return 1;
+}
+
+static bool excluded(llvm::StringRef device) {
+  for (const std::string &e : exclude)
+    if (device.contains(e))
+      return true;
+  return false;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "perf-train: train the ml and tile kernel cost models\n\n"
+      "  perf-train --neusight ../shared/data/kernels/neusight -o models\n"
+      "  perf-train --db perf.sqlite -o models\n");
+  if (neusight.empty() && dbPath.empty())
+    return fail("nothing to learn from: give --neusight DIR and/or --db FILE");
+  if (output.empty() && writeDb.empty())
+    return fail("no output: give -o DIR and/or --write-db FILE");
+
+  // Owners of what the training rows point to.
+  std::vector<KernelMeasurement> measured;
+  std::deque<KernelDesc> dbKernels;
+  llvm::StringMap<GpuSpec> devices;
+  std::vector<std::pair<size_t, std::string>> measuredDevice;
+  std::vector<TrainingRow> rows;
+
+  if (!neusight.empty()) {
+    auto read = readNeuSightDir(neusight);
+    if (!read)
+      return fail(llvm::toString(read.takeError()));
+    measured = std::move(*read);
+    for (const KernelMeasurement &m : measured)
+      if (!devices.count(m.device)) {
+        auto spec = neuSightDevice(neusight, m.device);
+        if (!spec)
+          return fail(m.file + ":" + llvm::Twine(m.line) + ": " +
+                      llvm::toString(spec.takeError()));
+        devices[m.device] = *spec;
+      }
+    if (!writeDb.empty()) {
+      auto db = PerfDatabase::openForWriting(writeDb);
+      if (!db)
+        return fail(llvm::toString(db.takeError()));
+      if (auto e = (*db)->begin())
+        return fail(llvm::toString(std::move(e)));
+      for (auto &entry : devices)
+        if (auto e = (*db)->addDevice(
+                entry.second.name,
+                llvm::formatv("{0}", toJson(entry.second)).str()))
+          return fail(llvm::toString(std::move(e)));
+      for (const KernelMeasurement &m : measured) {
+        PerfDbEntry e{devices[m.device].name, "f32",
+                      kernelKindName(m.kernel.kind).str(),
+                      kernelSignature(m.kernel), m.latencyUs};
+        e.kernelName = m.kernel.name;
+        e.source = "neusight";
+        if (auto err = (*db)->addKernel(e))
+          return fail(llvm::toString(std::move(err)));
+      }
+      if (auto e = (*db)->commit())
+        return fail(llvm::toString(std::move(e)));
+      llvm::errs() << "wrote " << measured.size() << " rows to " << writeDb
+                   << "\n";
+    }
+    for (const KernelMeasurement &m : measured)
+      if (!excluded(m.device))
+        rows.push_back({&m.kernel, &devices[m.device], m.latencyUs});
+  }
+
+  if (!dbPath.empty()) {
+    auto db = PerfDatabase::openReadOnly(dbPath);
+    if (!db)
+      return fail(llvm::toString(db.takeError()));
+    auto entries = (*db)->entries();
+    if (!entries)
+      return fail(llvm::toString(entries.takeError()));
+    for (const PerfDbEntry &e : *entries) {
+      if (excluded(e.device))
+        continue;
+      if (!devices.count(e.device)) {
+        const GpuSpec *known = lookupGpu(e.device);
+        if (!known)
+          return fail(dbPath + ": device '" + e.device +
+                      "' is not in the GPU catalog");
+        devices[e.device] = *known;
+      }
+      auto kernel = parseKernelSignature(e.kind, e.signature);
+      if (!kernel)
+        return fail(dbPath + ": " + llvm::toString(kernel.takeError()));
+      std::optional<DType> dtype = parseDType(e.dtype);
+      if (!dtype)
+        return fail(dbPath + ": unknown dtype '" + e.dtype + "'");
+      kernel->dtype = *dtype;
+      kernel->name = e.kernelName;
+      dbKernels.push_back(*kernel);
+      rows.push_back({&dbKernels.back(), &devices[e.device], e.latencyUs});
+    }
+  }
+
+  if (output.empty())
+    return 0;
+  if (rows.empty())
+    return fail("no training rows left after --exclude-device");
+  MlTrainOptions options;
+  options.maxRows = maxRows;
+  options.rounds = rounds;
+  if (auto e = trainModelDirectory(rows, output, options, llvm::errs()))
+    return fail(llvm::toString(std::move(e)));
+  return 0;
+}
