@@ -400,6 +400,48 @@ KinetoTrace::linkExecutionTrace(const ExecutionTrace &et) {
     op.etNode = node->id;
     ++result.linked;
   }
+  // Many traces number record functions differently in the two files (the
+  // ET covers one iteration of a longer profile). When ids link fewer than
+  // half of the ET's top-level ops, align the ET's op-name sequence with the
+  // Kineto one at the offset where most names agree.
+  const std::vector<size_t> &etOps = et.topLevelOps();
+  if (etOps.empty() || result.linked * 2 >= etOps.size())
+    return result;
+  size_t bestOffset = 0, bestMatches = 0;
+  for (size_t offset = 0; offset + etOps.size() <= topLevel.size() ||
+                          (offset == 0 && !topLevel.empty());
+       ++offset) {
+    if (hostOps[topLevel[offset]].name != et.nodes()[etOps[0]].name)
+      continue;
+    size_t matches = 0;
+    for (size_t i = 0; i < etOps.size() && offset + i < topLevel.size(); ++i)
+      matches +=
+          hostOps[topLevel[offset + i]].name == et.nodes()[etOps[i]].name;
+    if (matches > bestMatches) {
+      bestMatches = matches;
+      bestOffset = offset;
+    }
+  }
+  if (bestMatches <= result.linked)
+    return result;
+  for (size_t index : topLevel)
+    hostOps[index].etNode = -1;
+  result = EtLinkResult{0, 0, 0, result.pidMismatch};
+  result.alignedByName = true;
+  for (size_t k = 0; k < topLevel.size(); ++k) {
+    HostOp &op = hostOps[topLevel[k]];
+    if (k < bestOffset || k - bestOffset >= etOps.size()) {
+      ++result.unlinked;
+      continue;
+    }
+    const ExecNode &node = et.nodes()[etOps[k - bestOffset]];
+    if (node.name != op.name) {
+      ++result.nameMismatch;
+      continue;
+    }
+    op.etNode = node.id;
+    ++result.linked;
+  }
   return result;
 }
 

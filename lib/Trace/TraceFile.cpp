@@ -66,8 +66,22 @@ Expected<json::Value> readJsonFile(StringRef path) {
   if (!text)
     return text.takeError();
   Expected<json::Value> value = json::parse(*text);
-  if (!value)
-    return fileError(path, "invalid JSON: " + toString(value.takeError()));
+  if (!value) {
+    // llvm::json says "[7:43, byte=400]: Unterminated string"; name the line
+    // the way compilers do.
+    std::string message = toString(value.takeError());
+    StringRef rest(message);
+    unsigned line, column;
+    if (rest.consume_front("[")) {
+      auto [position, tail] = rest.split("]: ");
+      auto [lineText, columnText] = position.split(',').first.split(':');
+      if (!lineText.getAsInteger(10, line) &&
+          !columnText.getAsInteger(10, column) && !tail.empty())
+        return fileError(path, "invalid JSON at line " + Twine(line) +
+                                   ", column " + Twine(column) + ": " + tail);
+    }
+    return fileError(path, "invalid JSON: " + message);
+  }
   return std::move(*value);
 }
 

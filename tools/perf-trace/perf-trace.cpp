@@ -334,7 +334,9 @@ static int runLink(KinetoTrace &trace, raw_ostream &os) {
      << " top-level ops)\n";
   os << "kineto: " << trace.topLevelOps().size() << " top-level ops, "
      << link.linked << " linked, " << link.unlinked << " unlinked, "
-     << link.nameMismatch << " name mismatches\n";
+     << link.nameMismatch << " name mismatches"
+     << (link.alignedByName ? " (aligned by op name)" : " (by record id)")
+     << "\n";
   os << "device events: " << stats.deviceEvents << ", " << stats.deviceUnlinked
      << " without a runtime call\n";
   return 0;

@@ -153,13 +153,18 @@ public:
 
   /// Links top-level ops (and their nested ops) to ET nodes by record-function
   /// id ("Record function id", else "External id", equal to the ET rf_id) and
-  /// checks the names agree. Returns the number of top-level ops linked and
-  /// fills the counts of what could not be linked.
+  /// checks the names agree; falls back to aligning the op-name sequences
+  /// when ids link fewer than half of the ET's top-level ops. Returns the
+  /// number of top-level ops linked and fills the counts of what could not be
+  /// linked.
   struct EtLinkResult {
     unsigned linked = 0;
     unsigned unlinked = 0;
     unsigned nameMismatch = 0;
     bool pidMismatch = false;
+    /// Linked by aligning op names because record-function ids did not
+    /// match.
+    bool alignedByName = false;
   };
   EtLinkResult linkExecutionTrace(const ExecutionTrace &et);
 

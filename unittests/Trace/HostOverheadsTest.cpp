@@ -1,0 +1,161 @@
+//===- HostOverheadsTest.cpp - Overhead statistics and extraction ---------===//
+
+#include "perf/Trace/HostOverheads.h"
+#include "perf/Trace/TraceAnalysis.h"
+
+#include "gtest/gtest.h"
+
+using namespace perf::trace;
+
+TEST(OverheadStats, QuantilesInterpolateLikeNumpy) {
+  std::vector<double> sorted = {1, 2, 3, 4};
+  // numpy.percentile([1,2,3,4], [25, 50, 75]) = 1.75, 2.5, 3.25
+  EXPECT_DOUBLE_EQ(quantileOfSorted(sorted, 0.25), 1.75);
+  EXPECT_DOUBLE_EQ(quantileOfSorted(sorted, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(quantileOfSorted(sorted, 0.75), 3.25);
+  EXPECT_DOUBLE_EQ(quantileOfSorted(sorted, 1.0), 4);
+}
+
+TEST(OverheadStats, RemovesOutliersBeyondOnePointFiveIqr) {
+  // Q1 = 2, Q3 = 4, IQR = 2: whiskers [-1, 7]; 100 goes.
+  SampleStats stats = summarizeSamples({4, 100, 1, 3, 2});
+  EXPECT_EQ(stats.count, 4u);
+  EXPECT_EQ(stats.removed, 1u);
+  EXPECT_DOUBLE_EQ(stats.mean, 2.5);
+  // Population std of 1..4: sqrt(1.25).
+  EXPECT_NEAR(stats.std, 1.118033988749895, 1e-12);
+}
+
+TEST(OverheadStats, KeepsEverythingWhenAsked) {
+  SampleStats stats = summarizeSamples({4, 100, 1, 3, 2}, false);
+  EXPECT_EQ(stats.count, 5u);
+  EXPECT_EQ(stats.removed, 0u);
+  EXPECT_DOUBLE_EQ(stats.mean, 22);
+}
+
+TEST(OverheadStats, LowOutlierAndConstantSamples) {
+  // Q1 = 10, Q3 = 11, IQR = 1: whiskers [8.5, 12.5]; 0 goes.
+  SampleStats low = summarizeSamples({10, 10, 11, 11, 0, 10.5});
+  EXPECT_EQ(low.count, 5u);
+  EXPECT_DOUBLE_EQ(low.mean, 10.5);
+  SampleStats same = summarizeSamples({5, 5, 5});
+  EXPECT_EQ(same.count, 3u);
+  EXPECT_DOUBLE_EQ(same.mean, 5);
+  EXPECT_DOUBLE_EQ(same.std, 0);
+  SampleStats none = summarizeSamples({});
+  EXPECT_EQ(none.count, 0u);
+}
+
+TEST(OverheadTable, LookupOrderAndJsonRoundTrip) {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(R"json({
+    "version": 1,
+    "default": {"t2": 11.0, "t4": {"mean": 6.0, "std": 1.0, "count": 9}},
+    "runtime": {"cudaMemcpyAsync": 9.5},
+    "ops": {"aten::addmm": {"t2": {"mean": 12.3, "std": 1.2, "count": 300}}}
+  })json");
+  ASSERT_TRUE(bool(json));
+  llvm::Expected<OverheadTable> table = OverheadTable::fromJson(*json, "t");
+  ASSERT_TRUE(bool(table)) << llvm::toString(table.takeError());
+  EXPECT_DOUBLE_EQ(table->lookup("aten::addmm", 2), 12.3); // ops.X.t2
+  EXPECT_DOUBLE_EQ(table->lookup("aten::relu", 2), 11.0);  // default.t2
+  EXPECT_DOUBLE_EQ(table->lookup("aten::addmm", 1), 8.0);  // built-in t1
+  EXPECT_DOUBLE_EQ(table->lookup("aten::addmm", 3), 5.0);  // built-in t3
+  EXPECT_DOUBLE_EQ(table->lookupRuntime("cudaMemcpyAsync"), 9.5);
+  EXPECT_DOUBLE_EQ(table->lookupRuntime("cudaLaunchKernel"), 6.0);
+
+  llvm::Expected<OverheadTable> again =
+      OverheadTable::fromJson(table->toJson(), "round trip");
+  ASSERT_TRUE(bool(again));
+  EXPECT_DOUBLE_EQ(again->lookup("aten::addmm", 2), 12.3);
+  EXPECT_EQ(again->ops["aten::addmm"][1]->count, 300u);
+  EXPECT_DOUBLE_EQ(again->lookupRuntime("cudaLaunchKernel"), 6.0);
+}
+
+TEST(OverheadTable, RejectsBadEntries) {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(
+      R"json({"version": 1, "ops": {"aten::mm": {"t2": "x"}}})json");
+  ASSERT_TRUE(bool(json));
+  llvm::Expected<OverheadTable> table = OverheadTable::fromJson(*json, "f");
+  ASSERT_FALSE(bool(table));
+  EXPECT_EQ(llvm::toString(table.takeError()),
+            "f: ops.aten::mm.t2: expected a number or {\"mean\": ...}");
+  llvm::Expected<llvm::json::Value> v2 =
+      llvm::json::parse(R"json({"version": 2})json");
+  llvm::Expected<OverheadTable> t2 = OverheadTable::fromJson(*v2, "g");
+  ASSERT_FALSE(bool(t2));
+  llvm::consumeError(t2.takeError());
+}
+
+/// addmm [100,150] launching at [110,120] (kernel 30 us) and [125,130]
+/// (kernel 10 us), one nested aten::empty at 102; view [160,170] launches
+/// nothing. Times relative to the first event (ts 1000090).
+static const char *const handTrace = R"json({
+  "schemaVersion": 1,
+  "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 7, "tid": 7, "ts": 1000090, "dur": 110},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 7, "tid": 7, "ts": 1000100, "dur": 50},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 7, "tid": 7, "ts": 1000102, "dur": 3},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1000110, "dur": 10, "args": {"correlation": 11}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1000125, "dur": 5, "args": {"correlation": 12}},
+    {"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": 7, "ts": 1000125, "dur": 30, "args": {"device": 0, "stream": 7, "correlation": 11}},
+    {"ph": "X", "cat": "kernel", "name": "elementwise", "pid": 0, "tid": 7, "ts": 1000160, "dur": 10, "args": {"device": 0, "stream": 7, "correlation": 12}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::view", "pid": 7, "tid": 7, "ts": 1000160, "dur": 10}
+  ]})json";
+
+static KinetoTrace parseHandTrace() {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(handTrace);
+  EXPECT_TRUE(bool(json));
+  llvm::Expected<KinetoTrace> trace = KinetoTrace::parse(*json, "hand");
+  EXPECT_TRUE(bool(trace));
+  return std::move(*trace);
+}
+
+TEST(OverheadExtraction, HandMadeTraceWithPaperProfilerCosts) {
+  KinetoTrace trace = parseHandTrace();
+  ASSERT_EQ(trace.topLevelOps().size(), 2u);
+  size_t addmm = trace.topLevelOps()[0], view = trace.topLevelOps()[1];
+  EXPECT_EQ(trace.ops()[addmm].name, "aten::addmm");
+  EXPECT_EQ(trace.deviceEventsOf(addmm).size(), 2u);
+  ProfilerOverheads paper; // 2 us per CPU event, 4 us per runtime call
+  OpOverheadSample a = measureOpOverheads(trace, addmm, std::nullopt, paper);
+  EXPECT_FALSE(a.t1.has_value());
+  // T2 = 110 - 100 - one nested event (aten::empty) * 2.
+  EXPECT_DOUBLE_EQ(a.t2, 8);
+  EXPECT_DOUBLE_EQ(a.t3, 20);
+  ASSERT_EQ(a.t4.size(), 2u);
+  EXPECT_DOUBLE_EQ(a.t4[0], 6);
+  EXPECT_DOUBLE_EQ(a.t4[1], 1);
+  ASSERT_EQ(a.t5.size(), 1u);
+  EXPECT_DOUBLE_EQ(a.t5[0], 5);
+  OpOverheadSample v =
+      measureOpOverheads(trace, view, trace.ops()[addmm].end(), paper);
+  EXPECT_DOUBLE_EQ(*v.t1, 8);   // 160 - 150 - 2
+  EXPECT_DOUBLE_EQ(v.t5[0], 8); // whole op 10 - its own record 2
+
+  OverheadTable table = extractOverheads(trace, trace.steps(), paper);
+  EXPECT_DOUBLE_EQ(table.lookup("aten::addmm", 2), 8);
+  EXPECT_DOUBLE_EQ(table.lookupRuntime("cudaLaunchKernel"), 3.5);
+  EXPECT_DOUBLE_EQ(table.lookup("aten::view", 1), 8);
+}
+
+TEST(Replay, AlgorithmOneByHand) {
+  KinetoTrace trace = parseHandTrace();
+  ReplayOptions options;
+  options.profiler = ProfilerOverheads{0, 0};
+  std::vector<ReplayResult> results =
+      replayIterations(trace, trace.steps(), options);
+  ASSERT_EQ(results.size(), 1u);
+  // cpu: T1 10 + T2 10 = 20; k1 at max(1, 25) -> 55; cpu 30 + T5 5 = 35;
+  // k2 at max(56, 37.5) -> 66; cpu 40 + T3 20 = 60; view: +10 +10 = 80.
+  EXPECT_DOUBLE_EQ(results[0].predictedHost, 80);
+  EXPECT_DOUBLE_EQ(results[0].predictedDevice, 66);
+  EXPECT_DOUBLE_EQ(results[0].predicted, 80);
+  EXPECT_DOUBLE_EQ(results[0].measured, 110);
+  EXPECT_DOUBLE_EQ(results[0].kernelTime, 40);
+
+  std::vector<IterationBreakdown> rows = computeBreakdown(trace, trace.steps());
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(rows[0].gpuActive, 40);
+  EXPECT_DOUBLE_EQ(rows[0].gpuIdle, 70);
+  EXPECT_DOUBLE_EQ(rows[0].deviceTimeByOp["aten::addmm"], 40);
+}

@@ -1,0 +1,127 @@
+//===- TraceReaderTest.cpp - Execution Trace and Kineto readers -----------===//
+
+#include "perf/Trace/ExecutionTrace.h"
+#include "perf/Trace/KinetoTrace.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "gtest/gtest.h"
+
+using namespace perf::trace;
+
+static ExecutionTrace parseEt(const char *text) {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
+  EXPECT_TRUE(bool(json));
+  llvm::Expected<ExecutionTrace> et = ExecutionTrace::parse(*json, "et");
+  EXPECT_TRUE(bool(et)) << llvm::toString(et.takeError());
+  return std::move(*et);
+}
+
+TEST(ExecutionTrace, OldSchemaSelfParentRootAndTensorDeps) {
+  // Node 1 is its own parent (the process root); relu reads mm's output.
+  ExecutionTrace et = parseEt(R"json({"schema": "1.0.1", "pid": 5, "nodes": [
+    {"id": 1, "name": "[pytorch|profiler|execution_graph|process]", "parent": 1},
+    {"id": 2, "name": "[pytorch|profiler|execution_graph|thread]", "parent": 1},
+    {"id": 3, "name": "aten::mm", "parent": 2, "rf_id": 1, "tid": 1,
+     "inputs": [[10,1,0,6,4,"cuda:0"],[11,2,0,12,4,"cuda:0"]],
+     "input_shapes": [[2,3],[3,4]], "input_types": ["Tensor(float)","Tensor(float)"],
+     "outputs": [[12,3,0,8,4,"cuda:0"]], "output_shapes": [[2,4]], "output_types": ["Tensor(float)"]},
+    {"id": 4, "name": "aten::empty", "parent": 3, "inputs": [], "outputs": []},
+    {"id": 5, "name": "aten::relu", "parent": 2, "rf_id": 3,
+     "inputs": [[12,3,0,8,4,"cuda:0"]], "input_shapes": [[2,4]], "input_types": ["Tensor(float)"],
+     "outputs": [[13,4,0,8,4,"cuda:0"]], "output_shapes": [[2,4]], "output_types": ["Tensor(float)"]}
+  ]})json");
+  EXPECT_FALSE(et.usesNewLayout());
+  ASSERT_EQ(et.topLevelOps().size(), 2u);
+  const ExecNode &mm = et.nodes()[et.topLevelOps()[0]];
+  EXPECT_EQ(mm.name, "aten::mm");
+  ASSERT_EQ(mm.inputs.size(), 2u);
+  EXPECT_EQ(mm.inputs[1].shape, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(mm.inputs[1].dtype, "float");
+  std::vector<size_t> deps = et.producersOf(et.topLevelOps()[1]);
+  ASSERT_EQ(deps.size(), 1u);
+  EXPECT_EQ(deps[0], et.topLevelOps()[0]);
+  EXPECT_EQ(et.findByRfId(3)->name, "aten::relu");
+}
+
+TEST(ExecutionTrace, NewSchemaAttrsAndTensorLists) {
+  ExecutionTrace et =
+      parseEt(R"json({"schema": "1.1.0-chakra.0.0.4", "pid": 5, "nodes": [
+    {"id": 1, "name": "[pytorch|profiler|execution_trace|thread]", "ctrl_deps": 1,
+     "inputs": {"values": [], "shapes": [], "types": []},
+     "outputs": {"values": [], "shapes": [], "types": []}, "attrs": []},
+    {"id": 2, "name": "aten::cat", "ctrl_deps": 1,
+     "inputs": {"values": [[[20,1,0,4,4,"cuda:0"],[21,2,0,4,4,"cuda:0"]], 1],
+                "shapes": [[[2,2],[2,2]], []],
+                "types": ["GenericList[Tensor(float),Tensor(float)]", "Int"]},
+     "outputs": {"values": [[22,3,0,8,4,"cuda:0"]], "shapes": [[2,4]], "types": ["Tensor(float)"]},
+     "attrs": [{"name": "rf_id", "type": "uint64", "value": 7},
+               {"name": "tid", "type": "uint64", "value": 1}]}
+  ]})json");
+  EXPECT_TRUE(et.usesNewLayout());
+  ASSERT_EQ(et.topLevelOps().size(), 1u);
+  const ExecNode &cat = et.nodes()[et.topLevelOps()[0]];
+  EXPECT_EQ(cat.rfId, 7);
+  ASSERT_EQ(cat.inputs.size(), 2u);
+  EXPECT_EQ(cat.inputs[0].tensorId, 20);
+  EXPECT_EQ(cat.inputs[1].shape, (std::vector<int64_t>{2, 2}));
+  ASSERT_EQ(cat.scalarInputs.size(), 2u);
+  EXPECT_EQ(cat.scalarInputs[1].getAsInteger(), 1);
+  ASSERT_EQ(cat.outputs.size(), 1u);
+}
+
+TEST(ExecutionTrace, ParentCycleDoesNotHang) {
+  ExecutionTrace et = parseEt(R"json({"schema": "1.0.1", "nodes": [
+    {"id": 1, "name": "aten::a", "parent": 2},
+    {"id": 2, "name": "aten::b", "parent": 1}]})json");
+  EXPECT_EQ(et.brokenParentLinks(), 1u);
+  EXPECT_EQ(et.topLevelOps().size(), 1u);
+}
+
+TEST(ExecutionTrace, UnknownSchemaIsAnError) {
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse(R"json({"schema": "3.0.0", "nodes": []})json");
+  llvm::Expected<ExecutionTrace> et = ExecutionTrace::parse(*json, "x.json");
+  ASSERT_FALSE(bool(et));
+  EXPECT_EQ(llvm::toString(et.takeError()),
+            "x.json: unknown execution trace schema version '3.0.0' "
+            "(supported: 1.0.1 through 1.1.x)");
+}
+
+TEST(KinetoTrace, OldCategoryNamesAndStringThreadIds) {
+  // The 2021 schema: Operator/Runtime/Kernel, tids as strings.
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(R"json({
+    "schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "Tesla V100-DGXS-32GB"}],
+    "traceEvents": [
+      {"ph": "X", "cat": "Operator", "name": "ProfilerStep#3", "pid": 9, "tid": "9", "ts": 0, "dur": 100},
+      {"ph": "X", "cat": "Operator", "name": "aten::relu", "pid": 9, "tid": "9", "ts": 10, "dur": 20},
+      {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 9, "tid": "9", "ts": 12, "dur": 5, "args": {"correlation": 4}},
+      {"ph": "X", "cat": "Kernel", "name": "relu_kernel", "pid": 0, "tid": "stream 7", "ts": 20, "dur": 3, "args": {"device": 0, "stream": 7, "correlation": 4}}
+    ]})json");
+  ASSERT_TRUE(bool(json));
+  llvm::Expected<KinetoTrace> trace = KinetoTrace::parse(*json, "old");
+  ASSERT_TRUE(bool(trace));
+  EXPECT_EQ(trace->gpuName(), "Tesla V100-DGXS-32GB");
+  ASSERT_EQ(trace->steps().size(), 1u);
+  EXPECT_EQ(trace->steps()[0].name, "ProfilerStep#3");
+  ASSERT_EQ(trace->topLevelOps().size(), 1u);
+  EXPECT_EQ(trace->ops()[trace->topLevelOps()[0]].name, "aten::relu");
+  std::vector<size_t> launched = trace->deviceEventsOf(trace->topLevelOps()[0]);
+  ASSERT_EQ(launched.size(), 1u);
+  EXPECT_EQ(trace->deviceEvents()[launched[0]].stream, 7);
+  EXPECT_EQ(trace->hostPid(), 9);
+}
+
+TEST(KinetoTrace, RealResnet50SampleWhenPresent) {
+  std::string path = std::string(PERF_SOURCE_DIR) +
+                     "/../shared/data/traces/kineto/tb_plugin__samples__"
+                     "resnet50_num_workers_0__worker0.1623143089861.pt.trace."
+                     "json.gz";
+  if (!llvm::sys::fs::exists(path))
+    GTEST_SKIP() << "shared data absent: " << path;
+  llvm::Expected<KinetoTrace> trace = KinetoTrace::load(path);
+  ASSERT_TRUE(bool(trace));
+  EXPECT_EQ(trace->gpuName(), "Tesla V100-DGXS-32GB");
+  EXPECT_EQ(trace->steps().size(), 6u);
+  EXPECT_EQ(trace->deviceEvents().size(), 9096u); // 8772 + 12 + 312
+  EXPECT_EQ(trace->linkStats().deviceUnlinked, 0u);
+}
