@@ -233,15 +233,23 @@ static const FieldKey kDoubleFields[] = {
     {"nvlink_gbs", &GpuSpec::nvlinkBandwidth, G},
 };
 
+std::vector<std::pair<llvm::StringRef, double>>
+perf::gpuSpecFields(const GpuSpec &spec) {
+  std::vector<std::pair<llvm::StringRef, double>> fields;
+  fields.emplace_back("sms", spec.numSMs);
+  fields.emplace_back("cores_per_sm", spec.coresPerSM);
+  for (const FieldKey &f : kDoubleFields)
+    fields.emplace_back(f.key, spec.*f.field / f.scale);
+  return fields;
+}
+
 llvm::json::Value perf::toJson(const GpuSpec &spec) {
   Object o;
   o["name"] = spec.name;
   if (!spec.source.empty())
     o["source"] = spec.source;
-  o["sms"] = static_cast<int64_t>(spec.numSMs);
-  o["cores_per_sm"] = static_cast<int64_t>(spec.coresPerSM);
-  for (const FieldKey &f : kDoubleFields)
-    o[f.key] = spec.*f.field / f.scale;
+  for (auto [key, value] : gpuSpecFields(spec))
+    o[key] = value;
   return o;
 }
 

@@ -1,8 +1,120 @@
+//===- perf-opt.cpp - perf optimizer and estimator ------------------------===//
+//
+// mlir-opt with the perf dialect and passes, plus the options of the main
+// job: `perf-opt --fuse-embeddings --estimate model.mlir` prints the report
+// (the IR only when -o is given), `--perf-device`/`--perf-device-file`
+// retarget every graph before the pipeline runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "perf/Dialect/PerfDialect.h"
+#include "perf/Tools/Registration.h"
+#include "perf/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+
+static llvm::cl::OptionCategory perfCategory("perf options");
+
+static llvm::cl::opt<std::string>
+    perfDevice("perf-device",
+               llvm::cl::desc("Target GPU for every graph (catalog name)"),
+               llvm::cl::cat(perfCategory));
+static llvm::cl::opt<std::string> perfDeviceFile(
+    "perf-device-file",
+    llvm::cl::desc("Target GPU for every graph, read from a device JSON file"),
+    llvm::cl::cat(perfCategory));
+static llvm::cl::opt<std::string>
+    estimateFormat("estimate-format",
+                   llvm::cl::desc("Report format of --estimate: text or json"),
+                   llvm::cl::init("text"), llvm::cl::cat(perfCategory));
+static llvm::cl::opt<std::string> estimateModels(
+    "estimate-models",
+    llvm::cl::desc("Kernel cost model order used by --estimate"),
+    llvm::cl::cat(perfCategory));
+static llvm::cl::opt<std::string> estimateOverheads(
+    "estimate-overheads",
+    llvm::cl::desc("Host overhead table (JSON) used by --estimate"),
+    llvm::cl::cat(perfCategory));
+
+/// Whether the pipeline on the command line includes the estimate pipeline.
+static bool requestsEstimate(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    if (arg == "--estimate" || arg == "-estimate" ||
+        arg.starts_with("--estimate=") || arg.starts_with("-estimate=") ||
+        (arg.contains("pass-pipeline") && arg.contains("estimate")))
+      return true;
+  }
+  return false;
+}
 
 int main(int argc, char **argv) {
-  mlir::DialectRegistry registry;
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "perf optimizer and estimator\n", registry));
+  llvm::InitLLVM initLLVM(argc, argv);
+  DialectRegistry registry;
+  perf::registerPerfDialects(registry);
+  perf::registerPerfPassesAndPipelines([] {
+    perf::EstimateOptions options;
+    options.format = estimateFormat;
+    if (!estimateModels.empty())
+      options.models = estimateModels;
+    options.overheads = estimateOverheads;
+    return options;
+  });
+  perf::registerPerfToolPasses();
+
+  auto [inputFilename, outputFilename] =
+      registerAndParseCLIOptions(argc, argv, "perf optimizer and estimator\n",
+                                 registry);
+  if (estimateFormat != "text" && estimateFormat != "json") {
+    llvm::errs() << "error: --estimate-format must be text or json, got '"
+                 << estimateFormat << "'\n";
+    return 1;
+  }
+  if (!perfDevice.empty() && !perfDeviceFile.empty()) {
+    llvm::errs() << "error: give only one of --perf-device and "
+                    "--perf-device-file\n";
+    return 1;
+  }
+
+  // The report is the answer of --estimate; the IR is printed only when an
+  // output file asks for it.
+  if (requestsEstimate(argc, argv) && outputFilename == "-")
+    outputFilename = "/dev/null";
+
+  MlirOptMainConfig base = MlirOptMainConfig::createFromCLOptions();
+  MlirOptMainConfig config = base;
+  config.setPassPipelineSetupFn([&](PassManager &pm) -> LogicalResult {
+    if (!perfDevice.empty() || !perfDeviceFile.empty()) {
+      perf::SetTargetOptions target;
+      target.device = perfDevice;
+      target.deviceFile = perfDeviceFile;
+      pm.addPass(perf::createSetTarget(target));
+    }
+    return base.setupPassPipeline(pm);
+  });
+
+  std::string errorMessage;
+  auto input = openInputFile(inputFilename, &errorMessage);
+  if (!input) {
+    llvm::errs() << "error: " << errorMessage << "\n";
+    return 1;
+  }
+  auto output = openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << "error: " << errorMessage << "\n";
+    return 1;
+  }
+  if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
 }

@@ -15,6 +15,8 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace perf {
 
@@ -74,6 +76,11 @@ llvm::Expected<GpuSpec> parseGpuSpec(const llvm::json::Value &value);
 llvm::Expected<GpuSpec> loadGpuSpecFile(llvm::StringRef path);
 
 llvm::json::Value toJson(const GpuSpec &spec);
+
+/// Every figure of `spec` as (JSON key, value in JSON units), in a fixed
+/// order: what the `#perf.gpu` attribute prints.
+std::vector<std::pair<llvm::StringRef, double>>
+gpuSpecFields(const GpuSpec &spec);
 
 } // namespace perf
 

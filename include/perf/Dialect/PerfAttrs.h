@@ -1,0 +1,19 @@
+//===- PerfAttrs.h - perf dialect attributes --------------------*- C++ -*-===//
+
+#ifndef PERF_DIALECT_PERFATTRS_H
+#define PERF_DIALECT_PERFATTRS_H
+
+#include "perf/Support/GpuSpec.h"
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/Hashing.h"
+
+namespace perf {
+bool operator==(const GpuSpec &a, const GpuSpec &b);
+llvm::hash_code hash_value(const GpuSpec &spec);
+} // namespace perf
+
+#define GET_ATTRDEF_CLASSES
+#include "perf/Dialect/PerfAttrs.h.inc"
+
+#endif // PERF_DIALECT_PERFATTRS_H

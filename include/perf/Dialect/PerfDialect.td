@@ -1,0 +1,37 @@
+//===- PerfDialect.td - The perf dialect -------------------*- tablegen -*-===//
+
+#ifndef PERF_DIALECT_PERFDIALECT_TD
+#define PERF_DIALECT_PERFDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Perf_Dialect : Dialect {
+  let name = "perf";
+  let summary = "Performance IR for predicting deep-learning step time on GPUs";
+  let description = [{
+    One training or inference step as the host launches it: framework ops
+    (`perf.op`) run by a host thread per device, each holding the device work
+    it launches (typed kernels, copies, collectives) placed on a device and a
+    stream. Tensor SSA values carry the data dependencies. Analysis passes
+    write costs back as `perf.*` attributes.
+  }];
+  let cppNamespace = "::perf";
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+
+    /// Discardable attributes the analysis passes write.
+    static constexpr ::llvm::StringLiteral kLatencyAttr = "perf.latency_us";
+    static constexpr ::llvm::StringLiteral kCostModelAttr = "perf.cost_model";
+    static constexpr ::llvm::StringLiteral kStartAttr = "perf.start_us";
+    static constexpr ::llvm::StringLiteral kEndAttr = "perf.end_us";
+    static constexpr ::llvm::StringLiteral kOverheadAttr = "perf.overhead_us";
+    static constexpr ::llvm::StringLiteral kLaunchAttr = "perf.launch_us";
+    static constexpr ::llvm::StringLiteral kEstimateAttr = "perf.estimate";
+  }];
+}
+
+class Perf_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Perf_Dialect, mnemonic, traits>;
+
+#endif // PERF_DIALECT_PERFDIALECT_TD

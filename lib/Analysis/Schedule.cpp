@@ -1,0 +1,202 @@
+//===- Schedule.cpp - Generalized Algorithm 1 ------------------------------===//
+
+#include "perf/Analysis/Schedule.h"
+#include <algorithm>
+#include <map>
+#include <utility>
+
+using namespace perf;
+
+size_t Schedule::addKernel(ScheduledKernel kernel) {
+  kernelList.push_back(std::move(kernel));
+  return kernelList.size() - 1;
+}
+
+size_t Schedule::addOp(ScheduledOp op) {
+  opList.push_back(std::move(op));
+  return opList.size() - 1;
+}
+
+namespace {
+/// Where a stream stands: when it drains and which kernel ran last.
+struct StreamState {
+  double readyUs = 0;
+  int64_t last = -1;
+};
+using StreamKey = std::pair<int64_t, int64_t>; // (device, stream)
+} // namespace
+
+/// Length of the union of [start, end) intervals.
+static double unionLength(std::vector<std::pair<double, double>> &intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  double total = 0, curStart = 0, curEnd = -1;
+  bool open = false;
+  for (auto [s, e] : intervals) {
+    if (!open || s > curEnd) {
+      if (open)
+        total += curEnd - curStart;
+      curStart = s;
+      curEnd = e;
+      open = true;
+    } else {
+      curEnd = std::max(curEnd, e);
+    }
+  }
+  if (open)
+    total += curEnd - curStart;
+  return total;
+}
+
+ScheduleResult Schedule::run(const ScheduleOptions &options) {
+  std::map<int64_t, double> hostTime;
+  std::map<StreamKey, StreamState> streams;
+  ScheduleResult result;
+
+  auto streamOf = [&](int64_t device, int64_t stream) -> StreamState & {
+    return streams[{device, stream}];
+  };
+
+  for (ScheduledOp &op : opList) {
+    double &host = hostTime[op.device];
+    op.hostStartUs = host;
+    host += op.t1;
+
+    if (op.kind == ScheduledOp::Kind::Sync) {
+      // The host blocks until the device (or one stream) drains.
+      for (auto &[key, state] : streams)
+        if (key.first == op.device &&
+            (op.syncStream < 0 || key.second == op.syncStream))
+          host = std::max(host, state.readyUs);
+      op.hostEndUs = host;
+      continue;
+    }
+
+    // Data dependencies: the producing ops' device work must be done, and
+    // the kernel that finished last is the one waited for.
+    double depReady = 0;
+    int64_t depKernel = -1;
+    for (size_t dep : op.deps) {
+      const ScheduledOp &producer = opList[dep];
+      for (size_t k : producer.kernels)
+        if (kernelList[k].endUs > depReady) {
+          depReady = kernelList[k].endUs;
+          depKernel = static_cast<int64_t>(k);
+        }
+    }
+
+    if (op.kernels.empty()) {
+      host += op.t5;
+      op.hostEndUs = host;
+      continue;
+    }
+
+    host += op.t2;
+    for (size_t i = 0, e = op.kernels.size(); i < e; ++i) {
+      ScheduledKernel &k = kernelList[op.kernels[i]];
+      // Algorithm 1, line 11: the kernel starts once its stream is free
+      // (plus the inter-kernel gap) and half-way through its launch call.
+      double launchReady = host + k.launchUs / 2;
+      double start = launchReady;
+      k.boundBy = ScheduledKernel::Bound::Host;
+      k.predecessor = -1;
+      auto waitFor = [&](double ready, ScheduledKernel::Bound why,
+                         int64_t pred) {
+        if (ready > start) {
+          start = ready;
+          k.boundBy = why;
+          k.predecessor = pred;
+        }
+      };
+      if (k.group.empty()) {
+        StreamState &s = streamOf(k.device, k.stream);
+        waitFor(s.last >= 0 ? s.readyUs + options.kernelGapUs : 0,
+                ScheduledKernel::Bound::Stream, s.last);
+      } else {
+        // A collective starts when every participant's stream is free.
+        for (int64_t d : k.group) {
+          StreamState &s = streamOf(d, k.stream);
+          waitFor(s.last >= 0 ? s.readyUs + options.kernelGapUs : 0,
+                  d == k.device ? ScheduledKernel::Bound::Stream
+                                : ScheduledKernel::Bound::Participants,
+                  s.last);
+        }
+      }
+      waitFor(depReady, ScheduledKernel::Bound::Dependency, depKernel);
+      k.startUs = start;
+      k.endUs = start + k.latencyUs;
+      size_t index = op.kernels[i];
+      if (k.group.empty()) {
+        StreamState &s = streamOf(k.device, k.stream);
+        s.readyUs = k.endUs;
+        s.last = static_cast<int64_t>(index);
+      } else {
+        for (int64_t d : k.group) {
+          StreamState &s = streamOf(d, k.stream);
+          s.readyUs = k.endUs;
+          s.last = static_cast<int64_t>(index);
+        }
+      }
+      op.deviceEndUs = std::max(op.deviceEndUs, k.endUs);
+      host += k.launchUs;
+      if (i + 1 != e)
+        host += op.t5;
+    }
+    host += op.t3;
+    op.hostEndUs = host;
+  }
+
+  // Totals per device.
+  std::map<int64_t, std::vector<std::pair<double, double>>> busy, computeBusy;
+  std::map<int64_t, std::vector<std::pair<double, double>>> commBusy;
+  std::map<int64_t, DeviceTimes> devices;
+  int64_t lastKernel = -1;
+  double lastKernelEnd = -1;
+  for (size_t i = 0; i < kernelList.size(); ++i) {
+    const ScheduledKernel &k = kernelList[i];
+    result.sumKernelUs += k.latencyUs;
+    std::vector<int64_t> where =
+        k.group.empty() ? std::vector<int64_t>{k.device} : k.group;
+    for (int64_t d : where) {
+      busy[d].emplace_back(k.startUs, k.endUs);
+      (k.group.empty() ? computeBusy : commBusy)[d].emplace_back(k.startUs,
+                                                                 k.endUs);
+      DeviceTimes &dt = devices[d];
+      dt.device = d;
+      dt.endUs = std::max(dt.endUs, k.endUs);
+    }
+    if (k.endUs > lastKernelEnd) {
+      lastKernelEnd = k.endUs;
+      lastKernel = static_cast<int64_t>(i);
+    }
+  }
+  for (auto &[d, intervals] : busy)
+    devices[d].activeUs = unionLength(intervals);
+  for (auto &[d, intervals] : commBusy) {
+    // Exposed communication: busy time minus the time some kernel covers.
+    std::vector<std::pair<double, double>> all = busy[d];
+    double compute = unionLength(computeBusy[d]);
+    devices[d].exposedCommUs = unionLength(all) - compute;
+  }
+  for (auto &[d, t] : hostTime) {
+    DeviceTimes &dt = devices[d];
+    dt.device = d;
+    dt.hostEndUs = t;
+    result.hostUs = std::max(result.hostUs, t);
+  }
+  for (auto &[d, dt] : devices) {
+    result.e2eUs = std::max({result.e2eUs, dt.endUs, dt.hostEndUs});
+    result.gpuActiveUs = std::max(result.gpuActiveUs, dt.activeUs);
+    result.devices.push_back(dt);
+  }
+  result.idleUs = result.e2eUs - result.gpuActiveUs;
+  result.hostBound = result.hostUs > lastKernelEnd;
+
+  // Walk back from the kernel that ends last along what each waited for.
+  for (int64_t k = lastKernel; k >= 0; k = kernelList[k].predecessor) {
+    result.criticalPath.push_back(static_cast<size_t>(k));
+    if (result.criticalPath.size() > kernelList.size())
+      break; // Defensive: predecessors always point backwards.
+  }
+  std::reverse(result.criticalPath.begin(), result.criticalPath.end());
+  return result;
+}

@@ -1,0 +1,461 @@
+//===- PerfOps.cpp - perf dialect op verifiers and kernel descriptions ----===//
+
+#include "perf/Dialect/PerfOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace perf;
+using namespace mlir;
+
+//===----------------------------------------------------------------------===//
+// Graph and framework ops
+//===----------------------------------------------------------------------===//
+
+void GraphOp::build(OpBuilder &builder, OperationState &state,
+                    StringRef name) {
+  state.addAttribute(getSymNameAttrName(state.name),
+                     builder.getStringAttr(name));
+  Region *body = state.addRegion();
+  body->push_back(new Block());
+}
+
+LogicalResult GraphOp::verify() {
+  if (getPhase() != "inference" && getPhase() != "training")
+    return emitOpError("phase must be \"inference\" or \"training\", got \"")
+           << getPhase() << "\"";
+  if (Attribute target = getTargetAttr())
+    if (!isa<GpuAttr>(target) && !isa<SymbolRefAttr, StringAttr>(target) &&
+        target.getDialect().getNamespace() != "perf")
+      return emitOpError("target must be a #perf.gpu or #perf.system");
+  for (Operation &op : getBodyBlock()) {
+    if (isa<KernelOpInterface>(op))
+      return op.emitOpError("kernels must be launched from a perf.op");
+  }
+  return success();
+}
+
+Block &FrameworkOp::getOrCreateBodyBlock() {
+  if (getBody().empty())
+    getBody().push_back(new Block());
+  return getBody().front();
+}
+
+LogicalResult FrameworkOp::verify() {
+  if (getOpName().empty())
+    return emitOpError("needs a non-empty op name");
+  if (Block *body = getBodyBlockOrNull())
+    for (Operation &op : *body)
+      if (!isa<KernelOpInterface>(op) && !isCollective(&op))
+        return op.emitOpError("is not device work; only kernels, copies and "
+                              "collectives may appear in a perf.op");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Shared checks: positive sizes, a known training pass, a numeric dtype.
+struct KernelChecker {
+  Operation *op;
+  LogicalResult failed = success();
+
+  void positive(StringRef name, int64_t value) {
+    if (succeeded(failed) && value <= 0)
+      failed = op->emitOpError() << "'" << name << "' must be positive, got "
+                                 << value;
+  }
+  void nonNegative(StringRef name, int64_t value) {
+    if (succeeded(failed) && value < 0)
+      failed = op->emitOpError() << "'" << name
+                                 << "' must be non-negative, got " << value;
+  }
+  void pair(StringRef name, std::optional<ArrayRef<int64_t>> values,
+            bool allowZero) {
+    if (!values || mlir::failed(failed))
+      return;
+    if (values->size() != 2) {
+      failed = op->emitOpError() << "'" << name
+                                 << "' must have two values [h, w], got "
+                                 << values->size();
+      return;
+    }
+    for (int64_t v : *values)
+      allowZero ? nonNegative(name, v) : positive(name, v);
+  }
+  void oneOf(StringRef name, StringRef value, ArrayRef<StringRef> allowed) {
+    if (mlir::failed(failed) || llvm::is_contained(allowed, value))
+      return;
+    InFlightDiagnostic diag = op->emitOpError()
+                              << "'" << name << "' must be one of";
+    for (StringRef a : allowed)
+      diag << " \"" << a << "\"";
+    diag << ", got \"" << value << "\"";
+    failed = diag;
+  }
+};
+
+template <typename KernelT>
+LogicalResult verifyCommon(KernelT op, KernelChecker &check) {
+  check.nonNegative("device", static_cast<int64_t>(op.getDevice()));
+  check.nonNegative("stream", static_cast<int64_t>(op.getStream()));
+  check.oneOf("pass", op.getPass(),
+              {"fwd", "bwd", "dgrad", "wgrad", "update"});
+  if (std::optional<Type> type = op.getDtype())
+    if (!type->isIntOrFloat() && succeeded(check.failed))
+      check.failed = op.emitOpError("'dtype' must be an integer or float type");
+  return check.failed;
+}
+
+DType toDType(std::optional<Type> type) {
+  if (!type)
+    return DType::F32;
+  Type t = *type;
+  if (t.isF64())
+    return DType::F64;
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  if (t.isTF32())
+    return DType::TF32;
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
+    return DType::F8;
+  if (t.isInteger(64))
+    return DType::I64;
+  if (t.isInteger(32))
+    return DType::I32;
+  if (t.isInteger(8))
+    return DType::I8;
+  if (t.isInteger(1))
+    return DType::Bool;
+  return DType::F32;
+}
+
+KernelPass toPass(StringRef pass) {
+  return llvm::StringSwitch<KernelPass>(pass)
+      .Cases({"bwd", "dgrad"}, KernelPass::BackwardData)
+      .Case("wgrad", KernelPass::BackwardWeight)
+      .Case("update", KernelPass::Update)
+      .Default(KernelPass::Forward);
+}
+
+template <typename KernelT>
+KernelDesc commonDesc(KernelT op, KernelKind kind) {
+  KernelDesc d;
+  d.kind = kind;
+  d.dtype = toDType(op.getDtype());
+  d.pass = toPass(op.getPass());
+  d.tensorCores = op.getTensorCores();
+  if (std::optional<StringRef> name = op.getKernelName())
+    d.name = name->str();
+  return d;
+}
+
+std::pair<int64_t, int64_t> pairOr(std::optional<ArrayRef<int64_t>> values,
+                                   int64_t dflt) {
+  if (!values || values->size() != 2)
+    return {dflt, dflt};
+  return {(*values)[0], (*values)[1]};
+}
+} // namespace
+
+LogicalResult GemmOp::verify() {
+  KernelChecker check{*this};
+  check.positive("batch", getBatch());
+  check.positive("m", getM());
+  check.positive("n", getN());
+  check.positive("k", getK());
+  return verifyCommon(*this, check);
+}
+
+KernelDesc GemmOp::getKernelDesc() {
+  KernelDesc d = commonDesc(*this, KernelKind::Gemm);
+  d.batch = getBatch();
+  d.m = getM();
+  d.n = getN();
+  d.k = getK();
+  d.transA = getTransA();
+  d.transB = getTransB();
+  return d;
+}
+
+LogicalResult Conv2dOp::verify() {
+  KernelChecker check{*this};
+  for (auto [name, value] :
+       {std::pair<StringRef, int64_t>{"n", getN()}, {"c", getC()},
+        {"h", getH()}, {"w", getW()}, {"k", getK()}, {"r", getR()},
+        {"s", getS()}, {"groups", getGroups()}})
+    check.positive(name, value);
+  check.pair("stride", getStride(), false);
+  check.pair("pad", getPad(), true);
+  check.pair("dilation", getDilation(), false);
+  if (succeeded(check.failed) &&
+      (getC() % getGroups() != 0 || getK() % getGroups() != 0))
+    return emitOpError("'groups' (") << getGroups()
+                                     << ") must divide c and k";
+  check.oneOf("pass", getPass(), {"fwd", "dgrad", "wgrad"});
+  if (failed(verifyCommon(*this, check)))
+    return failure();
+  KernelDesc d = getKernelDesc();
+  if (d.outH() <= 0 || d.outW() <= 0)
+    return emitOpError("output is empty: filter larger than padded input");
+  return success();
+}
+
+KernelDesc Conv2dOp::getKernelDesc() {
+  KernelDesc d = commonDesc(*this, KernelKind::Conv2d);
+  d.batch = getN();
+  d.c = getC();
+  d.h = getH();
+  d.w = getW();
+  d.outChannels = getK();
+  d.r = getR();
+  d.s = getS();
+  std::tie(d.strideH, d.strideW) = pairOr(getStride(), 1);
+  std::tie(d.padH, d.padW) = pairOr(getPad(), 0);
+  std::tie(d.dilationH, d.dilationW) = pairOr(getDilation(), 1);
+  d.groups = getGroups();
+  return d;
+}
+
+LogicalResult ElementwiseOp::verify() {
+  KernelChecker check{*this};
+  check.positive("elements", getElements());
+  check.nonNegative("inputs", getInputs());
+  if (getFlopsPerElement().convertToDouble() < 0)
+    return emitOpError("'flops_per_element' must be non-negative");
+  return verifyCommon(*this, check);
+}
+
+KernelDesc ElementwiseOp::getKernelDesc() {
+  KernelDesc d = commonDesc(*this, KernelKind::Elementwise);
+  d.numElements = getElements();
+  d.numInputs = getInputs();
+  d.flopsPerElement = getFlopsPerElement().convertToDouble();
+  return d;
+}
+
+#define PERF_ROWS_COLS_KERNEL(OpT, Kind)                                       \
+  LogicalResult OpT::verify() {                                                \
+    KernelChecker check{*this};                                                \
+    check.positive("rows", getRows());                                         \
+    check.positive("cols", getCols());                                         \
+    return verifyCommon(*this, check);                                         \
+  }                                                                            \
+  KernelDesc OpT::getKernelDesc() {                                            \
+    KernelDesc d = commonDesc(*this, Kind);                                    \
+    d.rows = getRows();                                                        \
+    d.cols = getCols();                                                        \
+    return d;                                                                  \
+  }
+PERF_ROWS_COLS_KERNEL(ReduceOp, KernelKind::Reduce)
+PERF_ROWS_COLS_KERNEL(SoftmaxOp, KernelKind::Softmax)
+PERF_ROWS_COLS_KERNEL(LayerNormOp, KernelKind::LayerNorm)
+#undef PERF_ROWS_COLS_KERNEL
+
+LogicalResult EmbeddingBagOp::verify() {
+  KernelChecker check{*this};
+  check.positive("tables", getTables());
+  check.positive("rows", getRows());
+  check.positive("dim", getDim());
+  check.positive("batch", getBatch());
+  check.positive("pooling", getPooling());
+  check.oneOf("pass", getPass(), {"fwd", "bwd"});
+  return verifyCommon(*this, check);
+}
+
+KernelDesc EmbeddingBagOp::getKernelDesc() {
+  KernelDesc d = commonDesc(*this, KernelKind::EmbeddingBag);
+  d.numTables = getTables();
+  d.tableRows = getRows();
+  d.dim = getDim();
+  d.batch = getBatch();
+  d.pooling = getPooling();
+  return d;
+}
+
+LogicalResult MemcpyOp::verify() {
+  KernelChecker check{*this};
+  check.positive("bytes", getBytes());
+  check.oneOf("kind", getKind(), {"h2d", "d2h", "d2d"});
+  return verifyCommon(*this, check);
+}
+
+KernelDesc MemcpyOp::getKernelDesc() {
+  KernelDesc d = commonDesc(*this, KernelKind::Memcpy);
+  d.bytes = static_cast<double>(getBytes());
+  d.copyKind = llvm::StringSwitch<MemcpyKind>(getKind())
+                   .Case("h2d", MemcpyKind::HostToDevice)
+                   .Case("d2h", MemcpyKind::DeviceToHost)
+                   .Default(MemcpyKind::DeviceToDevice);
+  return d;
+}
+
+#define PERF_ELEMENTS_KERNEL(OpT, Kind)                                        \
+  LogicalResult OpT::verify() {                                                \
+    KernelChecker check{*this};                                                \
+    check.positive("elements", getElements());                                 \
+    return verifyCommon(*this, check);                                         \
+  }                                                                            \
+  KernelDesc OpT::getKernelDesc() {                                            \
+    KernelDesc d = commonDesc(*this, Kind);                                    \
+    d.numElements = getElements();                                             \
+    return d;                                                                  \
+  }
+PERF_ELEMENTS_KERNEL(TransposeOp, KernelKind::Transpose)
+PERF_ELEMENTS_KERNEL(ConcatOp, KernelKind::Concat)
+#undef PERF_ELEMENTS_KERNEL
+
+LogicalResult PoolingOp::verify() {
+  KernelChecker check{*this};
+  for (auto [name, value] :
+       {std::pair<StringRef, int64_t>{"n", getN()}, {"c", getC()},
+        {"h", getH()}, {"w", getW()}, {"r", getR()}, {"s", getS()}})
+    check.positive(name, value);
+  check.pair("stride", getStride(), false);
+  check.pair("pad", getPad(), true);
+  return verifyCommon(*this, check);
+}
+
+KernelDesc PoolingOp::getKernelDesc() {
+  KernelDesc d = commonDesc(*this, KernelKind::Pooling);
+  d.batch = getN();
+  d.c = getC();
+  d.h = getH();
+  d.w = getW();
+  d.r = getR();
+  d.s = getS();
+  std::tie(d.strideH, d.strideW) = pairOr(getStride(), 1);
+  std::tie(d.padH, d.padW) = pairOr(getPad(), 0);
+  return d;
+}
+
+LogicalResult BatchNormOp::verify() {
+  KernelChecker check{*this};
+  check.positive("elements", getElements());
+  check.positive("channels", getChannels());
+  return verifyCommon(*this, check);
+}
+
+KernelDesc BatchNormOp::getKernelDesc() {
+  KernelDesc d = commonDesc(*this, KernelKind::BatchNorm);
+  d.numElements = getElements();
+  d.c = getChannels();
+  // Mean, variance, normalize, scale and shift.
+  d.flopsPerElement = 5;
+  return d;
+}
+
+LogicalResult AttentionOp::verify() {
+  KernelChecker check{*this};
+  check.positive("batch", getBatch());
+  check.positive("heads", getHeads());
+  check.positive("seq", getSeq());
+  check.positive("head_dim", getHeadDim());
+  return verifyCommon(*this, check);
+}
+
+KernelDesc AttentionOp::getKernelDesc() {
+  KernelDesc d = commonDesc(*this, KernelKind::Attention);
+  d.batch = getBatch();
+  d.heads = getHeads();
+  d.m = getSeq();
+  d.k = getHeadDim();
+  return d;
+}
+
+LogicalResult OptimizerOp::verify() {
+  KernelChecker check{*this};
+  check.positive("elements", getElements());
+  check.oneOf("algorithm", getAlgorithm(), {"sgd", "adam"});
+  return verifyCommon(*this, check);
+}
+
+KernelDesc OptimizerOp::getKernelDesc() {
+  KernelDesc d = commonDesc(*this, KernelKind::Optimizer);
+  d.numElements = getElements();
+  bool adam = getAlgorithm() == "adam";
+  // SGD with momentum reads param, grad, momentum; Adam also two moments.
+  d.numInputs = adam ? 4 : 3;
+  d.flopsPerElement = adam ? 12 : 3;
+  return d;
+}
+
+LogicalResult GenericKernelOp::verify() {
+  KernelChecker check{*this};
+  if (getFlops().convertToDouble() < 0 || getBytes().convertToDouble() < 0)
+    return emitOpError("'flops' and 'bytes' must be non-negative");
+  return verifyCommon(*this, check);
+}
+
+KernelDesc GenericKernelOp::getKernelDesc() {
+  KernelDesc d = commonDesc(*this, KernelKind::Generic);
+  d.flops = getFlops().convertToDouble();
+  d.bytes = getBytes().convertToDouble();
+  return d;
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+bool perf::isCollective(Operation *op) {
+  return isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, SendOp,
+             RecvOp>(op);
+}
+
+ArrayRef<int64_t> perf::getCollectiveGroup(Operation *op) {
+  return llvm::TypeSwitch<Operation *, ArrayRef<int64_t>>(op)
+      .Case<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, SendOp,
+            RecvOp>([](auto c) { return c.getGroup(); })
+      .Default([](Operation *) { return ArrayRef<int64_t>(); });
+}
+
+int64_t perf::getCollectiveBytes(Operation *op) {
+  return llvm::TypeSwitch<Operation *, int64_t>(op)
+      .Case<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, SendOp,
+            RecvOp>([](auto c) { return static_cast<int64_t>(c.getBytes()); })
+      .Default([](Operation *) { return 0; });
+}
+
+int64_t perf::getCollectiveStream(Operation *op) {
+  return llvm::TypeSwitch<Operation *, int64_t>(op)
+      .Case<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, SendOp,
+            RecvOp>([](auto c) { return static_cast<int64_t>(c.getStream()); })
+      .Default([](Operation *) { return 0; });
+}
+
+template <typename CollectiveT>
+static LogicalResult verifyCollective(CollectiveT op, bool pointToPoint) {
+  if (static_cast<int64_t>(op.getBytes()) < 0)
+    return op.emitOpError("'bytes' must be non-negative");
+  ArrayRef<int64_t> group = op.getGroup();
+  if (group.empty())
+    return op.emitOpError("'group' must list at least one device");
+  if (pointToPoint && group.size() != 2)
+    return op.emitOpError("'group' must be [source, destination]");
+  llvm::SmallDenseSet<int64_t> seen;
+  for (int64_t d : group) {
+    if (d < 0)
+      return op.emitOpError("device ids in 'group' must be non-negative");
+    if (!seen.insert(d).second)
+      return op.emitOpError("device ") << d << " appears twice in 'group'";
+  }
+  return success();
+}
+
+LogicalResult AllReduceOp::verify() { return verifyCollective(*this, false); }
+LogicalResult AllGatherOp::verify() { return verifyCollective(*this, false); }
+LogicalResult ReduceScatterOp::verify() {
+  return verifyCollective(*this, false);
+}
+LogicalResult AllToAllOp::verify() { return verifyCollective(*this, false); }
+LogicalResult SendOp::verify() { return verifyCollective(*this, true); }
+LogicalResult RecvOp::verify() { return verifyCollective(*this, true); }
+
+#define GET_OP_CLASSES
+#include "perf/Dialect/PerfOps.cpp.inc"

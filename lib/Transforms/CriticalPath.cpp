@@ -1,0 +1,148 @@
+//===- CriticalPath.cpp - --perf-critical-path ----------------------------===//
+//
+// Lowers each graph to the MLIR-free Schedule, runs it, and writes the times
+// back as attributes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "perf/Analysis/Schedule.h"
+#include "perf/Dialect/PerfOps.h"
+#include "perf/Transforms/Passes.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace perf {
+#define GEN_PASS_DEF_CRITICALPATH
+#include "perf/Transforms/Passes.h.inc"
+} // namespace perf
+
+using namespace perf;
+using namespace mlir;
+
+static double getF64(Operation *op, StringRef name, double dflt = 0) {
+  if (auto attr = op->getAttrOfType<FloatAttr>(name))
+    return attr.getValueAsDouble();
+  return dflt;
+}
+
+namespace {
+struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
+  using CriticalPathBase::CriticalPathBase;
+
+  void runOnOperation() override {
+    WalkResult result = getOperation().walk([&](GraphOp graph) {
+      return failed(runOnGraph(graph)) ? WalkResult::interrupt()
+                                       : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  LogicalResult runOnGraph(GraphOp graph) {
+    Schedule schedule;
+    llvm::DenseMap<Operation *, size_t> opIndex;
+    SmallVector<Operation *> hostOps, deviceOps;
+
+    for (Operation &op : graph.getBodyBlock()) {
+      ScheduledOp sop;
+      if (auto sync = dyn_cast<SyncOp>(op)) {
+        sop.kind = ScheduledOp::Kind::Sync;
+        sop.device = sync.getDevice();
+        sop.syncStream = sync.getStream() ? int64_t(*sync.getStream()) : -1;
+        if (auto o = op.getAttrOfType<DenseF64ArrayAttr>(
+                PerfDialect::kOverheadAttr))
+          sop.t1 = o[0];
+      } else if (auto fw = dyn_cast<FrameworkOp>(op)) {
+        sop.device = fw.getDevice();
+        if (auto o = op.getAttrOfType<DenseF64ArrayAttr>(
+                PerfDialect::kOverheadAttr)) {
+          if (o.size() != 4)
+            return op.emitOpError("'perf.overhead_us' must hold T1, T2, T3, "
+                                  "T5");
+          sop.t1 = o[0];
+          sop.t2 = o[1];
+          sop.t3 = o[2];
+          sop.t5 = o[3];
+        }
+        for (Value input : fw.getInputs())
+          if (Operation *def = input.getDefiningOp()) {
+            auto it = opIndex.find(def);
+            if (it != opIndex.end())
+              sop.deps.push_back(it->second);
+          }
+        if (Block *body = fw.getBodyBlockOrNull())
+          for (Operation &work : *body) {
+            auto latency = work.getAttrOfType<FloatAttr>(
+                PerfDialect::kLatencyAttr);
+            if (!latency)
+              return work.emitOpError(
+                  "has no 'perf.latency_us'; run --perf-kernel-cost (and "
+                  "--perf-comm-cost for collectives) first");
+            ScheduledKernel k;
+            k.latencyUs = latency.getValueAsDouble();
+            k.launchUs = getF64(&work, PerfDialect::kLaunchAttr);
+            if (auto kernel = dyn_cast<KernelOpInterface>(work)) {
+              k.device = kernel.getDeviceId();
+              k.stream = kernel.getStreamId();
+            } else {
+              k.device = fw.getDevice();
+              k.stream = getCollectiveStream(&work);
+              ArrayRef<int64_t> group = getCollectiveGroup(&work);
+              k.group.assign(group.begin(), group.end());
+              if (!llvm::is_contained(k.group, k.device))
+                k.group.push_back(k.device);
+            }
+            sop.kernels.push_back(schedule.addKernel(std::move(k)));
+            deviceOps.push_back(&work);
+          }
+      } else {
+        return op.emitOpError("cannot be scheduled inside a perf.graph");
+      }
+      opIndex[&op] = schedule.addOp(std::move(sop));
+      hostOps.push_back(&op);
+    }
+
+    ScheduleOptions options;
+    options.kernelGapUs = kernelGap;
+    ScheduleResult result = schedule.run(options);
+
+    Builder b(&getContext());
+    for (auto [op, sop] : llvm::zip(hostOps, schedule.ops())) {
+      op->setAttr(PerfDialect::kStartAttr, b.getF64FloatAttr(sop.hostStartUs));
+      op->setAttr(PerfDialect::kEndAttr, b.getF64FloatAttr(sop.hostEndUs));
+    }
+    for (auto [op, k] : llvm::zip(deviceOps, schedule.kernels())) {
+      op->setAttr(PerfDialect::kStartAttr, b.getF64FloatAttr(k.startUs));
+      op->setAttr(PerfDialect::kEndAttr, b.getF64FloatAttr(k.endUs));
+    }
+
+    SmallVector<Attribute> devices;
+    for (const DeviceTimes &d : result.devices)
+      devices.push_back(b.getDictionaryAttr({
+          b.getNamedAttr("device", b.getI64IntegerAttr(d.device)),
+          b.getNamedAttr("active_us", b.getF64FloatAttr(d.activeUs)),
+          b.getNamedAttr("end_us", b.getF64FloatAttr(d.endUs)),
+          b.getNamedAttr("host_end_us", b.getF64FloatAttr(d.hostEndUs)),
+          b.getNamedAttr("exposed_comm_us", b.getF64FloatAttr(d.exposedCommUs)),
+      }));
+    SmallVector<int64_t> path(result.criticalPath.begin(),
+                              result.criticalPath.end());
+    graph->setAttr(
+        PerfDialect::kEstimateAttr,
+        b.getDictionaryAttr({
+            b.getNamedAttr("e2e_us", b.getF64FloatAttr(result.e2eUs)),
+            b.getNamedAttr("gpu_active_us",
+                           b.getF64FloatAttr(result.gpuActiveUs)),
+            b.getNamedAttr("idle_us", b.getF64FloatAttr(result.idleUs)),
+            b.getNamedAttr("host_us", b.getF64FloatAttr(result.hostUs)),
+            b.getNamedAttr("sum_kernel_us",
+                           b.getF64FloatAttr(result.sumKernelUs)),
+            b.getNamedAttr("host_bound", b.getBoolAttr(result.hostBound)),
+            b.getNamedAttr("devices", b.getArrayAttr(devices)),
+            b.getNamedAttr("critical_path", b.getDenseI64ArrayAttr(path)),
+        }));
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,57 @@
+//===- EstimatePipeline.cpp - The default cost pipeline -------------------===//
+
+#include "perf/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace perf;
+using namespace mlir;
+
+void perf::buildEstimatePipeline(OpPassManager &pm,
+                                 const EstimateOptions &options) {
+  KernelCostOptions cost;
+  cost.models = options.models;
+  cost.computeEfficiency = options.computeEfficiency;
+  cost.memoryEfficiency = options.memoryEfficiency;
+  cost.database = options.database;
+  cost.mlModelDir = options.mlModelDir;
+  pm.addPass(createKernelCost(cost));
+  HostOverheadOptions overhead;
+  overhead.table = options.overheads;
+  pm.addPass(createHostOverhead(overhead));
+  pm.addPass(createCriticalPath());
+  ReportOptions report;
+  report.format = options.format;
+  report.output = options.output;
+  pm.addPass(createReport(report));
+}
+
+namespace {
+struct EstimatePipelineOptions
+    : public PassPipelineOptions<EstimatePipelineOptions> {
+  Option<std::string> models{*this, "models",
+                             llvm::cl::desc("Kernel cost model order")};
+  Option<std::string> overheads{*this, "overheads",
+                                llvm::cl::desc("Host overhead table (JSON)")};
+  Option<std::string> format{*this, "format",
+                             llvm::cl::desc("Report format: text or json")};
+};
+} // namespace
+
+void perf::registerPerfPassesAndPipelines(
+    std::function<EstimateOptions()> defaults) {
+  registerPerfPasses();
+  PassPipelineRegistration<EstimatePipelineOptions>(
+      "estimate",
+      "Prices every kernel and host overhead, computes the critical path and "
+      "prints the report",
+      [defaults](OpPassManager &pm, const EstimatePipelineOptions &opts) {
+        EstimateOptions options = defaults ? defaults() : EstimateOptions();
+        if (opts.models.hasValue())
+          options.models = opts.models;
+        if (opts.overheads.hasValue())
+          options.overheads = opts.overheads;
+        if (opts.format.hasValue())
+          options.format = opts.format;
+        buildEstimatePipeline(pm, options);
+      });
+}

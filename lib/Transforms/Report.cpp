@@ -1,0 +1,246 @@
+//===- Report.cpp - --perf-report -----------------------------------------===//
+
+#include "perf/Dialect/PerfOps.h"
+#include "perf/Transforms/Passes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+#include <map>
+
+namespace perf {
+#define GEN_PASS_DEF_REPORT
+#include "perf/Transforms/Passes.h.inc"
+} // namespace perf
+
+using namespace perf;
+using namespace mlir;
+
+namespace {
+struct KindTotal {
+  double us = 0;
+  int64_t count = 0;
+};
+
+/// What the report says about one graph, gathered once and printed as text
+/// or JSON.
+struct GraphSummary {
+  std::string name, target, phase;
+  double e2e = 0, active = 0, idle = 0, host = 0, sumKernels = 0;
+  bool hostBound = false;
+  int64_t numOps = 0, numKernels = 0;
+  std::map<std::string, KindTotal> byKind, byOp;
+  std::map<std::string, int64_t> byModel;
+  SmallVector<DictionaryAttr> devices;
+  struct PathEntry {
+    std::string kernel, op;
+    double start, end;
+  };
+  std::vector<PathEntry> criticalPath;
+};
+
+double f64(DictionaryAttr dict, StringRef key) {
+  if (auto a = dict.getAs<FloatAttr>(key))
+    return a.getValueAsDouble();
+  return 0;
+}
+
+double f64(Operation *op, StringRef key) {
+  if (auto a = op->getAttrOfType<FloatAttr>(key))
+    return a.getValueAsDouble();
+  return 0;
+}
+
+FailureOr<GraphSummary> summarize(GraphOp graph) {
+  auto estimate =
+      graph->getAttrOfType<DictionaryAttr>(PerfDialect::kEstimateAttr);
+  if (!estimate) {
+    graph.emitError("no estimate to report; run --perf-critical-path first");
+    return failure();
+  }
+  GraphSummary s;
+  s.name = graph.getSymName().str();
+  s.phase = graph.getPhase().str();
+  s.target = "unknown";
+  if (GpuAttr gpu = graph.getGpuTarget())
+    s.target = gpu.getSpec().name;
+  s.e2e = f64(estimate, "e2e_us");
+  s.active = f64(estimate, "gpu_active_us");
+  s.idle = f64(estimate, "idle_us");
+  s.host = f64(estimate, "host_us");
+  s.sumKernels = f64(estimate, "sum_kernel_us");
+  if (auto b = estimate.getAs<BoolAttr>("host_bound"))
+    s.hostBound = b.getValue();
+  if (auto devs = estimate.getAs<ArrayAttr>("devices"))
+    for (Attribute d : devs)
+      s.devices.push_back(cast<DictionaryAttr>(d));
+
+  SmallVector<std::pair<Operation *, FrameworkOp>> kernels;
+  for (Operation &op : graph.getBodyBlock()) {
+    ++s.numOps;
+    auto fw = dyn_cast<FrameworkOp>(op);
+    if (!fw || !fw.getBodyBlockOrNull())
+      continue;
+    for (Operation &work : *fw.getBodyBlockOrNull()) {
+      double us = f64(&work, PerfDialect::kLatencyAttr);
+      std::string kind = work.getName().stripDialect().str();
+      s.byKind[kind].us += us;
+      s.byKind[kind].count++;
+      s.byOp[fw.getOpName().str()].us += us;
+      s.byOp[fw.getOpName().str()].count++;
+      if (auto model = work.getAttrOfType<StringAttr>(
+              PerfDialect::kCostModelAttr))
+        s.byModel[model.str()]++;
+      else
+        s.byModel[isCollective(&work) ? "comm" : "unpriced"]++;
+      kernels.push_back({&work, fw});
+    }
+  }
+  s.numKernels = kernels.size();
+  if (auto path = estimate.getAs<DenseI64ArrayAttr>("critical_path"))
+    for (int64_t i : path.asArrayRef())
+      if (i >= 0 && i < static_cast<int64_t>(kernels.size())) {
+        auto [work, fw] = kernels[i];
+        s.criticalPath.push_back({work->getName().stripDialect().str(),
+                                  fw.getOpName().str(),
+                                  f64(work, PerfDialect::kStartAttr),
+                                  f64(work, PerfDialect::kEndAttr)});
+      }
+  return s;
+}
+
+void printText(const GraphSummary &s, llvm::raw_ostream &os) {
+  auto pct = [&](double part) { return s.e2e > 0 ? 100 * part / s.e2e : 0; };
+  os << "perf estimate: @" << s.name << " (" << s.phase << ") on "
+     << s.target << "\n";
+  os << llvm::format("  end-to-end time   %12.3f us\n", s.e2e);
+  os << llvm::format("  GPU active        %12.3f us  (%5.1f%%)\n", s.active,
+                     pct(s.active));
+  os << llvm::format("  GPU idle          %12.3f us  (%5.1f%%)\n", s.idle,
+                     pct(s.idle));
+  os << llvm::format("  host time         %12.3f us  (%s-bound)\n", s.host,
+                     s.hostBound ? "host" : "device");
+  os << llvm::format("  sum of kernels    %12.3f us  (%lld kernels, %lld ops)\n",
+                     s.sumKernels, (long long)s.numKernels,
+                     (long long)s.numOps);
+  os << "  device time by kernel kind:\n";
+  for (const auto &[kind, t] : s.byKind)
+    os << llvm::format("    %-16s %12.3f us  %6lld\n", kind.c_str(), t.us,
+                       (long long)t.count);
+  os << "  priced by:";
+  for (const auto &[model, n] : s.byModel)
+    os << " " << model << "=" << n;
+  os << "\n";
+  if (s.devices.size() > 1) {
+    os << "  per device:\n";
+    for (DictionaryAttr d : s.devices)
+      os << llvm::format(
+          "    gpu%-3lld active %12.3f us  end %12.3f us  exposed comm "
+          "%10.3f us\n",
+          (long long)cast<IntegerAttr>(d.get("device")).getInt(),
+          f64(d, "active_us"), f64(d, "end_us"), f64(d, "exposed_comm_us"));
+  }
+  os << "  critical path (" << s.criticalPath.size() << " kernels):\n";
+  size_t shown = 0;
+  for (const auto &p : s.criticalPath) {
+    if (shown++ == 20) {
+      os << "    ... " << (s.criticalPath.size() - 20) << " more\n";
+      break;
+    }
+    os << llvm::format("    %10.3f .. %10.3f us  %-14s %s\n", p.start, p.end,
+                       p.kernel.c_str(), p.op.c_str());
+  }
+}
+
+llvm::json::Value toJson(const GraphSummary &s) {
+  llvm::json::Object kinds, ops, models;
+  for (const auto &[kind, t] : s.byKind)
+    kinds[kind] = llvm::json::Object{{"us", t.us}, {"count", t.count}};
+  for (const auto &[op, t] : s.byOp)
+    ops[op] = llvm::json::Object{{"us", t.us}, {"count", t.count}};
+  for (const auto &[model, n] : s.byModel)
+    models[model] = n;
+  llvm::json::Array devices, path;
+  for (DictionaryAttr d : s.devices)
+    devices.push_back(llvm::json::Object{
+        {"device", cast<IntegerAttr>(d.get("device")).getInt()},
+        {"active_us", f64(d, "active_us")},
+        {"end_us", f64(d, "end_us")},
+        {"host_end_us", f64(d, "host_end_us")},
+        {"exposed_comm_us", f64(d, "exposed_comm_us")}});
+  for (const auto &p : s.criticalPath)
+    path.push_back(llvm::json::Object{{"kernel", p.kernel},
+                                      {"op", p.op},
+                                      {"start_us", p.start},
+                                      {"end_us", p.end}});
+  return llvm::json::Object{
+      {"graph", s.name},
+      {"phase", s.phase},
+      {"target", s.target},
+      {"e2e_us", s.e2e},
+      {"gpu_active_us", s.active},
+      {"idle_us", s.idle},
+      {"host_us", s.host},
+      {"host_bound", s.hostBound},
+      {"sum_kernel_us", s.sumKernels},
+      {"num_ops", s.numOps},
+      {"num_kernels", s.numKernels},
+      {"by_kernel_kind", std::move(kinds)},
+      {"by_op", std::move(ops)},
+      {"priced_by", std::move(models)},
+      {"devices", std::move(devices)},
+      {"critical_path", std::move(path)},
+  };
+}
+
+struct ReportPass : perf::impl::ReportBase<ReportPass> {
+  using ReportBase::ReportBase;
+
+  void runOnOperation() override {
+    if (format != "text" && format != "json") {
+      getOperation().emitError("report format must be text or json, got '")
+          << format << "'";
+      return signalPassFailure();
+    }
+    std::vector<GraphSummary> summaries;
+    WalkResult walk = getOperation().walk([&](GraphOp graph) {
+      FailureOr<GraphSummary> s = summarize(graph);
+      if (failed(s))
+        return WalkResult::interrupt();
+      summaries.push_back(std::move(*s));
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+
+    std::error_code ec;
+    std::unique_ptr<llvm::raw_fd_ostream> file;
+    llvm::raw_ostream *os = &llvm::outs();
+    if (output != "-") {
+      file = std::make_unique<llvm::raw_fd_ostream>(output, ec);
+      if (ec) {
+        getOperation().emitError("cannot write report '")
+            << output << "': " << ec.message();
+        return signalPassFailure();
+      }
+      os = file.get();
+    }
+    if (format == "json") {
+      llvm::json::Array graphs;
+      for (const GraphSummary &s : summaries)
+        graphs.push_back(toJson(s));
+      *os << llvm::formatv("{0:2}",
+                           llvm::json::Value(llvm::json::Object{
+                               {"graphs", std::move(graphs)}}))
+          << "\n";
+    } else {
+      for (const GraphSummary &s : summaries)
+        printText(s, *os);
+    }
+    os->flush();
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace
