@@ -221,9 +221,6 @@ int main(int argc, char **argv) {
         CollectiveEstimate e = estimateCollective(kind, s.bytes, p, system);
         double ape = std::fabs(e.timeUs - s.measuredUs) / s.measuredUs;
         groups[{s.workers, s.perNode}].add(s.bytes, ape);
-        std::string key =
-            name +
-            (calibrate && collective == "send_recv" ? " (in-sample)" : "");
         totals[collective +
                (calibrate && collective == "send_recv" ? " (in-sample)" : "")]
             .add(s.bytes, ape);

@@ -3,6 +3,7 @@
 #include "perf/Comm/CollectiveModel.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <algorithm>
@@ -92,6 +93,14 @@ RankPlacement perf::placeRanks(llvm::ArrayRef<int> ranks,
   for (auto &kv : perNode)
     p.ranksPerNode = std::max(p.ranksPerNode, kv.second);
   return p;
+}
+
+RankPlacement perf::placeGroup(llvm::ArrayRef<int64_t> ranks,
+                               const SystemSpec &system) {
+  llvm::SmallVector<int> narrow;
+  for (int64_t r : ranks)
+    narrow.push_back(r < 0 || r > INT32_MAX ? -1 : int(r));
+  return placeRanks(llvm::ArrayRef<int>(narrow), system);
 }
 
 RankPlacement perf::packRanks(unsigned count, const SystemSpec &system,

@@ -130,6 +130,11 @@ TEST(CollectiveModel, PlacementAndDegenerateGroups) {
   EXPECT_EQ(p.numNodes, 2u);
   EXPECT_EQ(p.ranksPerNode, 2u);
   EXPECT_EQ(collectiveTimeUs(CollectiveKind::AllReduce, n, {3}, s), 0);
+  // A dialect `group` (int64 ranks) places the same way.
+  std::vector<int64_t> group = {0, 1, 4};
+  RankPlacement q = placeGroup(group, s);
+  EXPECT_EQ(q.numNodes, 2u);
+  EXPECT_EQ(q.ranksPerNode, 2u);
   EXPECT_EQ(*parseCollectiveKind("all-gather"), CollectiveKind::AllGather);
   EXPECT_EQ(*parseCollectiveKind("AllReduce"), CollectiveKind::AllReduce);
   EXPECT_EQ(*parseCollectiveKind("recv"), CollectiveKind::SendRecv);

@@ -76,6 +76,9 @@ struct RankPlacement {
 
 /// Placement of explicit global ranks (rank r on node r / gpusPerNode).
 RankPlacement placeRanks(llvm::ArrayRef<int> ranks, const SystemSpec &system);
+/// The same for a `group` attribute of the perf dialect's collectives.
+RankPlacement placeGroup(llvm::ArrayRef<int64_t> ranks,
+                         const SystemSpec &system);
 /// `count` ranks filling nodes in order with at most `perNode` per node
 /// (0: the node's GPU count), the way NCCL tests and launchers pack them.
 RankPlacement packRanks(unsigned count, const SystemSpec &system,
