@@ -29,3 +29,15 @@ tools = ["perf-opt", "perf-translate", "perf-trace", "perf-eval",
 llvm_config.add_tool_substitutions(
     [t for t in tools
      if os.path.exists(os.path.join(config.perf_tools_dir, t))], tool_dirs)
+
+# The ONNX import tests need perf-translate built with --import-onnx.
+import subprocess
+_perf_translate = os.path.join(config.perf_tools_dir, "perf-translate")
+if os.path.exists(_perf_translate):
+    try:
+        _help = subprocess.run([_perf_translate, "--help"], capture_output=True,
+                               text=True, timeout=60).stdout
+        if "--import-onnx" in _help:
+            config.available_features.add("onnx-import")
+    except (OSError, subprocess.SubprocessError):
+        pass

@@ -1,0 +1,388 @@
+//===- OnnxToPerf.cpp - Build the perf dialect from an ONNX model ---------===//
+//
+// One perf.op per ONNX node that does runtime work or carries data
+// (metadata ops such as Reshape stay, with no kernels, so dependencies run
+// through them). Weights and nodes computing only from constants (the
+// ConstantOfShape stand-ins of stripped models) are folded away: they are
+// ready before the step starts. Each op records the parameters it reads in
+// `onnx.params`, which training synthesis uses for gradients and updates.
+//
+//===----------------------------------------------------------------------===//
+
+#include "perf/Import/OnnxImport.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "perf/Dialect/PerfDialect.h"
+#include "perf/Dialect/PerfOps.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace perf;
+using namespace mlir;
+
+static Type elementTypeOf(MLIRContext *ctx, const OnnxValueInfo &v) {
+  Builder b(ctx);
+  switch (v.elemType) {
+  case 10: // FLOAT16
+    return b.getF16Type();
+  case 16: // BFLOAT16
+    return b.getBF16Type();
+  case 11: // DOUBLE
+    return b.getF64Type();
+  case 7: // INT64
+  case 13:
+    return b.getI64Type();
+  case 6: // INT32
+  case 12:
+    return b.getI32Type();
+  case 2: // UINT8
+  case 3: // INT8
+    return b.getI8Type();
+  case 4: // UINT16
+  case 5:
+    return b.getIntegerType(16);
+  case 9: // BOOL
+    return b.getI1Type();
+  default:
+    return b.getF32Type();
+  }
+}
+
+static Type tensorTypeOf(MLIRContext *ctx, const OnnxValueInfo *v) {
+  if (!v)
+    return UnrankedTensorType::get(Float32Type::get(ctx));
+  Type elem = elementTypeOf(ctx, *v);
+  if (!v->hasShape)
+    return UnrankedTensorType::get(elem);
+  SmallVector<int64_t> dims;
+  for (int64_t d : v->shape)
+    dims.push_back(d < 0 ? ShapedType::kDynamic : d);
+  return RankedTensorType::get(dims, elem);
+}
+
+static Type dtypeType(MLIRContext *ctx, DType dtype) {
+  Builder b(ctx);
+  switch (dtype) {
+  case DType::F64:
+    return b.getF64Type();
+  case DType::F16:
+    return b.getF16Type();
+  case DType::BF16:
+    return b.getBF16Type();
+  case DType::I64:
+    return b.getI64Type();
+  case DType::I32:
+    return b.getI32Type();
+  case DType::I8:
+    return b.getI8Type();
+  case DType::Bool:
+    return b.getI1Type();
+  default:
+    return b.getF32Type();
+  }
+}
+
+/// Creates the kernel op for `kernel`; returns false when it has no work
+/// (shapes unknown), in which case nothing is created.
+static bool buildKernel(OpBuilder &b, Location loc, const OnnxKernel &kernel) {
+  const KernelDesc &d = kernel.desc;
+  MLIRContext *ctx = b.getContext();
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  auto pair = [&](int64_t h, int64_t w) {
+    return b.getDenseI64ArrayAttr({h, w});
+  };
+  StringRef opName;
+  SmallVector<NamedAttribute> attrs;
+  auto set = [&](StringRef name, Attribute value) {
+    attrs.push_back(b.getNamedAttr(name, value));
+  };
+  bool overridden =
+      d.kind != KernelKind::Generic && (d.flops > 0 || d.bytes > 0);
+  if (d.totalFlops() <= 0 && d.totalBytes() <= 0)
+    return false;
+  switch (overridden ? KernelKind::Generic : d.kind) {
+  case KernelKind::Gemm:
+    if (d.m <= 0 || d.n <= 0 || d.k <= 0)
+      return false;
+    opName = GemmOp::getOperationName();
+    if (d.batch != 1)
+      set("batch", i64(d.batch));
+    set("m", i64(d.m));
+    set("n", i64(d.n));
+    set("k", i64(d.k));
+    if (d.transA)
+      set("trans_a", b.getUnitAttr());
+    if (d.transB)
+      set("trans_b", b.getUnitAttr());
+    break;
+  case KernelKind::Conv2d:
+    opName = Conv2dOp::getOperationName();
+    set("n", i64(d.batch));
+    set("c", i64(d.c));
+    set("h", i64(d.h));
+    set("w", i64(d.w));
+    set("k", i64(d.outChannels));
+    set("r", i64(d.r));
+    set("s", i64(d.s));
+    set("stride", pair(d.strideH, d.strideW));
+    set("pad", pair(d.padH, d.padW));
+    if (d.dilationH != 1 || d.dilationW != 1)
+      set("dilation", pair(d.dilationH, d.dilationW));
+    if (d.groups != 1)
+      set("groups", i64(d.groups));
+    break;
+  case KernelKind::Elementwise:
+    opName = ElementwiseOp::getOperationName();
+    set("elements", i64(d.numElements));
+    set("inputs", i64(d.numInputs));
+    set("flops_per_element", b.getF64FloatAttr(d.flopsPerElement));
+    set("fn", b.getStringAttr(kernel.role));
+    break;
+  case KernelKind::Reduce:
+  case KernelKind::Softmax:
+  case KernelKind::LayerNorm:
+    opName = d.kind == KernelKind::Reduce    ? ReduceOp::getOperationName()
+             : d.kind == KernelKind::Softmax ? SoftmaxOp::getOperationName()
+                                             : LayerNormOp::getOperationName();
+    set("rows", i64(d.rows));
+    set("cols", i64(d.cols));
+    break;
+  case KernelKind::Transpose:
+  case KernelKind::Concat:
+    opName = d.kind == KernelKind::Transpose ? TransposeOp::getOperationName()
+                                             : ConcatOp::getOperationName();
+    set("elements", i64(d.numElements));
+    break;
+  case KernelKind::Pooling:
+    opName = PoolingOp::getOperationName();
+    set("n", i64(d.batch));
+    set("c", i64(d.c));
+    set("h", i64(d.h));
+    set("w", i64(d.w));
+    set("r", i64(d.r));
+    set("s", i64(d.s));
+    set("stride", pair(d.strideH, d.strideW));
+    set("pad", pair(d.padH, d.padW));
+    break;
+  case KernelKind::BatchNorm:
+    opName = BatchNormOp::getOperationName();
+    set("elements", i64(d.numElements));
+    set("channels", i64(std::max<int64_t>(d.c, 1)));
+    break;
+  default:
+    opName = GenericKernelOp::getOperationName();
+    set("flops", b.getF64FloatAttr(d.totalFlops()));
+    set("bytes", b.getF64FloatAttr(d.totalBytes()));
+    set("fn", b.getStringAttr(kernel.role));
+    break;
+  }
+  set("dtype", TypeAttr::get(dtypeType(ctx, d.dtype)));
+  OperationState state(loc, opName);
+  state.addAttributes(attrs);
+  b.create(state);
+  return true;
+}
+
+OwningOpRef<ModuleOp>
+perf::buildPerfModuleFromOnnx(MLIRContext *ctx, const OnnxModel &model,
+                              const OnnxLowering &lowering,
+                              const OnnxImportOptions &options) {
+  ctx->loadDialect<PerfDialect>();
+  const OnnxGraph &g = model.graph;
+  Location fileLoc = FileLineColLoc::get(ctx, model.path, 0, 0);
+  OpBuilder b(ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  module->getOperation()->setAttr("onnx.source", b.getStringAttr(model.path));
+  module->getOperation()->setAttr("onnx.batch",
+                                  b.getI64IntegerAttr(model.batchSize));
+  module->getOperation()->setAttr("onnx.parameters",
+                                  b.getI64IntegerAttr(lowering.numParameters));
+  // Benanza's per-model figures, before any transform changes the kernels.
+  double macs = 0, flops = 0;
+  for (const OnnxLoweredNode &ln : lowering.nodes)
+    for (const OnnxKernel &k : ln.kernels) {
+      macs += kernelMacs(k.desc);
+      flops += k.desc.totalFlops();
+    }
+  module->getOperation()->setAttr(
+      "onnx.macs", b.getI64IntegerAttr(static_cast<int64_t>(macs)));
+  module->getOperation()->setAttr(
+      "onnx.flops", b.getI64IntegerAttr(static_cast<int64_t>(flops)));
+
+  b.setInsertionPointToEnd(module->getBody());
+  auto graph = b.create<GraphOp>(fileLoc, "step");
+  graph.setPhase("inference");
+  b.setInsertionPointToEnd(&graph.getBodyBlock());
+
+  // Values known before the step runs: weights, constants and everything
+  // computed only from them.
+  llvm::StringMap<int64_t> paramElems;
+  for (const auto &[name, count] : lowering.parameters)
+    paramElems[name] = count;
+  llvm::StringSet<> constant;
+  for (const std::string &name : g.initializers)
+    constant.insert(name);
+  for (const auto &entry : paramElems)
+    constant.insert(entry.getKey());
+
+  llvm::StringMap<Value> ssa;
+  for (const std::string &name : g.inputs) {
+    if (constant.count(name))
+      continue;
+    const OnnxValueInfo *v = g.lookup(name);
+    OperationState state(NameLoc::get(b.getStringAttr(name), fileLoc),
+                         FrameworkOp::getOperationName());
+    state.addAttribute("op_name", b.getStringAttr("onnx::Input"));
+    state.addAttribute("onnx.name", b.getStringAttr(name));
+    state.addTypes(tensorTypeOf(ctx, v));
+    state.addRegion();
+    Operation *op = b.create(state);
+    ssa[name] = op->getResult(0);
+  }
+
+  unsigned skippedKernels = 0;
+  for (const OnnxLoweredNode &ln : lowering.nodes) {
+    const OnnxNode &n = *ln.node;
+    bool allConstant = ln.kernels.empty() && ln.supported;
+    for (const std::string &in : n.inputs)
+      if (!in.empty() && !constant.count(in))
+        allConstant = false;
+    if (allConstant) {
+      // Pass parameter ownership through (Unsqueeze of a BN scale).
+      for (const std::string &out : n.outputs)
+        constant.insert(out);
+      int64_t carried = 0;
+      for (const std::string &in : n.inputs)
+        if (auto it = paramElems.find(in); it != paramElems.end()) {
+          carried += it->second;
+          paramElems.erase(it);
+        }
+      if (carried && !n.outputs.empty())
+        paramElems[n.outputs[0]] += carried;
+      continue;
+    }
+    SmallVector<Value> operands;
+    int64_t params = 0;
+    for (const std::string &in : n.inputs) {
+      if (in.empty())
+        continue;
+      if (auto it = ssa.find(in); it != ssa.end())
+        operands.push_back(it->second);
+      // Each parameter is charged to its first reader.
+      if (auto it = paramElems.find(in); it != paramElems.end()) {
+        params += it->second;
+        paramElems.erase(it);
+      }
+    }
+    SmallVector<Type> results;
+    for (const std::string &out : n.outputs)
+      results.push_back(
+          tensorTypeOf(ctx, out.empty() ? nullptr : g.lookup(out)));
+    Location loc = NameLoc::get(b.getStringAttr(n.name), fileLoc);
+    std::string opName =
+        (n.domain.empty() ? "onnx::" : n.domain + "::") + n.opType;
+    OperationState state(loc, FrameworkOp::getOperationName());
+    state.addOperands(operands);
+    state.addTypes(results);
+    state.addAttribute("op_name", b.getStringAttr(opName));
+    state.addAttribute("onnx.name", b.getStringAttr(n.name));
+    if (params)
+      state.addAttribute("onnx.params", b.getI64IntegerAttr(params));
+    if (!ln.supported)
+      state.addAttribute("onnx.unsupported", b.getUnitAttr());
+    state.addRegion();
+    auto op = cast<FrameworkOp>(b.create(state));
+    for (unsigned i = 0; i < n.outputs.size(); ++i)
+      if (!n.outputs[i].empty())
+        ssa[n.outputs[i]] = op->getResult(i);
+    if (ln.kernels.empty())
+      continue;
+    OpBuilder::InsertionGuard guard(b);
+    Block &body = op.getOrCreateBodyBlock();
+    b.setInsertionPointToEnd(&body);
+    for (const OnnxKernel &k : ln.kernels)
+      if (!buildKernel(b, loc, k))
+        ++skippedKernels;
+    if (body.empty())
+      op.getBody().getBlocks().clear();
+  }
+
+  if (skippedKernels)
+    emitWarning(fileLoc) << skippedKernels
+                         << " kernels have unknown shapes and are not priced";
+  if (!lowering.unsupported.empty()) {
+    std::string list;
+    unsigned total = 0;
+    for (const auto &[opType, count] : lowering.unsupported) {
+      list +=
+          (list.empty() ? "" : ", ") + opType + " x" + std::to_string(count);
+      total += count;
+    }
+    SmallVector<NamedAttribute> counts;
+    for (const auto &[opType, count] : lowering.unsupported)
+      counts.push_back(b.getNamedAttr(opType, b.getI64IntegerAttr(count)));
+    module->getOperation()->setAttr("onnx.unsupported",
+                                    b.getDictionaryAttr(counts));
+    if (options.strict) {
+      emitError(fileLoc) << total << " nodes have no lowering: " << list;
+      return nullptr;
+    }
+    emitWarning(fileLoc) << total
+                         << " nodes have no lowering and cost nothing: "
+                         << list;
+  }
+  return module;
+}
+
+OwningOpRef<ModuleOp> perf::importOnnxFile(MLIRContext *ctx, StringRef path,
+                                           const OnnxImportOptions &options) {
+  OnnxLoadOptions load;
+  load.batchSize = options.batchSize;
+  auto model = loadOnnxModel(path, load);
+  if (!model) {
+    emitError(UnknownLoc::get(ctx)) << llvm::toString(model.takeError());
+    return nullptr;
+  }
+  OnnxLowering lowering = lowerOnnxModel(*model);
+  return buildPerfModuleFromOnnx(ctx, *model, lowering, options);
+}
+
+void perf::registerOnnxImportTranslation() {
+  static llvm::cl::opt<int64_t> batch(
+      "onnx-batch", llvm::cl::desc("Batch size to re-infer ONNX shapes with"),
+      llvm::cl::init(0));
+  static llvm::cl::opt<bool> strict(
+      "onnx-strict", llvm::cl::desc("Fail when an ONNX op has no lowering"),
+      llvm::cl::init(false));
+  static TranslateToMLIRRegistration registration(
+      "import-onnx", "Import an ONNX model (.onnx) as a perf.graph",
+      [](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+         MLIRContext *ctx) -> OwningOpRef<Operation *> {
+        const llvm::MemoryBuffer *buffer =
+            sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
+        OnnxLoadOptions load;
+        load.batchSize = batch;
+        std::string name = buffer->getBufferIdentifier().str();
+        if (name.empty() || name == "<stdin>")
+          name = "<stdin>";
+        auto model = loadOnnxModelFromBuffer(buffer->getBuffer(), name, load);
+        if (!model) {
+          emitError(UnknownLoc::get(ctx)) << llvm::toString(model.takeError());
+          return nullptr;
+        }
+        OnnxLowering lowering = lowerOnnxModel(*model);
+        OnnxImportOptions options;
+        options.batchSize = batch;
+        options.strict = strict;
+        OwningOpRef<ModuleOp> module =
+            buildPerfModuleFromOnnx(ctx, *model, lowering, options);
+        if (!module)
+          return nullptr;
+        return OwningOpRef<Operation *>(module.release());
+      },
+      [](DialectRegistry &registry) { registry.insert<PerfDialect>(); });
+}
