@@ -1,0 +1,164 @@
+//===- ScheduleTest.cpp - Critical-path engine on hand-computed cases -----===//
+
+#include "perf/Analysis/Schedule.h"
+#include "gtest/gtest.h"
+
+using namespace perf;
+
+namespace {
+/// An op with one kernel on (device, stream).
+size_t addOpWithKernel(Schedule &s, double latency, double t1, double t2,
+                       double t3, double t4, double t5, int64_t stream = 0,
+                       std::vector<size_t> deps = {}, int64_t device = 0) {
+  ScheduledKernel k;
+  k.device = device;
+  k.stream = stream;
+  k.latencyUs = latency;
+  k.launchUs = t4;
+  ScheduledOp op;
+  op.device = device;
+  op.t1 = t1;
+  op.t2 = t2;
+  op.t3 = t3;
+  op.t5 = t5;
+  op.deps = std::move(deps);
+  op.kernels.push_back(s.addKernel(k));
+  return s.addOp(op);
+}
+} // namespace
+
+// Three ops of one 2 us kernel each with T1=8, T2=10, T3=5, T4=10, T5=5 and
+// the 1 us kernel gap. Algorithm 1 by hand:
+//   op1: host 0+8+10=18, kernel at max(0, 18+5)=23..25, host 18+10+5=33
+//   op2: host 33+8+10=51, kernel at max(25+1, 56)=56..58, host 66
+//   op3: host 66+8+10=84, kernel at max(59, 89)=89..91, host 99
+TEST(Schedule, CpuBound) {
+  Schedule s;
+  for (int i = 0; i < 3; ++i)
+    addOpWithKernel(s, 2, 8, 10, 5, 10, 5);
+  ScheduleResult r = s.run();
+  EXPECT_DOUBLE_EQ(s.kernels()[0].startUs, 23);
+  EXPECT_DOUBLE_EQ(s.kernels()[1].startUs, 56);
+  EXPECT_DOUBLE_EQ(s.kernels()[2].startUs, 89);
+  EXPECT_DOUBLE_EQ(s.ops()[2].hostEndUs, 99);
+  EXPECT_DOUBLE_EQ(r.e2eUs, 99);
+  EXPECT_DOUBLE_EQ(r.gpuActiveUs, 6);
+  EXPECT_DOUBLE_EQ(r.idleUs, 93);
+  EXPECT_TRUE(r.hostBound);
+}
+
+// Same overheads, 100 us kernels: the stream is the bottleneck.
+//   k1 23..123, k2 max(124, 56)=124..224, k3 max(225, 89)=225..325
+TEST(Schedule, GpuBound) {
+  Schedule s;
+  for (int i = 0; i < 3; ++i)
+    addOpWithKernel(s, 100, 8, 10, 5, 10, 5);
+  ScheduleResult r = s.run();
+  EXPECT_DOUBLE_EQ(s.kernels()[2].startUs, 225);
+  EXPECT_DOUBLE_EQ(r.e2eUs, 325);
+  EXPECT_DOUBLE_EQ(r.gpuActiveUs, 300);
+  EXPECT_DOUBLE_EQ(r.idleUs, 25);
+  EXPECT_FALSE(r.hostBound);
+  // The last two kernels waited for their stream.
+  EXPECT_EQ(s.kernels()[2].boundBy, ScheduledKernel::Bound::Stream);
+  ASSERT_EQ(r.criticalPath.size(), 3u);
+  EXPECT_EQ(r.criticalPath.front(), 0u);
+}
+
+// Two ops of one kernel each, T5 between launches of an op, and T3 after.
+// op: T1=1, T2=2, kernels 10 and 20 us, T4=4, T5=3, T3=5, gap 0:
+//   host 1+2=3, k1 at 3+2=5..15, host 3+4+3=10, k2 at max(15, 12)=15..35,
+//   host 10+4=14, +T3 = 19.
+TEST(Schedule, OverheadsWithinOneOp) {
+  Schedule s;
+  ScheduledOp op;
+  op.t1 = 1;
+  op.t2 = 2;
+  op.t3 = 5;
+  op.t5 = 3;
+  for (double lat : {10.0, 20.0}) {
+    ScheduledKernel k;
+    k.latencyUs = lat;
+    k.launchUs = 4;
+    op.kernels.push_back(s.addKernel(k));
+  }
+  s.addOp(op);
+  ScheduleOptions options;
+  options.kernelGapUs = 0;
+  ScheduleResult r = s.run(options);
+  EXPECT_DOUBLE_EQ(s.kernels()[0].startUs, 5);
+  EXPECT_DOUBLE_EQ(s.kernels()[1].startUs, 15);
+  EXPECT_DOUBLE_EQ(s.ops()[0].hostEndUs, 19);
+  EXPECT_DOUBLE_EQ(r.e2eUs, 35);
+}
+
+// Independent work on two streams overlaps: 100 us and 50 us kernels, no
+// overheads, end at 100 and GPU active is the union (100 us).
+TEST(Schedule, TwoStreamsOverlap) {
+  Schedule s;
+  addOpWithKernel(s, 100, 0, 0, 0, 0, 0, /*stream=*/0);
+  addOpWithKernel(s, 50, 0, 0, 0, 0, 0, /*stream=*/1);
+  ScheduleResult r = s.run();
+  EXPECT_DOUBLE_EQ(s.kernels()[1].startUs, 0);
+  EXPECT_DOUBLE_EQ(r.e2eUs, 100);
+  EXPECT_DOUBLE_EQ(r.gpuActiveUs, 100);
+  EXPECT_DOUBLE_EQ(r.sumKernelUs, 150);
+}
+
+// The consumer on stream 1 waits for its producer on stream 0:
+// 0..100 then 100..150.
+TEST(Schedule, CrossStreamDependency) {
+  Schedule s;
+  size_t a = addOpWithKernel(s, 100, 0, 0, 0, 0, 0, 0);
+  addOpWithKernel(s, 50, 0, 0, 0, 0, 0, 1, {a});
+  ScheduleResult r = s.run();
+  EXPECT_DOUBLE_EQ(s.kernels()[1].startUs, 100);
+  EXPECT_EQ(s.kernels()[1].boundBy, ScheduledKernel::Bound::Dependency);
+  EXPECT_DOUBLE_EQ(r.e2eUs, 150);
+  EXPECT_EQ(r.criticalPath, (std::vector<size_t>{0, 1}));
+}
+
+// A sync makes the host wait for the 100 us kernel; the next op (no kernels,
+// T1=2, T5=10) then ends at 100+2+10 = 112.
+TEST(Schedule, SyncBlocksTheHost) {
+  Schedule s;
+  addOpWithKernel(s, 100, 0, 0, 0, 0, 0);
+  ScheduledOp sync;
+  sync.kind = ScheduledOp::Kind::Sync;
+  s.addOp(sync);
+  ScheduledOp cpu;
+  cpu.t1 = 2;
+  cpu.t5 = 10;
+  s.addOp(cpu);
+  ScheduleResult r = s.run();
+  EXPECT_DOUBLE_EQ(s.ops()[1].hostEndUs, 100);
+  EXPECT_DOUBLE_EQ(s.ops()[2].hostEndUs, 112);
+  EXPECT_DOUBLE_EQ(r.e2eUs, 112);
+  EXPECT_TRUE(r.hostBound);
+}
+
+// A collective over devices 0 and 1 starts when both streams are free:
+// device 0 busy until 100, device 1 until 30 -> all-reduce 100..120 on both.
+TEST(Schedule, CollectiveWaitsForAllParticipants) {
+  Schedule s;
+  addOpWithKernel(s, 100, 0, 0, 0, 0, 0, 0, {}, /*device=*/0);
+  addOpWithKernel(s, 30, 0, 0, 0, 0, 0, 0, {}, /*device=*/1);
+  ScheduledKernel ar;
+  ar.device = 0;
+  ar.latencyUs = 20;
+  ar.group = {0, 1};
+  ScheduledOp op;
+  op.device = 0;
+  op.kernels.push_back(s.addKernel(ar));
+  s.addOp(op);
+  ScheduleOptions options;
+  options.kernelGapUs = 0;
+  ScheduleResult r = s.run(options);
+  EXPECT_DOUBLE_EQ(s.kernels()[2].startUs, 100);
+  EXPECT_DOUBLE_EQ(r.e2eUs, 120);
+  ASSERT_EQ(r.devices.size(), 2u);
+  // Device 1: busy 0..30 and 100..120; 20 us of exposed communication.
+  EXPECT_DOUBLE_EQ(r.devices[1].activeUs, 50);
+  EXPECT_DOUBLE_EQ(r.devices[1].exposedCommUs, 20);
+  EXPECT_DOUBLE_EQ(r.devices[0].exposedCommUs, 20);
+}
