@@ -128,11 +128,22 @@ std::optional<TileAnalysis> perf::analyzeTiles(const KernelDesc &k,
   double tilesFirst = ceilDiv(g->first, a.tile.first);
   double tilesSecond = ceilDiv(g->second, a.tile.second);
   a.tiles = g->batch * tilesFirst * tilesSecond;
+  double red = g->reduction;
+  // Split-K: when the output tiles cannot fill the SMs and the reduction is
+  // the long side, cuBLAS splits it over gridDim.z (the NeuSight data shows
+  // it on half the T4/V100 linear rows), up to one tile per SM and at
+  // least 256 multiply-adds per split.
+  if (a.tiles < gpu.numSMs && red >= 512 &&
+      red >= std::max<double>(g->first, g->second)) {
+    a.splitK = std::max(
+        1.0, std::min(std::floor(gpu.numSMs / a.tiles), std::ceil(red / 256)));
+    red = std::ceil(red / a.splitK);
+    a.tiles *= a.splitK;
+  }
   a.waves = ceilDiv(a.tiles, gpu.numSMs);
   // A tile larger than the problem computes only the valid part.
   double tf = std::min<double>(a.tile.first, g->first);
   double ts = std::min<double>(a.tile.second, g->second);
-  double red = g->reduction;
   double e = dtypeBytes(k.dtype);
   a.flopsPerTile = 2.0 * tf * ts * red;
   a.bytesPerTile = e * (tf * red + ts * red + tf * ts);

@@ -66,6 +66,8 @@ llvm::ArrayRef<const char *> tileFeatureNames();
 struct TileAnalysis {
   TileShape tile;
   double tiles = 0, waves = 0;
+  /// Slices the reduction is split into (split-K), 1 when not split.
+  double splitK = 1;
   double flopsPerTile = 0, bytesPerTile = 0;
   /// min(AI_tile * bandwidth, peak) / num_sm, FLOP/s.
   double rooflinePerSM = 0;
