@@ -28,3 +28,8 @@ bool bench::runProbe(const RunOptions &, ProbeResult &, std::string &error) {
   gpuAvailable(error);
   return false;
 }
+
+bool bench::verifyKernel(const Kernel &, double &, std::string &error) {
+  gpuAvailable(error);
+  return false;
+}

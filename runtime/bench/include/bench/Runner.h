@@ -57,6 +57,12 @@ void gpuShutdown();
 /// Measures one kernel: warm-up, then `reps` timed repetitions.
 Measurement measureKernel(const Kernel &kernel, const RunOptions &options);
 
+/// Runs a hand-written kernel (embedding_bag fwd, reduce, softmax,
+/// layernorm, transpose, elementwise) in f32 on random input of the kernel's
+/// shape and compares with a host reference: the largest absolute difference
+/// goes to `maxError`. For the GPU tests.
+bool verifyKernel(const Kernel &kernel, double &maxError, std::string &error);
+
 /// Measures achievable throughput and bandwidth of the device.
 bool runProbe(const RunOptions &options, ProbeResult &out, std::string &error);
 

@@ -1,0 +1,152 @@
+//===- BenchGpuTest.cpp - perf-bench on a real device ---------------------===//
+//
+// Every test needs a CUDA device and calls GTEST_SKIP without one, so ctest
+// reports them skipped, not passed, on a machine without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "bench/Runner.h"
+#include "bench/Stats.h"
+
+#include "gtest/gtest.h"
+
+using namespace bench;
+
+namespace {
+
+class Gpu : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    std::string why;
+    available = gpuAvailable(why);
+    reason = why;
+    if (available) {
+      RunOptions options;
+      options.warmup = 3;
+      options.reps = 10;
+      std::string error;
+      initialized = gpuInit(options, info, error);
+      reason = error;
+    }
+  }
+  static void TearDownTestSuite() {
+    if (initialized)
+      gpuShutdown();
+  }
+  void SetUp() override {
+    if (!available || !initialized)
+      GTEST_SKIP() << "no usable CUDA device: " << reason;
+  }
+  static Kernel kernel(const std::string &kind, const std::string &dtype,
+                       const AttrMap &attrs) {
+    Kernel k;
+    std::string error;
+    EXPECT_TRUE(buildKernel(kind, dtype, attrs, true, k, error)) << error;
+    return k;
+  }
+  static RunOptions options() {
+    RunOptions o;
+    o.warmup = 3;
+    o.reps = 10;
+    return o;
+  }
+
+  static bool available, initialized;
+  static std::string reason;
+  static DeviceInfo info;
+};
+
+bool Gpu::available = false;
+bool Gpu::initialized = false;
+std::string Gpu::reason;
+DeviceInfo Gpu::info;
+
+TEST_F(Gpu, GemmTimingsArePlausible) {
+  Kernel k = kernel("gemm", "f16",
+                    {{"m", AttrValue::ofInt(4096)},
+                     {"n", AttrValue::ofInt(4096)},
+                     {"k", AttrValue::ofInt(4096)}});
+  Measurement m = measureKernel(k, options());
+  ASSERT_TRUE(m.ok) << m.skipReason;
+  ASSERT_EQ(m.samplesUs.size(), 10u);
+  Summary s = summarize(m.samplesUs);
+  double tflops = 2.0 * 4096 * 4096 * 4096 / (s.median * 1e6);
+  // Above 1 TFLOP/s on any tensor-core GPU, below any datasheet peak.
+  EXPECT_GT(tflops, 1.0);
+  EXPECT_LT(tflops, 5000.0);
+  EXPECT_FALSE(m.algo.empty());
+}
+
+TEST_F(Gpu, ConvTriesAlgorithmsAndNamesTheWinner) {
+  Kernel k = kernel("conv2d", "f32",
+                    {{"n", AttrValue::ofInt(8)},
+                     {"c", AttrValue::ofInt(32)},
+                     {"h", AttrValue::ofInt(28)},
+                     {"w", AttrValue::ofInt(28)},
+                     {"k", AttrValue::ofInt(32)},
+                     {"r", AttrValue::ofInt(3)},
+                     {"s", AttrValue::ofInt(3)},
+                     {"pad", AttrValue::ofInt(1)}});
+  Measurement m = measureKernel(k, options());
+  ASSERT_TRUE(m.ok) << m.skipReason;
+  EXPECT_EQ(m.algo.rfind("cudnn FWD_", 0), 0u) << m.algo;
+  EXPECT_GT(summarize(m.samplesUs).median, 0.0);
+}
+
+TEST_F(Gpu, CopyBandwidthBelowLink) {
+  Kernel k = kernel("memcpy", "f32",
+                    {{"bytes", AttrValue::ofInt(64 << 20)},
+                     {"dir", AttrValue::ofString("h2d")}});
+  Measurement m = measureKernel(k, options());
+  ASSERT_TRUE(m.ok) << m.skipReason;
+  double gbs = (64 << 20) / (summarize(m.samplesUs).median * 1e3);
+  EXPECT_GT(gbs, 1.0);    // slower than PCIe 1.0 x16 would be a broken run
+  EXPECT_LT(gbs, 1000.0); // faster than any host link is a broken timer
+}
+
+TEST_F(Gpu, HandWrittenKernelsMatchHostReferences) {
+  double err = 0;
+  std::string error;
+  ASSERT_TRUE(verifyKernel(kernel("embedding_bag", "f32",
+                                  {{"tables", AttrValue::ofInt(3)},
+                                   {"rows", AttrValue::ofInt(1000)},
+                                   {"dim", AttrValue::ofInt(200)},
+                                   {"batch", AttrValue::ofInt(17)},
+                                   {"pooling", AttrValue::ofInt(5)}}),
+                           err, error))
+      << error;
+  EXPECT_LT(err, 1e-4);
+  for (const char *kind : {"reduce", "softmax", "layernorm"}) {
+    ASSERT_TRUE(verifyKernel(kernel(kind, "f32",
+                                    {{"rows", AttrValue::ofInt(37)},
+                                     {"cols", AttrValue::ofInt(1000)}}),
+                             err, error))
+        << error;
+    EXPECT_LT(err, 1e-3) << kind;
+  }
+  ASSERT_TRUE(verifyKernel(
+      kernel("transpose", "f32", {{"elements", AttrValue::ofInt(96 * 70)}}),
+      err, error));
+  EXPECT_EQ(err, 0.0);
+  ASSERT_TRUE(verifyKernel(kernel("elementwise", "f32",
+                                  {{"elements", AttrValue::ofInt(100000)},
+                                   {"inputs", AttrValue::ofInt(3)},
+                                   {"op", AttrValue::ofString("add")}}),
+                           err, error));
+  EXPECT_LT(err, 1e-5);
+}
+
+TEST_F(Gpu, ProbeWritesPlausibleFigures) {
+  ProbeResult probe;
+  std::string error;
+  ASSERT_TRUE(runProbe(options(), probe, error)) << error;
+  ASSERT_TRUE(probe.fp32Tflops && probe.memBwGBs);
+  EXPECT_GT(*probe.fp32Tflops, 0.5);
+  EXPECT_LT(*probe.fp32Tflops, 200.0);
+  EXPECT_GT(*probe.memBwGBs, 50.0);
+  EXPECT_LT(*probe.memBwGBs, 20000.0);
+  ASSERT_TRUE(probe.launchUs);
+  EXPECT_GT(*probe.launchUs, 0.0);
+}
+
+} // namespace
