@@ -1,0 +1,123 @@
+// RUN: perf-opt %s -split-input-file -verify-diagnostics
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.gemm' op 'm' must be positive, got 0}}
+    perf.gemm {m = 0, n = 4, k = 4}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.gemm' op requires attribute 'n'}}
+    perf.gemm {m = 4, k = 4}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.memcpy' op 'kind' must be one of "h2d" "d2h" "d2d", got "p2p"}}
+    perf.memcpy {bytes = 8, kind = "p2p"}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.conv2d' op 'stride' must have two values [h, w], got 3}}
+    perf.conv2d {n = 1, c = 3, h = 8, w = 8, k = 4, r = 3, s = 3, stride = array<i64: 1, 1, 1>}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.conv2d' op 'groups' (2) must divide c and k}}
+    perf.conv2d {n = 1, c = 3, h = 8, w = 8, k = 4, r = 3, s = 3, groups = 2}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.conv2d' op output is empty: filter larger than padded input}}
+    perf.conv2d {n = 1, c = 3, h = 2, w = 2, k = 4, r = 3, s = 3}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.embedding_bag' op 'pass' must be one of "fwd" "bwd", got "wgrad"}}
+    perf.embedding_bag {rows = 10, dim = 4, batch = 2, pass = "wgrad"}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.all_reduce' op device 1 appears twice in 'group'}}
+    perf.all_reduce {bytes = 8, group = array<i64: 0, 1, 1>}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.send' op 'group' must be [source, destination]}}
+    perf.send {bytes = 8, group = array<i64: 0, 1, 2>}
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'perf.graph' op phase must be "inference" or "training", got "eval"}}
+perf.graph @g attributes {phase = "eval"} {
+}
+
+// -----
+
+perf.graph @g {
+  // expected-error @+1 {{'perf.elementwise' op kernels must be launched from a perf.op}}
+  perf.elementwise {elements = 4}
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.sync' op is not device work; only kernels, copies and collectives may appear in a perf.op}}
+    perf.sync
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.gemm' op 'dtype' must be an integer or float type}}
+    perf.gemm {m = 4, n = 4, k = 4, dtype = index}
+  }
+}
+
+// -----
+
+// expected-error @+1 {{unknown GPU 'Z9000': name a catalog GPU or give its figures}}
+perf.graph @g attributes {target = #perf.gpu<"Z9000">} {
+}
+
+// -----
+
+// expected-error @+1 {{invalid #perf.gpu: unknown key 'warp_speed'}}
+perf.graph @g attributes {target = #perf.gpu<"H100", warp_speed = 9>} {
+}

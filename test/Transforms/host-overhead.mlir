@@ -1,0 +1,20 @@
+// RUN: perf-opt %s --perf-host-overhead | FileCheck %s
+// RUN: perf-opt %s --perf-host-overhead=table=%S/Inputs/per-op-overheads.json | FileCheck %s --check-prefix=TABLE
+// RUN: not perf-opt %s --perf-host-overhead=table=%S/Inputs/bad-overheads.json 2>&1 | FileCheck %s --check-prefix=BAD
+
+// Built-in defaults (Lin et al.): T1 8, T2 10, T3 5, T5 5; T4 10.
+// CHECK: perf.op "aten::addmm" {{.*}}perf.overhead_us = array<f64: 8.000000e+00, 1.000000e+01, 5.000000e+00, 5.000000e+00>
+// CHECK-NEXT: perf.gemm {{.*}}perf.launch_us = 1.000000e+01 : f64
+// CHECK: perf.memcpy {{.*}}perf.launch_us = 1.000000e+01 : f64
+// TABLE: perf.op "aten::addmm" {{.*}}perf.overhead_us = array<f64: 3.000000e+00, 1.250000e+01, 5.000000e+00, 2.000000e+00>
+// TABLE-NEXT: perf.gemm {{.*}}perf.launch_us = 4.500000e+00 : f64
+// TABLE: perf.memcpy {{.*}}perf.launch_us = 9.500000e+00 : f64
+// BAD: error: {{.*}}bad-overheads.json: overhead table: ops.aten::addmm.t2 must be a number or an object with a numeric "mean"
+perf.graph @g {
+  perf.op "aten::addmm" : () -> () {
+    perf.gemm {m = 8, n = 8, k = 8}
+  }
+  perf.op "aten::to" : () -> () {
+    perf.memcpy {bytes = 64, kind = "h2d"}
+  }
+}

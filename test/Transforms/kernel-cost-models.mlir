@@ -1,0 +1,37 @@
+// Model selection through --perf-kernel-cost: the first model of `models`
+// that prices a kernel wins, and each kernel records which one did.
+
+// RUN: perf-opt --perf-kernel-cost="models=heuristic,tile,roofline" %s | FileCheck %s --check-prefix=STACK
+// RUN: perf-opt --perf-kernel-cost="models=roofline" %s | FileCheck %s --check-prefix=ROOF
+// RUN: not perf-opt --perf-kernel-cost="models=tile,magic" %s 2>&1 | FileCheck %s --check-prefix=BAD
+
+// A database with the T4 slice: the linear row below is measured
+// (975.541 us); the other kernels miss and fall through.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: perf-train --neusight %S/../CostModel/Inputs/neusight --write-db %t/perf.sqlite
+// RUN: perf-opt --perf-kernel-cost="models=db,heuristic,roofline db=%t/perf.sqlite" %s | FileCheck %s --check-prefix=DB
+
+perf.graph @step attributes {target = #perf.gpu<"T4">} {
+  %x = perf.op "aten::randn" : () -> tensor<969x602xf32>
+  %y = perf.op "aten::linear"(%x) : (tensor<969x602xf32>) -> tensor<969x2932xf32> {
+    perf.gemm {m = 969, n = 2932, k = 602, trans_b, kernel_name = "volta_sgemm_128x128_tn"}
+  }
+  %z = perf.op "aten::add"(%y, %y) : (tensor<969x2932xf32>, tensor<969x2932xf32>) -> tensor<969x2932xf32> {
+    perf.elementwise {elements = 2841108, inputs = 2, fn = "add"}
+  }
+  %w = perf.op "aten::custom"(%z) : (tensor<969x2932xf32>) -> tensor<969x2932xf32> {
+    perf.kernel {flops = 1.0e9, bytes = 1.0e6}
+  }
+}
+
+// STACK: perf.gemm {{.*}}perf.cost_model = "tile"
+// STACK: perf.elementwise {{.*}}perf.cost_model = "heuristic"
+// STACK: perf.kernel {{.*}}perf.cost_model = "roofline"
+
+// ROOF-COUNT-3: perf.cost_model = "roofline"
+
+// BAD: unknown kernel cost model 'magic'
+
+// DB: perf.gemm {{.*}}perf.cost_model = "db", perf.latency_us = 975.54
+// DB: perf.elementwise {{.*}}perf.cost_model = "heuristic"
+// DB: perf.kernel {{.*}}perf.cost_model = "roofline"
