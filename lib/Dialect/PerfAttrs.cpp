@@ -56,9 +56,17 @@ Attribute GpuAttr::parse(AsmParser &parser, Type) {
       hasBase |= key == "base";
       continue;
     }
+    // Figures print as integers when they are whole, so accept both.
     double value;
-    if (parser.parseFloat(value))
+    int64_t whole;
+    OptionalParseResult isInteger = parser.parseOptionalInteger(whole);
+    if (isInteger.has_value()) {
+      if (failed(*isInteger))
+        return {};
+      value = static_cast<double>(whole);
+    } else if (parser.parseFloat(value)) {
       return {};
+    }
     object[key] = value;
   }
   if (parser.parseGreater())
