@@ -10,7 +10,8 @@
 //   end-to-end = max(29, 26) = 29; GPU active 6; idle 23.
 
 // CHECK-LABEL: perf.graph @g
-// CHECK-SAME: perf.estimate = {critical_path = array<i64>
+// The last kernel waited for its launch (host), so the path is that kernel.
+// CHECK-SAME: perf.estimate = {critical_path = array<i64: 2>
 // CHECK-SAME: e2e_us = 2.900000e+01
 // CHECK-SAME: gpu_active_us = 6.000000e+00
 // CHECK-SAME: host_bound = true
