@@ -365,9 +365,18 @@ llvm::Expected<GpuSpec> perf::loadGpuSpecFile(llvm::StringRef path) {
                                        "': " + buffer.getError().message());
   llvm::Expected<llvm::json::Value> json =
       llvm::json::parse((*buffer)->getBuffer());
-  if (!json)
-    return llvm::createStringError(path + ": " +
-                                   llvm::toString(json.takeError()));
+  if (!json) {
+    // llvm::json reports "[line:col, byte=N]: message"; say it as
+    // "path:line:col: message" like every other located error.
+    std::string message = llvm::toString(json.takeError());
+    llvm::StringRef rest(message);
+    if (rest.consume_front("[")) {
+      auto [where, msg] = rest.split("]: ");
+      return llvm::createStringError(path + ":" + where.split(",").first +
+                                     ": " + msg);
+    }
+    return llvm::createStringError(path + ": " + message);
+  }
   llvm::Expected<GpuSpec> spec = parseGpuSpec(*json);
   if (!spec)
     return llvm::createStringError(path + ": " +

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "perf/Dialect/PerfDialect.h"
+#include "perf/Support/GpuSpec.h"
 #include "perf/Tools/Registration.h"
 #include "perf/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -83,6 +84,15 @@ int main(int argc, char **argv) {
     llvm::errs() << "error: give only one of --perf-device and "
                     "--perf-device-file\n";
     return 1;
+  }
+
+  // A bad device file is reported before any IR is read.
+  if (!perfDeviceFile.empty()) {
+    llvm::Expected<perf::GpuSpec> spec = perf::loadGpuSpecFile(perfDeviceFile);
+    if (!spec) {
+      llvm::errs() << "error: " << llvm::toString(spec.takeError()) << "\n";
+      return 1;
+    }
   }
 
   // The report is the answer of --estimate; the IR is printed only when an
