@@ -2,6 +2,7 @@
 
 #include "perf/Tools/Registration.h"
 #include "perf/Dialect/PerfDialect.h"
+#include "perf/Export/ChakraExport.h"
 #include "perf/Import/OnnxImport.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -12,4 +13,7 @@ void perf::registerPerfDialects(mlir::DialectRegistry &registry) {
 
 void perf::registerPerfToolPasses() {}
 
-void perf::registerPerfTranslations() { registerOnnxImportTranslation(); }
+void perf::registerPerfTranslations() {
+  registerOnnxImportTranslation();
+  registerChakraTranslations();
+}

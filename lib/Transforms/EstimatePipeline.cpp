@@ -15,6 +15,10 @@ void perf::buildEstimatePipeline(OpPassManager &pm,
   cost.database = options.database;
   cost.mlModelDir = options.mlModelDir;
   pm.addPass(createKernelCost(cost));
+  // Does nothing on a graph without collectives.
+  CommCostOptions comm;
+  comm.system = options.system;
+  pm.addPass(createCommCost(comm));
   HostOverheadOptions overhead;
   overhead.table = options.overheads;
   pm.addPass(createHostOverhead(overhead));
@@ -34,6 +38,9 @@ struct EstimatePipelineOptions
                                 llvm::cl::desc("Host overhead table (JSON)")};
   Option<std::string> format{*this, "format",
                              llvm::cl::desc("Report format: text or json")};
+  Option<std::string> system{
+      *this, "system",
+      llvm::cl::desc("System of the collectives: preset or JSON file")};
 };
 } // namespace
 
@@ -52,6 +59,8 @@ void perf::registerPerfPassesAndPipelines(
           options.overheads = opts.overheads;
         if (opts.format.hasValue())
           options.format = opts.format;
+        if (opts.system.hasValue())
+          options.system = opts.system;
         buildEstimatePipeline(pm, options);
       });
 }

@@ -26,6 +26,9 @@ struct EstimateOptions {
   double memoryEfficiency = 0.8;
   std::string database;
   std::string mlModelDir;
+  /// System for --perf-comm-cost (preset or JSON file); empty: one node of
+  /// the target GPU.
+  std::string system;
 };
 
 /// Adds kernel cost, host overhead, critical path and report passes.

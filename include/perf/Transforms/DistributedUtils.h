@@ -1,0 +1,69 @@
+//===- DistributedUtils.h - Helpers of the distributed passes ---*- C++ -*-===//
+//
+// What the parallelism, communication and breakdown passes share: the system
+// a graph runs on, the collective ops it holds, gradient sizes, and builders
+// of ops that launch one collective.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PERF_TRANSFORMS_DISTRIBUTEDUTILS_H
+#define PERF_TRANSFORMS_DISTRIBUTEDUTILS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Support/LLVM.h"
+#include "perf/Comm/SystemSpec.h"
+#include "perf/Dialect/PerfOps.h"
+
+namespace perf {
+
+/// Attribute an op may carry with the bytes of the gradients it produces.
+constexpr llvm::StringLiteral kGradBytesAttr = "perf.grad_bytes";
+
+/// One node of `gpu` with `gpus` GPUs: NVLink between them when the GPU has
+/// NVLink (its aggregate bandwidth per GPU), PCIe otherwise.
+SystemSpec singleNodeSystem(const GpuSpec &gpu, unsigned gpus);
+
+/// The system `graph` runs on: `presetOrPath` when given (a preset name or a
+/// system JSON file), else one node of the graph's GPU big enough for every
+/// device the graph uses. Errors are emitted on the graph.
+mlir::FailureOr<SystemSpec> getGraphSystem(GraphOp graph,
+                                           llvm::StringRef presetOrPath);
+
+/// Highest device id any op, kernel or collective group of `graph` names.
+int64_t maxDeviceId(GraphOp graph);
+
+/// Size in bytes of one element of `type` (2 for f16/bf16...); 4 when
+/// unknown.
+int64_t elementBytes(mlir::Type type);
+/// Bytes of a ranked tensor value; 0 for anything else.
+int64_t tensorBytes(mlir::Type type);
+
+/// Whether a framework op belongs to the forward pass: every kernel it
+/// launches has pass "fwd" (an op without kernels counts as forward).
+bool isForwardOp(FrameworkOp op);
+/// Whether a framework op is an optimizer step (an optimizer kernel).
+bool isOptimizerOp(FrameworkOp op);
+
+/// Gradient bytes an op produces: its `perf.grad_bytes`, else the weight
+/// size of its wgrad GEMMs (m x n) and convolutions (k x c/groups x r x s).
+int64_t gradientBytes(FrameworkOp op);
+
+/// A value produced by `op` that later ops can wait on: its first result,
+/// or, for an op without results, a `none` result added by rebuilding it
+/// (`op` is updated to the rebuilt op).
+mlir::Value ensureResult(FrameworkOp &op);
+
+/// `0, 1, ..., n-1`.
+llvm::SmallVector<int64_t> iotaGroup(int64_t n, int64_t first = 0);
+
+/// Creates `perf.op name(inputs)` on `device` whose results have the types
+/// of `inputs` (the same tensors, now available after the collective) and
+/// whose body holds the collective built by `buildBody`.
+FrameworkOp createCommOp(mlir::OpBuilder &b, mlir::Location loc,
+                         llvm::StringRef name, mlir::ValueRange inputs,
+                         int64_t device,
+                         llvm::function_ref<void(mlir::OpBuilder &)> buildBody);
+
+} // namespace perf
+
+#endif // PERF_TRANSFORMS_DISTRIBUTEDUTILS_H

@@ -1,0 +1,86 @@
+//===- CommCost.cpp - --perf-comm-cost ------------------------------------===//
+//
+// Prices collectives and send/recv with the alpha-beta models of lib/Comm.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/BuiltinOps.h"
+#include "perf/Comm/CollectiveModel.h"
+#include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/Passes.h"
+
+namespace perf {
+#define GEN_PASS_DEF_COMMCOST
+#include "perf/Transforms/Passes.h.inc"
+} // namespace perf
+
+using namespace perf;
+using namespace mlir;
+
+namespace {
+struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
+  using CommCostBase::CommCostBase;
+
+  void runOnOperation() override {
+    std::optional<CollectiveAlgorithm> defaultAlgorithm =
+        parseCollectiveAlgorithm(algorithm);
+    if (!defaultAlgorithm) {
+      getOperation().emitError()
+          << "--perf-comm-cost: unknown algorithm '" << algorithm
+          << "' (auto, ring, tree, hierarchical)";
+      return signalPassFailure();
+    }
+    Builder b(&getContext());
+    WalkResult result = getOperation().walk([&](GraphOp graph) {
+      bool hasCollectives = false;
+      graph.walk([&](Operation *op) { hasCollectives |= isCollective(op); });
+      if (!hasCollectives)
+        return WalkResult::advance();
+      FailureOr<SystemSpec> system = getGraphSystem(graph, this->system);
+      if (failed(system))
+        return WalkResult::interrupt();
+      WalkResult inner = graph.walk([&](Operation *op) {
+        if (!isCollective(op))
+          return WalkResult::advance();
+        std::optional<CollectiveKind> kind =
+            parseCollectiveKind(op->getName().stripDialect());
+        if (!kind) {
+          op->emitOpError("has no collective cost model");
+          return WalkResult::interrupt();
+        }
+        ArrayRef<int64_t> group = getCollectiveGroup(op);
+        for (int64_t rank : group)
+          if (rank >= int64_t(system->numGpus())) {
+            op->emitOpError()
+                << "device " << rank << " is outside system '" << system->name
+                << "' of " << system->numGpus() << " GPUs";
+            return WalkResult::interrupt();
+          }
+        CollectiveAlgorithm algo = *defaultAlgorithm;
+        if (auto own = op->getAttrOfType<StringAttr>("algorithm")) {
+          std::optional<CollectiveAlgorithm> parsed =
+              parseCollectiveAlgorithm(own.getValue());
+          if (!parsed) {
+            op->emitOpError() << "unknown algorithm '" << own.getValue()
+                              << "' (auto, ring, tree, hierarchical)";
+            return WalkResult::interrupt();
+          }
+          algo = *parsed;
+        }
+        CollectiveEstimate estimate =
+            estimateCollective(*kind, double(getCollectiveBytes(op)),
+                               placeGroup(group, *system), *system, algo);
+        op->setAttr(PerfDialect::kLatencyAttr,
+                    b.getF64FloatAttr(estimate.timeUs));
+        op->setAttr(PerfDialect::kCostModelAttr, b.getStringAttr("alpha-beta"));
+        op->setAttr("perf.algorithm", b.getStringAttr(collectiveAlgorithmName(
+                                          estimate.algorithm)));
+        return WalkResult::advance();
+      });
+      return inner;
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,105 @@
+//===- DataParallel.cpp - --perf-data-parallel ----------------------------===//
+//
+// Data parallelism as PyTorch DDP runs it: gradients are reduced in buckets
+// while the backward pass goes on. The replicas are symmetric, so one replica
+// (device 0) is modeled: its all_reduces span devices 0..N-1, whose streams 1
+// carry nothing else, and start as soon as device 0's bucket is complete.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/BuiltinOps.h"
+#include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/Passes.h"
+
+namespace perf {
+#define GEN_PASS_DEF_DATAPARALLEL
+#include "perf/Transforms/Passes.h.inc"
+} // namespace perf
+
+using namespace perf;
+using namespace mlir;
+
+namespace {
+/// The stream gradient all_reduces run on, apart from the compute stream.
+constexpr int64_t kCommStream = 1;
+
+struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
+  using DataParallelBase::DataParallelBase;
+
+  void runOnOperation() override {
+    if (devices < 1 || bucketMb <= 0) {
+      getOperation().emitError(
+          "--perf-data-parallel: devices and bucket-mb must be positive");
+      return signalPassFailure();
+    }
+    WalkResult result = getOperation().walk([&](GraphOp graph) {
+      return failed(runOnGraph(graph)) ? WalkResult::interrupt()
+                                       : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  LogicalResult runOnGraph(GraphOp graph) {
+    if (devices == 1)
+      return success();
+    SmallVector<FrameworkOp> backward;
+    FrameworkOp firstOptimizer;
+    int64_t totalGrad = 0;
+    for (Operation &op : graph.getBodyBlock()) {
+      auto fw = dyn_cast<FrameworkOp>(op);
+      if (!fw)
+        continue;
+      if (isOptimizerOp(fw)) {
+        if (!firstOptimizer)
+          firstOptimizer = fw;
+        continue;
+      }
+      if (!isForwardOp(fw) && gradientBytes(fw) > 0) {
+        backward.push_back(fw);
+        totalGrad += gradientBytes(fw);
+      }
+    }
+    if (backward.empty())
+      return graph.emitError()
+             << "--perf-data-parallel: graph @" << graph.getSymName()
+             << " produces no gradients (no 'perf.grad_bytes' and no wgrad "
+                "GEMM or convolution); is it a training graph?";
+
+    const int64_t bucketBytes = static_cast<int64_t>(bucketMb * 1024 * 1024);
+    SmallVector<int64_t> group = iotaGroup(devices);
+    OpBuilder b(&getContext());
+    int64_t pending = 0, bucket = 0;
+    for (size_t i = 0; i < backward.size(); ++i) {
+      FrameworkOp op = backward[i];
+      pending += gradientBytes(op);
+      bool last = i + 1 == backward.size();
+      if (pending < bucketBytes && !last)
+        continue;
+      Value ready = ensureResult(op);
+      b.setInsertionPointAfter(op);
+      FrameworkOp comm =
+          createCommOp(b, op.getLoc(), "ddp::all_reduce", ValueRange{ready}, 0,
+                       [&](OpBuilder &body) {
+                         AllReduceOp::create(
+                             body, op.getLoc(), body.getI64IntegerAttr(pending),
+                             body.getDenseI64ArrayAttr(group),
+                             /*dtype=*/TypeAttr(), body.getI64IntegerAttr(0),
+                             body.getI64IntegerAttr(kCommStream),
+                             /*algorithm=*/StringAttr());
+                       });
+      comm->setAttr("perf.bucket", b.getI64IntegerAttr(bucket++));
+      pending = 0;
+    }
+    // The optimizer step waits for every bucket (DDP's finalize).
+    if (firstOptimizer) {
+      b.setInsertionPoint(firstOptimizer);
+      SyncOp::create(b, firstOptimizer.getLoc(), b.getI64IntegerAttr(0),
+                     b.getI64IntegerAttr(kCommStream));
+    }
+    graph->setAttr("perf.data_parallel", b.getI64IntegerAttr(devices));
+    graph->setAttr("perf.grad_bytes", b.getI64IntegerAttr(totalGrad));
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,155 @@
+//===- DistributedUtils.cpp - Helpers of the distributed passes -----------===//
+
+#include "perf/Transforms/DistributedUtils.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "perf/Transforms/GraphTarget.h"
+
+using namespace perf;
+using namespace mlir;
+
+SystemSpec perf::singleNodeSystem(const GpuSpec &gpu, unsigned gpus) {
+  SystemSpec s;
+  s.name = "one node of " + gpu.name;
+  s.source = "derived from the target GPU";
+  s.nodes = 1;
+  s.gpusPerNode = std::max(1u, gpus);
+  s.gpu = gpu;
+  s.hostPcie = defaultLink(LinkKind::PCIe4);
+  if (gpu.pcieBandwidth > 0)
+    s.hostPcie.bandwidth = gpu.pcieBandwidth;
+  if (gpu.nvlinkBandwidth > 0) {
+    s.intraNode = defaultLink(LinkKind::NVLink3);
+    s.intraNode.kind = LinkKind::Custom;
+    s.intraNode.bandwidth = gpu.nvlinkBandwidth;
+  } else {
+    s.intraNode = s.hostPcie;
+  }
+  s.interNode = defaultLink(LinkKind::Ethernet100);
+  return s;
+}
+
+int64_t perf::maxDeviceId(GraphOp graph) {
+  int64_t maxId = 0;
+  graph.walk([&](Operation *op) {
+    if (auto fw = dyn_cast<FrameworkOp>(op))
+      maxId = std::max<int64_t>(maxId, fw.getDevice());
+    else if (auto k = dyn_cast<KernelOpInterface>(op))
+      maxId = std::max<int64_t>(maxId, k.getDeviceId());
+    else if (isCollective(op))
+      for (int64_t d : getCollectiveGroup(op))
+        maxId = std::max(maxId, d);
+  });
+  return maxId;
+}
+
+FailureOr<SystemSpec> perf::getGraphSystem(GraphOp graph,
+                                           StringRef presetOrPath) {
+  if (!presetOrPath.empty()) {
+    llvm::Expected<SystemSpec> spec = loadSystemSpec(presetOrPath);
+    if (!spec) {
+      graph.emitError() << llvm::toString(spec.takeError());
+      return failure();
+    }
+    return *spec;
+  }
+  FailureOr<GpuSpec> gpu = getGraphGpu(graph);
+  if (failed(gpu))
+    return failure();
+  return singleNodeSystem(*gpu, static_cast<unsigned>(maxDeviceId(graph) + 1));
+}
+
+int64_t perf::elementBytes(Type type) {
+  if (auto f = dyn_cast<FloatType>(type))
+    return std::max<int64_t>(1, f.getWidth() / 8);
+  if (auto i = dyn_cast<IntegerType>(type))
+    return std::max<int64_t>(1, i.getWidth() / 8);
+  return 4;
+}
+
+int64_t perf::tensorBytes(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || !t.hasStaticShape())
+    return 0;
+  return t.getNumElements() * elementBytes(t.getElementType());
+}
+
+static StringRef passOf(Operation *op) {
+  if (auto a = op->getAttrOfType<StringAttr>("pass"))
+    return a.getValue();
+  return "fwd";
+}
+
+bool perf::isForwardOp(FrameworkOp op) {
+  if (Block *body = op.getBodyBlockOrNull())
+    for (Operation &k : *body)
+      if (isa<KernelOpInterface>(k) && passOf(&k) != "fwd")
+        return false;
+  return true;
+}
+
+bool perf::isOptimizerOp(FrameworkOp op) {
+  if (Block *body = op.getBodyBlockOrNull())
+    for (Operation &k : *body)
+      if (isa<OptimizerOp>(k))
+        return true;
+  return false;
+}
+
+int64_t perf::gradientBytes(FrameworkOp op) {
+  if (auto a = op->getAttrOfType<IntegerAttr>(kGradBytesAttr))
+    return a.getInt();
+  int64_t bytes = 0;
+  Block *body = op.getBodyBlockOrNull();
+  if (!body)
+    return 0;
+  for (Operation &k : *body) {
+    if (passOf(&k) != "wgrad")
+      continue;
+    auto kernel = dyn_cast<KernelOpInterface>(k);
+    if (!kernel)
+      continue;
+    KernelDesc d = kernel.getKernelDesc();
+    int64_t elem = dtypeBytes(d.dtype);
+    if (auto gemm = dyn_cast<GemmOp>(k))
+      bytes += int64_t(gemm.getM()) * int64_t(gemm.getN()) * elem;
+    else if (auto conv = dyn_cast<Conv2dOp>(k))
+      bytes += int64_t(conv.getK()) *
+               (int64_t(conv.getC()) / std::max<int64_t>(1, conv.getGroups())) *
+               int64_t(conv.getR()) * int64_t(conv.getS()) * elem;
+  }
+  return bytes;
+}
+
+SmallVector<int64_t> perf::iotaGroup(int64_t n, int64_t first) {
+  SmallVector<int64_t> g;
+  for (int64_t i = 0; i < n; ++i)
+    g.push_back(first + i);
+  return g;
+}
+
+FrameworkOp
+perf::createCommOp(OpBuilder &b, Location loc, StringRef name,
+                   ValueRange inputs, int64_t device,
+                   llvm::function_ref<void(OpBuilder &)> buildBody) {
+  SmallVector<Type> types(inputs.getTypes());
+  auto op = FrameworkOp::create(b, loc, types, b.getStringAttr(name), inputs,
+                                b.getI64IntegerAttr(device));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&op.getOrCreateBodyBlock());
+  buildBody(b);
+  return op;
+}
+
+Value perf::ensureResult(FrameworkOp &op) {
+  if (op->getNumResults() > 0)
+    return op->getResult(0);
+  OpBuilder b(op);
+  SmallVector<Type> types{b.getNoneType()};
+  auto rebuilt = FrameworkOp::create(b, op.getLoc(), types, op.getOpNameAttr(),
+                                     op.getInputs(), op.getDeviceAttr());
+  rebuilt->setAttrs(op->getAttrDictionary());
+  rebuilt.getBody().takeBody(op.getBody());
+  op->erase();
+  op = rebuilt;
+  return rebuilt->getResult(0);
+}

@@ -1,0 +1,209 @@
+//===- PaiBreakdown.cpp - --perf-pai-breakdown ----------------------------===//
+//
+// The analytical breakdown of Wang et al., "Characterizing Deep Learning
+// Training Workloads on Alibaba-PAI" (IISWC 2019), Sec. II-B:
+//
+//   T_total = T_d + T_c + T_w            (no overlap, by construction)
+//   T_d = S_d / B_d                      input I/O over PCIe
+//   T_c = #FLOPs / peak + S_mem / B_mem  compute-bound + memory-bound kernels
+//   T_w = S_w / B_w                      weight/gradient traffic
+//
+// with every capacity at 70% of nominal. The medium of T_w follows Table II
+// of the paper: PCIe (1wng), Ethernet and PCIe (PS/Worker), NVLink
+// (AllReduce-Local), Ethernet and NVLink (AllReduce-Cluster).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/BuiltinOps.h"
+#include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/GraphTarget.h"
+#include "perf/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cmath>
+
+namespace perf {
+#define GEN_PASS_DEF_PAIBREAKDOWN
+#include "perf/Transforms/Passes.h.inc"
+} // namespace perf
+
+using namespace perf;
+using namespace mlir;
+
+namespace {
+struct Breakdown {
+  double td = 0, tcCompute = 0, tcMemory = 0, tw = 0;
+  double inputBytes = 0, weightBytes = 0, flops = 0, memBytes = 0;
+  double total() const { return td + tcCompute + tcMemory + tw; }
+};
+
+bool isComputeBound(KernelKind kind) {
+  return kind == KernelKind::Gemm || kind == KernelKind::Conv2d ||
+         kind == KernelKind::Attention;
+}
+
+struct PaiBreakdownPass : perf::impl::PaiBreakdownBase<PaiBreakdownPass> {
+  using PaiBreakdownBase::PaiBreakdownBase;
+
+  void runOnOperation() override {
+    static const char *archs[] = {"1w1g", "1wng", "ps-worker",
+                                  "allreduce-local", "allreduce-cluster"};
+    if (!llvm::is_contained(archs, StringRef(arch))) {
+      getOperation().emitError()
+          << "--perf-pai-breakdown: unknown arch '" << arch
+          << "' (1w1g, 1wng, ps-worker, allreduce-local, allreduce-cluster)";
+      return signalPassFailure();
+    }
+    if (workers < 1 || efficiency <= 0 || efficiency > 1) {
+      getOperation().emitError("--perf-pai-breakdown: workers must be "
+                               "positive and efficiency in (0, 1]");
+      return signalPassFailure();
+    }
+    llvm::Expected<SystemSpec> system = loadSystemSpec(this->system);
+    if (!system) {
+      getOperation().emitError() << llvm::toString(system.takeError());
+      return signalPassFailure();
+    }
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    WalkResult result = getOperation().walk([&](GraphOp graph) {
+      FailureOr<GpuSpec> gpu = getGraphGpu(graph);
+      if (failed(gpu))
+        return WalkResult::interrupt();
+      Breakdown bd = compute(graph, *gpu, *system);
+      print(os, graph, bd);
+      record(graph, bd);
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
+    if (output.empty())
+      return;
+    if (output == "-") {
+      llvm::outs() << text;
+      return;
+    }
+    std::error_code ec;
+    llvm::raw_fd_ostream file(output, ec, llvm::sys::fs::OF_Text);
+    if (ec) {
+      getOperation().emitError()
+          << "cannot write '" << output << "': " << ec.message();
+      return signalPassFailure();
+    }
+    file << text;
+  }
+
+  Breakdown compute(GraphOp graph, const GpuSpec &gpu,
+                    const SystemSpec &system) {
+    Breakdown bd;
+    const double eff = efficiency;
+    double copiedIn = 0;
+    graph.walk([&](KernelOpInterface kernel) {
+      KernelDesc d = kernel.getKernelDesc();
+      if (d.kind == KernelKind::Memcpy) {
+        if (d.copyKind == MemcpyKind::HostToDevice) {
+          copiedIn += kernel.getByteCount();
+          return;
+        }
+      }
+      if (isComputeBound(d.kind)) {
+        double flops = kernel.getFlopCount();
+        bd.flops += flops;
+        bd.tcCompute += flops / (eff * gpu.peakFlops(d.dtype, d.tensorCores));
+      } else {
+        double bytes = kernel.getByteCount();
+        bd.memBytes += bytes;
+        bd.tcMemory += bytes / (eff * gpu.memBandwidth);
+      }
+    });
+    // The weights: gradient bytes, else what the optimizer updates.
+    double weights = 0;
+    graph.walk([&](FrameworkOp op) { weights += double(gradientBytes(op)); });
+    if (weights == 0)
+      graph.walk([&](OptimizerOp opt) {
+        weights +=
+            double(opt.getElements()) * dtypeBytes(opt.getKernelDesc().dtype);
+      });
+    bd.weightBytes = weights;
+    bd.inputBytes = inputBytes >= 0 ? double(inputBytes) : copiedIn;
+
+    const StringRef a = arch;
+    const double w = double(workers);
+    const double perNode = double(std::max(1u, system.gpusPerNode));
+    // GPUs of the job on one server share its PCIe link for input.
+    double local = 1;
+    if (a == "1wng" || a == "allreduce-local" || a == "allreduce-cluster")
+      local = std::min(w, perNode);
+    const double pcie = eff * system.hostPcie.bandwidth;
+    const double nvlink = eff * system.intraNode.bandwidth;
+    const double ethernet = eff * system.interNode.bandwidth;
+    bd.td = bd.inputBytes * local / pcie;
+    if (a == "1wng")
+      bd.tw = 2 * weights * local / pcie; // pull weights, push gradients
+    else if (a == "ps-worker")
+      bd.tw = 2 * weights / ethernet + 2 * weights / pcie;
+    else if (a == "allreduce-local")
+      bd.tw = 2 * (local - 1) / local * weights / nvlink;
+    else if (a == "allreduce-cluster") {
+      double nodes = std::ceil(w / local);
+      bd.tw = 2 * (local - 1) / local * weights / nvlink +
+              2 * (nodes - 1) / nodes * weights / ethernet;
+    }
+    // Seconds to microseconds.
+    bd.td *= 1e6;
+    bd.tcCompute *= 1e6;
+    bd.tcMemory *= 1e6;
+    bd.tw *= 1e6;
+    return bd;
+  }
+
+  static double criticalPath(GraphOp graph) {
+    if (auto est =
+            graph->getAttrOfType<DictionaryAttr>(PerfDialect::kEstimateAttr))
+      if (auto e = est.getAs<FloatAttr>("e2e_us"))
+        return e.getValueAsDouble();
+    return -1;
+  }
+
+  void print(llvm::raw_ostream &os, GraphOp graph, const Breakdown &bd) {
+    double total = bd.total();
+    auto line = [&](StringRef name, double us) {
+      os << llvm::format("  %-28s %12.1f us  %5.1f%%\n", name.str().c_str(), us,
+                         total > 0 ? 100 * us / total : 0.0);
+    };
+    os << "PAI breakdown @" << graph.getSymName() << " (" << arch << ", "
+       << workers << " workers, system " << system << ")\n";
+    line("T_d input I/O (PCIe)", bd.td);
+    line("T_c compute-bound", bd.tcCompute);
+    line("T_c memory-bound", bd.tcMemory);
+    line("T_w weights/gradients", bd.tw);
+    os << llvm::format("  %-28s %12.1f us\n", "T_total (no overlap)", total);
+    double cp = criticalPath(graph);
+    if (cp >= 0)
+      os << llvm::format("  %-28s %12.1f us\n", "critical path", cp);
+    os << llvm::format("  %-28s %12.1f\n", "throughput (steps/s x workers)",
+                       total > 0 ? 1e6 * workers / total : 0.0);
+  }
+
+  void record(GraphOp graph, const Breakdown &bd) {
+    Builder b(&getContext());
+    SmallVector<NamedAttribute> fields = {
+        b.getNamedAttr("arch", b.getStringAttr(arch)),
+        b.getNamedAttr("workers", b.getI64IntegerAttr(workers)),
+        b.getNamedAttr("t_d_us", b.getF64FloatAttr(bd.td)),
+        b.getNamedAttr("t_c_compute_us", b.getF64FloatAttr(bd.tcCompute)),
+        b.getNamedAttr("t_c_memory_us", b.getF64FloatAttr(bd.tcMemory)),
+        b.getNamedAttr("t_w_us", b.getF64FloatAttr(bd.tw)),
+        b.getNamedAttr("total_us", b.getF64FloatAttr(bd.total())),
+        b.getNamedAttr("input_bytes", b.getF64FloatAttr(bd.inputBytes)),
+        b.getNamedAttr("weight_bytes", b.getF64FloatAttr(bd.weightBytes)),
+    };
+    double cp = criticalPath(graph);
+    if (cp >= 0)
+      fields.push_back(
+          b.getNamedAttr("critical_path_us", b.getF64FloatAttr(cp)));
+    graph->setAttr("perf.pai", b.getDictionaryAttr(fields));
+  }
+};
+} // namespace

@@ -1,0 +1,258 @@
+//===- PipelineParallel.cpp - --perf-pipeline-parallel --------------------===//
+//
+// Pipeline parallelism (GPipe, Huang et al. 2019; 1F1B, PipeDream-Flush,
+// Narayanan et al. 2021): stage s of the model runs on device s, and the
+// step is `microbatches` copies of the input graph (one micro-batch) in the
+// order the schedule gives each stage. Tensors that cross stages travel in a
+// perf.send on stream 1 that both stages' copy engines take part in, so the
+// critical path sees every bubble and every transfer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/Passes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+#include <deque>
+
+namespace perf {
+#define GEN_PASS_DEF_PIPELINEPARALLEL
+#include "perf/Transforms/Passes.h.inc"
+} // namespace perf
+
+using namespace perf;
+using namespace mlir;
+
+namespace {
+constexpr int64_t kCommStream = 1;
+
+double opFlops(Operation *op) {
+  double flops = 0;
+  op->walk([&](KernelOpInterface k) { flops += k.getFlopCount(); });
+  return flops;
+}
+
+/// Cuts `ops` into `n` contiguous stages of about equal FLOPs (by op count
+/// when nothing has FLOPs); returns the stage of each op.
+SmallVector<int64_t> cutStages(ArrayRef<Operation *> ops, int64_t n) {
+  SmallVector<int64_t> stage(ops.size(), 0);
+  double total = 0;
+  for (Operation *op : ops)
+    total += opFlops(op);
+  double before = 0;
+  int64_t prev = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    double w = total > 0 ? opFlops(ops[i]) : 1.0;
+    double all = total > 0 ? total : double(ops.size());
+    double mid = before + w / 2;
+    int64_t s = std::min<int64_t>(n - 1, int64_t(mid * n / all));
+    s = std::max(s, prev);
+    stage[i] = prev = s;
+    before += w;
+  }
+  return stage;
+}
+
+struct Task {
+  bool forward;
+  int64_t microbatch;
+};
+
+struct PipelineParallelPass
+    : perf::impl::PipelineParallelBase<PipelineParallelPass> {
+  using PipelineParallelBase::PipelineParallelBase;
+
+  void runOnOperation() override {
+    if (devices < 1 || microbatches < 0 ||
+        (schedule != "gpipe" && schedule != "1f1b")) {
+      getOperation().emitError("--perf-pipeline-parallel: devices must be "
+                               "positive and schedule gpipe or 1f1b");
+      return signalPassFailure();
+    }
+    WalkResult result = getOperation().walk([&](GraphOp graph) {
+      return failed(runOnGraph(graph)) ? WalkResult::interrupt()
+                                       : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  /// Per-device task order of the schedule.
+  SmallVector<std::deque<Task>> buildOrder(int64_t n, int64_t m) {
+    SmallVector<std::deque<Task>> order(n);
+    for (int64_t s = 0; s < n; ++s) {
+      if (schedule == "gpipe") {
+        for (int64_t i = 0; i < m; ++i)
+          order[s].push_back({true, i});
+        for (int64_t i = 0; i < m; ++i)
+          order[s].push_back({false, i});
+        continue;
+      }
+      int64_t warmup = std::min(n - s - 1, m);
+      for (int64_t i = 0; i < warmup; ++i)
+        order[s].push_back({true, i});
+      for (int64_t i = 0; i + warmup < m; ++i) {
+        order[s].push_back({true, warmup + i});
+        order[s].push_back({false, i});
+      }
+      for (int64_t i = m - warmup; i < m; ++i)
+        order[s].push_back({false, i});
+    }
+    return order;
+  }
+
+  LogicalResult runOnGraph(GraphOp graph) {
+    const int64_t n = devices;
+    const int64_t m = microbatches ? int64_t(microbatches) : 2 * n;
+    Block &block = graph.getBodyBlock();
+    SmallVector<Operation *> fwd, bwd, tail, all;
+    for (Operation &op : block) {
+      all.push_back(&op);
+      auto fw = dyn_cast<FrameworkOp>(op);
+      if (!fw)
+        continue; // Syncs of the single-device graph no longer apply.
+      if (isOptimizerOp(fw))
+        tail.push_back(fw);
+      else if (isForwardOp(fw) && bwd.empty())
+        fwd.push_back(fw);
+      else
+        bwd.push_back(fw);
+    }
+    if (n == 1 || fwd.empty())
+      return success();
+
+    llvm::DenseMap<Operation *, int64_t> stageOf;
+    SmallVector<int64_t> fs = cutStages(fwd, n);
+    for (size_t i = 0; i < fwd.size(); ++i)
+      stageOf[fwd[i]] = fs[i];
+    SmallVector<Operation *> bwdReversed(bwd.rbegin(), bwd.rend());
+    SmallVector<int64_t> bs = cutStages(bwdReversed, n);
+    for (size_t i = 0; i < bwdReversed.size(); ++i)
+      stageOf[bwdReversed[i]] = bs[i];
+    SmallVector<int64_t> ts = cutStages(tail, n);
+    for (size_t i = 0; i < tail.size(); ++i)
+      stageOf[tail[i]] = ts[i];
+
+    // Chunks: (forward?, stage) -> ops in original order.
+    SmallVector<SmallVector<Operation *>> fwdChunk(n), bwdChunk(n);
+    for (Operation *op : fwd)
+      fwdChunk[stageOf[op]].push_back(op);
+    for (Operation *op : bwd)
+      bwdChunk[stageOf[op]].push_back(op);
+
+    OpBuilder b(&getContext());
+    b.setInsertionPointToEnd(&block);
+    SmallVector<IRMapping> maps(m);
+    // (microbatch, original value, stage) -> value delivered to that stage.
+    std::map<std::tuple<int64_t, void *, int64_t>, Value> delivered;
+    int64_t numSends = 0;
+
+    auto place = [&](Operation *clone, int64_t stage) {
+      if (auto fw = dyn_cast<FrameworkOp>(clone))
+        fw.setDeviceAttr(b.getI64IntegerAttr(stage));
+      clone->walk([&](Operation *inner) {
+        if (inner != clone && inner->hasAttr("device"))
+          inner->setAttr("device", b.getI64IntegerAttr(stage));
+      });
+    };
+
+    auto emitChunk = [&](ArrayRef<Operation *> ops, int64_t stage, int64_t mb) {
+      IRMapping &map = maps[mb];
+      // Values from other stages, grouped by the stage that sends them.
+      llvm::MapVector<int64_t, SmallVector<Value>> incoming;
+      for (Operation *op : ops)
+        for (Value v : op->getOperands()) {
+          Operation *def = v.getDefiningOp();
+          if (!def || !stageOf.count(def) || stageOf[def] == stage)
+            continue;
+          if (delivered.count({mb, v.getAsOpaquePointer(), stage}))
+            continue;
+          auto &list = incoming[stageOf[def]];
+          if (!llvm::is_contained(list, v))
+            list.push_back(v);
+        }
+      for (auto &[from, values] : incoming) {
+        SmallVector<Value> inputs;
+        int64_t bytes = 0;
+        for (Value v : values) {
+          inputs.push_back(map.lookup(v));
+          bytes += tensorBytes(v.getType());
+        }
+        SmallVector<int64_t> group{from, stage};
+        FrameworkOp send = createCommOp(
+            b, graph.getLoc(), "pp::send", inputs, from, [&](OpBuilder &body) {
+              SendOp::create(body, graph.getLoc(),
+                             body.getI64IntegerAttr(bytes),
+                             body.getDenseI64ArrayAttr(group), TypeAttr(),
+                             body.getI64IntegerAttr(from),
+                             body.getI64IntegerAttr(kCommStream), StringAttr());
+            });
+        send->setAttr("perf.microbatch", b.getI64IntegerAttr(mb));
+        ++numSends;
+        for (auto [v, r] : llvm::zip(values, send->getResults()))
+          delivered[{mb, v.getAsOpaquePointer(), stage}] = r;
+      }
+      for (Operation *op : ops) {
+        IRMapping local = map;
+        for (Value v : op->getOperands()) {
+          auto it = delivered.find({mb, v.getAsOpaquePointer(), stage});
+          if (it != delivered.end())
+            local.map(v, it->second);
+        }
+        Operation *clone = b.clone(*op, local);
+        for (auto [from, to] : llvm::zip(op->getResults(), clone->getResults()))
+          map.map(from, to);
+        place(clone, stage);
+        clone->setAttr("perf.stage", b.getI64IntegerAttr(stage));
+        clone->setAttr("perf.microbatch", b.getI64IntegerAttr(mb));
+      }
+    };
+
+    // Interleave the stages' task lists into one launch order in which
+    // every task comes after what it reads.
+    SmallVector<std::deque<Task>> order = buildOrder(n, m);
+    SmallVector<SmallVector<bool>> fwdDone(n, SmallVector<bool>(m, false)),
+        bwdDone(n, SmallVector<bool>(m, false));
+    size_t remaining = 2 * size_t(n) * size_t(m);
+    while (remaining > 0) {
+      bool progress = false;
+      for (int64_t s = 0; s < n; ++s) {
+        while (!order[s].empty()) {
+          Task t = order[s].front();
+          bool ready = t.forward
+                           ? (s == 0 || fwdDone[s - 1][t.microbatch])
+                           : (fwdDone[n - 1][t.microbatch] &&
+                              (s == n - 1 || bwdDone[s + 1][t.microbatch]));
+          if (!ready)
+            break;
+          order[s].pop_front();
+          emitChunk(t.forward ? fwdChunk[s] : bwdChunk[s], s, t.microbatch);
+          (t.forward ? fwdDone : bwdDone)[s][t.microbatch] = true;
+          --remaining;
+          progress = true;
+        }
+      }
+      if (!progress)
+        return graph.emitError("--perf-pipeline-parallel: schedule deadlock");
+    }
+    // The optimizer runs once per step, after the last micro-batch.
+    for (Operation *op : tail)
+      emitChunk({op}, stageOf[op], m - 1);
+
+    for (Operation *op : llvm::reverse(all)) {
+      op->dropAllUses();
+      op->erase();
+    }
+    graph->setAttr(
+        "perf.pipeline_parallel",
+        b.getDictionaryAttr(
+            {b.getNamedAttr("stages", b.getI64IntegerAttr(n)),
+             b.getNamedAttr("microbatches", b.getI64IntegerAttr(m)),
+             b.getNamedAttr("schedule", b.getStringAttr(schedule)),
+             b.getNamedAttr("sends", b.getI64IntegerAttr(numSends))}));
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,234 @@
+//===- ShardEmbeddings.cpp - --perf-shard-embeddings ----------------------===//
+//
+// Model-parallel embeddings as in DLRM (Naumov et al. 2019, Sec. 4): each
+// table lives on one GPU, which looks up the whole batch for it; an
+// all_to_all then hands every GPU the pooled embeddings of its share of the
+// batch (and the gradients go back the same way). How evenly the tables are
+// spread sets when the all_to_all can start: Lin et al. ("Building a
+// Performance Model for Deep Learning Recommendation Model Training on
+// GPUs") use exactly this to compare sharding strategies.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/BuiltinOps.h"
+#include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+#include <numeric>
+
+namespace perf {
+#define GEN_PASS_DEF_SHARDEMBEDDINGS
+#include "perf/Transforms/Passes.h.inc"
+} // namespace perf
+
+using namespace perf;
+using namespace mlir;
+
+namespace {
+struct DeviceLoad {
+  int64_t tables = 0;
+  double tableBytes = 0, lookups = 0, bytesRead = 0;
+};
+
+struct ShardEmbeddingsPass
+    : perf::impl::ShardEmbeddingsBase<ShardEmbeddingsPass> {
+  using ShardEmbeddingsBase::ShardEmbeddingsBase;
+
+  void runOnOperation() override {
+    StringRef s = strategy;
+    if (devices < 1 || (s != "size" && s != "lookup" && s != "greedy")) {
+      getOperation().emitError("--perf-shard-embeddings: devices must be "
+                               "positive and strategy size, lookup or greedy");
+      return signalPassFailure();
+    }
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    getOperation().walk([&](GraphOp graph) { runOnGraph(graph, os); });
+    if (output.empty())
+      return;
+    if (output == "-") {
+      llvm::outs() << text;
+      return;
+    }
+    std::error_code ec;
+    llvm::raw_fd_ostream file(output, ec, llvm::sys::fs::OF_Text);
+    if (ec) {
+      getOperation().emitError()
+          << "cannot write '" << output << "': " << ec.message();
+      return signalPassFailure();
+    }
+    file << text;
+  }
+
+  /// What the strategy balances for one table of `e`.
+  double weightOf(EmbeddingBagOp e) {
+    double elem = dtypeBytes(e.getKernelDesc().dtype);
+    double lookups = double(e.getBatch()) * double(e.getPooling());
+    if (strategy == "size")
+      return double(e.getRows()) * double(e.getDim()) * elem;
+    if (strategy == "lookup")
+      return lookups;
+    return lookups * double(e.getDim()) * elem;
+  }
+
+  void runOnGraph(GraphOp graph, llvm::raw_ostream &os) {
+    const int64_t n = devices;
+    // Forward embedding kernels, in graph order.
+    SmallVector<EmbeddingBagOp> forward;
+    SmallVector<std::pair<FrameworkOp, EmbeddingBagOp>> all;
+    graph.walk([&](EmbeddingBagOp e) {
+      auto parent = e->getParentOfType<FrameworkOp>();
+      all.push_back({parent, e});
+      if (e.getPass() == "fwd")
+        forward.push_back(e);
+    });
+    if (all.empty() || n == 1)
+      return;
+
+    // Largest-first onto the least loaded device (LPT), one table at a time.
+    struct Unit {
+      size_t kernel;
+      double weight;
+    };
+    SmallVector<Unit> units;
+    for (size_t i = 0; i < forward.size(); ++i)
+      for (int64_t t = 0; t < int64_t(forward[i].getTables()); ++t)
+        units.push_back({i, weightOf(forward[i])});
+    std::stable_sort(
+        units.begin(), units.end(),
+        [](const Unit &a, const Unit &b) { return a.weight > b.weight; });
+    SmallVector<double> load(n, 0);
+    // counts[kernel][device] = tables of that kernel on that device.
+    SmallVector<SmallVector<int64_t>> counts(forward.size(),
+                                             SmallVector<int64_t>(n, 0));
+    for (const Unit &u : units) {
+      int64_t d = std::min_element(load.begin(), load.end()) - load.begin();
+      load[d] += u.weight;
+      ++counts[u.kernel][d];
+    }
+
+    SmallVector<DeviceLoad> loads(n);
+    for (size_t i = 0; i < forward.size(); ++i) {
+      EmbeddingBagOp e = forward[i];
+      double elem = dtypeBytes(e.getKernelDesc().dtype);
+      double lookups = double(e.getBatch()) * double(e.getPooling());
+      for (int64_t d = 0; d < n; ++d) {
+        int64_t c = counts[i][d];
+        loads[d].tables += c;
+        loads[d].tableBytes += c * double(e.getRows()) * e.getDim() * elem;
+        loads[d].lookups += c * lookups;
+        loads[d].bytesRead += c * lookups * e.getDim() * elem;
+      }
+    }
+
+    OpBuilder b(&getContext());
+    SmallVector<int64_t> group = iotaGroup(n);
+    SmallVector<bool> matched(forward.size(), false);
+    int64_t numAllToAll = 0;
+    for (auto [parent, e] : all) {
+      // A backward kernel takes the placement of the forward kernel with the
+      // same shape.
+      size_t which = forward.size();
+      for (size_t i = 0; i < forward.size(); ++i) {
+        EmbeddingBagOp f = forward[i];
+        if (f == e ||
+            (!matched[i] && e.getPass() != "fwd" &&
+             f.getTables() == e.getTables() && f.getRows() == e.getRows() &&
+             f.getDim() == e.getDim() && f.getBatch() == e.getBatch())) {
+          which = i;
+          break;
+        }
+      }
+      if (which == forward.size())
+        continue; // No forward twin: leave it where it is.
+      if (e.getPass() != "fwd")
+        matched[which] = true;
+      bool isForward = e.getPass() == "fwd";
+      double elem = dtypeBytes(e.getKernelDesc().dtype);
+      int64_t maxTables =
+          *std::max_element(counts[which].begin(), counts[which].end());
+      int64_t a2aBytes =
+          int64_t(maxTables * double(e.getBatch()) * double(e.getDim()) * elem);
+      Location loc = e.getLoc();
+
+      auto buildAllToAll = [&](ValueRange inputs) {
+        FrameworkOp comm = createCommOp(
+            b, loc, "emb::all_to_all", inputs, 0, [&](OpBuilder &body) {
+              AllToAllOp::create(body, loc, body.getI64IntegerAttr(a2aBytes),
+                                 body.getDenseI64ArrayAttr(group), TypeAttr(),
+                                 body.getI64IntegerAttr(0),
+                                 body.getI64IntegerAttr(0), StringAttr());
+            });
+        ++numAllToAll;
+        return comm;
+      };
+      auto buildLookups = [&](ValueRange inputs) {
+        SmallVector<Value> done;
+        for (int64_t d = 0; d < n; ++d) {
+          if (counts[which][d] == 0)
+            continue;
+          auto op = FrameworkOp::create(b, loc, TypeRange{b.getNoneType()},
+                                        parent.getOpNameAttr(), inputs,
+                                        b.getI64IntegerAttr(d));
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(&op.getOrCreateBodyBlock());
+          Operation *clone = b.clone(*e.getOperation());
+          clone->setAttr("tables", b.getI64IntegerAttr(counts[which][d]));
+          clone->setAttr("device", b.getI64IntegerAttr(d));
+          op->setAttr("perf.shard", b.getI64IntegerAttr(d));
+          done.push_back(op->getResult(0));
+        }
+        return done;
+      };
+
+      b.setInsertionPoint(parent);
+      SmallVector<Value> inputs(parent.getInputs());
+      SmallVector<Value> extra;
+      if (isForward) {
+        SmallVector<Value> looked = buildLookups(inputs);
+        FrameworkOp comm = buildAllToAll(looked);
+        extra.append(comm->result_begin(), comm->result_end());
+      } else {
+        FrameworkOp comm = buildAllToAll(inputs);
+        SmallVector<Value> commOut(comm->getResults());
+        extra = buildLookups(commOut);
+      }
+      e->erase();
+      parent->insertOperands(parent->getNumOperands(), extra);
+    }
+
+    os << "Embedding shards @" << graph.getSymName() << " (" << n
+       << " devices, strategy " << strategy << ")\n";
+    os << "  device  tables  table-MB  lookups/step  MB-read/step\n";
+    SmallVector<Attribute> loadAttrs;
+    double maxRead = 0, sumRead = 0;
+    for (int64_t d = 0; d < n; ++d) {
+      const DeviceLoad &l = loads[d];
+      os << llvm::format("  %6lld  %6lld  %8.1f  %12.0f  %12.2f\n",
+                         (long long)d, (long long)l.tables, l.tableBytes / 1e6,
+                         l.lookups, l.bytesRead / 1e6);
+      maxRead = std::max(maxRead, l.bytesRead);
+      sumRead += l.bytesRead;
+      loadAttrs.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("device", b.getI64IntegerAttr(d)),
+           b.getNamedAttr("tables", b.getI64IntegerAttr(l.tables)),
+           b.getNamedAttr("table_bytes", b.getF64FloatAttr(l.tableBytes)),
+           b.getNamedAttr("lookups", b.getF64FloatAttr(l.lookups)),
+           b.getNamedAttr("bytes_read", b.getF64FloatAttr(l.bytesRead))}));
+    }
+    double imbalance = sumRead > 0 ? maxRead / (sumRead / n) : 1.0;
+    os << llvm::format("  imbalance (max / mean bytes read): %.3f\n",
+                       imbalance);
+    graph->setAttr(
+        "perf.embedding_shards",
+        b.getDictionaryAttr(
+            {b.getNamedAttr("strategy", b.getStringAttr(strategy)),
+             b.getNamedAttr("imbalance", b.getF64FloatAttr(imbalance)),
+             b.getNamedAttr("all_to_all", b.getI64IntegerAttr(numAllToAll)),
+             b.getNamedAttr("devices", b.getArrayAttr(loadAttrs))}));
+  }
+};
+} // namespace

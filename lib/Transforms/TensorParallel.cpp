@@ -1,0 +1,196 @@
+//===- TensorParallel.cpp - --perf-tensor-parallel ------------------------===//
+//
+// Megatron-LM tensor parallelism (Shoeybi et al. 2019, Sec. 3): an MLP or
+// attention block is a column-parallel GEMM (weights split by output
+// columns), local work on the split activations, and a row-parallel GEMM
+// (weights split by input rows) whose partial outputs are all-reduced. The
+// backward pass mirrors it: the input gradient of each column-parallel layer
+// is all-reduced. Ranks are symmetric, so device 0 stands for all of them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/BuiltinOps.h"
+#include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/Passes.h"
+
+namespace perf {
+#define GEN_PASS_DEF_TENSORPARALLEL
+#include "perf/Transforms/Passes.h.inc"
+} // namespace perf
+
+using namespace perf;
+using namespace mlir;
+
+namespace {
+int64_t divideUp(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
+  using TensorParallelBase::TensorParallelBase;
+
+  void runOnOperation() override {
+    if (devices < 1) {
+      getOperation().emitError("--perf-tensor-parallel: devices must be "
+                               "positive");
+      return signalPassFailure();
+    }
+    if (devices == 1)
+      return;
+    getOperation().walk([&](GraphOp graph) { runOnGraph(graph); });
+  }
+
+  /// Splits a kernel between a column- and a row-parallel GEMM N ways.
+  void splitLocal(Operation *k, OpBuilder &b) {
+    auto div = [&](StringRef name) {
+      if (auto a = k->getAttrOfType<IntegerAttr>(name))
+        k->setAttr(name, b.getI64IntegerAttr(divideUp(a.getInt(), devices)));
+    };
+    if (isa<AttentionOp>(k))
+      div("heads");
+    else if (isa<ElementwiseOp, TransposeOp, ConcatOp>(k))
+      div("elements");
+    else if (isa<SoftmaxOp, ReduceOp>(k))
+      div("rows");
+    else if (auto g = dyn_cast<GenericKernelOp>(k)) {
+      g.setFlopsAttr(
+          b.getF64FloatAttr(g.getFlops().convertToDouble() / devices));
+      g.setBytesAttr(
+          b.getF64FloatAttr(g.getBytes().convertToDouble() / devices));
+    }
+  }
+
+  /// Divides the largest dimension of a backward GEMM: its FLOPs shrink N
+  /// ways whichever dimension the split follows.
+  void splitBackwardGemm(GemmOp g, OpBuilder &b) {
+    int64_t m = g.getM(), n = g.getN(), k = g.getK();
+    if (m >= n && m >= k)
+      g.setMAttr(b.getI64IntegerAttr(divideUp(m, devices)));
+    else if (n >= k)
+      g.setNAttr(b.getI64IntegerAttr(divideUp(n, devices)));
+    else
+      g.setKAttr(b.getI64IntegerAttr(divideUp(k, devices)));
+  }
+
+  void addAllReduceAfter(FrameworkOp op, int64_t bytes, OpBuilder &b) {
+    ensureResult(op);
+    b.setInsertionPointAfter(op);
+    SmallVector<int64_t> group = iotaGroup(devices);
+    FrameworkOp comm = createCommOp(
+        b, op.getLoc(), "tp::all_reduce", op->getResults(), 0,
+        [&](OpBuilder &body) {
+          AllReduceOp::create(body, op.getLoc(), body.getI64IntegerAttr(bytes),
+                              body.getDenseI64ArrayAttr(group), TypeAttr(),
+                              body.getI64IntegerAttr(0),
+                              body.getI64IntegerAttr(0), StringAttr());
+        });
+    // Later ops read the reduced tensors.
+    for (auto [from, to] : llvm::zip(op->getResults(), comm->getResults()))
+      from.replaceAllUsesExcept(to, comm);
+  }
+
+  void runOnGraph(GraphOp graph) {
+    OpBuilder b(&getContext());
+    SmallVector<FrameworkOp> ops;
+    for (Operation &op : graph.getBodyBlock())
+      if (auto fw = dyn_cast<FrameworkOp>(op))
+        ops.push_back(fw);
+
+    // Forward: alternate column- and row-parallel GEMMs.
+    bool nextIsColumn = true, inside = false;
+    struct ColumnLayer {
+      int64_t batch, m, n, k;
+      int64_t inputBytes;
+    };
+    SmallVector<ColumnLayer> columns;
+    SmallVector<std::pair<FrameworkOp, int64_t>> forwardReduces;
+    int64_t numForward = 0, numBackward = 0;
+    for (FrameworkOp op : ops) {
+      Block *body = op.getBodyBlockOrNull();
+      if (!body || !isForwardOp(op))
+        continue;
+      int64_t reduceBytes = 0;
+      for (Operation &k : *body) {
+        auto gemm = dyn_cast<GemmOp>(k);
+        if (!gemm) {
+          if (inside)
+            splitLocal(&k, b);
+          continue;
+        }
+        int64_t elem = dtypeBytes(gemm.getKernelDesc().dtype);
+        if (nextIsColumn) {
+          columns.push_back({int64_t(gemm.getBatch()), int64_t(gemm.getM()),
+                             int64_t(gemm.getN()), int64_t(gemm.getK()),
+                             int64_t(gemm.getBatch()) * int64_t(gemm.getM()) *
+                                 int64_t(gemm.getK()) * elem});
+          gemm.setNAttr(b.getI64IntegerAttr(divideUp(gemm.getN(), devices)));
+          inside = true;
+        } else {
+          reduceBytes += int64_t(gemm.getBatch()) * int64_t(gemm.getM()) *
+                         int64_t(gemm.getN()) * elem;
+          gemm.setKAttr(b.getI64IntegerAttr(divideUp(gemm.getK(), devices)));
+          inside = false;
+        }
+        nextIsColumn = !nextIsColumn;
+      }
+      if (reduceBytes > 0)
+        forwardReduces.push_back({op, reduceBytes});
+    }
+
+    // Backward: split every GEMM; the dgrad GEMM of a column-parallel layer
+    // (its shape, latest layer first) is followed by an all_reduce.
+    SmallVector<std::pair<FrameworkOp, int64_t>> backwardReduces;
+    for (FrameworkOp op : ops) {
+      Block *body = op.getBodyBlockOrNull();
+      if (!body || isForwardOp(op) || isOptimizerOp(op))
+        continue;
+      int64_t reduceBytes = 0;
+      for (Operation &k : *body) {
+        if (auto attn = dyn_cast<AttentionOp>(k)) {
+          splitLocal(attn, b);
+          continue;
+        }
+        auto gemm = dyn_cast<GemmOp>(k);
+        if (!gemm)
+          continue;
+        StringRef pass = gemm.getPass();
+        // dX = dY W^T of a layer Y = X W (X: m x k, W: k x n) is an
+        // m x k GEMM over n.
+        if (pass == "dgrad" || pass == "bwd") {
+          for (size_t i = columns.size(); i-- > 0;) {
+            const ColumnLayer &c = columns[i];
+            if (c.batch == int64_t(gemm.getBatch()) &&
+                c.m == int64_t(gemm.getM()) && c.k == int64_t(gemm.getN()) &&
+                c.n == int64_t(gemm.getK())) {
+              reduceBytes += c.inputBytes;
+              columns.erase(columns.begin() + i);
+              break;
+            }
+          }
+        }
+        splitBackwardGemm(gemm, b);
+      }
+      if (reduceBytes > 0)
+        backwardReduces.push_back({op, reduceBytes});
+    }
+    // The optimizer updates 1/N of the weights.
+    for (FrameworkOp op : ops)
+      if (isOptimizerOp(op))
+        for (Operation &k : *op.getBodyBlockOrNull())
+          if (auto opt = dyn_cast<OptimizerOp>(k))
+            opt.setElementsAttr(
+                b.getI64IntegerAttr(divideUp(opt.getElements(), devices)));
+    // Ops are rebuilt when they need a result to wait on, so the all_reduces
+    // go in after every scan over `ops`.
+    for (auto [op, bytes] : forwardReduces) {
+      addAllReduceAfter(op, bytes, b);
+      ++numForward;
+    }
+    for (auto [op, bytes] : backwardReduces) {
+      addAllReduceAfter(op, bytes, b);
+      ++numBackward;
+    }
+    graph->setAttr("perf.tensor_parallel", b.getI64IntegerAttr(devices));
+    graph->setAttr("perf.tp_all_reduces",
+                   b.getDenseI64ArrayAttr({numForward, numBackward}));
+  }
+};
+} // namespace

@@ -1,0 +1,298 @@
+//===- perf-sweep.cpp - One model over a grid of hardware settings --------===//
+//
+// Estimates one model at every point of a grid of hardware settings and
+// system architectures, by default the grid of Table III of Wang et al.,
+// "Characterizing Deep Learning Training Workloads on Alibaba-PAI" (IISWC
+// 2019): Ethernet {10, 25, 100} Gb/s, PCIe {10, 50} GB/s, GPU peak
+// {8, 16, 32, 64} TFLOP/s, GPU memory {1, 2, 4} TB/s, for the PS/Worker,
+// AllReduce-Local and AllReduce-Cluster architectures. Every point runs the
+// optional parallelism pipeline, the cost passes, the critical path and the
+// PAI breakdown on its own copy of the module; points run on all cores.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "perf/Comm/SystemSpec.h"
+#include "perf/Dialect/PerfOps.h"
+#include "perf/Tools/Registration.h"
+#include "perf/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cmath>
+
+using namespace mlir;
+using namespace perf;
+
+static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
+                                            llvm::cl::desc("<model.mlir>"),
+                                            llvm::cl::Required);
+static llvm::cl::opt<std::string> pipelineOpt(
+    "pipeline",
+    llvm::cl::desc("Passes run first at every point, in textual pipeline "
+                   "form, e.g. 'perf-data-parallel{devices=8}'"),
+    llvm::cl::init(""));
+static llvm::cl::opt<std::string>
+    archsOpt("arch", llvm::cl::desc("Comma-separated PAI architectures"),
+             llvm::cl::init("ps-worker,allreduce-local,allreduce-cluster"));
+static llvm::cl::opt<int> workersOpt("workers",
+                                     llvm::cl::desc("Replicas (cNodes)"),
+                                     llvm::cl::init(8));
+static llvm::cl::opt<std::string>
+    systemOpt("system", llvm::cl::desc("Base system (preset or JSON file)"),
+              llvm::cl::init("pai-v100-25gbe"));
+static llvm::cl::opt<std::string>
+    ethernetOpt("ethernet-gbps", llvm::cl::desc("Ethernet line rates, Gb/s"),
+                llvm::cl::init("10,25,100"));
+static llvm::cl::opt<std::string>
+    pcieOpt("pcie-gbs", llvm::cl::desc("PCIe bandwidths, GB/s"),
+            llvm::cl::init("10,50"));
+static llvm::cl::opt<std::string>
+    flopsOpt("tflops", llvm::cl::desc("GPU peak FLOP/s, in TFLOP/s"),
+             llvm::cl::init("8,16,32,64"));
+static llvm::cl::opt<std::string>
+    hbmOpt("hbm-tbs", llvm::cl::desc("GPU memory bandwidths, TB/s"),
+           llvm::cl::init("1,2,4"));
+static llvm::cl::opt<std::string>
+    csvOpt("csv", llvm::cl::desc("Write the table as CSV to this file"),
+           llvm::cl::init(""));
+static llvm::cl::opt<unsigned>
+    jobsOpt("j", llvm::cl::desc("Threads (0: all cores)"), llvm::cl::init(0));
+
+namespace {
+struct Point {
+  double ethernetGbps, pcieGBs, tflops, hbmTBs;
+  std::string arch;
+  // Results.
+  bool ok = false;
+  std::string error;
+  double td = 0, tcCompute = 0, tcMemory = 0, tw = 0, total = 0,
+         criticalPath = -1;
+};
+
+llvm::Expected<std::vector<double>> parseList(llvm::StringRef name,
+                                              llvm::StringRef text) {
+  std::vector<double> values;
+  llvm::SmallVector<llvm::StringRef> parts;
+  text.split(parts, ',', -1, false);
+  for (llvm::StringRef p : parts) {
+    double v;
+    if (p.trim().getAsDouble(v) || v <= 0)
+      return llvm::createStringError("--" + name.str() +
+                                     ": expected positive numbers, got '" +
+                                     p.str() + "'");
+    values.push_back(v);
+  }
+  if (values.empty())
+    return llvm::createStringError("--" + name.str() + " is empty");
+  return values;
+}
+
+double attrF64(DictionaryAttr dict, llvm::StringRef key) {
+  if (auto a = dict.getAs<FloatAttr>(key))
+    return a.getValueAsDouble();
+  return -1;
+}
+
+/// The base system with one grid point's figures.
+SystemSpec pointSystem(const SystemSpec &base, const Point &p) {
+  SystemSpec s = base;
+  GpuSpec &g = s.gpu;
+  g.name = base.gpu.name + " (sweep)";
+  for (double *flops : {&g.fp32Flops, &g.fp16Flops, &g.tensorTf32Flops,
+                        &g.tensorF16Flops, &g.tensorBf16Flops})
+    *flops = p.tflops * 1e12;
+  g.memBandwidth = p.hbmTBs * 1e12;
+  g.pcieBandwidth = p.pcieGBs * 1e9;
+  s.hostPcie.bandwidth = p.pcieGBs * 1e9;
+  s.interNode.bandwidth = p.ethernetGbps * 1e9 / 8;
+  unsigned per = std::max(1u, s.gpusPerNode);
+  s.nodes = std::max<unsigned>(s.nodes, (workersOpt + per - 1) / per);
+  return s;
+}
+
+void runPoint(const std::string &source, const DialectRegistry &registry,
+              const SystemSpec &base, Point &p) {
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  context.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, inputFile), llvm::SMLoc());
+  std::string diagnostics;
+  llvm::raw_string_ostream diagStream(diagnostics);
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagStream << d << "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module) {
+    p.error = "cannot parse: " + diagnostics;
+    return;
+  }
+  SystemSpec system = pointSystem(base, p);
+  module->walk([&](GraphOp graph) {
+    graph.setTargetAttr(GpuAttr::get(&context, system.gpu));
+  });
+
+  // The passes read the system from a file, like a user's system JSON.
+  llvm::SmallString<128> path;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("perf-sweep-system", "json", fd,
+                                         path)) {
+    p.error = "cannot create a temporary file";
+    return;
+  }
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << llvm::formatv("{0:2}", toJson(system));
+  }
+  PassManager pm(&context);
+  if (!pipelineOpt.empty() &&
+      failed(parsePassPipeline(pipelineOpt, pm, diagStream))) {
+    p.error = "bad --pipeline: " + diagnostics;
+    llvm::sys::fs::remove(path);
+    return;
+  }
+  pm.addPass(createKernelCost());
+  CommCostOptions comm;
+  comm.system = path.str().str();
+  pm.addPass(createCommCost(comm));
+  pm.addPass(createCriticalPath());
+  PaiBreakdownOptions pai;
+  pai.arch = p.arch;
+  pai.workers = workersOpt;
+  pai.system = path.str().str();
+  pai.output = "";
+  pm.addPass(createPaiBreakdown(pai));
+  LogicalResult result = pm.run(*module);
+  llvm::sys::fs::remove(path);
+  if (failed(result)) {
+    p.error = diagnostics;
+    return;
+  }
+  GraphOp graph;
+  module->walk([&](GraphOp g) {
+    if (!graph)
+      graph = g;
+  });
+  auto breakdown =
+      graph ? graph->getAttrOfType<DictionaryAttr>("perf.pai") : nullptr;
+  if (!breakdown) {
+    p.error = "no perf.graph in the input";
+    return;
+  }
+  p.td = attrF64(breakdown, "t_d_us");
+  p.tcCompute = attrF64(breakdown, "t_c_compute_us");
+  p.tcMemory = attrF64(breakdown, "t_c_memory_us");
+  p.tw = attrF64(breakdown, "t_w_us");
+  p.total = attrF64(breakdown, "total_us");
+  p.criticalPath = attrF64(breakdown, "critical_path_us");
+  p.ok = true;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  DialectRegistry registry;
+  registerPerfDialects(registry);
+  registerPerfPassesAndPipelines();
+  registerPerfToolPasses();
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv,
+      "perf-sweep: one model over a grid of hardware and parallelism "
+      "settings\n");
+
+  auto fail = [](const llvm::Twine &message) {
+    llvm::errs() << "perf-sweep: error: " << message << "\n";
+    return 1;
+  };
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+  if (!buffer)
+    return fail(inputFile + ": " + buffer.getError().message());
+  llvm::Expected<SystemSpec> base = loadSystemSpec(systemOpt);
+  if (!base)
+    return fail(llvm::toString(base.takeError()));
+  if (workersOpt < 1)
+    return fail("--workers must be positive");
+
+  std::vector<std::vector<double>> axes;
+  for (auto [name, text] :
+       {std::pair<const char *, std::string>{"ethernet-gbps", ethernetOpt},
+        {"pcie-gbs", pcieOpt},
+        {"tflops", flopsOpt},
+        {"hbm-tbs", hbmOpt}}) {
+    auto values = parseList(name, text);
+    if (!values)
+      return fail(llvm::toString(values.takeError()));
+    axes.push_back(*values);
+  }
+  llvm::SmallVector<llvm::StringRef> archs;
+  llvm::StringRef(archsOpt).split(archs, ',', -1, false);
+
+  std::vector<Point> points;
+  for (llvm::StringRef arch : archs)
+    for (double e : axes[0])
+      for (double pc : axes[1])
+        for (double f : axes[2])
+          for (double h : axes[3]) {
+            Point p;
+            p.ethernetGbps = e;
+            p.pcieGBs = pc;
+            p.tflops = f;
+            p.hbmTBs = h;
+            p.arch = arch.trim().str();
+            points.push_back(p);
+          }
+
+  std::string source = (*buffer)->getBuffer().str();
+  {
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobsOpt));
+    for (Point &p : points)
+      pool.async([&source, &registry, &base, point = &p] {
+        runPoint(source, registry, *base, *point);
+      });
+    pool.wait();
+  }
+
+  for (const Point &p : points)
+    if (!p.ok)
+      return fail(p.error);
+
+  llvm::outs() << llvm::format(
+      "%-17s %8s %8s %7s %7s %11s %11s %11s %11s %11s %11s\n", "arch",
+      "eth_gbps", "pcie_gbs", "tflops", "hbm_tbs", "T_d_us", "T_c_comp_us",
+      "T_c_mem_us", "T_w_us", "T_total_us", "crit_path_us");
+  for (const Point &p : points)
+    llvm::outs() << llvm::format(
+        "%-17s %8g %8g %7g %7g %11.1f %11.1f %11.1f %11.1f %11.1f %11.1f\n",
+        p.arch.c_str(), p.ethernetGbps, p.pcieGBs, p.tflops, p.hbmTBs, p.td,
+        p.tcCompute, p.tcMemory, p.tw, p.total, p.criticalPath);
+
+  if (!csvOpt.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream csv(csvOpt, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return fail("cannot write '" + csvOpt + "': " + ec.message());
+    csv << "arch,ethernet_gbps,pcie_gbs,tflops,hbm_tbs,t_d_us,t_c_compute_us,"
+           "t_c_memory_us,t_w_us,t_total_us,critical_path_us\n";
+    for (const Point &p : points)
+      csv << llvm::formatv("{0},{1},{2},{3},{4},{5:F3},{6:F3},{7:F3},{8:F3},"
+                           "{9:F3},{10:F3}\n",
+                           p.arch, p.ethernetGbps, p.pcieGBs, p.tflops,
+                           p.hbmTBs, p.td, p.tcCompute, p.tcMemory, p.tw,
+                           p.total, p.criticalPath);
+  }
+  return 0;
+}
