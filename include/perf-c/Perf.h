@@ -1,0 +1,72 @@
+/*===-- perf-c/Perf.h - C API of the perf cost model --------------*- C -*-===*\
+|*                                                                            *|
+|* For compilers and tools that want "how long does this kernel / this graph  *|
+|* take on that GPU" without C++ or MLIR in their interface. Strings returned  *|
+|* through `char **` are owned by the caller and freed with perfFreeString.   *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef PERF_C_PERF_H
+#define PERF_C_PERF_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Kernel kinds, in the order of perf::KernelKind.
+typedef enum {
+  PerfKernelGemm = 0,
+  PerfKernelConv2d,
+  PerfKernelElementwise,
+  PerfKernelReduce,
+  PerfKernelSoftmax,
+  PerfKernelLayerNorm,
+  PerfKernelEmbeddingBag,
+  PerfKernelMemcpy,
+  PerfKernelTranspose,
+  PerfKernelConcat,
+  PerfKernelAttention,
+  PerfKernelPooling,
+  PerfKernelBatchNorm,
+  PerfKernelOptimizer,
+  PerfKernelGeneric
+} PerfKernelKind;
+
+/// A kernel. Zero-initialize it, set `kind`, `dtype` and the fields of the
+/// kind (the meaning of each is that of perf::KernelDesc).
+typedef struct {
+  PerfKernelKind kind;
+  /// "f32", "bf16", ...; NULL means f32.
+  const char *dtype;
+  int tensorCores;
+  int64_t batch, m, n, k;
+  int64_t c, h, w, outChannels, r, s, strideH, strideW, padH, padW, groups;
+  int64_t numElements, numInputs;
+  int64_t rows, cols;
+  int64_t numTables, tableRows, dim, pooling;
+  double flops, bytes;
+} PerfKernel;
+
+/// Latency of `kernel` on the catalog GPU `gpu` priced by the comma-separated
+/// model order `models` (NULL: "roofline"). Returns 0 on success and writes
+/// the latency in microseconds; on failure returns non-zero and, when `error`
+/// is not NULL, an error message.
+int perfKernelLatencyUs(const PerfKernel *kernel, const char *gpu,
+                        const char *models, double *latencyUs, char **error);
+
+/// Estimates every perf.graph of a module given as perf IR text: runs
+/// `pipeline` (a pass pipeline such as "fuse-embeddings", may be NULL or
+/// empty) then the default cost pipeline on `gpu` (NULL keeps the graphs'
+/// targets), and writes the JSON report. Returns 0 on success.
+int perfEstimateModule(const char *mlirText, const char *gpu,
+                       const char *pipeline, char **reportJson, char **error);
+
+void perfFreeString(char *string);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERF_C_PERF_H */

@@ -1,0 +1,141 @@
+//===- Perf.cpp - C API of the perf cost model ----------------------------===//
+
+#include "perf-c/Perf.h"
+#include "perf/CostModel/KernelCostModel.h"
+#include "perf/Dialect/PerfDialect.h"
+#include "perf/Transforms/Passes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cstdlib>
+#include <cstring>
+
+using namespace perf;
+
+static char *copyString(llvm::StringRef s) {
+  char *out = static_cast<char *>(std::malloc(s.size() + 1));
+  std::memcpy(out, s.data(), s.size());
+  out[s.size()] = '\0';
+  return out;
+}
+
+static int fail(char **error, llvm::StringRef message) {
+  if (error)
+    *error = copyString(message);
+  return 1;
+}
+
+void perfFreeString(char *string) { std::free(string); }
+
+int perfKernelLatencyUs(const PerfKernel *k, const char *gpuName,
+                        const char *models, double *latencyUs, char **error) {
+  if (!k || !gpuName || !latencyUs)
+    return fail(error, "perfKernelLatencyUs: kernel, gpu and latency are "
+                       "required");
+  const GpuSpec *gpu = lookupGpu(gpuName);
+  if (!gpu)
+    return fail(error, std::string("unknown GPU '") + gpuName + "'");
+  if (k->kind < PerfKernelGemm || k->kind > PerfKernelGeneric)
+    return fail(error, "unknown kernel kind");
+  KernelDesc d;
+  d.kind = static_cast<KernelKind>(k->kind);
+  if (k->dtype) {
+    std::optional<DType> type = parseDType(k->dtype);
+    if (!type)
+      return fail(error, std::string("unknown dtype '") + k->dtype + "'");
+    d.dtype = *type;
+  }
+  d.tensorCores = k->tensorCores != 0;
+  auto orDefault = [](int64_t v, int64_t dflt) { return v ? v : dflt; };
+  d.batch = orDefault(k->batch, 1);
+  d.m = k->m;
+  d.n = k->n;
+  d.k = k->k;
+  d.c = k->c;
+  d.h = k->h;
+  d.w = k->w;
+  d.outChannels = k->outChannels;
+  d.r = orDefault(k->r, 1);
+  d.s = orDefault(k->s, 1);
+  d.strideH = orDefault(k->strideH, 1);
+  d.strideW = orDefault(k->strideW, 1);
+  d.padH = k->padH;
+  d.padW = k->padW;
+  d.groups = orDefault(k->groups, 1);
+  d.numElements = k->numElements;
+  d.numInputs = orDefault(k->numInputs, 1);
+  d.rows = k->rows;
+  d.cols = k->cols;
+  d.numTables = orDefault(k->numTables, 1);
+  d.tableRows = k->tableRows;
+  d.dim = k->dim;
+  d.pooling = orDefault(k->pooling, 1);
+  d.flops = k->flops;
+  d.bytes = k->bytes;
+  llvm::Expected<KernelCostStack> stack =
+      createKernelCostStack(models ? models : "roofline", CostModelOptions());
+  if (!stack)
+    return fail(error, llvm::toString(stack.takeError()));
+  *latencyUs = stack->estimate(d, *gpu).latencyUs;
+  return 0;
+}
+
+int perfEstimateModule(const char *mlirText, const char *gpu,
+                       const char *pipeline, char **reportJson,
+                       char **error) {
+  if (!mlirText || !reportJson)
+    return fail(error, "perfEstimateModule: IR text and report are required");
+  // Pipelines given by name need the passes registered, once per process.
+  static const bool registered = [] {
+    registerPerfPasses();
+    return true;
+  }();
+  (void)registered;
+  mlir::MLIRContext context;
+  context.loadDialect<PerfDialect>();
+  std::string diagnostics;
+  llvm::raw_string_ostream diagStream(diagnostics);
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    diagStream << d.getLocation() << ": " << d.str() << "\n";
+    return mlir::success();
+  });
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(mlirText, &context);
+  if (!module)
+    return fail(error, diagnostics);
+
+  // The report goes to a temporary file that is read back.
+  llvm::SmallString<128> reportPath;
+  if (llvm::sys::fs::createTemporaryFile("perf-report", "json", reportPath))
+    return fail(error, "cannot create a temporary file for the report");
+  llvm::FileRemover remover(reportPath);
+
+  mlir::PassManager pm(&context);
+  if (gpu && *gpu) {
+    SetTargetOptions target;
+    target.device = gpu;
+    pm.addPass(createSetTarget(target));
+  }
+  if (pipeline && *pipeline &&
+      mlir::failed(mlir::parsePassPipeline(pipeline, pm, diagStream)))
+    return fail(error, diagnostics);
+  EstimateOptions options;
+  options.format = "json";
+  options.output = reportPath.str().str();
+  buildEstimatePipeline(pm, options);
+  if (mlir::failed(pm.run(*module)))
+    return fail(error, diagnostics);
+  auto buffer = llvm::MemoryBuffer::getFile(reportPath);
+  if (!buffer)
+    return fail(error, "cannot read the report back");
+  *reportJson = copyString((*buffer)->getBuffer());
+  return 0;
+}

@@ -1,0 +1,48 @@
+#include "perf-c/Perf.h"
+#include "gtest/gtest.h"
+#include <string>
+
+extern "C" double perfCTestGemmLatency(void);
+
+// 1024^3 f32 GEMM on an A100: 2^31 FLOP / (19.5e12 * 0.7) = 157.3 us.
+TEST(PerfCAPI, KernelLatencyFromC) {
+  EXPECT_NEAR(perfCTestGemmLatency(), 2147483648.0 / (19.5e12 * 0.7) * 1e6,
+              1e-6);
+}
+
+TEST(PerfCAPI, KernelLatencyErrors) {
+  PerfKernel kernel = {};
+  kernel.kind = PerfKernelGemm;
+  kernel.m = kernel.n = kernel.k = 8;
+  double latency = 0;
+  char *error = nullptr;
+  EXPECT_NE(perfKernelLatencyUs(&kernel, "Z9000", nullptr, &latency, &error),
+            0);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(std::string(error), "unknown GPU 'Z9000'");
+  perfFreeString(error);
+}
+
+// One op with a 1000^3 GEMM on a 1 TFLOP/s GPU at 0.7 efficiency: 2857.143
+// us, starting after T1 + T2 + T4/2 = 8 + 10 + 5 = 23 us.
+TEST(PerfCAPI, EstimateModuleReturnsTheJsonReport) {
+  const char *ir = R"(
+    perf.graph @g {
+      perf.op "mm" : () -> () {
+        perf.gemm {m = 1000, n = 1000, k = 1000}
+      }
+    })";
+  char *report = nullptr, *error = nullptr;
+  // Without a target the estimate fails with the graph named.
+  ASSERT_NE(perfEstimateModule(ir, nullptr, nullptr, &report, &error), 0);
+  EXPECT_NE(std::string(error).find("graph @g has no target GPU"),
+            std::string::npos);
+  perfFreeString(error);
+  error = nullptr;
+  ASSERT_EQ(perfEstimateModule(ir, "V100", "", &report, &error), 0) << error;
+  std::string json(report);
+  perfFreeString(report);
+  EXPECT_NE(json.find("\"target\": \"V100-SXM2-32GB\""), std::string::npos);
+  // V100: 2e9 / (15.7e12 * 0.7) = 181.984 us; ends at 23 + 181.984.
+  EXPECT_NE(json.find("\"e2e_us\": 204.98"), std::string::npos) << json;
+}
