@@ -4,6 +4,7 @@
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Export/ChakraExport.h"
 #include "perf/Import/OnnxImport.h"
+#include "perf/Import/TraceImport.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -15,5 +16,6 @@ void perf::registerPerfToolPasses() {}
 
 void perf::registerPerfTranslations() {
   registerOnnxImportTranslation();
+  registerTraceImportTranslations();
   registerChakraTranslations();
 }

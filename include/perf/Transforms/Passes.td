@@ -201,4 +201,63 @@ def PaiBreakdown : Pass<"perf-pai-breakdown", "::mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Transforms of imported traces and what-if questions (docs/traces.md)
+//===----------------------------------------------------------------------===//
+
+def FuseEmbeddings : Pass<"fuse-embeddings", "::mlir::ModuleOp"> {
+  let summary = "Replaces groups of embedding_bag ops by one batched lookup";
+  let description = [{
+    Figure 11 of Lin et al.: consecutive framework ops that each launch one
+    `perf.embedding_bag` with the same pass, dim, batch, dtype, device and
+    stream become one `perf.op "batched_embedding_bag"` launching a single
+    kernel over all their tables (`tables` = the sum, `rows` and `pooling`
+    the table-weighted means). The fused op takes the union of the operands
+    and yields all the results, so data dependencies are kept; it sits
+    where the last member was, and members whose results are used before
+    that point start a new group. The old estimate, when present, is kept
+    as `perf.baseline_us` for `--perf-compare`.
+  }];
+  let options = [
+    Option<"minGroup", "min-group", "int64_t", "2",
+           "Smallest number of lookups worth fusing">,
+  ];
+}
+
+def ResizeBatch : Pass<"resize-batch", "::mlir::ModuleOp"> {
+  let summary = "Rescales the batch dimension of a graph";
+  let description = [{
+    Replaces the batch size `from` (the graph's `perf.batch`, else the most
+    common leading dimension of its tensors) by `batch` in tensor types and
+    in kernel sizes: a size equal to the old batch, or a multiple of it
+    (batch x sequence, batch x pooling), scales with it; GEMMs scale the
+    first of batch, m, n, k that holds the batch (k for weight gradients).
+    Optimizer updates and all_reduces (parameters) keep their size.
+    Rescaled kernels lose a measured latency and are priced again; measured
+    kernels without shapes scale their latency linearly. Also accepted as
+    `--resize-batch=N`.
+  }];
+  let options = [
+    Option<"batch", "batch", "int64_t", "0", "New batch size">,
+    Option<"from", "from", "int64_t", "0",
+           "Old batch size (0: perf.batch, else inferred from the tensors)">,
+  ];
+}
+
+def Compare : Pass<"perf-compare", "::mlir::ModuleOp"> {
+  let summary = "Prints the estimate against the baseline and the measurement";
+  let description = [{
+    For every estimated graph prints the predicted step time, the estimate
+    before the transforms (`perf.baseline_us`, recorded by fuse-embeddings
+    and resize-batch when an estimate ran before them) with the change, and
+    the measured iteration time of an imported trace (`perf.measured_us`)
+    with the relative error of the prediction.
+  }];
+  let options = [
+    Option<"format", "format", "std::string", "\"text\"", "text or json">,
+    Option<"output", "output", "std::string", "\"-\"",
+           "Where to write ('-' is stdout)">,
+  ];
+}
+
 #endif // PERF_TRANSFORMS_PASSES_TD

@@ -1,0 +1,51 @@
+//===- TraceImport.h - PyTorch traces to the perf dialect -------*- C++ -*-===//
+//
+// Builds one `perf.graph` from a PyTorch Execution Trace (data dependencies
+// from tensor ids, kernels inferred from op names and shapes), optionally
+// linked to a Kineto trace whose measured kernels (duration, device, stream)
+// replace the inferred ones; or from a Kineto trace alone. Registered as
+// perf-translate's `--import-pytorch-et` (with `--kineto=FILE`) and
+// `--import-kineto`. docs/traces.md describes the mapping.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PERF_IMPORT_TRACEIMPORT_H
+#define PERF_IMPORT_TRACEIMPORT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include <string>
+
+namespace perf {
+
+struct TraceImportOptions {
+  /// Kineto trace to link to the ET (empty: none).
+  std::string kinetoPath;
+  /// Which iteration of the Kineto trace to import (index into its
+  /// ProfilerStep spans, or the --iteration-marker spans); -1 imports the
+  /// whole trace. Only used when there is no ET.
+  int64_t iteration = 0;
+  /// Derive iterations from successive starts of host events with this
+  /// name prefix (traces without ProfilerStep#N).
+  std::string iterationMarker;
+  /// Ranks of a collective whose group the trace does not give; 0 = 1.
+  int64_t worldSize = 0;
+};
+
+/// Imports an Execution Trace (and the Kineto trace of options.kinetoPath).
+mlir::OwningOpRef<mlir::ModuleOp>
+importExecutionTrace(mlir::MLIRContext *context, llvm::StringRef etPath,
+                     const TraceImportOptions &options);
+
+/// Imports a Kineto trace alone.
+mlir::OwningOpRef<mlir::ModuleOp>
+importKinetoTrace(mlir::MLIRContext *context, llvm::StringRef kinetoPath,
+                  const TraceImportOptions &options);
+
+/// Registers `--import-pytorch-et` and `--import-kineto` with their options
+/// `--kineto`, `--iteration`, `--iteration-marker`, `--world-size`.
+void registerTraceImportTranslations();
+
+} // namespace perf
+
+#endif // PERF_IMPORT_TRACEIMPORT_H

@@ -1,0 +1,677 @@
+//===- TraceToPerf.cpp - Build the perf dialect from PyTorch traces -------===//
+//
+// One perf.op per top-level operator, in launch order. With an Execution
+// Trace, operands and results follow tensor ids (the last op that wrote a
+// tensor produces it), and kernels are inferred from op names and shapes
+// (TraceKernels.h). A linked Kineto trace then supplies what ran: each
+// measured device event takes the place of the next inferred kernel of the
+// same class (so it keeps its typed shape for transforms), or becomes a
+// generic kernel / copy of its own; inferred kernels that did not run are
+// dropped. Measured kernels carry perf.latency_us with
+// perf.cost_model = "measured", and their device and stream.
+//
+//===----------------------------------------------------------------------===//
+
+#include "perf/Import/TraceImport.h"
+#include "perf/Import/TraceKernels.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "perf/Dialect/PerfAttrs.h"
+#include "perf/Dialect/PerfDialect.h"
+#include "perf/Dialect/PerfOps.h"
+#include "perf/Support/GpuSpec.h"
+#include "perf/Trace/ExecutionTrace.h"
+#include "perf/Trace/KinetoTrace.h"
+#include "perf/Trace/TraceAnalysis.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/SourceMgr.h"
+#include <algorithm>
+#include <map>
+#include <optional>
+
+using namespace perf;
+using namespace perf::trace;
+using namespace mlir;
+
+namespace {
+
+Type elementType(MLIRContext *ctx, DType dtype) {
+  Builder b(ctx);
+  switch (dtype) {
+  case DType::F64:
+    return b.getF64Type();
+  case DType::F16:
+    return b.getF16Type();
+  case DType::BF16:
+    return b.getBF16Type();
+  case DType::I64:
+    return b.getI64Type();
+  case DType::I32:
+    return b.getI32Type();
+  case DType::I8:
+    return b.getI8Type();
+  case DType::Bool:
+    return b.getI1Type();
+  default:
+    return b.getF32Type();
+  }
+}
+
+Type tensorType(MLIRContext *ctx, const TensorArg &t) {
+  SmallVector<int64_t> dims;
+  for (int64_t d : t.shape)
+    dims.push_back(d < 0 ? ShapedType::kDynamic : d);
+  return RankedTensorType::get(dims,
+                               elementType(ctx, dtypeFromTraceName(t.dtype)));
+}
+
+/// Builds the graph and counts what the warnings report.
+class GraphBuilder {
+public:
+  GraphBuilder(MLIRContext *ctx, Location loc) : ctx(ctx), b(ctx), loc(loc) {}
+
+  MLIRContext *ctx;
+  OpBuilder b;
+  Location loc;
+  unsigned measuredKernels = 0, typedMeasured = 0, droppedInferred = 0;
+  unsigned invalidInferred = 0, syncs = 0;
+  llvm::MapVector<StringRef, unsigned> unknownOps;
+  std::vector<std::string> unknownStorage;
+
+  void setLatency(Operation *op, const DeviceEvent &event) {
+    op->setAttr(PerfDialect::kLatencyAttr, b.getF64FloatAttr(event.dur));
+    op->setAttr(PerfDialect::kCostModelAttr, b.getStringAttr("measured"));
+    op->setAttr("device", b.getI64IntegerAttr(event.device));
+    op->setAttr("stream", b.getI64IntegerAttr(event.stream));
+    if (!isCollective(op))
+      op->setAttr("kernel_name", b.getStringAttr(event.name));
+    else
+      op->setAttr("trace.kernel_name", b.getStringAttr(event.name));
+    ++measuredKernels;
+  }
+
+  /// Creates the op of an inferred kernel; null when its sizes are not all
+  /// positive (shapes the trace did not record).
+  Operation *buildKernel(const TraceKernel &k, int64_t device) {
+    SmallVector<NamedAttribute> attrs;
+    auto set = [&](StringRef name, Attribute value) {
+      attrs.push_back(b.getNamedAttr(name, value));
+    };
+    auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+    StringRef opName;
+    bool valid = true;
+    auto positive = [&](std::initializer_list<int64_t> values) {
+      for (int64_t v : values)
+        valid &= v > 0;
+    };
+    bool collective = false;
+    switch (k.kind) {
+    case TraceKernelKind::Gemm:
+      opName = GemmOp::getOperationName();
+      positive({k.batch, k.m, k.n, k.k});
+      if (k.batch != 1)
+        set("batch", i64(k.batch));
+      set("m", i64(k.m));
+      set("n", i64(k.n));
+      set("k", i64(k.k));
+      if (k.transB)
+        set("trans_b", b.getUnitAttr());
+      break;
+    case TraceKernelKind::EmbeddingBag:
+      opName = EmbeddingBagOp::getOperationName();
+      positive({k.tables, k.rows, k.dim, k.bags, k.pooling});
+      if (k.tables != 1)
+        set("tables", i64(k.tables));
+      set("rows", i64(k.rows));
+      set("dim", i64(k.dim));
+      set("batch", i64(k.bags));
+      set("pooling", i64(k.pooling));
+      break;
+    case TraceKernelKind::Elementwise:
+      opName = ElementwiseOp::getOperationName();
+      positive({k.elements});
+      set("elements", i64(k.elements));
+      set("inputs", i64(k.inputs));
+      if (k.flopsPerElement != 1.0)
+        set("flops_per_element", b.getF64FloatAttr(k.flopsPerElement));
+      if (!k.fn.empty())
+        set("fn", b.getStringAttr(k.fn));
+      break;
+    case TraceKernelKind::Reduce:
+    case TraceKernelKind::Softmax:
+    case TraceKernelKind::LayerNorm:
+      opName = k.kind == TraceKernelKind::Reduce ? ReduceOp::getOperationName()
+               : k.kind == TraceKernelKind::Softmax
+                   ? SoftmaxOp::getOperationName()
+                   : LayerNormOp::getOperationName();
+      positive({k.rows, k.dim});
+      set("rows", i64(k.rows));
+      set("cols", i64(k.dim));
+      break;
+    case TraceKernelKind::Memcpy:
+      opName = MemcpyOp::getOperationName();
+      positive({k.bytes});
+      set("bytes", i64(k.bytes));
+      set("kind", b.getStringAttr(k.copyKind));
+      break;
+    case TraceKernelKind::Concat:
+      opName = ConcatOp::getOperationName();
+      positive({k.elements});
+      set("elements", i64(k.elements));
+      break;
+    case TraceKernelKind::Optimizer:
+      opName = OptimizerOp::getOperationName();
+      positive({k.elements});
+      set("elements", i64(k.elements));
+      set("algorithm", b.getStringAttr(k.algorithm));
+      break;
+    case TraceKernelKind::AllReduce:
+    case TraceKernelKind::AllGather:
+    case TraceKernelKind::ReduceScatter:
+    case TraceKernelKind::AllToAll: {
+      collective = true;
+      opName = k.kind == TraceKernelKind::AllReduce
+                   ? AllReduceOp::getOperationName()
+               : k.kind == TraceKernelKind::AllGather
+                   ? AllGatherOp::getOperationName()
+               : k.kind == TraceKernelKind::ReduceScatter
+                   ? ReduceScatterOp::getOperationName()
+                   : AllToAllOp::getOperationName();
+      positive({k.bytes, k.groupSize});
+      SmallVector<int64_t> group;
+      for (int64_t r = 0; r < k.groupSize; ++r)
+        group.push_back(r);
+      if (!llvm::is_contained(group, device))
+        group.push_back(device);
+      set("bytes", i64(k.bytes));
+      set("group", b.getDenseI64ArrayAttr(group));
+      break;
+    }
+    }
+    if (!valid) {
+      ++invalidInferred;
+      return nullptr;
+    }
+    set("dtype", TypeAttr::get(elementType(ctx, k.dtype)));
+    if (!collective && k.pass != "fwd")
+      set("pass", b.getStringAttr(k.pass));
+    if (device != 0)
+      set("device", i64(device));
+    OperationState state(loc, opName);
+    state.addAttributes(attrs);
+    return b.create(state);
+  }
+
+  /// A measured event no inferred kernel describes.
+  Operation *buildMeasured(const DeviceEvent &e) {
+    OperationState state(loc, GenericKernelOp::getOperationName());
+    if (e.kind == DeviceEventKind::Memcpy && e.bytes > 0) {
+      state.name = OperationName(MemcpyOp::getOperationName(), ctx);
+      StringRef n(e.name);
+      StringRef kind = n.contains("HtoD")   ? "h2d"
+                       : n.contains("DtoH") ? "d2h"
+                                            : "d2d";
+      state.addAttribute("bytes", b.getI64IntegerAttr(e.bytes));
+      state.addAttribute("kind", b.getStringAttr(kind));
+    } else {
+      state.addAttribute("flops", b.getF64FloatAttr(0));
+      state.addAttribute("bytes",
+                         b.getF64FloatAttr(std::max<int64_t>(e.bytes, 0)));
+    }
+    Operation *op = b.create(state);
+    setLatency(op, e);
+    return op;
+  }
+
+  /// Emits the device work of one op: measured events matched to the
+  /// inferred kernels when `measured` is given, else the inferred kernels.
+  void emitWork(ArrayRef<TraceKernel> inferred,
+                const std::vector<const DeviceEvent *> *measured,
+                int64_t device) {
+    if (!measured) {
+      for (const TraceKernel &k : inferred)
+        buildKernel(k, device);
+      return;
+    }
+    std::vector<bool> used(inferred.size(), false);
+    for (const DeviceEvent *e : *measured) {
+      StringRef cls = classifyDeviceEvent(*e);
+      Operation *op = nullptr;
+      for (size_t i = 0; i < inferred.size() && !op; ++i) {
+        if (used[i] || !measuredMatches(cls, inferred[i].kind))
+          continue;
+        used[i] = true;
+        op = buildKernel(inferred[i], e->device);
+      }
+      if (op) {
+        setLatency(op, *e);
+        ++typedMeasured;
+      } else {
+        buildMeasured(*e);
+      }
+    }
+    droppedInferred += llvm::count(used, false);
+  }
+
+  void noteUnknown(const std::vector<std::string> &names) {
+    for (const std::string &n : names) {
+      unknownStorage.push_back(n);
+      ++unknownOps[StringAttr::get(ctx, n).getValue()];
+    }
+  }
+
+  void warnUnknown() {
+    if (unknownOps.empty())
+      return;
+    unsigned total = 0;
+    std::string list;
+    std::vector<std::pair<StringRef, unsigned>> sorted(unknownOps.begin(),
+                                                       unknownOps.end());
+    llvm::stable_sort(sorted,
+                      [](auto &a, auto &b) { return a.second > b.second; });
+    for (auto [name, count] : sorted) {
+      total += count;
+      if (list.size() < 200)
+        list += (list.empty() ? "" : ", ") + name.str() + " x" +
+                std::to_string(count);
+    }
+    emitWarning(loc) << total
+                     << " ops have no kernel rule and launch nothing: " << list;
+  }
+};
+
+/// The op's own measured device events, in launch order.
+std::vector<const DeviceEvent *> measuredEvents(const KinetoTrace &trace,
+                                                size_t opIndex) {
+  std::vector<const DeviceEvent *> events;
+  for (size_t d : trace.deviceEventsOf(opIndex))
+    events.push_back(&trace.deviceEvents()[d]);
+  return events;
+}
+
+/// Whether the host waits for the device inside op `opIndex`.
+bool waitsForDevice(const KinetoTrace &trace, size_t opIndex) {
+  for (size_t c : trace.ops()[opIndex].runtimeCalls) {
+    const RuntimeCall &call = trace.runtimeCalls()[c];
+    if (call.isSynchronizing() && call.launched.empty())
+      return true;
+    for (size_t d : call.launched) {
+      const DeviceEvent &e = trace.deviceEvents()[d];
+      if (e.kind == DeviceEventKind::Memcpy &&
+          StringRef(e.name).contains("DtoH"))
+        return true;
+    }
+  }
+  return false;
+}
+
+/// The device most measured events ran on (the GPU of this rank).
+int64_t primaryDevice(const KinetoTrace &trace) {
+  std::map<int64_t, unsigned> counts;
+  for (const DeviceEvent &e : trace.deviceEvents())
+    ++counts[e.device];
+  int64_t best = 0;
+  unsigned bestCount = 0;
+  for (auto [d, n] : counts)
+    if (n > bestCount) {
+      best = d;
+      bestCount = n;
+    }
+  return best;
+}
+
+/// Sets the graph target from the trace's deviceProperties.
+void setTarget(GraphOp graph, const KinetoTrace &trace, Location loc) {
+  const std::string &name = trace.gpuName();
+  if (name.empty()) {
+    emitWarning(loc) << "the Kineto trace has no deviceProperties; the graph "
+                        "has no target (give one with --perf-device)";
+    return;
+  }
+  const GpuSpec *spec = lookupGpu(name);
+  if (!spec) {
+    emitWarning(loc) << "GPU '" << name
+                     << "' from deviceProperties is not in the catalog; the "
+                        "graph has no target (give one with --perf-device)";
+    return;
+  }
+  graph.setTargetAttr(GpuAttr::get(graph.getContext(), *spec));
+}
+
+void setMeasured(GraphOp graph, const StepSpan &span) {
+  Builder b(graph.getContext());
+  graph->setAttr("perf.measured_us", b.getF64FloatAttr(span.dur));
+  graph->setAttr("perf.measured_iteration", b.getStringAttr(span.name));
+}
+
+bool isTrainingOpName(StringRef name) {
+  return name.contains("Backward") || name.contains("backward") ||
+         name.starts_with("Optimizer.") || name.contains("_foreach_") ||
+         name.contains("_fused_adam") || name.contains("_fused_sgd");
+}
+
+/// The iteration windows of a Kineto trace, as perf-trace computes them.
+std::vector<StepSpan> iterationWindows(const KinetoTrace &trace,
+                                       const TraceImportOptions &options) {
+  if (!options.iterationMarker.empty())
+    return trace.spansFromMarker(options.iterationMarker);
+  return trace.steps();
+}
+
+OwningOpRef<ModuleOp> createModule(MLIRContext *ctx, Location loc,
+                                   GraphOp &graph) {
+  ctx->loadDialect<PerfDialect>();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module->getBody());
+  graph = GraphOp::create(b, loc, "step");
+  return module;
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp>
+perf::importKinetoTrace(MLIRContext *ctx, StringRef path,
+                        const TraceImportOptions &options) {
+  Location loc = FileLineColLoc::get(ctx, path, 0, 0);
+  llvm::Expected<KinetoTrace> loaded = KinetoTrace::load(path);
+  if (!loaded) {
+    emitError(loc) << llvm::toString(loaded.takeError());
+    return nullptr;
+  }
+  KinetoTrace &trace = *loaded;
+  if (trace.topLevelOps().empty()) {
+    emitError(loc) << "the Kineto trace has no operator events (cpu_op)";
+    return nullptr;
+  }
+  std::vector<StepSpan> windows = iterationWindows(trace, options);
+  StepSpan span = wholeTraceSpan(trace);
+  if (options.iteration >= 0 && !windows.empty()) {
+    if (options.iteration >= static_cast<int64_t>(windows.size())) {
+      emitError(loc) << "--iteration=" << options.iteration
+                     << " is out of range: the trace has " << windows.size()
+                     << " iterations";
+      return nullptr;
+    }
+    span = windows[options.iteration];
+  } else if (options.iteration >= 0 && !options.iterationMarker.empty()) {
+    emitError(loc) << "no iterations found with --iteration-marker="
+                   << options.iterationMarker;
+    return nullptr;
+  } else {
+    span.name = "whole trace";
+  }
+
+  GraphOp graph;
+  OwningOpRef<ModuleOp> module = createModule(ctx, loc, graph);
+  GraphBuilder gb(ctx, loc);
+  OpBuilder &b = gb.b;
+  module->getOperation()->setAttr("trace.kineto", b.getStringAttr(path));
+  setTarget(graph, trace, loc);
+  setMeasured(graph, span);
+  int64_t device = primaryDevice(trace);
+
+  b.setInsertionPointToEnd(&graph.getBodyBlock());
+  bool training = false;
+  unsigned ops = 0;
+  for (size_t index : trace.topLevelOps()) {
+    const HostOp &host = trace.ops()[index];
+    if (host.start < span.start || host.start >= span.end())
+      continue;
+    ++ops;
+    training |= isTrainingOpName(host.name);
+    TracedOp traced;
+    traced.name = host.name;
+    for (size_t i = 0; i < host.inputDims.size(); ++i) {
+      TracedTensor t;
+      t.shape = host.inputDims[i];
+      if (i < host.inputTypes.size())
+        t.dtype = host.inputTypes[i];
+      traced.inputs.push_back(std::move(t));
+    }
+    std::vector<TraceKernel> inferred;
+    inferOpKernels(traced, options.worldSize, inferred);
+    std::vector<const DeviceEvent *> events = measuredEvents(trace, index);
+    OperationState state(loc, FrameworkOp::getOperationName());
+    state.addAttribute("op_name", b.getStringAttr(host.name));
+    if (device != 0)
+      state.addAttribute("device", b.getI64IntegerAttr(device));
+    state.addRegion();
+    auto op = cast<FrameworkOp>(b.create(state));
+    if (!events.empty()) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(&op.getOrCreateBodyBlock());
+      gb.emitWork(inferred, &events, device);
+    }
+    if (waitsForDevice(trace, index)) {
+      SyncOp::create(b, loc, b.getI64IntegerAttr(device), IntegerAttr());
+      ++gb.syncs;
+    }
+  }
+  graph.setPhase(training ? "training" : "inference");
+  module->getOperation()->setAttr("trace.measured_kernels",
+                                  b.getI64IntegerAttr(gb.measuredKernels));
+  if (ops == 0) {
+    emitError(loc) << "no top-level operator starts inside '" << span.name
+                   << "'";
+    return nullptr;
+  }
+  const KinetoLinkStats &stats = trace.linkStats();
+  if (stats.deviceUnlinked || stats.otherProcessEvents)
+    emitWarning(loc) << stats.deviceUnlinked << " of " << stats.deviceEvents
+                     << " device events are not linked to a runtime call and "
+                     << stats.otherProcessEvents
+                     << " events of other processes are ignored";
+  return module;
+}
+
+OwningOpRef<ModuleOp>
+perf::importExecutionTrace(MLIRContext *ctx, StringRef path,
+                           const TraceImportOptions &options) {
+  Location loc = FileLineColLoc::get(ctx, path, 0, 0);
+  llvm::Expected<ExecutionTrace> loaded = ExecutionTrace::load(path);
+  if (!loaded) {
+    emitError(loc) << llvm::toString(loaded.takeError());
+    return nullptr;
+  }
+  ExecutionTrace &et = *loaded;
+  if (et.topLevelOps().empty()) {
+    emitError(loc) << "the execution trace has no operators";
+    return nullptr;
+  }
+
+  std::optional<KinetoTrace> kineto;
+  llvm::DenseMap<int64_t, size_t> kinetoOpOfNode;
+  if (!options.kinetoPath.empty()) {
+    llvm::Expected<KinetoTrace> k = KinetoTrace::load(options.kinetoPath);
+    if (!k) {
+      emitError(loc) << llvm::toString(k.takeError());
+      return nullptr;
+    }
+    kineto.emplace(std::move(*k));
+    KinetoTrace::EtLinkResult link = kineto->linkExecutionTrace(et);
+    for (size_t index : kineto->topLevelOps())
+      if (kineto->ops()[index].etNode >= 0)
+        kinetoOpOfNode[kineto->ops()[index].etNode] = index;
+    if (link.linked == 0) {
+      emitError(loc) << "no op of the Kineto trace '" << options.kinetoPath
+                     << "' links to the execution trace (pid " << et.pid()
+                     << " vs " << kineto->hostPid() << ", " << link.nameMismatch
+                     << " name mismatches)";
+      return nullptr;
+    }
+    size_t etOps = et.topLevelOps().size();
+    if (link.pidMismatch || link.linked < etOps)
+      emitWarning(loc) << "linked " << link.linked << " of " << etOps
+                       << " ET ops to the Kineto trace"
+                       << (link.alignedByName ? " by op-name alignment" : "")
+                       << " (" << link.nameMismatch << " name mismatches"
+                       << (link.pidMismatch
+                               ? ", pid " + std::to_string(et.pid()) +
+                                     " differs from the Kineto host pid " +
+                                     std::to_string(kineto->hostPid())
+                               : std::string())
+                       << "); unlinked ops keep their inferred kernels";
+  }
+
+  GraphOp graph;
+  OwningOpRef<ModuleOp> module = createModule(ctx, loc, graph);
+  GraphBuilder gb(ctx, loc);
+  OpBuilder &b = gb.b;
+  module->getOperation()->setAttr("trace.et", b.getStringAttr(path));
+  module->getOperation()->setAttr("trace.schema", b.getStringAttr(et.schema()));
+  if (et.brokenParentLinks())
+    module->getOperation()->setAttr(
+        "trace.broken_parent_links",
+        b.getI64IntegerAttr(et.brokenParentLinks()));
+  int64_t device = 0;
+  if (kineto) {
+    module->getOperation()->setAttr("trace.kineto",
+                                    b.getStringAttr(options.kinetoPath));
+    setTarget(graph, *kineto, loc);
+    device = primaryDevice(*kineto);
+  }
+
+  b.setInsertionPointToEnd(&graph.getBodyBlock());
+  llvm::DenseMap<int64_t, Value> tensorValue;
+  bool training = false;
+  double firstStart = -1, lastEnd = 0;
+  for (size_t index : et.topLevelOps()) {
+    const ExecNode &node = et.nodes()[index];
+    training |= isTrainingOpName(node.name);
+    SmallVector<Value> operands;
+    for (const TensorArg &t : node.inputs) {
+      auto it = tensorValue.find(t.tensorId);
+      if (it != tensorValue.end() && !llvm::is_contained(operands, it->second))
+        operands.push_back(it->second);
+    }
+    OperationState state(NameLoc::get(b.getStringAttr(node.name), loc),
+                         FrameworkOp::getOperationName());
+    state.addOperands(operands);
+    for (const TensorArg &t : node.outputs)
+      state.addTypes(tensorType(ctx, t));
+    state.addAttribute("op_name", b.getStringAttr(node.name));
+    state.addAttribute("trace.node", b.getI64IntegerAttr(node.id));
+    if (device != 0)
+      state.addAttribute("device", b.getI64IntegerAttr(device));
+    state.addRegion();
+    auto op = cast<FrameworkOp>(b.create(state));
+    for (auto [t, result] : llvm::zip(node.outputs, op->getResults()))
+      tensorValue[t.tensorId] = result;
+
+    std::vector<std::string> unknown;
+    std::vector<TraceKernel> inferred =
+        inferNodeKernels(et, index, options.worldSize, &unknown);
+    std::optional<size_t> kIndex;
+    if (kineto)
+      if (auto it = kinetoOpOfNode.find(node.id); it != kinetoOpOfNode.end())
+        kIndex = it->second;
+    std::vector<const DeviceEvent *> events;
+    if (kIndex) {
+      events = measuredEvents(*kineto, *kIndex);
+      const HostOp &host = kineto->ops()[*kIndex];
+      if (firstStart < 0)
+        firstStart = host.start;
+      lastEnd = std::max(lastEnd, host.end());
+      for (const DeviceEvent *e : events)
+        lastEnd = std::max(lastEnd, e->end());
+    } else {
+      gb.noteUnknown(unknown);
+    }
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(&op.getOrCreateBodyBlock());
+      gb.emitWork(inferred, kIndex ? &events : nullptr, device);
+    }
+    if (op.getBodyBlockOrNull()->empty())
+      op.getBody().getBlocks().clear();
+    if (kIndex && waitsForDevice(*kineto, *kIndex)) {
+      SyncOp::create(b, loc, b.getI64IntegerAttr(device), IntegerAttr());
+      ++gb.syncs;
+    }
+  }
+  graph.setPhase(training ? "training" : "inference");
+
+  if (kineto && firstStart >= 0) {
+    // The measured iteration: the ProfilerStep (or marker span) holding the
+    // first linked op, else the linked ops' own extent.
+    StepSpan span{"linked ops", firstStart, lastEnd - firstStart};
+    for (const StepSpan &s : iterationWindows(*kineto, options))
+      if (firstStart >= s.start && firstStart < s.end()) {
+        span = s;
+        break;
+      }
+    setMeasured(graph, span);
+    module->getOperation()->setAttr("trace.measured_kernels",
+                                    b.getI64IntegerAttr(gb.measuredKernels));
+  }
+  gb.warnUnknown();
+  if (gb.invalidInferred)
+    emitWarning(loc) << gb.invalidInferred
+                     << " inferred kernels have unknown shapes and are left "
+                        "out";
+  return module;
+}
+
+/// The file behind a translation's input buffer (the readers inflate gzip
+/// and report errors by path).
+static std::string inputPath(const std::shared_ptr<llvm::SourceMgr> &mgr) {
+  return mgr->getMemoryBuffer(mgr->getMainFileID())
+      ->getBufferIdentifier()
+      .str();
+}
+
+void perf::registerTraceImportTranslations() {
+  static llvm::cl::opt<std::string> kinetoFile(
+      "kineto",
+      llvm::cl::desc("Kineto trace to link to --import-pytorch-et (measured "
+                     "kernels, streams, GPU)"),
+      llvm::cl::init(""));
+  static llvm::cl::opt<int64_t> iteration(
+      "iteration",
+      llvm::cl::desc("Iteration of a Kineto trace to import with "
+                     "--import-kineto (ProfilerStep index; -1: whole trace)"),
+      llvm::cl::init(0));
+  static llvm::cl::opt<std::string> marker(
+      "iteration-marker",
+      llvm::cl::desc("Host event name prefix whose successive starts delimit "
+                     "iterations (traces without ProfilerStep#N)"),
+      llvm::cl::init(""));
+  static llvm::cl::opt<int64_t> worldSize(
+      "world-size",
+      llvm::cl::desc("Ranks of collectives whose group the trace omits"),
+      llvm::cl::init(0));
+  auto options = [] {
+    TraceImportOptions o;
+    o.kinetoPath = kinetoFile;
+    o.iteration = iteration;
+    o.iterationMarker = marker;
+    o.worldSize = worldSize;
+    return o;
+  };
+  static TranslateToMLIRRegistration et(
+      "import-pytorch-et",
+      "Import a PyTorch Execution Trace (.json[.gz]) as a perf.graph",
+      [options](const std::shared_ptr<llvm::SourceMgr> &mgr,
+                MLIRContext *ctx) -> OwningOpRef<Operation *> {
+        OwningOpRef<ModuleOp> module =
+            importExecutionTrace(ctx, inputPath(mgr), options());
+        return OwningOpRef<Operation *>(module.release());
+      },
+      [](DialectRegistry &registry) { registry.insert<PerfDialect>(); });
+  static TranslateToMLIRRegistration kinetoOnly(
+      "import-kineto", "Import a Kineto trace (.json[.gz]) as a perf.graph",
+      [options](const std::shared_ptr<llvm::SourceMgr> &mgr,
+                MLIRContext *ctx) -> OwningOpRef<Operation *> {
+        OwningOpRef<ModuleOp> module =
+            importKinetoTrace(ctx, inputPath(mgr), options());
+        return OwningOpRef<Operation *>(module.release());
+      },
+      [](DialectRegistry &registry) { registry.insert<PerfDialect>(); });
+}

@@ -1,0 +1,135 @@
+//===- Compare.cpp - --perf-compare ---------------------------------------===//
+//
+// Before/after of what-if transforms and predicted/measured of imported
+// traces, one line per graph.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "perf/Dialect/PerfOps.h"
+#include "perf/Transforms/EstimateBaseline.h"
+#include "perf/Transforms/Passes.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+#include <optional>
+
+namespace perf {
+#define GEN_PASS_DEF_COMPARE
+#include "perf/Transforms/Passes.h.inc"
+} // namespace perf
+
+using namespace perf;
+using namespace mlir;
+
+void perf::recordBaseline(GraphOp graph, StringRef transform) {
+  Builder b(graph.getContext());
+  if (auto estimate =
+          graph->getAttrOfType<DictionaryAttr>(PerfDialect::kEstimateAttr)) {
+    if (!graph->hasAttr(kBaselineAttr))
+      if (auto e2e = estimate.getAs<FloatAttr>("e2e_us"))
+        graph->setAttr(kBaselineAttr, e2e);
+    graph->removeAttr(PerfDialect::kEstimateAttr);
+  }
+  SmallVector<Attribute> applied;
+  if (auto list = graph->getAttrOfType<ArrayAttr>(kTransformsAttr))
+    applied.assign(list.begin(), list.end());
+  applied.push_back(b.getStringAttr(transform));
+  graph->setAttr(kTransformsAttr, b.getArrayAttr(applied));
+}
+
+namespace {
+std::optional<double> f64(Operation *op, StringRef name) {
+  if (auto a = op->getAttrOfType<FloatAttr>(name))
+    return a.getValueAsDouble();
+  return std::nullopt;
+}
+
+struct ComparePass : perf::impl::CompareBase<ComparePass> {
+  using CompareBase::CompareBase;
+
+  void runOnOperation() override {
+    if (format != "text" && format != "json") {
+      getOperation().emitError("compare format must be text or json, got '")
+          << format << "'";
+      return signalPassFailure();
+    }
+    std::error_code ec;
+    std::unique_ptr<llvm::raw_fd_ostream> file;
+    llvm::raw_ostream *os = &llvm::outs();
+    if (output != "-") {
+      file = std::make_unique<llvm::raw_fd_ostream>(output, ec);
+      if (ec) {
+        getOperation().emitError("cannot write '")
+            << output << "': " << ec.message();
+        return signalPassFailure();
+      }
+      os = file.get();
+    }
+    llvm::json::Array graphs;
+    WalkResult walk = getOperation().walk([&](GraphOp graph) {
+      auto estimate =
+          graph->getAttrOfType<DictionaryAttr>(PerfDialect::kEstimateAttr);
+      auto e2eAttr = estimate ? estimate.getAs<FloatAttr>("e2e_us") : nullptr;
+      if (!e2eAttr) {
+        graph.emitError("no estimate to compare; run --estimate (or "
+                        "--perf-critical-path) first");
+        return WalkResult::interrupt();
+      }
+      double predicted = e2eAttr.getValueAsDouble();
+      std::optional<double> baseline = f64(graph, kBaselineAttr);
+      std::optional<double> measured = f64(graph, "perf.measured_us");
+      std::string transforms;
+      if (auto list = graph->getAttrOfType<ArrayAttr>(kTransformsAttr))
+        for (Attribute a : list)
+          transforms += (transforms.empty() ? "" : ", ") +
+                        cast<StringAttr>(a).getValue().str();
+      std::string iteration;
+      if (auto name =
+              graph->getAttrOfType<StringAttr>("perf.measured_iteration"))
+        iteration = name.str();
+      auto change = [](double to, double from) {
+        return from > 0 ? 100.0 * (to - from) / from : 0.0;
+      };
+      if (format == "json") {
+        llvm::json::Object o{{"graph", graph.getSymName()},
+                             {"predicted_us", predicted}};
+        if (baseline) {
+          o["baseline_us"] = *baseline;
+          o["change_pct"] = change(predicted, *baseline);
+          o["transforms"] = transforms;
+        }
+        if (measured) {
+          o["measured_us"] = *measured;
+          o["iteration"] = iteration;
+          o["error_pct"] = change(predicted, *measured);
+        }
+        graphs.push_back(std::move(o));
+        return WalkResult::advance();
+      }
+      *os << "perf compare: @" << graph.getSymName()
+          << llvm::format("  predicted %.3f us\n", predicted);
+      if (baseline)
+        *os << llvm::format("  before transforms %12.3f us -> %12.3f us  "
+                            "(%+.1f%%, speedup %.3fx)",
+                            *baseline, predicted, change(predicted, *baseline),
+                            predicted > 0 ? *baseline / predicted : 0.0)
+            << "  [" << transforms << "]\n";
+      if (measured)
+        *os << llvm::format(
+            "  measured          %12.3f us  (%s)  error %+.1f%%\n", *measured,
+            iteration.c_str(), change(predicted, *measured));
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+    if (format == "json")
+      *os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                        {"graphs", std::move(graphs)}}))
+          << "\n";
+    os->flush();
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace

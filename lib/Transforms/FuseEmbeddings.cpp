@@ -1,0 +1,163 @@
+//===- FuseEmbeddings.cpp - --fuse-embeddings -----------------------------===//
+//
+// Table-batched embedding (Figure 11 of Lin et al.; FBGEMM's batched
+// lookup): one kernel and one host op instead of one per table, which saves
+// the per-op host overheads T1-T5 and the per-kernel launch T4, and gives
+// the GPU one large launch instead of many small ones.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "perf/Dialect/PerfOps.h"
+#include "perf/Transforms/EstimateBaseline.h"
+#include "perf/Transforms/Passes.h"
+#include "llvm/ADT/MapVector.h"
+#include <cmath>
+#include <tuple>
+
+namespace perf {
+#define GEN_PASS_DEF_FUSEEMBEDDINGS
+#include "perf/Transforms/Passes.h.inc"
+} // namespace perf
+
+using namespace perf;
+using namespace mlir;
+
+namespace {
+/// The one embedding lookup a framework op launches, if that is all it does.
+EmbeddingBagOp soleLookup(FrameworkOp op) {
+  Block *body = op.getBodyBlockOrNull();
+  if (!body || !llvm::hasSingleElement(*body))
+    return nullptr;
+  return dyn_cast<EmbeddingBagOp>(body->front());
+}
+
+/// Lookups that can share one batched kernel.
+using GroupKey =
+    std::tuple<StringRef, int64_t, int64_t, Type, int64_t, int64_t, int64_t>;
+
+GroupKey keyOf(EmbeddingBagOp k) {
+  Type dtype = k.getDtype() ? *k.getDtype() : Type();
+  return {k.getPass(),
+          k.getDim(),
+          k.getBatch(),
+          dtype,
+          k.getDevice(),
+          k.getStream(),
+          int64_t(k.getTensorCores())};
+}
+
+struct FuseEmbeddingsPass : perf::impl::FuseEmbeddingsBase<FuseEmbeddingsPass> {
+  using FuseEmbeddingsBase::FuseEmbeddingsBase;
+
+  void runOnOperation() override {
+    if (minGroup < 2) {
+      getOperation().emitError("min-group must be at least 2");
+      return signalPassFailure();
+    }
+    getOperation().walk([&](GraphOp graph) {
+      unsigned fused = fuseGraph(graph);
+      if (fused)
+        recordBaseline(graph, "fuse-embeddings");
+    });
+  }
+
+  /// Whether every use of `member`'s results lies after `point`.
+  static bool usedOnlyAfter(FrameworkOp member, Operation *point) {
+    for (Value result : member->getResults())
+      for (Operation *user : result.getUsers()) {
+        Operation *top = point->getBlock()->findAncestorOpInBlock(*user);
+        if (!top || !point->isBeforeInBlock(top))
+          return false;
+      }
+    return true;
+  }
+
+  unsigned fuseGraph(GraphOp graph) {
+    // Open groups by key; a group closes when a new member would move the
+    // insertion point past a use of an earlier member's result.
+    llvm::MapVector<GroupKey, SmallVector<FrameworkOp>> open;
+    SmallVector<SmallVector<FrameworkOp>> groups;
+    for (Operation &op : graph.getBodyBlock()) {
+      auto fw = dyn_cast<FrameworkOp>(op);
+      if (!fw)
+        continue;
+      EmbeddingBagOp lookup = soleLookup(fw);
+      if (!lookup)
+        continue;
+      SmallVector<FrameworkOp> &group = open[keyOf(lookup)];
+      bool fits = llvm::all_of(
+          group, [&](FrameworkOp m) { return usedOnlyAfter(m, fw); });
+      if (!fits) {
+        groups.push_back(std::move(group));
+        group.clear();
+      }
+      group.push_back(fw);
+    }
+    for (auto &entry : open)
+      groups.push_back(std::move(entry.second));
+
+    unsigned fusedGroups = 0;
+    for (SmallVector<FrameworkOp> &group : groups) {
+      if (static_cast<int64_t>(group.size()) < minGroup)
+        continue;
+      fuseGroup(group);
+      ++fusedGroups;
+    }
+    return fusedGroups;
+  }
+
+  void fuseGroup(ArrayRef<FrameworkOp> group) {
+    FrameworkOp last = group.back();
+    OpBuilder b(last);
+    SmallVector<Value> operands;
+    SmallVector<Type> resultTypes;
+    SmallVector<Location> locs;
+    int64_t tables = 0;
+    double rowsSum = 0, poolingSum = 0;
+    for (FrameworkOp member : group) {
+      for (Value v : member.getInputs())
+        if (!llvm::is_contained(operands, v))
+          operands.push_back(v);
+      llvm::append_range(resultTypes, member->getResultTypes());
+      locs.push_back(member.getLoc());
+      EmbeddingBagOp k = soleLookup(member);
+      tables += k.getTables();
+      rowsSum += double(k.getRows()) * k.getTables();
+      poolingSum += double(k.getPooling()) * k.getTables();
+    }
+    EmbeddingBagOp first = soleLookup(group.front());
+    auto fused =
+        FrameworkOp::create(b, b.getFusedLoc(locs), resultTypes,
+                            b.getStringAttr("batched_embedding_bag"), operands,
+                            b.getI64IntegerAttr(last.getDevice()));
+    fused->setAttr("perf.fused_ops", b.getI64IntegerAttr(group.size()));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(&fused.getOrCreateBodyBlock());
+      // Clone the first lookup so dtype, placement and pass carry over, then
+      // widen it to all tables. Latency, measured or not, must be priced
+      // again.
+      Operation *kernel = b.clone(*first);
+      auto batched = cast<EmbeddingBagOp>(kernel);
+      batched.setTables(tables);
+      batched.setRows(static_cast<int64_t>(std::llround(rowsSum / tables)));
+      batched.setPooling(std::max<int64_t>(
+          1, static_cast<int64_t>(std::llround(poolingSum / tables))));
+      batched->removeAttr("kernel_name");
+      for (StringRef stale :
+           {PerfDialect::kLatencyAttr, PerfDialect::kCostModelAttr,
+            PerfDialect::kStartAttr, PerfDialect::kEndAttr,
+            PerfDialect::kLaunchAttr})
+        batched->removeAttr(stale);
+    }
+    unsigned next = 0;
+    for (FrameworkOp member : group) {
+      for (Value result : member->getResults())
+        result.replaceAllUsesWith(fused->getResult(next++));
+      member->erase();
+    }
+  }
+};
+} // namespace
