@@ -45,6 +45,8 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
     byKind[kernelKindName(r.kernel->kind).str()].push_back(
         {r.kernel, r.gpu, r.measuredUs});
   for (const auto &[kind, samples] : byKind) {
+    if (!options.trainBoosters)
+      break;
     llvm::SmallString<256> path(dir);
     llvm::sys::path::append(path, kind + ".json");
     if (auto e = trainMlModel(samples, options, path))

@@ -274,6 +274,7 @@ static int runLeaveOneOut() {
       MlTrainOptions ml;
       ml.maxRows = maxRows;
       ml.rounds = rounds;
+      ml.trainBoosters = llvm::is_contained(models, "ml");
       llvm::errs() << "fold " << fold << ": training on " << train.size()
                    << " rows\n";
       if (auto e = trainModelDirectory(train, dir, ml, llvm::errs()))

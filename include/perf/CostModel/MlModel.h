@@ -44,6 +44,8 @@ struct MlTrainOptions {
   /// training to seconds on two cores.
   size_t maxRows = 40000;
   unsigned seed = 1;
+  /// Whether trainModelDirectory trains boosters (false: tile.json only).
+  bool trainBoosters = true;
 };
 
 /// Trains one kind's booster and saves it (XGBoost JSON) to `path`.

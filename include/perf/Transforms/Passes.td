@@ -260,4 +260,93 @@ def Compare : Pass<"perf-compare", "::mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Training synthesis, fusion, streams and Benanza's lower bounds
+// (docs/transforms.md)
+//===----------------------------------------------------------------------===//
+
+def SynthesizeTraining : Pass<"perf-synthesize-training", "::mlir::ModuleOp"> {
+  let summary = "Turns an inference graph into one training step";
+  let description = [{
+    Appends the backward pass, in reverse order of the forward ops, and the
+    optimizer update, and sets the graph's phase to "training". A forward
+    op that has parameters or an input needing a gradient gets a backward
+    op "<name>.backward" whose kernels are: a gradient accumulation when its
+    output feeds several ops, then per forward kernel its backward kernels
+    (conv2d: dgrad + wgrad; gemm: two GEMMs; element-wise, pooling,
+    batchnorm, softmax, layernorm, transpose/concat: one `bwd` kernel).
+    dgrad kernels are left out where no input needs a gradient (the first
+    layer). Parameters are read from `perf.params` or `onnx.params`; without
+    either, conv2d filters, GEMM B operands (when the op is not from ONNX)
+    and batchnorm scale/shift are parameters. Each backward op records its
+    gradient bytes in `perf.grad_bytes`; the graph records the totals in
+    `perf.grad_bytes` and `perf.parameters`.
+  }];
+  let options = [
+    Option<"optimizer", "optimizer", "std::string", "\"sgd\"",
+           "sgd (with momentum) or adam">,
+    Option<"perLayer", "per-layer", "bool", "false",
+           "One optimizer kernel per parameterized op instead of one "
+           "multi-tensor kernel over all parameters">,
+  ];
+}
+
+def FuseConvBiasAct : Pass<"perf-fuse-conv-bias-act", "::mlir::ModuleOp"> {
+  let summary = "Fuses conv2d + bias add + activation into one conv kernel";
+  let description = [{
+    Benanza's conv-bias-activation pattern (cudnnConvolutionBiasActivation-
+    Forward): a forward conv2d followed, in the same op or in single-use
+    successor ops, by an element-wise bias add and/or an activation (relu,
+    sigmoid, tanh, clip) of the same size becomes the conv2d alone, marked
+    `perf.fused = ["bias", "relu"]`. The element-wise kernels are removed;
+    ops left without kernels stay as kernel-less perf.ops so data
+    dependencies are unchanged.
+  }];
+}
+
+def FuseElementwise : Pass<"perf-fuse-elementwise", "::mlir::ModuleOp"> {
+  let summary = "Fuses chains of element-wise kernels into one kernel";
+  let description = [{
+    A chain of forward element-wise kernels of the same size, consecutive in
+    one op or across ops linked by single-use tensors, becomes one kernel:
+    FLOPs per element add up, inputs are the chain's external inputs, and
+    the intermediate tensors are neither written nor read again. The fused
+    kernel records its parts in `perf.fused`.
+  }];
+}
+
+def AssignStreams : Pass<"perf-assign-streams", "::mlir::ModuleOp"> {
+  let summary = "Puts independent branches of the graph on separate streams";
+  let description = [{
+    Splits the op DAG into branches: chains where an op is the only consumer
+    of its single producer. A branch that starts at a fork (a tensor with
+    several consumers) gets the next of `streams` streams, round-robin; the
+    main chain keeps stream 0. Kernels of the op are moved to its branch's
+    stream. The critical path then overlaps branches, waiting for data
+    dependencies across streams.
+  }];
+  let options = [
+    Option<"streams", "streams", "int64_t", "4", "Streams per device">,
+  ];
+}
+
+def LowerBound : Pass<"perf-lower-bound", "::mlir::ModuleOp"> {
+  let summary = "Benanza's per-layer analysis and lower-bound latencies";
+  let description = [{
+    Prints, per graph: each layer's (perf.op's) kernels, MACs, FLOPs, bytes
+    and latency; the model totals; the unique layers (deduplicated by kernel
+    kind and signature); the sequential lower bound (sum of kernel
+    latencies) and the parallel lower bound (critical path of the op DAG
+    with zero host overheads and every op on its own stream), with the
+    critical path. Kernels must be priced (--perf-kernel-cost) first.
+  }];
+  let options = [
+    Option<"format", "format", "std::string", "\"text\"", "text or json">,
+    Option<"output", "output", "std::string", "\"-\"",
+           "Where to write the report ('-' is stdout)">,
+    Option<"layers", "layers", "bool", "true",
+           "Print the per-layer table (text format)">,
+  ];
+}
+
 #endif // PERF_TRANSFORMS_PASSES_TD
