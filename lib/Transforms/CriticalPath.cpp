@@ -42,6 +42,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
   LogicalResult runOnGraph(GraphOp graph) {
     Schedule schedule;
     llvm::DenseMap<Operation *, size_t> opIndex;
+    llvm::DenseMap<Operation *, std::vector<size_t>> forwardedDeps;
     SmallVector<Operation *> hostOps, deviceOps;
 
     for (Operation &op : graph.getBodyBlock()) {
@@ -67,10 +68,23 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
         }
         for (Value input : fw.getInputs())
           if (Operation *def = input.getDefiningOp()) {
+            // A kernel-less producer (Reshape, or an op emptied by fusion)
+            // stands for its own producers.
+            auto fwd = forwardedDeps.find(def);
+            if (fwd != forwardedDeps.end()) {
+              sop.deps.insert(sop.deps.end(), fwd->second.begin(),
+                              fwd->second.end());
+              continue;
+            }
             auto it = opIndex.find(def);
             if (it != opIndex.end())
               sop.deps.push_back(it->second);
           }
+        llvm::sort(sop.deps);
+        sop.deps.erase(std::unique(sop.deps.begin(), sop.deps.end()),
+                       sop.deps.end());
+        if (!fw.getBodyBlockOrNull() || fw.getBodyBlockOrNull()->empty())
+          forwardedDeps[&op] = sop.deps;
         if (Block *body = fw.getBodyBlockOrNull())
           for (Operation &work : *body) {
             auto latency = work.getAttrOfType<FloatAttr>(

@@ -1,0 +1,402 @@
+//===- SynthesizeTraining.cpp - --perf-synthesize-training ----------------===//
+//
+// Builds one training step from an inference graph the way autograd runs it:
+// the backward ops follow the forward ops in reverse order, each waiting for
+// the gradients of the tensors its forward op produced, and the optimizer
+// waits for every weight gradient. Which tensors need gradients follows
+// autograd too: those computed from parameters, so the first layer gets no
+// dgrad.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "perf/Dialect/PerfOps.h"
+#include "perf/Transforms/Passes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace perf {
+#define GEN_PASS_DEF_SYNTHESIZETRAINING
+#include "perf/Transforms/Passes.h.inc"
+} // namespace perf
+
+using namespace perf;
+using namespace mlir;
+
+static constexpr StringLiteral kGradBytesAttr = "perf.grad_bytes";
+static constexpr StringLiteral kParamsAttr = "perf.params";
+
+/// Element size of a kernel's dtype (f32 when absent).
+static int64_t dtypeSize(Operation *kernel) {
+  if (auto t = kernel->getAttrOfType<TypeAttr>("dtype")) {
+    Type type = t.getValue();
+    if (type.isIntOrFloat())
+      return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
+  }
+  return 4;
+}
+
+/// Trainable parameters an op reads: `perf.params`, else the importer's
+/// `onnx.params` (absent on an imported op means none), else the weights its
+/// kernels imply.
+static int64_t parameterCount(FrameworkOp op) {
+  for (StringRef name : {kParamsAttr, StringLiteral("onnx.params")})
+    if (auto a = op->getAttrOfType<IntegerAttr>(name))
+      return a.getInt();
+  if (op->hasAttr("onnx.name"))
+    return 0;
+  int64_t params = 0;
+  if (Block *body = op.getBodyBlockOrNull())
+    for (Operation &k : *body) {
+      if (auto conv = dyn_cast<Conv2dOp>(k))
+        params += int64_t(conv.getK()) *
+                  (int64_t(conv.getC()) / conv.getGroups()) *
+                  int64_t(conv.getR()) * int64_t(conv.getS());
+      else if (auto gemm = dyn_cast<GemmOp>(k))
+        params += int64_t(gemm.getK()) * int64_t(gemm.getN());
+      else if (auto bn = dyn_cast<BatchNormOp>(k))
+        params += 2 * int64_t(bn.getChannels());
+      else if (auto emb = dyn_cast<EmbeddingBagOp>(k))
+        params += int64_t(emb.getTables()) * int64_t(emb.getRows()) *
+                  int64_t(emb.getDim());
+    }
+  return params;
+}
+
+static int64_t staticElements(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  return t && t.hasStaticShape() ? t.getNumElements() : 0;
+}
+
+namespace {
+struct SynthesizeTrainingPass
+    : perf::impl::SynthesizeTrainingBase<SynthesizeTrainingPass> {
+  using SynthesizeTrainingBase::SynthesizeTrainingBase;
+
+  void runOnOperation() override {
+    if (optimizer != "sgd" && optimizer != "adam") {
+      getOperation().emitError("--perf-synthesize-training: optimizer must be "
+                               "sgd or adam, got '")
+          << optimizer << "'";
+      return signalPassFailure();
+    }
+    WalkResult result = getOperation().walk([&](GraphOp graph) {
+      return failed(runOnGraph(graph)) ? WalkResult::interrupt()
+                                       : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  /// A copy of `kernel` for the backward pass: no cost attributes, the given
+  /// training pass.
+  Operation *cloneForPass(OpBuilder &b, Operation *kernel, StringRef pass) {
+    Operation *copy = b.clone(*kernel);
+    SmallVector<StringAttr> stale;
+    for (NamedAttribute attr : copy->getAttrs())
+      if (attr.getName().strref().starts_with("perf."))
+        stale.push_back(attr.getName());
+    for (StringAttr name : stale)
+      copy->removeAttr(name);
+    copy->setAttr("pass", b.getStringAttr(pass));
+    return copy;
+  }
+
+  /// Emits the backward kernels of one forward kernel. `inputGrad`: some
+  /// input of the op needs a gradient; `weights`: the op has parameters.
+  void emitBackward(OpBuilder &b, Operation *kernel, FrameworkOp fwd,
+                    bool inputGrad, bool weights) {
+    Location loc = kernel->getLoc();
+    if (isa<Conv2dOp>(kernel)) {
+      if (inputGrad)
+        cloneForPass(b, kernel, "dgrad");
+      if (weights)
+        cloneForPass(b, kernel, "wgrad");
+      return;
+    }
+    if (auto gemm = dyn_cast<GemmOp>(kernel)) {
+      // C = A B: dA = dC B^T (m x k from m x n, n x k), dB = A^T dC.
+      int64_t m = gemm.getM(), n = gemm.getN(), k = gemm.getK();
+      if (inputGrad) {
+        Operation *dA = cloneForPass(b, kernel, "dgrad");
+        dA->setAttr("n", b.getI64IntegerAttr(k));
+        dA->setAttr("k", b.getI64IntegerAttr(n));
+        dA->removeAttr("trans_a");
+        dA->setAttr("trans_b", b.getUnitAttr());
+      }
+      if (weights || inputGrad) {
+        Operation *dB = cloneForPass(b, kernel, weights ? "wgrad" : "dgrad");
+        dB->setAttr("m", b.getI64IntegerAttr(k));
+        dB->setAttr("k", b.getI64IntegerAttr(m));
+        dB->setAttr("trans_a", b.getUnitAttr());
+        dB->removeAttr("trans_b");
+      }
+      return;
+    }
+    if (auto ew = dyn_cast<ElementwiseOp>(kernel)) {
+      StringRef fn = ew.getFn() ? *ew.getFn() : StringRef("elementwise");
+      if (fn == "bias") {
+        // dBias sums dY over all but the channel dimension; dX is dY.
+        if (!weights)
+          return;
+        int64_t elements = ew.getElements(), channels = 1;
+        if (fwd->getNumResults())
+          if (auto t = dyn_cast<RankedTensorType>(fwd->getResult(0).getType()))
+            if (t.getRank() >= 2 && !t.isDynamicDim(1) && t.getDimSize(1) > 0 &&
+                elements % t.getDimSize(1) == 0)
+              channels = t.getDimSize(1);
+        OperationState state(loc, ReduceOp::getOperationName());
+        state.addAttribute("rows", b.getI64IntegerAttr(channels));
+        state.addAttribute("cols", b.getI64IntegerAttr(elements / channels));
+        if (auto dtype = ew.getDtypeAttr())
+          state.addAttribute("dtype", dtype);
+        state.addAttribute("device", ew.getDeviceAttr());
+        state.addAttribute("stream", ew.getStreamAttr());
+        state.addAttribute("pass", b.getStringAttr("wgrad"));
+        b.create(state);
+        return;
+      }
+      // Sums pass the gradient through unchanged: autograd launches nothing.
+      if (fn == "add" || fn == "sub" || fn == "sum" || !inputGrad)
+        return;
+      // Reads dY and the saved inputs, writes dX.
+      Operation *bwd = cloneForPass(b, kernel, "bwd");
+      bwd->setAttr("inputs", b.getI64IntegerAttr(ew.getInputs() + 1));
+      bwd->setAttr("fn", b.getStringAttr(fn.str() + "_bwd"));
+      return;
+    }
+    if (auto reduce = dyn_cast<ReduceOp>(kernel)) {
+      if (!inputGrad)
+        return;
+      // The gradient of a reduction broadcasts dY back over the rows.
+      OperationState state(loc, ElementwiseOp::getOperationName());
+      state.addAttribute("elements",
+                         b.getI64IntegerAttr(int64_t(reduce.getRows()) *
+                                             int64_t(reduce.getCols())));
+      state.addAttribute("fn", b.getStringAttr("reduce_bwd"));
+      if (auto dtype = reduce.getDtypeAttr())
+        state.addAttribute("dtype", dtype);
+      state.addAttribute("device", reduce.getDeviceAttr());
+      state.addAttribute("stream", reduce.getStreamAttr());
+      state.addAttribute("pass", b.getStringAttr("bwd"));
+      b.create(state);
+      return;
+    }
+    if (isa<BatchNormOp, EmbeddingBagOp>(kernel)) {
+      // One kernel computes dX and the scale/shift (table) gradients.
+      if (inputGrad || weights)
+        cloneForPass(b, kernel, "bwd");
+      return;
+    }
+    if (isa<PoolingOp, SoftmaxOp, LayerNormOp, TransposeOp, ConcatOp>(kernel)) {
+      if (inputGrad || (weights && isa<LayerNormOp>(kernel)))
+        cloneForPass(b, kernel, "bwd");
+      return;
+    }
+    if (isa<AttentionOp>(kernel)) {
+      // Flash-attention backward recomputes the scores and runs four GEMMs:
+      // about twice the forward work.
+      if (inputGrad) {
+        cloneForPass(b, kernel, "bwd");
+        cloneForPass(b, kernel, "bwd");
+      }
+      return;
+    }
+    if (auto generic = dyn_cast<GenericKernelOp>(kernel)) {
+      if (!inputGrad && !weights)
+        return;
+      // Data and weight gradients: twice the forward work and traffic.
+      Operation *bwd = cloneForPass(b, kernel, "bwd");
+      bwd->setAttr("flops",
+                   b.getF64FloatAttr(2 * generic.getFlops().convertToDouble()));
+      bwd->setAttr("bytes",
+                   b.getF64FloatAttr(2 * generic.getBytes().convertToDouble()));
+      return;
+    }
+    // Copies, optimizer updates and collectives have no backward work.
+  }
+
+  LogicalResult runOnGraph(GraphOp graph) {
+    if (graph.getPhase() == "training")
+      return graph.emitError("--perf-synthesize-training: graph @")
+             << graph.getSymName() << " is already a training step";
+    Block &block = graph.getBodyBlock();
+    SmallVector<FrameworkOp> forward;
+    for (Operation &op : block)
+      if (auto fw = dyn_cast<FrameworkOp>(op))
+        forward.push_back(fw);
+
+    // Autograd's requires_grad: tensors computed from parameters.
+    llvm::DenseSet<Value> needsGrad;
+    llvm::DenseMap<Operation *, int64_t> params;
+    llvm::DenseSet<Operation *> inputGradOps;
+    for (FrameworkOp op : forward) {
+      int64_t p = parameterCount(op);
+      params[op] = p;
+      bool inputGrad = llvm::any_of(
+          op.getInputs(), [&](Value v) { return needsGrad.contains(v); });
+      if (inputGrad)
+        inputGradOps.insert(op);
+      if (inputGrad || p > 0)
+        for (Value r : op->getResults())
+          needsGrad.insert(r);
+    }
+
+    OpBuilder b(&getContext());
+    b.setInsertionPointToEnd(&block);
+    // Gradient contributions to each forward tensor, one per consumer. The
+    // loss gradient of a tensor nobody consumes is seeded by the tensor.
+    llvm::DenseMap<Value, SmallVector<Value>> gradOf;
+    // Tensors a backward op must also wait for: its op's outputs, and those
+    // of ops without backward work between it and its consumers.
+    llvm::DenseMap<Value, SmallVector<Value>> waitsFor;
+    for (FrameworkOp op : forward)
+      for (Value r : op->getResults())
+        if (r.use_empty())
+          gradOf[r].push_back(r);
+    SmallVector<Value> weightGrads;
+    SmallVector<std::pair<int64_t, Type>> weightGradInfo;
+    int64_t totalParams = 0, totalGradBytes = 0;
+    Type paramType = b.getF32Type();
+
+    for (FrameworkOp op : llvm::reverse(forward)) {
+      int64_t p = params[op];
+      bool inputGrad = inputGradOps.contains(op);
+      if (!inputGrad && p <= 0)
+        continue;
+      // The backward op reads the gradients of the op's outputs and the
+      // outputs themselves (saved for backward; for the last op, the loss).
+      // An op without backward work passes both on to its producers.
+      llvm::SetVector<Value> grads, incoming, waits;
+      for (Value r : op->getResults()) {
+        for (Value g : gradOf.lookup(r))
+          grads.insert(g);
+        for (Value w : waitsFor.lookup(r))
+          waits.insert(w);
+        waits.insert(r);
+      }
+      incoming.insert(grads.begin(), grads.end());
+      incoming.insert(waits.begin(), waits.end());
+      auto passThrough = [&] {
+        for (Value in : op.getInputs())
+          if (needsGrad.contains(in)) {
+            gradOf[in].append(grads.begin(), grads.end());
+            waitsFor[in].append(waits.begin(), waits.end());
+          }
+      };
+      Block *fwdBody = op.getBodyBlockOrNull();
+      if (!fwdBody && p <= 0) {
+        // Reshape-like ops: the gradient flows through without work.
+        passThrough();
+        continue;
+      }
+
+      SmallVector<Type> resultTypes;
+      SmallVector<Value> gradInputs;
+      for (Value in : op.getInputs())
+        if (needsGrad.contains(in)) {
+          resultTypes.push_back(in.getType());
+          gradInputs.push_back(in);
+        }
+      // Parameters have the element type of the op's first kernel.
+      int64_t elemSize = 4;
+      Type opParamType = b.getF32Type();
+      if (fwdBody && !fwdBody->empty()) {
+        elemSize = dtypeSize(&fwdBody->front());
+        if (auto t = fwdBody->front().getAttrOfType<TypeAttr>("dtype"))
+          opParamType = t.getValue();
+      }
+      if (p > 0)
+        resultTypes.push_back(RankedTensorType::get({p}, opParamType));
+
+      auto bwd = b.create<FrameworkOp>(
+          op.getLoc(), resultTypes,
+          b.getStringAttr(op.getOpName().str() + ".backward"),
+          incoming.getArrayRef(), op.getDeviceAttr());
+      if (auto name = op->getAttrOfType<StringAttr>("onnx.name"))
+        bwd->setAttr("onnx.name", name);
+
+      {
+        OpBuilder::InsertionGuard guard(b);
+        Block &body = bwd.getOrCreateBodyBlock();
+        b.setInsertionPointToEnd(&body);
+        // Several consumers: their gradient contributions are summed first.
+        for (Value r : op->getResults()) {
+          size_t n = gradOf.lookup(r).size();
+          int64_t elements = staticElements(r.getType());
+          if (n < 2 || elements <= 0)
+            continue;
+          OperationState state(op.getLoc(), ElementwiseOp::getOperationName());
+          state.addAttribute("elements", b.getI64IntegerAttr(elements));
+          state.addAttribute("inputs", b.getI64IntegerAttr(n));
+          state.addAttribute("flops_per_element", b.getF64FloatAttr(n - 1));
+          state.addAttribute("fn", b.getStringAttr("grad_accumulate"));
+          state.addAttribute("device", op.getDeviceAttr());
+          state.addAttribute("pass", b.getStringAttr("bwd"));
+          b.create(state);
+        }
+        if (fwdBody)
+          for (Operation &k : llvm::reverse(*fwdBody))
+            emitBackward(b, &k, op, inputGrad, p > 0);
+        if (body.empty())
+          bwd.getBody().getBlocks().clear();
+      }
+      if (!bwd.getBodyBlockOrNull() && p <= 0) {
+        // No work (a sum): the gradient flows through, as in autograd.
+        bwd->erase();
+        passThrough();
+        continue;
+      }
+      for (auto [in, grad] : llvm::zip(gradInputs, bwd->getResults()))
+        gradOf[in].push_back(grad);
+
+      if (p > 0) {
+        int64_t gradBytes = p * elemSize;
+        bwd->setAttr(kGradBytesAttr, b.getI64IntegerAttr(gradBytes));
+        bwd->setAttr(kParamsAttr, b.getI64IntegerAttr(p));
+        totalParams += p;
+        totalGradBytes += gradBytes;
+        weightGrads.push_back(bwd->getResults().back());
+        weightGradInfo.push_back({p, opParamType});
+        paramType = opParamType;
+      }
+    }
+
+    // The optimizer steps after the last gradient: one multi-tensor kernel
+    // (torch.optim's foreach path) or one kernel per parameterized layer.
+    auto addOptimizer = [&](ValueRange grads, int64_t elements, Type type) {
+      auto opt =
+          b.create<FrameworkOp>(graph.getLoc(), TypeRange{},
+                                b.getStringAttr("optimizer::" + optimizer),
+                                grads, b.getI64IntegerAttr(0));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(&opt.getOrCreateBodyBlock());
+      OperationState state(graph.getLoc(), OptimizerOp::getOperationName());
+      state.addAttribute("elements", b.getI64IntegerAttr(elements));
+      state.addAttribute("algorithm", b.getStringAttr(optimizer));
+      state.addAttribute("dtype", TypeAttr::get(type));
+      state.addAttribute("pass", b.getStringAttr("update"));
+      b.create(state);
+    };
+    if (totalParams > 0) {
+      if (perLayer) {
+        for (auto [grad, info] : llvm::zip(weightGrads, weightGradInfo))
+          addOptimizer(ValueRange{grad}, info.first, info.second);
+      } else {
+        addOptimizer(weightGrads, totalParams, paramType);
+      }
+    } else {
+      graph.emitWarning("--perf-synthesize-training: graph @")
+          << graph.getSymName()
+          << " has no parameters; no optimizer step is added";
+    }
+
+    graph.setPhase("training");
+    graph->setAttr(kGradBytesAttr, b.getI64IntegerAttr(totalGradBytes));
+    graph->setAttr("perf.parameters", b.getI64IntegerAttr(totalParams));
+    return success();
+  }
+};
+} // namespace
