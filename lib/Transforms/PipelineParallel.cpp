@@ -4,8 +4,8 @@
 // Narayanan et al. 2021): stage s of the model runs on device s, and the
 // step is `microbatches` copies of the input graph (one micro-batch) in the
 // order the schedule gives each stage. Tensors that cross stages travel in a
-// perf.send on stream 1 that both stages' copy engines take part in, so the
-// critical path sees every bubble and every transfer.
+// perf.send that both stages take part in, on a stream per link direction, so
+// the critical path sees every bubble and every transfer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +26,12 @@ using namespace perf;
 using namespace mlir;
 
 namespace {
-constexpr int64_t kCommStream = 1;
+/// Each direction of each stage-to-stage link gets its own stream (as NCCL
+/// gives each peer its own channel), so a send never queues behind a
+/// transfer on another link: stream 1 + 2 min(s, t) + (t < s).
+int64_t linkStream(int64_t from, int64_t to) {
+  return 1 + 2 * std::min(from, to) + (to < from ? 1 : 0);
+}
 
 double opFlops(Operation *op) {
   double flops = 0;
@@ -131,9 +136,6 @@ struct PipelineParallelPass
     SmallVector<int64_t> bs = cutStages(bwdReversed, n);
     for (size_t i = 0; i < bwdReversed.size(); ++i)
       stageOf[bwdReversed[i]] = bs[i];
-    SmallVector<int64_t> ts = cutStages(tail, n);
-    for (size_t i = 0; i < tail.size(); ++i)
-      stageOf[tail[i]] = ts[i];
 
     // Chunks: (forward?, stage) -> ops in original order.
     SmallVector<SmallVector<Operation *>> fwdChunk(n), bwdChunk(n);
@@ -187,7 +189,8 @@ struct PipelineParallelPass
                              body.getI64IntegerAttr(bytes),
                              body.getDenseI64ArrayAttr(group), TypeAttr(),
                              body.getI64IntegerAttr(from),
-                             body.getI64IntegerAttr(kCommStream), StringAttr());
+                             body.getI64IntegerAttr(linkStream(from, stage)),
+                             StringAttr());
             });
         send->setAttr("perf.microbatch", b.getI64IntegerAttr(mb));
         ++numSends;
@@ -237,9 +240,33 @@ struct PipelineParallelPass
       if (!progress)
         return graph.emitError("--perf-pipeline-parallel: schedule deadlock");
     }
-    // The optimizer runs once per step, after the last micro-batch.
-    for (Operation *op : tail)
-      emitChunk({op}, stageOf[op], m - 1);
+    // Ops after the backward pass (the optimizer) run once per step on
+    // every stage, over that stage's share of the parameters, once the
+    // stage's streams have drained.
+    for (int64_t stage = 0; stage < n; ++stage) {
+      if (tail.empty())
+        break;
+      SyncOp::create(b, graph.getLoc(), b.getI64IntegerAttr(stage),
+                     IntegerAttr());
+      for (Operation *op : tail) {
+        auto fw = cast<FrameworkOp>(op);
+        auto clone = FrameworkOp::create(b, fw.getLoc(), fw->getResultTypes(),
+                                         fw.getOpNameAttr(), ValueRange{},
+                                         b.getI64IntegerAttr(stage));
+        if (Block *body = fw.getBodyBlockOrNull()) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(&clone.getOrCreateBodyBlock());
+          for (Operation &k : *body) {
+            Operation *kc = b.clone(k);
+            if (auto opt = dyn_cast<OptimizerOp>(kc))
+              opt.setElementsAttr(b.getI64IntegerAttr(
+                  (int64_t(opt.getElements()) + n - 1) / n));
+          }
+        }
+        place(clone, stage);
+        clone->setAttr("perf.stage", b.getI64IntegerAttr(stage));
+      }
+    }
 
     for (Operation *op : llvm::reverse(all)) {
       op->dropAllUses();

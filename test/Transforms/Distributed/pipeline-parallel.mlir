@@ -29,7 +29,7 @@
 // 1F1B: perf.op "f3"{{.*}}device = 1 : i64, perf.microbatch = 1
 // 1F1B: perf.op "b4"{{.*}}device = 1 : i64, perf.microbatch = 1
 // GPIPE: perf.op "pp::send"
-// GPIPE-NEXT: perf.send {bytes = 4000 : i64, device = 1 : i64, group = array<i64: 1, 0>, stream = 1 : i64}
+// GPIPE-NEXT: perf.send {bytes = 4000 : i64, device = 1 : i64, group = array<i64: 1, 0>, stream = 2 : i64}
 // BAD: error: --perf-pipeline-parallel: devices must be positive and schedule gpipe or 1f1b
 perf.graph @chain attributes {target = #perf.gpu<"toy", sms = 1, fp32_tflops = 1, mem_bw_gbs = 1000>, phase = "training"} {
   %a = perf.op "f1" : () -> tensor<1000xf32> {
