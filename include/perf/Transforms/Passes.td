@@ -146,7 +146,9 @@ def PipelineParallel : Pass<"perf-pipeline-parallel", "::mlir::ModuleOp"> {
     `microbatches` copies ordered by `schedule` (gpipe: all forwards, then
     all backwards; 1f1b: warm-up forwards, then one forward / one backward),
     with a send of the boundary activations (gradients) between stages on
-    stream 1. Ops after the last backward op (optimizer) run once per stage.
+    a stream per link direction (1 + 2 min(s, t) + (t < s)). Ops after the
+    last backward op (the optimizer) run on every stage over 1/N of the
+    parameters, after a sync of that stage.
   }];
   let options = [
     Option<"devices", "devices", "int64_t", "2", "Pipeline stages">,
@@ -198,65 +200,6 @@ def PaiBreakdown : Pass<"perf-pai-breakdown", "::mlir::ModuleOp"> {
            "Fraction of every nominal capacity achieved">,
     Option<"output", "output", "std::string", "\"-\"",
            "Where to print ('-' is stdout, '' none)">,
-  ];
-}
-
-//===----------------------------------------------------------------------===//
-// Transforms of imported traces and what-if questions (docs/traces.md)
-//===----------------------------------------------------------------------===//
-
-def FuseEmbeddings : Pass<"fuse-embeddings", "::mlir::ModuleOp"> {
-  let summary = "Replaces groups of embedding_bag ops by one batched lookup";
-  let description = [{
-    Figure 11 of Lin et al.: consecutive framework ops that each launch one
-    `perf.embedding_bag` with the same pass, dim, batch, dtype, device and
-    stream become one `perf.op "batched_embedding_bag"` launching a single
-    kernel over all their tables (`tables` = the sum, `rows` and `pooling`
-    the table-weighted means). The fused op takes the union of the operands
-    and yields all the results, so data dependencies are kept; it sits
-    where the last member was, and members whose results are used before
-    that point start a new group. The old estimate, when present, is kept
-    as `perf.baseline_us` for `--perf-compare`.
-  }];
-  let options = [
-    Option<"minGroup", "min-group", "int64_t", "2",
-           "Smallest number of lookups worth fusing">,
-  ];
-}
-
-def ResizeBatch : Pass<"resize-batch", "::mlir::ModuleOp"> {
-  let summary = "Rescales the batch dimension of a graph";
-  let description = [{
-    Replaces the batch size `from` (the graph's `perf.batch`, else the most
-    common leading dimension of its tensors) by `batch` in tensor types and
-    in kernel sizes: a size equal to the old batch, or a multiple of it
-    (batch x sequence, batch x pooling), scales with it; GEMMs scale the
-    first of batch, m, n, k that holds the batch (k for weight gradients).
-    Optimizer updates and all_reduces (parameters) keep their size.
-    Rescaled kernels lose a measured latency and are priced again; measured
-    kernels without shapes scale their latency linearly. Also accepted as
-    `--resize-batch=N`.
-  }];
-  let options = [
-    Option<"batch", "batch", "int64_t", "0", "New batch size">,
-    Option<"from", "from", "int64_t", "0",
-           "Old batch size (0: perf.batch, else inferred from the tensors)">,
-  ];
-}
-
-def Compare : Pass<"perf-compare", "::mlir::ModuleOp"> {
-  let summary = "Prints the estimate against the baseline and the measurement";
-  let description = [{
-    For every estimated graph prints the predicted step time, the estimate
-    before the transforms (`perf.baseline_us`, recorded by fuse-embeddings
-    and resize-batch when an estimate ran before them) with the change, and
-    the measured iteration time of an imported trace (`perf.measured_us`)
-    with the relative error of the prediction.
-  }];
-  let options = [
-    Option<"format", "format", "std::string", "\"text\"", "text or json">,
-    Option<"output", "output", "std::string", "\"-\"",
-           "Where to write ('-' is stdout)">,
   ];
 }
 
@@ -350,124 +293,61 @@ def LowerBound : Pass<"perf-lower-bound", "::mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
-// Distributed training (docs/distributed.md)
+// Transforms of imported traces and what-if questions (docs/traces.md)
 //===----------------------------------------------------------------------===//
 
-def CommCost : Pass<"perf-comm-cost", "::mlir::ModuleOp"> {
-  let summary = "Prices every collective with the alpha-beta models";
+def FuseEmbeddings : Pass<"fuse-embeddings", "::mlir::ModuleOp"> {
+  let summary = "Replaces groups of embedding_bag ops by one batched lookup";
   let description = [{
-    Writes `perf.latency_us`, `perf.cost_model = "alpha-beta"` and
-    `perf.algorithm` on every collective and send/recv, from
-    lib/Comm/CollectiveModel over the system given by `system` (a preset
-    name or a system JSON file). Without `system`, a single node of the
-    graph's GPU is assumed, NVLink-connected when the GPU has NVLink, PCIe
-    otherwise. A collective's own `algorithm` attribute overrides the option.
+    Figure 11 of Lin et al.: consecutive framework ops that each launch one
+    `perf.embedding_bag` with the same pass, dim, batch, dtype, device and
+    stream become one `perf.op "batched_embedding_bag"` launching a single
+    kernel over all their tables (`tables` = the sum, `rows` and `pooling`
+    the table-weighted means). The fused op takes the union of the operands
+    and yields all the results, so data dependencies are kept; it sits
+    where the last member was, and members whose results are used before
+    that point start a new group. The old estimate, when present, is kept
+    as `perf.baseline_us` for `--perf-compare`.
   }];
   let options = [
-    Option<"system", "system", "std::string", "\"\"",
-           "System preset (dgx-a100, dgx-h100, pcie-a100, pai-v100-25gbe) or "
-           "system JSON file; empty: one node of the graph's GPU">,
-    Option<"algorithm", "algorithm", "std::string", "\"auto\"",
-           "auto, ring, tree or hierarchical">,
+    Option<"minGroup", "min-group", "int64_t", "2",
+           "Smallest number of lookups worth fusing">,
   ];
 }
 
-def DataParallel : Pass<"perf-data-parallel", "::mlir::ModuleOp"> {
-  let summary = "Adds bucketed gradient all_reduces for data parallelism";
+def ResizeBatch : Pass<"resize-batch", "::mlir::ModuleOp"> {
+  let summary = "Rescales the batch dimension of a graph";
   let description = [{
-    Models one replica (device 0) of `devices` symmetric replicas. Gradients
-    are gathered into buckets of `bucket-mb` MiB in backward order; each
-    bucket's all_reduce over devices 0..N-1 runs on stream 1 right after the
-    backward op that completes the bucket, so the critical path overlaps it
-    with the rest of the backward pass. A sync on stream 1 precedes the first
-    optimizer op. Gradient bytes are an op's `perf.grad_bytes`, else the
-    weight size of its wgrad GEMMs and convolutions.
+    Replaces the batch size `from` (the graph's `perf.batch`, else the most
+    common leading dimension of its tensors) by `batch` in tensor types and
+    in kernel sizes: a size equal to the old batch, or a multiple of it
+    (batch x sequence, batch x pooling), scales with it; GEMMs scale the
+    first of batch, m, n, k that holds the batch (k for weight gradients).
+    Optimizer updates and all_reduces (parameters) keep their size.
+    Rescaled kernels lose a measured latency and are priced again; measured
+    kernels without shapes scale their latency linearly. Also accepted as
+    `--resize-batch=N`.
   }];
   let options = [
-    Option<"devices", "devices", "int64_t", "2", "Data-parallel replicas">,
-    Option<"bucketMb", "bucket-mb", "double", "25.0",
-           "Gradient bucket size in MiB (PyTorch DDP default: 25)">,
+    Option<"batch", "batch", "int64_t", "0", "New batch size">,
+    Option<"from", "from", "int64_t", "0",
+           "Old batch size (0: perf.batch, else inferred from the tensors)">,
   ];
 }
 
-def TensorParallel : Pass<"perf-tensor-parallel", "::mlir::ModuleOp"> {
-  let summary = "Megatron-style tensor parallelism over `devices` GPUs";
+def Compare : Pass<"perf-compare", "::mlir::ModuleOp"> {
+  let summary = "Prints the estimate against the baseline and the measurement";
   let description = [{
-    Forward GEMMs alternate column-parallel (n / N) and row-parallel (k / N);
-    kernels between a column- and its row-parallel GEMM (attention,
-    activations) are split N ways; each row-parallel GEMM is followed by an
-    all_reduce of its output. In the backward pass every GEMM is split N
-    ways and the `dgrad` GEMM of each column-parallel layer is followed by an
-    all_reduce of the input gradient. Device 0 stands for every rank.
+    For every estimated graph prints the predicted step time, the estimate
+    before the transforms (`perf.baseline_us`, recorded by fuse-embeddings
+    and resize-batch when an estimate ran before them) with the change, and
+    the measured iteration time of an imported trace (`perf.measured_us`)
+    with the relative error of the prediction.
   }];
   let options = [
-    Option<"devices", "devices", "int64_t", "2", "Tensor-parallel ranks">,
-  ];
-}
-
-def PipelineParallel : Pass<"perf-pipeline-parallel", "::mlir::ModuleOp"> {
-  let summary = "Splits a graph into pipeline stages over `devices` GPUs";
-  let description = [{
-    The input graph is one micro-batch. Forward ops are cut into `devices`
-    contiguous stages of about equal FLOPs, backward ops into the mirror
-    stages; stage s runs on device s. The graph is rewritten into
-    `microbatches` copies ordered by `schedule` (gpipe: all forwards, then
-    all backwards; 1f1b: warm-up forwards, then one forward / one backward),
-    with a send of the boundary activations (gradients) between stages on
-    a stream per link direction (1 + 2 min(s, t) + (t < s)). Ops after the
-    last backward op (the optimizer) run on every stage over 1/N of the
-    parameters, after a sync of that stage.
-  }];
-  let options = [
-    Option<"devices", "devices", "int64_t", "2", "Pipeline stages">,
-    Option<"microbatches", "microbatches", "int64_t", "0",
-           "Micro-batches per step (0: 2 x devices)">,
-    Option<"schedule", "schedule", "std::string", "\"1f1b\"",
-           "gpipe or 1f1b">,
-  ];
-}
-
-def ShardEmbeddings : Pass<"perf-shard-embeddings", "::mlir::ModuleOp"> {
-  let summary = "Places embedding tables across GPUs with all_to_all";
-  let description = [{
-    DLRM-style model parallelism: every table of every embedding_bag kernel
-    is placed on one of `devices` GPUs by `strategy` (size: balance table
-    bytes; lookup: balance lookups; greedy: balance bytes read per step,
-    largest first). Each device looks up the whole batch for its tables;
-    an all_to_all exchanges pooled embeddings after the forward lookups and
-    their gradients before the backward ones. Prints the per-device load.
-  }];
-  let options = [
-    Option<"devices", "devices", "int64_t", "2", "GPUs holding tables">,
-    Option<"strategy", "strategy", "std::string", "\"greedy\"",
-           "size, lookup or greedy">,
+    Option<"format", "format", "std::string", "\"text\"", "text or json">,
     Option<"output", "output", "std::string", "\"-\"",
-           "Where to print the per-device load ('-' is stdout, '' none)">,
-  ];
-}
-
-def PaiBreakdown : Pass<"perf-pai-breakdown", "::mlir::ModuleOp"> {
-  let summary = "Prints the PAI breakdown T_d / T_c / T_w of every graph";
-  let description = [{
-    The analytical model of Wang et al. (Alibaba PAI, IISWC 2019, Sec. II-B):
-    T_d = input bytes / PCIe, T_c = FLOPs of compute-bound kernels / peak +
-    bytes of memory-bound kernels / HBM, T_w = weight traffic / the link of
-    the architecture, all at 70% of nominal. Prints the no-overlap sum next
-    to the critical-path estimate when --perf-critical-path ran first, and
-    stores the numbers in `perf.pai` on the graph.
-  }];
-  let options = [
-    Option<"arch", "arch", "std::string", "\"allreduce-local\"",
-           "1w1g, 1wng, ps-worker, allreduce-local or allreduce-cluster">,
-    Option<"workers", "workers", "int64_t", "8", "Model replicas (cNodes)">,
-    Option<"system", "system", "std::string", "\"pai-v100-25gbe\"",
-           "System preset or JSON file giving PCIe, NVLink and Ethernet">,
-    Option<"inputBytes", "input-bytes", "double", "-1",
-           "Input bytes per step per replica (-1: the h2d copies)">,
-    Option<"efficiency", "efficiency", "double", "0.7",
-           "Fraction of every nominal capacity achieved">,
-    Option<"output", "output", "std::string", "\"-\"",
-           "Where to print ('-' is stdout, '' none)">,
+           "Where to write ('-' is stdout)">,
   ];
 }
 
