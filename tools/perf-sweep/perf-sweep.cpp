@@ -68,6 +68,11 @@ static llvm::cl::opt<std::string>
 static llvm::cl::opt<std::string>
     csvOpt("csv", llvm::cl::desc("Write the table as CSV to this file"),
            llvm::cl::init(""));
+static llvm::cl::opt<double> inputBytesOpt(
+    "input-bytes",
+    llvm::cl::desc("Input bytes per step per replica for T_d (-1: the "
+                   "graph's h2d copies)"),
+    llvm::cl::init(-1));
 static llvm::cl::opt<unsigned>
     jobsOpt("j", llvm::cl::desc("Threads (0: all cores)"), llvm::cl::init(0));
 
@@ -175,6 +180,7 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
   pai.workers = workersOpt;
   pai.system = path.str().str();
   pai.output = "";
+  pai.inputBytes = inputBytesOpt;
   pm.addPass(createPaiBreakdown(pai));
   LogicalResult result = pm.run(*module);
   llvm::sys::fs::remove(path);
