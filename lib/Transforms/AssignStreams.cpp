@@ -32,7 +32,7 @@ struct AssignStreamsPass : perf::impl::AssignStreamsBase<AssignStreamsPass> {
     if (streams < 1) {
       getOperation().emitError("--perf-assign-streams: streams must be at "
                                "least 1, got ")
-          << streams;
+          << static_cast<int64_t>(streams);
       return signalPassFailure();
     }
     Builder b(&getContext());

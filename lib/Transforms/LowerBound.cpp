@@ -302,7 +302,7 @@ struct LowerBoundPass : perf::impl::LowerBoundBase<LowerBoundPass> {
     if (format != "text" && format != "json") {
       getOperation().emitError("--perf-lower-bound: format must be text or "
                                "json, got '")
-          << format << "'";
+          << format.getValue() << "'";
       return signalPassFailure();
     }
     std::vector<GraphBound> bounds;
@@ -323,7 +323,7 @@ struct LowerBoundPass : perf::impl::LowerBoundBase<LowerBoundPass> {
       file = std::make_unique<llvm::raw_fd_ostream>(output, ec);
       if (ec) {
         getOperation().emitError("cannot write lower-bound report '")
-            << output << "': " << ec.message();
+            << output.getValue() << "': " << ec.message();
         return signalPassFailure();
       }
       os = file.get();

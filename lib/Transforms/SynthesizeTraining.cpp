@@ -79,7 +79,7 @@ struct SynthesizeTrainingPass
     if (optimizer != "sgd" && optimizer != "adam") {
       getOperation().emitError("--perf-synthesize-training: optimizer must be "
                                "sgd or adam, got '")
-          << optimizer << "'";
+          << optimizer.getValue() << "'";
       return signalPassFailure();
     }
     WalkResult result = getOperation().walk([&](GraphOp graph) {

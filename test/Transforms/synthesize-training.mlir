@@ -1,5 +1,6 @@
 // RUN: perf-opt %s -split-input-file -verify-diagnostics --perf-synthesize-training | FileCheck %s
 // RUN: perf-opt %s -split-input-file -verify-diagnostics --perf-synthesize-training="optimizer=adam per-layer=true" | FileCheck %s --check-prefix=ADAM
+// RUN: not perf-opt %s --perf-synthesize-training=optimizer=lamb 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: perf-opt %s -split-input-file -verify-diagnostics --perf-synthesize-training --perf-kernel-cost --perf-lower-bound=layers=false -o /dev/null | FileCheck %s --check-prefix=FLOPS
 
 // A two-layer MLP: x (2x8) -> linear1 (8x4 weights) -> relu -> linear2 (4x3).
@@ -8,6 +9,8 @@
 // FLOPs: forward 2*2*4*8 + 8 + 2*2*3*4 = 128 + 8 + 48 = 184;
 //   linear2 dgrad 2*2*4*3 = 48, wgrad 2*4*3*2 = 48; relu bwd 8;
 //   linear1 wgrad 2*8*4*2 = 128; SGD 3 FLOPs x 44 = 132. Total 548.
+
+// BADOPT: optimizer must be sgd or adam, got 'lamb'
 
 // CHECK-LABEL: perf.graph @mlp
 // CHECK-SAME: perf.grad_bytes = 176 : i64, perf.parameters = 44 : i64, phase = "training"
