@@ -160,9 +160,35 @@ struct PipelineParallelPass
       });
     };
 
+    // A send of `values` (original values of micro-batch `mb`) from stage
+    // `from` to stage `to`, launched by the sender's host thread.
+    auto emitSend = [&](int64_t from, int64_t to, ArrayRef<Value> values,
+                        int64_t mb) {
+      IRMapping &map = maps[mb];
+      SmallVector<Value> inputs;
+      int64_t bytes = 0;
+      for (Value v : values) {
+        inputs.push_back(map.lookup(v));
+        bytes += tensorBytes(v.getType());
+      }
+      SmallVector<int64_t> group{from, to};
+      FrameworkOp send = createCommOp(
+          b, graph.getLoc(), "pp::send", inputs, from, [&](OpBuilder &body) {
+            SendOp::create(body, graph.getLoc(), body.getI64IntegerAttr(bytes),
+                           body.getDenseI64ArrayAttr(group), TypeAttr(),
+                           body.getI64IntegerAttr(from),
+                           body.getI64IntegerAttr(linkStream(from, to)),
+                           StringAttr());
+          });
+      send->setAttr("perf.microbatch", b.getI64IntegerAttr(mb));
+      ++numSends;
+      for (auto [v, r] : llvm::zip(values, send->getResults()))
+        delivered[{mb, v.getAsOpaquePointer(), to}] = r;
+    };
+
     auto emitChunk = [&](ArrayRef<Operation *> ops, int64_t stage, int64_t mb) {
       IRMapping &map = maps[mb];
-      // Values from other stages, grouped by the stage that sends them.
+      // Values from other stages not sent yet, grouped by sender.
       llvm::MapVector<int64_t, SmallVector<Value>> incoming;
       for (Operation *op : ops)
         for (Value v : op->getOperands()) {
@@ -175,28 +201,8 @@ struct PipelineParallelPass
           if (!llvm::is_contained(list, v))
             list.push_back(v);
         }
-      for (auto &[from, values] : incoming) {
-        SmallVector<Value> inputs;
-        int64_t bytes = 0;
-        for (Value v : values) {
-          inputs.push_back(map.lookup(v));
-          bytes += tensorBytes(v.getType());
-        }
-        SmallVector<int64_t> group{from, stage};
-        FrameworkOp send = createCommOp(
-            b, graph.getLoc(), "pp::send", inputs, from, [&](OpBuilder &body) {
-              SendOp::create(body, graph.getLoc(),
-                             body.getI64IntegerAttr(bytes),
-                             body.getDenseI64ArrayAttr(group), TypeAttr(),
-                             body.getI64IntegerAttr(from),
-                             body.getI64IntegerAttr(linkStream(from, stage)),
-                             StringAttr());
-            });
-        send->setAttr("perf.microbatch", b.getI64IntegerAttr(mb));
-        ++numSends;
-        for (auto [v, r] : llvm::zip(values, send->getResults()))
-          delivered[{mb, v.getAsOpaquePointer(), stage}] = r;
-      }
+      for (auto &[from, values] : incoming)
+        emitSend(from, stage, values, mb);
       for (Operation *op : ops) {
         IRMapping local = map;
         for (Value v : op->getOperands()) {
@@ -211,6 +217,23 @@ struct PipelineParallelPass
         clone->setAttr("perf.stage", b.getI64IntegerAttr(stage));
         clone->setAttr("perf.microbatch", b.getI64IntegerAttr(mb));
       }
+      // The stage sends what later stages read as soon as it has produced
+      // it, from its own host thread (as PipeDream and Megatron do), not
+      // when the reader happens to be launched.
+      llvm::MapVector<int64_t, SmallVector<Value>> outgoing;
+      for (Operation *op : ops)
+        for (Value r : op->getResults())
+          for (Operation *user : r.getUsers()) {
+            auto it = stageOf.find(user);
+            if (it == stageOf.end() || it->second == stage ||
+                llvm::is_contained(tail, user))
+              continue;
+            auto &list = outgoing[it->second];
+            if (!llvm::is_contained(list, r))
+              list.push_back(r);
+          }
+      for (auto &[to, values] : outgoing)
+        emitSend(stage, to, values, mb);
     };
 
     // Interleave the stages' task lists into one launch order in which
