@@ -336,6 +336,24 @@ void setTarget(GraphOp graph, const KinetoTrace &trace, Location loc) {
   }
   const GpuSpec *spec = lookupGpu(name);
   if (!spec) {
+    // Board variants the catalog does not list (DGX Station V100s, A100
+    // PG509) take the figures of their chip family.
+    std::string lower = StringRef(name).lower();
+    for (StringRef family :
+         {"h200", "h100", "a100", "a10", "l4", "v100", "t4", "p100", "p4"}) {
+      if (!StringRef(lower).contains(family))
+        continue;
+      std::string key = family.str();
+      if (family == "a100" && StringRef(lower).contains("80gb"))
+        key += "-80gb";
+      spec = lookupGpu(key);
+      if (spec)
+        emitRemark(loc) << "GPU '" << name << "' from deviceProperties is "
+                        << "priced as catalog GPU " << spec->name;
+      break;
+    }
+  }
+  if (!spec) {
     emitWarning(loc) << "GPU '" << name
                      << "' from deviceProperties is not in the catalog; the "
                         "graph has no target (give one with --perf-device)";
@@ -364,6 +382,15 @@ std::vector<StepSpan> iterationWindows(const KinetoTrace &trace,
   return trace.steps();
 }
 
+/// Reports a reader error at the file's location, without the file name the
+/// reader's message starts with.
+void emitReaderError(Location loc, StringRef path, llvm::Error error) {
+  std::string message = llvm::toString(std::move(error));
+  StringRef text(message);
+  text.consume_front((path + ": ").str());
+  emitError(loc) << text;
+}
+
 OwningOpRef<ModuleOp> createModule(MLIRContext *ctx, Location loc,
                                    GraphOp &graph) {
   ctx->loadDialect<PerfDialect>();
@@ -382,7 +409,7 @@ perf::importKinetoTrace(MLIRContext *ctx, StringRef path,
   Location loc = FileLineColLoc::get(ctx, path, 0, 0);
   llvm::Expected<KinetoTrace> loaded = KinetoTrace::load(path);
   if (!loaded) {
-    emitError(loc) << llvm::toString(loaded.takeError());
+    emitReaderError(loc, path, loaded.takeError());
     return nullptr;
   }
   KinetoTrace &trace = *loaded;
@@ -477,7 +504,7 @@ perf::importExecutionTrace(MLIRContext *ctx, StringRef path,
   Location loc = FileLineColLoc::get(ctx, path, 0, 0);
   llvm::Expected<ExecutionTrace> loaded = ExecutionTrace::load(path);
   if (!loaded) {
-    emitError(loc) << llvm::toString(loaded.takeError());
+    emitReaderError(loc, path, loaded.takeError());
     return nullptr;
   }
   ExecutionTrace &et = *loaded;
@@ -491,7 +518,8 @@ perf::importExecutionTrace(MLIRContext *ctx, StringRef path,
   if (!options.kinetoPath.empty()) {
     llvm::Expected<KinetoTrace> k = KinetoTrace::load(options.kinetoPath);
     if (!k) {
-      emitError(loc) << llvm::toString(k.takeError());
+      emitReaderError(FileLineColLoc::get(ctx, options.kinetoPath, 0, 0),
+                      options.kinetoPath, k.takeError());
       return nullptr;
     }
     kineto.emplace(std::move(*k));
