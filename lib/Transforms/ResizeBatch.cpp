@@ -105,7 +105,7 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
         old = inferBatch(graph);
       if (old <= 0) {
         graph.emitError("cannot tell the batch size of the graph; give "
-                        "--resize-batch=batch=N,from=M");
+                        "--resize-batch=\"batch=N from=M\"");
         return WalkResult::interrupt();
       }
       Builder b(graph.getContext());
