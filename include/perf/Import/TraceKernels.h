@@ -38,6 +38,9 @@ enum class TraceKernelKind {
   AllGather,
   ReduceScatter,
   AllToAll,
+  Conv2d,
+  Pooling,
+  BatchNorm,
 };
 
 /// One inferred kernel; only the fields of its kind are meaningful.
@@ -62,6 +65,11 @@ struct TraceKernel {
   std::string algorithm = "sgd";
   /// Ranks taking part in a collective.
   int64_t groupSize = 1;
+  // Conv2d (pass fwd, dgrad or wgrad) and pooling: NCHW input, K x R x S
+  // filter or window; batchnorm: `elements` over `c` channels.
+  int64_t c = 0, h = 0, w = 0, outChannels = 0, r = 0, s = 0;
+  int64_t strideH = 1, strideW = 1, padH = 0, padW = 0;
+  int64_t dilationH = 1, dilationW = 1, groups = 1;
 };
 
 /// A framework op as the rules see it: tensors with shapes and dtypes, and

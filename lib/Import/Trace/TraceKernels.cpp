@@ -4,6 +4,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <algorithm>
+#include <tuple>
 
 using namespace perf;
 using namespace perf::trace;
@@ -44,7 +45,10 @@ StringRef perf::measuredClassOf(TraceKernelKind kind) {
   case TraceKernelKind::Softmax:
     return "softmax";
   case TraceKernelKind::LayerNorm:
+  case TraceKernelKind::BatchNorm:
     return "norm";
+  case TraceKernelKind::Conv2d:
+    return "conv";
   case TraceKernelKind::Memcpy:
     return "memcpy";
   case TraceKernelKind::AllReduce:
@@ -245,6 +249,30 @@ int64_t firstIntegerScalar(const TracedOp &op, int64_t fallback) {
   return fallback;
 }
 
+/// The integer-list scalar arguments ([2, 2], [1]), in order.
+std::vector<std::vector<int64_t>> intLists(const TracedOp &op) {
+  std::vector<std::vector<int64_t>> lists;
+  for (const llvm::json::Value &v : op.scalars)
+    if (const llvm::json::Array *a = v.getAsArray()) {
+      std::vector<int64_t> list;
+      for (const llvm::json::Value &e : *a)
+        if (std::optional<int64_t> i = e.getAsInteger())
+          list.push_back(*i);
+      if (list.size() == a->size() && !list.empty())
+        lists.push_back(std::move(list));
+    }
+  return lists;
+}
+
+/// (h, w) of a one- or two-element list; `fallback` when absent.
+std::pair<int64_t, int64_t> hw(const std::vector<std::vector<int64_t>> &lists,
+                               size_t i, int64_t fallback) {
+  if (i >= lists.size())
+    return {fallback, fallback};
+  const std::vector<int64_t> &l = lists[i];
+  return {l[0], l.size() > 1 ? l[1] : l[0]};
+}
+
 /// Collective name, as record_param_comms and c10d ops spell it, to kind.
 std::optional<TraceKernelKind> collectiveKind(StringRef name) {
   std::string lower = name.lower();
@@ -360,6 +388,113 @@ bool perf::inferOpKernels(const TracedOp &op, int64_t worldSize,
     e.rows = std::max<int64_t>(1, firstIntegerScalar(op, 1));
     e.dtype = dtypeOf(0);
     kernels.push_back(e);
+    return true;
+  }
+
+  // Convolutions: input [N, C, H, W], weight [K, C / groups, R, S]. The
+  // stride/padding/dilation lists come in schema order.
+  bool convForward = n == "conv2d" || n == "convolution" ||
+                     n == "_convolution" || n == "cudnn_convolution" ||
+                     n == "mkldnn_convolution" || n == "miopen_convolution";
+  bool convBackward = n == "convolution_backward" ||
+                      n == "cudnn_convolution_backward" ||
+                      n == "mkldnn_convolution_backward";
+  if (convForward || convBackward) {
+    // Backward ops take (grad_output, input, weight) or (input, grad, weight).
+    size_t inputIdx = 0, weightIdx = 1;
+    if (n == "convolution_backward") {
+      inputIdx = 1;
+      weightIdx = 2;
+    } else if (convBackward) {
+      weightIdx = 2;
+    }
+    auto x = shapeOf(inputIdx), wt = shapeOf(weightIdx);
+    if (x.size() != 4 || wt.size() != 4)
+      return true;
+    std::vector<std::vector<int64_t>> lists = intLists(op);
+    // convolution_backward lists bias sizes first; cudnn_* put padding
+    // before stride.
+    size_t first = n == "convolution_backward" ? 1 : 0;
+    bool padFirst = n.starts_with("cudnn_") || n.starts_with("miopen_");
+    auto stride = hw(lists, first + (padFirst ? 1 : 0), 1);
+    auto pad = hw(lists, first + (padFirst ? 0 : 1), 0);
+    auto dilation = hw(lists, first + 2, 1);
+    TraceKernel k;
+    k.kind = TraceKernelKind::Conv2d;
+    k.batch = x[0];
+    k.c = x[1];
+    k.h = x[2];
+    k.w = x[3];
+    k.outChannels = wt[0];
+    k.r = wt[2];
+    k.s = wt[3];
+    std::tie(k.strideH, k.strideW) = stride;
+    std::tie(k.padH, k.padW) = pad;
+    std::tie(k.dilationH, k.dilationW) = dilation;
+    k.groups = std::max<int64_t>(1, x[1] / std::max<int64_t>(wt[1], 1));
+    k.dtype = dtypeOf(inputIdx);
+    if (convForward) {
+      kernels.push_back(k);
+    } else {
+      k.pass = "dgrad";
+      kernels.push_back(k);
+      k.pass = "wgrad";
+      kernels.push_back(k);
+    }
+    return true;
+  }
+  if (n == "max_pool2d" || n == "max_pool2d_with_indices" ||
+      n == "avg_pool2d" || n == "max_pool2d_with_indices_backward" ||
+      n == "avg_pool2d_backward" || n == "adaptive_avg_pool2d" ||
+      n == "_adaptive_avg_pool2d" || n == "_adaptive_avg_pool2d_backward") {
+    bool backward = n.ends_with("_backward");
+    // Backward ops take (grad_output, input, ...): the window runs over the
+    // input.
+    size_t inputIdx = backward && in.size() > 1 ? 1 : 0;
+    auto x = shapeOf(inputIdx);
+    if (x.size() != 4)
+      return true;
+    TraceKernel k;
+    k.kind = TraceKernelKind::Pooling;
+    k.batch = x[0];
+    k.c = x[1];
+    k.h = x[2];
+    k.w = x[3];
+    std::vector<std::vector<int64_t>> lists = intLists(op);
+    if (n.contains("adaptive")) {
+      auto out = hw(lists, 0, 1);
+      if (backward && !shapeOf(0).empty() && shapeOf(0).size() == 4)
+        out = {shapeOf(0)[2], shapeOf(0)[3]};
+      k.r = k.strideH =
+          std::max<int64_t>(1, x[2] / std::max<int64_t>(out.first, 1));
+      k.s = k.strideW =
+          std::max<int64_t>(1, x[3] / std::max<int64_t>(out.second, 1));
+    } else {
+      std::tie(k.r, k.s) = hw(lists, 0, 1);
+      std::tie(k.strideH, k.strideW) = hw(lists, 1, k.r);
+      std::tie(k.padH, k.padW) = hw(lists, 2, 0);
+    }
+    if (backward)
+      k.pass = "bwd";
+    k.dtype = dtypeOf(inputIdx);
+    kernels.push_back(k);
+    return true;
+  }
+  if (n == "native_batch_norm" || n == "cudnn_batch_norm" ||
+      n == "batch_norm" || n == "_batch_norm_impl_index" ||
+      n == "native_batch_norm_backward" || n == "cudnn_batch_norm_backward" ||
+      n == "miopen_batch_norm") {
+    auto x = shapeOf(0);
+    if (x.size() < 2)
+      return true;
+    TraceKernel k;
+    k.kind = TraceKernelKind::BatchNorm;
+    k.elements = product(x);
+    k.c = x[1];
+    if (n.contains("backward"))
+      k.pass = "bwd";
+    k.dtype = dtypeOf(0);
+    kernels.push_back(k);
     return true;
   }
 
@@ -560,7 +695,12 @@ static void inferRecursive(const ExecutionTrace &et, size_t index,
   if (inferOpKernels(op, worldSize, out))
     return;
   if (node.children.empty() || depth > 64) {
-    if (unknown && node.isOperator)
+    // Autograd nodes with nothing recorded under them only pass gradients
+    // on (AddBackward0, TBackward0, ViewBackward0).
+    StringRef name(node.name);
+    bool gradientPassThrough = name.drop_back().ends_with("Backward") &&
+                               name.back() >= '0' && name.back() <= '9';
+    if (unknown && node.isOperator && !gradientPassThrough)
       unknown->push_back(node.name);
     return;
   }

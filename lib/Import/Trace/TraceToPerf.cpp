@@ -171,6 +171,41 @@ public:
       set("elements", i64(k.elements));
       set("algorithm", b.getStringAttr(k.algorithm));
       break;
+    case TraceKernelKind::Conv2d:
+    case TraceKernelKind::Pooling: {
+      bool conv = k.kind == TraceKernelKind::Conv2d;
+      opName =
+          conv ? Conv2dOp::getOperationName() : PoolingOp::getOperationName();
+      positive({k.batch, k.c, k.h, k.w, k.r, k.s, k.strideH, k.strideW});
+      // The output must not be empty.
+      int64_t effR = (k.r - 1) * (conv ? k.dilationH : 1) + 1;
+      int64_t effS = (k.s - 1) * (conv ? k.dilationW : 1) + 1;
+      valid &= k.h + 2 * k.padH >= effR && k.w + 2 * k.padW >= effS;
+      set("n", i64(k.batch));
+      set("c", i64(k.c));
+      set("h", i64(k.h));
+      set("w", i64(k.w));
+      if (conv) {
+        positive({k.outChannels, k.groups});
+        valid &= k.c % k.groups == 0 && k.outChannels % k.groups == 0;
+        set("k", i64(k.outChannels));
+      }
+      set("r", i64(k.r));
+      set("s", i64(k.s));
+      set("stride", b.getDenseI64ArrayAttr({k.strideH, k.strideW}));
+      set("pad", b.getDenseI64ArrayAttr({k.padH, k.padW}));
+      if (conv && (k.dilationH != 1 || k.dilationW != 1))
+        set("dilation", b.getDenseI64ArrayAttr({k.dilationH, k.dilationW}));
+      if (conv && k.groups != 1)
+        set("groups", i64(k.groups));
+      break;
+    }
+    case TraceKernelKind::BatchNorm:
+      opName = BatchNormOp::getOperationName();
+      positive({k.elements, k.c});
+      set("elements", i64(k.elements));
+      set("channels", i64(k.c));
+      break;
     case TraceKernelKind::AllReduce:
     case TraceKernelKind::AllGather:
     case TraceKernelKind::ReduceScatter:
