@@ -415,6 +415,10 @@ bool perf::inferOpKernels(const TracedOp &op, int64_t worldSize,
     // convolution_backward lists bias sizes first; cudnn_* put padding
     // before stride.
     size_t first = n == "convolution_backward" ? 1 : 0;
+    // Without the argument lists (profiler Input Dims) stride and padding
+    // are unknown: leave the kernel to the measurement.
+    if (lists.size() < first + 2)
+      return true;
     bool padFirst = n.starts_with("cudnn_") || n.starts_with("miopen_");
     auto stride = hw(lists, first + (padFirst ? 1 : 0), 1);
     auto pad = hw(lists, first + (padFirst ? 0 : 1), 0);
@@ -470,6 +474,8 @@ bool perf::inferOpKernels(const TracedOp &op, int64_t worldSize,
       k.s = k.strideW =
           std::max<int64_t>(1, x[3] / std::max<int64_t>(out.second, 1));
     } else {
+      if (lists.empty())
+        return true;
       std::tie(k.r, k.s) = hw(lists, 0, 1);
       std::tie(k.strideH, k.strideW) = hw(lists, 1, k.r);
       std::tie(k.padH, k.padW) = hw(lists, 2, 0);
