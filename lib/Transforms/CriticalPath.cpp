@@ -122,13 +122,18 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     ScheduleResult result = schedule.run(options);
 
     Builder b(&getContext());
-    for (auto [op, sop] : llvm::zip(hostOps, schedule.ops())) {
-      op->setAttr(PerfDialect::kStartAttr, b.getF64FloatAttr(sop.hostStartUs));
-      op->setAttr(PerfDialect::kEndAttr, b.getF64FloatAttr(sop.hostEndUs));
-    }
-    for (auto [op, k] : llvm::zip(deviceOps, schedule.kernels())) {
-      op->setAttr(PerfDialect::kStartAttr, b.getF64FloatAttr(k.startUs));
-      op->setAttr(PerfDialect::kEndAttr, b.getF64FloatAttr(k.endUs));
+    // Per-op times are for reading the IR; without it (an estimate whose IR
+    // is not printed) they are most of this pass's cost on large graphs.
+    if (annotate) {
+      for (auto [op, sop] : llvm::zip(hostOps, schedule.ops())) {
+        op->setAttr(PerfDialect::kStartAttr,
+                    b.getF64FloatAttr(sop.hostStartUs));
+        op->setAttr(PerfDialect::kEndAttr, b.getF64FloatAttr(sop.hostEndUs));
+      }
+      for (auto [op, k] : llvm::zip(deviceOps, schedule.kernels())) {
+        op->setAttr(PerfDialect::kStartAttr, b.getF64FloatAttr(k.startUs));
+        op->setAttr(PerfDialect::kEndAttr, b.getF64FloatAttr(k.endUs));
+      }
     }
 
     SmallVector<Attribute> devices;
@@ -142,6 +147,11 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
       }));
     SmallVector<int64_t> path(result.criticalPath.begin(),
                               result.criticalPath.end());
+    SmallVector<double> pathTimes;
+    for (size_t k : result.criticalPath) {
+      pathTimes.push_back(schedule.kernels()[k].startUs);
+      pathTimes.push_back(schedule.kernels()[k].endUs);
+    }
     graph->setAttr(
         PerfDialect::kEstimateAttr,
         b.getDictionaryAttr({
@@ -155,6 +165,8 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
             b.getNamedAttr("host_bound", b.getBoolAttr(result.hostBound)),
             b.getNamedAttr("devices", b.getArrayAttr(devices)),
             b.getNamedAttr("critical_path", b.getDenseI64ArrayAttr(path)),
+            b.getNamedAttr("critical_path_times_us",
+                           b.getDenseF64ArrayAttr(pathTimes)),
         }));
     return success();
   }

@@ -22,7 +22,9 @@ void perf::buildEstimatePipeline(OpPassManager &pm,
   HostOverheadOptions overhead;
   overhead.table = options.overheads;
   pm.addPass(createHostOverhead(overhead));
-  pm.addPass(createCriticalPath());
+  CriticalPathOptions criticalPath;
+  criticalPath.annotate = options.annotate;
+  pm.addPass(createCriticalPath(criticalPath));
   ReportOptions report;
   report.format = options.format;
   report.output = options.output;

@@ -99,14 +99,15 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     }
   }
   s.numKernels = kernels.size();
-  if (auto path = estimate.getAs<DenseI64ArrayAttr>("critical_path"))
-    for (int64_t i : path.asArrayRef())
+  auto path = estimate.getAs<DenseI64ArrayAttr>("critical_path");
+  auto times = estimate.getAs<DenseF64ArrayAttr>("critical_path_times_us");
+  if (path && times && times.size() == 2 * path.size())
+    for (auto [n, i] : llvm::enumerate(path.asArrayRef()))
       if (i >= 0 && i < static_cast<int64_t>(kernels.size())) {
         auto [work, fw] = kernels[i];
         s.criticalPath.push_back({work->getName().stripDialect().str(),
-                                  fw.getOpName().str(),
-                                  f64(work, PerfDialect::kStartAttr),
-                                  f64(work, PerfDialect::kEndAttr)});
+                                  fw.getOpName().str(), times[2 * n],
+                                  times[2 * n + 1]});
       }
   return s;
 }

@@ -26,7 +26,7 @@
 // JSON: "idle_us": 23
 // JSON: "target": "toy"
 
-// IR: perf.estimate = {critical_path = array<i64: 0>, devices = [{active_us = 2857.1428571428573 : f64
+// IR: perf.estimate = {critical_path = array<i64: 0>, critical_path_times_us = array<f64: 2.300000e+01, 2880.1428571428573>, devices = [{active_us = 2857.1428571428573 : f64
 
 // FMT: error: --estimate-format must be text or json, got 'yaml'
 // NOEST: error: no estimate to report; run --perf-critical-path first

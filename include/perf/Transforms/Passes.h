@@ -29,6 +29,8 @@ struct EstimateOptions {
   /// System for --perf-comm-cost (preset or JSON file); empty: one node of
   /// the target GPU.
   std::string system;
+  /// Write start/end times on every op and kernel, not only the estimate.
+  bool annotate = true;
 };
 
 /// Adds kernel cost, host overhead, critical path and report passes.

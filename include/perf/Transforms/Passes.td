@@ -68,6 +68,9 @@ def CriticalPath : Pass<"perf-critical-path", "::mlir::ModuleOp"> {
   let options = [
     Option<"kernelGap", "kernel-gap-us", "double", "1.0",
            "Gap between back-to-back kernels on one stream">,
+    Option<"annotate", "annotate", "bool", "true",
+           "Write perf.start_us/perf.end_us on every op and kernel (the "
+           "graph's perf.estimate is always written)">,
   ];
 }
 
