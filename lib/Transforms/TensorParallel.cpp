@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace perf {
 #define GEN_PASS_DEF_TENSORPARALLEL
@@ -101,6 +102,9 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       int64_t inputBytes;
     };
     SmallVector<ColumnLayer> columns;
+    // Element counts of the forward element-wise kernels that were split:
+    // their backward twins (gelu_bwd of a gelu) are split too.
+    llvm::SmallDenseSet<int64_t> splitElementCounts;
     SmallVector<std::pair<FrameworkOp, int64_t>> forwardReduces;
     int64_t numForward = 0, numBackward = 0;
     for (FrameworkOp op : ops) {
@@ -111,8 +115,11 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       for (Operation &k : *body) {
         auto gemm = dyn_cast<GemmOp>(k);
         if (!gemm) {
-          if (inside)
+          if (inside) {
+            if (auto ew = dyn_cast<ElementwiseOp>(k))
+              splitElementCounts.insert(int64_t(ew.getElements()));
             splitLocal(&k, b);
+          }
           continue;
         }
         int64_t elem = dtypeBytes(gemm.getKernelDesc().dtype);
@@ -146,6 +153,11 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       for (Operation &k : *body) {
         if (auto attn = dyn_cast<AttentionOp>(k)) {
           splitLocal(attn, b);
+          continue;
+        }
+        if (auto ew = dyn_cast<ElementwiseOp>(k)) {
+          if (splitElementCounts.contains(int64_t(ew.getElements())))
+            splitLocal(ew, b);
           continue;
         }
         auto gemm = dyn_cast<GemmOp>(k);

@@ -131,8 +131,9 @@ def TensorParallel : Pass<"perf-tensor-parallel", "::mlir::ModuleOp"> {
     Forward GEMMs alternate column-parallel (n / N) and row-parallel (k / N);
     kernels between a column- and its row-parallel GEMM (attention,
     activations) are split N ways; each row-parallel GEMM is followed by an
-    all_reduce of its output. In the backward pass every GEMM is split N
-    ways and the `dgrad` GEMM of each column-parallel layer is followed by an
+    all_reduce of its output. In the backward pass every GEMM, attention and
+    element-wise kernel the size of a split forward one is split N ways, and
+    the `dgrad` GEMM of each column-parallel layer is followed by an
     all_reduce of the input gradient. Device 0 stands for every rank.
   }];
   let options = [

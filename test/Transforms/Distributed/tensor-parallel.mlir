@@ -3,7 +3,8 @@
 // An MLP block h=64 -> 256 -> 64 on 64 tokens. fc1 is column-parallel
 // (n 256 -> 128), gelu runs on half the activations, fc2 is row-parallel
 // (k 256 -> 128) and its 64 x 64 f32 output (16384 bytes) is all-reduced.
-// Backward: every GEMM loses half its largest dimension, and the dgrad of
+// Backward: every GEMM loses half its largest dimension, gelu_bwd (the size
+// of the split gelu) is split too, and the dgrad of
 // fc1 (64 x 64 over 256) is followed by the all_reduce of the input gradient.
 // CHECK-LABEL: perf.graph @mlp
 // CHECK-SAME: perf.tensor_parallel = 2
@@ -22,6 +23,8 @@
 // CHECK-NEXT: perf.gemm {k = 64 : i64, m = 64 : i64, n = 128 : i64, pass = "dgrad"}
 // CHECK-NEXT: perf.gemm {k = 64 : i64, m = 128 : i64, n = 64 : i64, pass = "wgrad"}
 // CHECK-NOT: perf.all_reduce
+// CHECK: perf.op "gelu_bwd"
+// CHECK-NEXT: perf.elementwise {elements = 8192 : i64, inputs = 2 : i64, pass = "bwd"}
 // CHECK: perf.op "fc1_bwd"
 // CHECK-NEXT: perf.gemm {k = 128 : i64, m = 64 : i64, n = 64 : i64, pass = "dgrad"}
 // CHECK-NEXT: perf.gemm {k = 64 : i64, m = 64 : i64, n = 128 : i64, pass = "wgrad"}
@@ -45,7 +48,10 @@ perf.graph @mlp attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "train
     perf.gemm {m = 64, n = 256, k = 64, pass = "dgrad"}
     perf.gemm {m = 256, n = 64, k = 64, pass = "wgrad"}
   }
-  %g1 = perf.op "fc1_bwd"(%g2) : (tensor<64x256xf32>) -> tensor<64x64xf32> {
+  %g3 = perf.op "gelu_bwd"(%g2) : (tensor<64x256xf32>) -> tensor<64x256xf32> {
+    perf.elementwise {elements = 16384, inputs = 2, pass = "bwd"}
+  }
+  %g1 = perf.op "fc1_bwd"(%g3) : (tensor<64x256xf32>) -> tensor<64x64xf32> {
     perf.gemm {m = 64, n = 64, k = 256, pass = "dgrad"}
     perf.gemm {m = 64, n = 256, k = 64, pass = "wgrad"}
   }
