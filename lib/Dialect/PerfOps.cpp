@@ -429,6 +429,12 @@ int64_t perf::getCollectiveStream(Operation *op) {
       .Default([](Operation *) { return 0; });
 }
 
+bool perf::hasMeasuredLatency(Operation *op) {
+  auto model = op->getAttrOfType<StringAttr>(PerfDialect::kCostModelAttr);
+  return model && model.getValue() == "measured" &&
+         op->hasAttr(PerfDialect::kLatencyAttr);
+}
+
 template <typename CollectiveT>
 static LogicalResult verifyCollective(CollectiveT op, bool pointToPoint) {
   if (static_cast<int64_t>(op.getBytes()) < 0)

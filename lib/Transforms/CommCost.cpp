@@ -40,7 +40,9 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
       if (failed(system))
         return WalkResult::interrupt();
       WalkResult inner = graph.walk([&](Operation *op) {
-        if (!isCollective(op))
+        // A collective measured on hardware (an imported trace) keeps its
+        // latency.
+        if (!isCollective(op) || hasMeasuredLatency(op))
           return WalkResult::advance();
         std::optional<CollectiveKind> kind =
             parseCollectiveKind(op->getName().stripDialect());

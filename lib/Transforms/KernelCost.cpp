@@ -47,11 +47,8 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
       graph.walk([&](KernelOpInterface kernel) {
         // A latency measured on the hardware (imported traces) beats any
         // model.
-        if (kernel->hasAttr(PerfDialect::kLatencyAttr))
-          if (auto model = kernel->getAttrOfType<StringAttr>(
-                  PerfDialect::kCostModelAttr);
-              model && model.getValue() == "measured")
-            return;
+        if (hasMeasuredLatency(kernel))
+          return;
         KernelCost cost = stack->estimate(kernel.getKernelDesc(), *gpu);
         kernel->setAttr(PerfDialect::kLatencyAttr,
                         builder.getF64FloatAttr(cost.latencyUs));

@@ -25,6 +25,9 @@ llvm::ArrayRef<int64_t> getCollectiveGroup(mlir::Operation *op);
 int64_t getCollectiveBytes(mlir::Operation *op);
 /// Stream a collective op runs on.
 int64_t getCollectiveStream(mlir::Operation *op);
+/// Whether `op` carries a latency measured on hardware (an imported trace),
+/// which no cost model may overwrite.
+bool hasMeasuredLatency(mlir::Operation *op);
 } // namespace perf
 
 #endif // PERF_DIALECT_PERFOPS_H
