@@ -42,7 +42,9 @@ static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
 static llvm::cl::opt<std::string> pipelineOpt(
     "pipeline",
     llvm::cl::desc("Passes run first at every point, in textual pipeline "
-                   "form, e.g. 'perf-data-parallel{devices=8}'"),
+                   "form, e.g. 'perf-data-parallel{devices=8}'; several "
+                   "parallelism settings separated by ';' are one more "
+                   "axis of the grid ('none': no passes)"),
     llvm::cl::init(""));
 static llvm::cl::opt<std::string>
     archsOpt("arch", llvm::cl::desc("Comma-separated PAI architectures"),
@@ -80,6 +82,8 @@ namespace {
 struct Point {
   double ethernetGbps, pcieGBs, tflops, hbmTBs;
   std::string arch;
+  /// Parallelism passes run first ("" for none).
+  std::string pipeline;
   // Results.
   bool ok = false;
   std::string error;
@@ -164,8 +168,8 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
     os << llvm::formatv("{0:2}", toJson(system));
   }
   PassManager pm(&context);
-  if (!pipelineOpt.empty() &&
-      failed(parsePassPipeline(pipelineOpt, pm, diagStream))) {
+  if (!p.pipeline.empty() &&
+      failed(parsePassPipeline(p.pipeline, pm, diagStream))) {
     p.error = "bad --pipeline: " + diagnostics;
     llvm::sys::fs::remove(path);
     return;
@@ -247,20 +251,28 @@ int main(int argc, char **argv) {
   llvm::SmallVector<llvm::StringRef> archs;
   llvm::StringRef(archsOpt).split(archs, ',', -1, false);
 
+  llvm::SmallVector<llvm::StringRef> pipelines;
+  llvm::StringRef(pipelineOpt).split(pipelines, ';', -1, false);
+  if (pipelines.empty())
+    pipelines.push_back("");
+
   std::vector<Point> points;
-  for (llvm::StringRef arch : archs)
-    for (double e : axes[0])
-      for (double pc : axes[1])
-        for (double f : axes[2])
-          for (double h : axes[3]) {
-            Point p;
-            p.ethernetGbps = e;
-            p.pcieGBs = pc;
-            p.tflops = f;
-            p.hbmTBs = h;
-            p.arch = arch.trim().str();
-            points.push_back(p);
-          }
+  for (llvm::StringRef pipeline : pipelines)
+    for (llvm::StringRef arch : archs)
+      for (double e : axes[0])
+        for (double pc : axes[1])
+          for (double f : axes[2])
+            for (double h : axes[3]) {
+              Point p;
+              p.ethernetGbps = e;
+              p.pcieGBs = pc;
+              p.tflops = f;
+              p.hbmTBs = h;
+              p.arch = arch.trim().str();
+              p.pipeline =
+                  pipeline.trim() == "none" ? "" : pipeline.trim().str();
+              points.push_back(p);
+            }
 
   std::string source = (*buffer)->getBuffer().str();
   {
@@ -276,15 +288,22 @@ int main(int argc, char **argv) {
     if (!p.ok)
       return fail(p.error);
 
+  // The pipeline column only when it varies.
+  bool showPipeline = pipelines.size() > 1;
   llvm::outs() << llvm::format(
-      "%-17s %8s %8s %7s %7s %11s %11s %11s %11s %11s %11s\n", "arch",
-      "eth_gbps", "pcie_gbs", "tflops", "hbm_tbs", "T_d_us", "T_c_comp_us",
-      "T_c_mem_us", "T_w_us", "T_total_us", "crit_path_us");
-  for (const Point &p : points)
+      "%-17s %8s %8s %7s %7s %11s %11s %11s %11s %11s %11s", "arch", "eth_gbps",
+      "pcie_gbs", "tflops", "hbm_tbs", "T_d_us", "T_c_comp_us", "T_c_mem_us",
+      "T_w_us", "T_total_us", "crit_path_us");
+  llvm::outs() << (showPipeline ? "  pipeline\n" : "\n");
+  for (const Point &p : points) {
     llvm::outs() << llvm::format(
-        "%-17s %8g %8g %7g %7g %11.1f %11.1f %11.1f %11.1f %11.1f %11.1f\n",
+        "%-17s %8g %8g %7g %7g %11.1f %11.1f %11.1f %11.1f %11.1f %11.1f",
         p.arch.c_str(), p.ethernetGbps, p.pcieGBs, p.tflops, p.hbmTBs, p.td,
         p.tcCompute, p.tcMemory, p.tw, p.total, p.criticalPath);
+    if (showPipeline)
+      llvm::outs() << "  " << (p.pipeline.empty() ? "none" : p.pipeline);
+    llvm::outs() << "\n";
+  }
 
   if (!csvOpt.empty()) {
     std::error_code ec;
@@ -292,13 +311,14 @@ int main(int argc, char **argv) {
     if (ec)
       return fail("cannot write '" + csvOpt + "': " + ec.message());
     csv << "arch,ethernet_gbps,pcie_gbs,tflops,hbm_tbs,t_d_us,t_c_compute_us,"
-           "t_c_memory_us,t_w_us,t_total_us,critical_path_us\n";
+           "t_c_memory_us,t_w_us,t_total_us,critical_path_us,pipeline\n";
     for (const Point &p : points)
       csv << llvm::formatv("{0},{1},{2},{3},{4},{5:F3},{6:F3},{7:F3},{8:F3},"
-                           "{9:F3},{10:F3}\n",
+                           "{9:F3},{10:F3},\"{11}\"\n",
                            p.arch, p.ethernetGbps, p.pcieGBs, p.tflops,
                            p.hbmTBs, p.td, p.tcCompute, p.tcMemory, p.tw,
-                           p.total, p.criticalPath);
+                           p.total, p.criticalPath,
+                           p.pipeline.empty() ? "none" : p.pipeline);
   }
   return 0;
 }

@@ -188,9 +188,11 @@ def PaiBreakdown : Pass<"perf-pai-breakdown", "::mlir::ModuleOp"> {
     The analytical model of Wang et al. (Alibaba PAI, IISWC 2019, Sec. II-B):
     T_d = input bytes / PCIe, T_c = FLOPs of compute-bound kernels / peak +
     bytes of memory-bound kernels / HBM, T_w = weight traffic / the link of
-    the architecture, all at 70% of nominal. Prints the no-overlap sum next
-    to the critical-path estimate when --perf-critical-path ran first, and
-    stores the numbers in `perf.pai` on the graph.
+    the architecture, all at 70% of nominal, for each device (a cNode; the
+    weights counted once per step, not per micro-batch); the slowest device
+    is reported. Prints the no-overlap sum next to the critical-path
+    estimate when --perf-critical-path ran first, and stores the numbers in
+    `perf.pai` on the graph.
   }];
   let options = [
     Option<"arch", "arch", "std::string", "\"allreduce-local\"",

@@ -3,6 +3,7 @@
 // RUN: perf-sweep %s -j 2 > %t.grid
 // RUN: FileCheck %s --check-prefix=GRID < %t.grid
 // RUN: FileCheck %s --check-prefix=GRIDROW < %t.grid
+// RUN: perf-sweep %s --pipeline='none;perf-tensor-parallel{devices=2}' --arch=allreduce-local --ethernet-gbps=25 --pcie-gbs=10 --tflops=1 --hbm-tbs=1 | FileCheck %s --check-prefix=PAR
 // RUN: not perf-sweep %s --tflops=1,x 2>&1 | FileCheck %s --check-prefix=BADLIST
 // RUN: not perf-sweep %s --pipeline=no-such-pass 2>&1 | FileCheck %s --check-prefix=BADPIPE
 
@@ -18,9 +19,16 @@
 // CHECK-NEXT: ps-worker 25 10 2 1 1000.0 490.0 2.0 8400.0 9892.0 1368.8
 // CHECK-NEXT: allreduce-local 25 10 1 1 8000.0 980.0 2.0 350.0 9332.0 1858.8
 // CHECK-NEXT: allreduce-local 25 10 2 1 8000.0 490.0 2.0 350.0 8842.0 1368.8
-// CSV: arch,ethernet_gbps,pcie_gbs,tflops,hbm_tbs,t_d_us,t_c_compute_us,t_c_memory_us,t_w_us,t_total_us,critical_path_us
-// CSV-NEXT: ps-worker,25.00,10.00,1.00,1.00,1000.000,980.000,2.000,8400.000,10382.000,1858.750
-// CSV: allreduce-local,25.00,10.00,2.00,1.00,8000.000,490.000,2.000,350.000,8842.000,1368.750
+// CSV: arch,ethernet_gbps,pcie_gbs,tflops,hbm_tbs,t_d_us,t_c_compute_us,t_c_memory_us,t_w_us,t_total_us,critical_path_us,pipeline
+// CSV-NEXT: ps-worker,25.00,10.00,1.00,1.00,1000.000,980.000,2.000,8400.000,10382.000,1858.750,"none"
+// CSV: allreduce-local,25.00,10.00,2.00,1.00,8000.000,490.000,2.000,350.000,8842.000,1368.750,"none"
+
+// Parallelism settings are one more axis. 2-way tensor parallelism makes
+// the GEMM column-parallel (n 700 -> 350: 490 us) and splits the relu after
+// it (1 us); the gradient bytes of the graph stay.
+// PAR: arch {{.*}} crit_path_us pipeline
+// PAR-NEXT: allreduce-local 25 10 1 1 8000.0 980.0 2.0 350.0 9332.0 1858.8 none
+// PAR-NEXT: allreduce-local 25 10 1 1 8000.0 490.0 1.0 350.0 8841.0 {{[0-9.]+}} perf-tensor-parallel{devices=2}
 
 // The default grid is Table III of the PAI paper: 3 Ethernet x 2 PCIe x 4
 // FLOP/s x 3 memory settings, for 3 architectures: 216 rows. Ethernet at
