@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build git ca-certificates
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libonnx-dev libprotobuf-dev protobuf-compiler
-  libsqlite3-dev sqlite3 zlib1g-dev
+  libsqlite3-dev sqlite3 zlib1g-dev libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libxgboost-dev
   python3 python3-onnx

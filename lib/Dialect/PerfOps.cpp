@@ -236,6 +236,8 @@ KernelDesc ElementwiseOp::getKernelDesc() {
   d.numElements = getElements();
   d.numInputs = getInputs();
   d.flopsPerElement = getFlopsPerElement().convertToDouble();
+  if (std::optional<StringRef> fn = getFn())
+    d.op = fn->str();
   return d;
 }
 
@@ -378,6 +380,7 @@ LogicalResult OptimizerOp::verify() {
 KernelDesc OptimizerOp::getKernelDesc() {
   KernelDesc d = commonDesc(*this, KernelKind::Optimizer);
   d.numElements = getElements();
+  d.op = getAlgorithm().str();
   bool adam = getAlgorithm() == "adam";
   // SGD with momentum reads param, grad, momentum; Adam also two moments.
   d.numInputs = adam ? 4 : 3;
