@@ -110,30 +110,6 @@ LogicalResult verifyCommon(KernelT op, KernelChecker &check) {
   return check.failed;
 }
 
-DType toDType(std::optional<Type> type) {
-  if (!type)
-    return DType::F32;
-  Type t = *type;
-  if (t.isF64())
-    return DType::F64;
-  if (t.isF16())
-    return DType::F16;
-  if (t.isBF16())
-    return DType::BF16;
-  if (t.isTF32())
-    return DType::TF32;
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
-    return DType::F8;
-  if (t.isInteger(64))
-    return DType::I64;
-  if (t.isInteger(32))
-    return DType::I32;
-  if (t.isInteger(8))
-    return DType::I8;
-  if (t.isInteger(1))
-    return DType::Bool;
-  return DType::F32;
-}
 
 KernelPass toPass(StringRef pass) {
   return llvm::StringSwitch<KernelPass>(pass)
@@ -147,7 +123,7 @@ template <typename KernelT>
 KernelDesc commonDesc(KernelT op, KernelKind kind) {
   KernelDesc d;
   d.kind = kind;
-  d.dtype = toDType(op.getDtype());
+  d.dtype = op.getDtype() ? getDType(*op.getDtype()) : DType::F32;
   d.pass = toPass(op.getPass());
   d.tensorCores = op.getTensorCores();
   if (std::optional<StringRef> name = op.getKernelName())
@@ -430,6 +406,55 @@ int64_t perf::getCollectiveStream(Operation *op) {
       .Case<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, SendOp,
             RecvOp>([](auto c) { return static_cast<int64_t>(c.getStream()); })
       .Default([](Operation *) { return 0; });
+}
+
+DType perf::getDType(Type t) {
+  if (t.isF64())
+    return DType::F64;
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  if (t.isTF32())
+    return DType::TF32;
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
+    return DType::F8;
+  if (t.isInteger(64))
+    return DType::I64;
+  if (t.isInteger(32))
+    return DType::I32;
+  if (t.isInteger(8))
+    return DType::I8;
+  if (t.isInteger(1))
+    return DType::Bool;
+  return DType::F32;
+}
+
+Type perf::getElementType(MLIRContext *context, DType dtype) {
+  Builder b(context);
+  switch (dtype) {
+  case DType::F64:
+    return b.getF64Type();
+  case DType::F32:
+    return b.getF32Type();
+  case DType::TF32:
+    return b.getTF32Type();
+  case DType::F16:
+    return b.getF16Type();
+  case DType::BF16:
+    return b.getBF16Type();
+  case DType::F8:
+    return b.getType<Float8E4M3FNType>();
+  case DType::I64:
+    return b.getI64Type();
+  case DType::I32:
+    return b.getI32Type();
+  case DType::I8:
+    return b.getI8Type();
+  case DType::Bool:
+    return b.getI1Type();
+  }
+  return b.getF32Type();
 }
 
 bool perf::hasMeasuredLatency(Operation *op) {

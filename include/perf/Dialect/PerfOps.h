@@ -25,6 +25,10 @@ llvm::ArrayRef<int64_t> getCollectiveGroup(mlir::Operation *op);
 int64_t getCollectiveBytes(mlir::Operation *op);
 /// Stream a collective op runs on.
 int64_t getCollectiveStream(mlir::Operation *op);
+/// The cost models' element type of an MLIR type (f32 for anything else),
+/// and back.
+DType getDType(mlir::Type type);
+mlir::Type getElementType(mlir::MLIRContext *context, DType dtype);
 /// Whether `op` carries a latency measured on hardware (an imported trace),
 /// which no cost model may overwrite.
 bool hasMeasuredLatency(mlir::Operation *op);

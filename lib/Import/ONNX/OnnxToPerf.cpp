@@ -64,28 +64,6 @@ static Type tensorTypeOf(MLIRContext *ctx, const OnnxValueInfo *v) {
   return RankedTensorType::get(dims, elem);
 }
 
-static Type dtypeType(MLIRContext *ctx, DType dtype) {
-  Builder b(ctx);
-  switch (dtype) {
-  case DType::F64:
-    return b.getF64Type();
-  case DType::F16:
-    return b.getF16Type();
-  case DType::BF16:
-    return b.getBF16Type();
-  case DType::I64:
-    return b.getI64Type();
-  case DType::I32:
-    return b.getI32Type();
-  case DType::I8:
-    return b.getI8Type();
-  case DType::Bool:
-    return b.getI1Type();
-  default:
-    return b.getF32Type();
-  }
-}
-
 /// Creates the kernel op for `kernel`; returns false when it has no work
 /// (shapes unknown), in which case nothing is created.
 static bool buildKernel(OpBuilder &b, Location loc, const OnnxKernel &kernel) {
@@ -180,7 +158,7 @@ static bool buildKernel(OpBuilder &b, Location loc, const OnnxKernel &kernel) {
     set("fn", b.getStringAttr(kernel.role));
     break;
   }
-  set("dtype", TypeAttr::get(dtypeType(ctx, d.dtype)));
+  set("dtype", TypeAttr::get(getElementType(ctx, d.dtype)));
   OperationState state(loc, opName);
   state.addAttributes(attrs);
   b.create(state);

@@ -41,34 +41,12 @@ using namespace mlir;
 
 namespace {
 
-Type elementType(MLIRContext *ctx, DType dtype) {
-  Builder b(ctx);
-  switch (dtype) {
-  case DType::F64:
-    return b.getF64Type();
-  case DType::F16:
-    return b.getF16Type();
-  case DType::BF16:
-    return b.getBF16Type();
-  case DType::I64:
-    return b.getI64Type();
-  case DType::I32:
-    return b.getI32Type();
-  case DType::I8:
-    return b.getI8Type();
-  case DType::Bool:
-    return b.getI1Type();
-  default:
-    return b.getF32Type();
-  }
-}
-
 Type tensorType(MLIRContext *ctx, const TensorArg &t) {
   SmallVector<int64_t> dims;
   for (int64_t d : t.shape)
     dims.push_back(d < 0 ? ShapedType::kDynamic : d);
   return RankedTensorType::get(dims,
-                               elementType(ctx, dtypeFromTraceName(t.dtype)));
+                               getElementType(ctx, dtypeFromTraceName(t.dtype)));
 }
 
 /// Builds the graph and counts what the warnings report.
@@ -233,7 +211,7 @@ public:
       ++invalidInferred;
       return nullptr;
     }
-    set("dtype", TypeAttr::get(elementType(ctx, k.dtype)));
+    set("dtype", TypeAttr::get(getElementType(ctx, k.dtype)));
     if (!collective && k.pass != "fwd")
       set("pass", b.getStringAttr(k.pass));
     if (device != 0)
