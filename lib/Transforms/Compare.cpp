@@ -7,6 +7,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/EstimateBaseline.h"
 #include "perf/Transforms/Passes.h"
@@ -55,18 +57,15 @@ struct ComparePass : perf::impl::CompareBase<ComparePass> {
           << format << "'";
       return signalPassFailure();
     }
-    std::error_code ec;
-    std::unique_ptr<llvm::raw_fd_ostream> file;
-    llvm::raw_ostream *os = &llvm::outs();
-    if (output != "-") {
-      file = std::make_unique<llvm::raw_fd_ostream>(output, ec);
-      if (ec) {
-        getOperation().emitError("cannot write '")
-            << output << "': " << ec.message();
-        return signalPassFailure();
-      }
-      os = file.get();
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> file =
+        mlir::openOutputFile(output, &error);
+    if (!file) {
+      getOperation().emitError("cannot write comparison: ") << error;
+      return signalPassFailure();
     }
+    file->keep();
+    llvm::raw_ostream *os = &file->os();
     llvm::json::Array graphs;
     WalkResult walk = getOperation().walk([&](GraphOp graph) {
       auto estimate =

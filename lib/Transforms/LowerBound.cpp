@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "perf/Analysis/Schedule.h"
 #include "perf/CostModel/KernelSignature.h"
 #include "perf/Dialect/PerfOps.h"
@@ -316,18 +318,15 @@ struct LowerBoundPass : perf::impl::LowerBoundBase<LowerBoundPass> {
     if (walk.wasInterrupted())
       return signalPassFailure();
 
-    std::error_code ec;
-    std::unique_ptr<llvm::raw_fd_ostream> file;
-    llvm::raw_ostream *os = &llvm::outs();
-    if (output != "-") {
-      file = std::make_unique<llvm::raw_fd_ostream>(output, ec);
-      if (ec) {
-        getOperation().emitError("cannot write lower-bound report '")
-            << output.getValue() << "': " << ec.message();
-        return signalPassFailure();
-      }
-      os = file.get();
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> file =
+        mlir::openOutputFile(output, &error);
+    if (!file) {
+      getOperation().emitError("cannot write lower-bound report: ") << error;
+      return signalPassFailure();
     }
+    file->keep();
+    llvm::raw_ostream *os = &file->os();
     if (format == "json") {
       llvm::json::Array graphs;
       for (const GraphBound &g : bounds)

@@ -3,6 +3,8 @@
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -216,18 +218,15 @@ struct ReportPass : perf::impl::ReportBase<ReportPass> {
     if (walk.wasInterrupted())
       return signalPassFailure();
 
-    std::error_code ec;
-    std::unique_ptr<llvm::raw_fd_ostream> file;
-    llvm::raw_ostream *os = &llvm::outs();
-    if (output != "-") {
-      file = std::make_unique<llvm::raw_fd_ostream>(output, ec);
-      if (ec) {
-        getOperation().emitError("cannot write report '")
-            << output << "': " << ec.message();
-        return signalPassFailure();
-      }
-      os = file.get();
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> file =
+        mlir::openOutputFile(output, &error);
+    if (!file) {
+      getOperation().emitError("cannot write report: ") << error;
+      return signalPassFailure();
     }
+    file->keep();
+    llvm::raw_ostream *os = &file->os();
     if (format == "json") {
       llvm::json::Array graphs;
       for (const GraphSummary &s : summaries)
