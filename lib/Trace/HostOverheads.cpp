@@ -266,6 +266,15 @@ OverheadTable extractOverheads(const KinetoTrace &trace,
                                ArrayRef<StepSpan> windows,
                                const ProfilerOverheads &profiler,
                                bool removeOutliers) {
+  std::array<bool, 5> perType;
+  perType.fill(removeOutliers);
+  return extractOverheads(trace, windows, profiler, perType);
+}
+
+OverheadTable extractOverheads(const KinetoTrace &trace,
+                               ArrayRef<StepSpan> windows,
+                               const ProfilerOverheads &profiler,
+                               const std::array<bool, 5> &removeOutliers) {
   std::array<std::vector<double>, 5> pooled;
   StringMap<std::array<std::vector<double>, 5>> perOp;
   StringMap<std::vector<double>> perRuntime;
@@ -304,15 +313,15 @@ OverheadTable extractOverheads(const KinetoTrace &trace,
   OverheadTable table;
   for (unsigned t = 0; t < 5; ++t)
     if (!pooled[t].empty())
-      table.defaults[t] = summarizeSamples(pooled[t], removeOutliers);
+      table.defaults[t] = summarizeSamples(pooled[t], removeOutliers[t]);
   for (auto &entry : perRuntime)
     table.runtime[entry.getKey()] =
-        summarizeSamples(entry.getValue(), removeOutliers);
+        summarizeSamples(entry.getValue(), removeOutliers[3]);
   for (auto &entry : perOp) {
     auto &slots = table.ops[entry.getKey()];
     for (unsigned t = 0; t < 5; ++t)
       if (!entry.getValue()[t].empty())
-        slots[t] = summarizeSamples(entry.getValue()[t], removeOutliers);
+        slots[t] = summarizeSamples(entry.getValue()[t], removeOutliers[t]);
   }
   return table;
 }

@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 using namespace llvm;
@@ -92,12 +93,31 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
   const auto &calls = trace.runtimeCalls();
   const auto &device = trace.deviceEvents();
   std::vector<ReplayResult> results;
-  for (const StepSpan &span : spans) {
+  // Stream ends relative to the start of the window being replayed.
+  std::map<std::pair<int64_t, int64_t>, double> streamTime;
+  for (size_t w = 0; w < spans.size(); ++w) {
+    const StepSpan &span = spans[w];
+    // Successive ProfilerStep spans leave a few tens of us between them.
+    auto adjacent = [](const StepSpan &a, const StepSpan &b) {
+      double gap = b.start - a.end();
+      return gap >= -1.0 && gap <= std::max(1.0, 0.05 * a.dur);
+    };
+    bool nextIsAdjacent = options.carryDeviceWork && w + 1 < spans.size() &&
+                          adjacent(span, spans[w + 1]);
+    bool carried =
+        options.carryDeviceWork && w > 0 && adjacent(spans[w - 1], span);
+    if (carried) {
+      // This iteration starts when the previous one's host work ended.
+      double previousEnd = results.back().predicted;
+      for (auto &entry : streamTime)
+        entry.second -= previousEnd;
+    } else {
+      streamTime.clear();
+    }
     ReplayResult result;
     result.name = span.name;
     result.measured = span.dur;
     double cpu = 0;
-    std::map<std::pair<int64_t, int64_t>, double> streamTime;
     auto deviceEnd = [&] {
       double end = 0;
       for (auto &entry : streamTime)
@@ -154,7 +174,11 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
     }
     result.predictedHost = cpu;
     result.predictedDevice = deviceEnd();
-    result.predicted = std::max(cpu, result.predictedDevice);
+    // A ProfilerStep span is host time: inside a run of adjacent steps the
+    // device work still queued belongs to the next step's span, and at the
+    // end of the run it is only the profiler's flush.
+    result.predicted =
+        nextIsAdjacent || carried ? cpu : std::max(cpu, result.predictedDevice);
     results.push_back(std::move(result));
   }
   return results;

@@ -63,6 +63,24 @@ static cl::opt<bool>
     keepOutliers("keep-outliers",
                  cl::desc("Do not remove samples outside 1.5 IQR"),
                  cl::cat(category));
+static cl::opt<std::string> removeOutliersOf(
+    "remove-outliers",
+    cl::desc("Overhead types whose samples outside 1.5 IQR are removed before "
+             "the mean, e.g. t2,t3,t4,t5 (default: all for overheads; none "
+             "for replay, whose means must add up to the measured host "
+             "time; 'none' keeps every sample)"),
+    cl::value_desc("types"), cl::cat(category));
+static cl::opt<bool> noCarry(
+    "no-carry",
+    cl::desc("replay: start every iteration with idle streams and end it when "
+             "host and device are done (default: device work queued at the "
+             "end of a ProfilerStep delays the next, adjacent one)"),
+    cl::cat(category));
+static cl::opt<bool> holdout(
+    "holdout",
+    cl::desc("replay: extract the table from the even-numbered iterations "
+             "(0, 2, ...) and report only the odd-numbered ones"),
+    cl::cat(category));
 static cl::opt<std::string>
     overheadsFile("overheads",
                   cl::desc("replay: overhead table to use (default: the one "
@@ -104,11 +122,46 @@ static std::vector<StepSpan> iterationWindows(const KinetoTrace &trace,
   return {};
 }
 
-static ProfilerOverheads profilerOverheads() {
+/// The profiler costs to subtract. `replay` compares with the span of the
+/// profiled run, which paid them, so it subtracts nothing unless told to;
+/// `overheads` describes an unprofiled run and subtracts the paper's values.
+static ProfilerOverheads profilerOverheads(bool forProfiledSpan = false) {
   ProfilerOverheads p;
   p.cpuEvent = cpuEventOverhead;
   p.gpuEvent = gpuEventOverhead;
+  if (forProfiledSpan) {
+    if (!cpuEventOverhead.getNumOccurrences())
+      p.cpuEvent = 0;
+    if (!gpuEventOverhead.getNumOccurrences())
+      p.gpuEvent = 0;
+  }
   return p;
+}
+
+/// Per type, whether the 1.5 IQR filter applies (--remove-outliers,
+/// --keep-outliers, else all for `overheads` and none for `replay`).
+static Expected<std::array<bool, 5>> outlierRemoval(bool forReplay) {
+  std::array<bool, 5> remove;
+  remove.fill(!keepOutliers && !forReplay);
+  if (removeOutliersOf.empty())
+    return remove;
+  remove.fill(false);
+  if (removeOutliersOf == "none")
+    return remove;
+  SmallVector<StringRef, 5> types;
+  StringRef(removeOutliersOf).split(types, ',', -1, false);
+  for (StringRef type : types) {
+    type = type.trim();
+    unsigned n = 0;
+    if (!type.consume_front_insensitive("t") || type.getAsInteger(10, n) ||
+        n < 1 || n > 5)
+      return createStringError(inconvertibleErrorCode(),
+                               "--remove-outliers: expected types t1..t5 or "
+                               "'none', got '" +
+                                   removeOutliersOf + "'");
+    remove[n - 1] = true;
+  }
+  return remove;
 }
 
 static std::string shortened(StringRef name, size_t width = 60) {
@@ -207,8 +260,11 @@ static int runBreakdown(const KinetoTrace &trace, raw_ostream &os) {
 static int runOverheads(const KinetoTrace &trace, raw_ostream &os) {
   std::string how;
   std::vector<StepSpan> windows = iterationWindows(trace, how);
+  Expected<std::array<bool, 5>> removal = outlierRemoval(false);
+  if (!removal)
+    return fail(removal.takeError());
   OverheadTable table =
-      extractOverheads(trace, windows, profilerOverheads(), !keepOutliers);
+      extractOverheads(trace, windows, profilerOverheads(), *removal);
   table.source = (Twine("perf-trace on ") + sys::path::filename(inputFile) +
                   " (pid " + Twine(trace.hostPid()) + "), " + how)
                      .str();
@@ -235,6 +291,20 @@ static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
   std::vector<StepSpan> windows = iterationWindows(trace, how);
   OverheadTable table;
   std::string tableName;
+  // Held out: fit on the even-numbered iterations, report the odd ones.
+  std::vector<StepSpan> fitWindows = windows;
+  if (holdout) {
+    if (windows.size() < 2)
+      return fail("--holdout needs at least two iterations, the trace has " +
+                  Twine(windows.size()));
+    fitWindows.clear();
+    for (size_t i = 0; i < windows.size(); i += 2)
+      fitWindows.push_back(windows[i]);
+    how += ", table from the " + std::to_string(fitWindows.size()) +
+           " even-numbered, errors on the " +
+           std::to_string(windows.size() - fitWindows.size()) +
+           " odd-numbered (held out)";
+  }
   if (!overheadsFile.empty()) {
     Expected<OverheadTable> loaded = OverheadTable::load(overheadsFile);
     if (!loaded)
@@ -242,19 +312,35 @@ static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
     table = std::move(*loaded);
     tableName = overheadsFile;
   } else {
+    Expected<std::array<bool, 5>> removal = outlierRemoval(true);
+    if (!removal)
+      return fail(removal.takeError());
     table =
-        extractOverheads(trace, windows, profilerOverheads(), !keepOutliers);
+        extractOverheads(trace, fitWindows, profilerOverheads(true), *removal);
     tableName = "extracted from this trace";
   }
   ReplayOptions withTable;
+  withTable.carryDeviceWork = !noCarry;
   withTable.table = &table;
-  withTable.profiler = profilerOverheads();
+  withTable.profiler = profilerOverheads(true);
   ReplayOptions measured = withTable;
   measured.table = nullptr;
   std::vector<ReplayResult> tableRuns =
       replayIterations(trace, windows, withTable);
   std::vector<ReplayResult> measuredRuns =
       replayIterations(trace, windows, measured);
+  if (holdout) {
+    // Every iteration is replayed (device work carries over), the odd ones
+    // are reported.
+    auto odd = [](std::vector<ReplayResult> &runs) {
+      std::vector<ReplayResult> kept;
+      for (size_t i = 1; i < runs.size(); i += 2)
+        kept.push_back(std::move(runs[i]));
+      runs = std::move(kept);
+    };
+    odd(tableRuns);
+    odd(measuredRuns);
+  }
   auto summary = [](const std::vector<ReplayResult> &runs, double &meanAbs,
                     double &totalErr) {
     double sumAbs = 0, measuredSum = 0, predictedSum = 0;

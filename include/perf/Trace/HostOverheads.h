@@ -113,6 +113,15 @@ OverheadTable extractOverheads(const KinetoTrace &trace,
                                const ProfilerOverheads &profiler,
                                bool removeOutliers = true);
 
+/// The same with the 1.5 IQR filter chosen per type: `removeOutliers[n]`
+/// for T(n+1). T1 gaps have long right tails (Python, data loading,
+/// allocator); dropping them biases a mean that is meant to add up to the
+/// iteration's host time, so a table for replay keeps them.
+OverheadTable extractOverheads(const KinetoTrace &trace,
+                               llvm::ArrayRef<StepSpan> windows,
+                               const ProfilerOverheads &profiler,
+                               const std::array<bool, 5> &removeOutliers);
+
 } // namespace trace
 } // namespace perf
 

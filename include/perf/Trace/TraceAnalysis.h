@@ -54,6 +54,13 @@ struct ReplayOptions {
   ProfilerOverheads profiler;
   /// Gap between two kernels on one stream (Algorithm 1, line 11), us.
   double inStreamGap = 1.0;
+  /// Replay adjacent windows as one run: device work still queued when the
+  /// host finishes an iteration delays the next one (kernels that spill
+  /// into the next ProfilerStep), and an iteration followed by an adjacent
+  /// one ends when its host work ends, as a ProfilerStep span does. Off,
+  /// every window starts with idle streams and ends when both host and
+  /// device are done.
+  bool carryDeviceWork = false;
 };
 
 struct ReplayResult {
