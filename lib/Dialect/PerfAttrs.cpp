@@ -1,9 +1,9 @@
 //===- PerfAttrs.cpp - #perf.gpu and friends ------------------------------===//
 
 #include "perf/Dialect/PerfAttrs.h"
-#include "perf/Dialect/PerfDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "perf/Dialect/PerfDialect.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/Format.h"
@@ -58,7 +58,7 @@ Attribute GpuAttr::parse(AsmParser &parser, Type) {
     }
     // Figures print as integers when they are whole, so accept both.
     double value;
-    int64_t whole;
+    int64_t whole = 0;
     OptionalParseResult isInteger = parser.parseOptionalInteger(whole);
     if (isInteger.has_value()) {
       if (failed(*isInteger))
@@ -77,15 +77,16 @@ Attribute GpuAttr::parse(AsmParser &parser, Type) {
       object["base"] = name;
       object["name"] = known->name;
     }
-  llvm::Expected<GpuSpec> spec = parseGpuSpec(llvm::json::Value(std::move(object)));
+  llvm::Expected<GpuSpec> spec =
+      parseGpuSpec(llvm::json::Value(std::move(object)));
   if (!spec) {
     std::string message = llvm::toString(spec.takeError());
     llvm::StringRef msg(message);
     msg.consume_front("device JSON: ");
     if (!lookupGpu(name) && msg.contains("must be positive"))
-      parser.emitError(loc) << "unknown GPU '" << name
-                            << "': name a catalog GPU or give its figures ("
-                            << msg << ")";
+      parser.emitError(loc)
+          << "unknown GPU '" << name
+          << "': name a catalog GPU or give its figures (" << msg << ")";
     else
       parser.emitError(loc) << "invalid #perf.gpu: " << msg;
     return {};

@@ -42,7 +42,7 @@ static int64_t convOutputElements(Conv2dOp conv) {
 static ElementwiseOp epilogueCandidate(Operation *op, Conv2dOp conv) {
   auto ew = dyn_cast_or_null<ElementwiseOp>(op);
   if (!ew || ew.getPass() != "fwd" || ew.getDevice() != conv.getDevice() ||
-      ew.getElements() != convOutputElements(conv))
+      static_cast<int64_t>(ew.getElements()) != convOutputElements(conv))
     return nullptr;
   return ew;
 }

@@ -311,8 +311,8 @@ struct SynthesizeTrainingPass
       if (p > 0)
         resultTypes.push_back(RankedTensorType::get({p}, opParamType));
 
-      auto bwd = b.create<FrameworkOp>(
-          op.getLoc(), resultTypes,
+      auto bwd = FrameworkOp::create(
+          b, op.getLoc(), resultTypes,
           b.getStringAttr(op.getOpName().str() + ".backward"),
           incoming.getArrayRef(), op.getDeviceAttr());
       if (auto name = op->getAttrOfType<StringAttr>("onnx.name"))
@@ -367,10 +367,9 @@ struct SynthesizeTrainingPass
     // The optimizer steps after the last gradient: one multi-tensor kernel
     // (torch.optim's foreach path) or one kernel per parameterized layer.
     auto addOptimizer = [&](ValueRange grads, int64_t elements, Type type) {
-      auto opt =
-          b.create<FrameworkOp>(graph.getLoc(), TypeRange{},
-                                b.getStringAttr("optimizer::" + optimizer),
-                                grads, b.getI64IntegerAttr(0));
+      auto opt = FrameworkOp::create(b, graph.getLoc(), TypeRange{},
+                                     b.getStringAttr("optimizer::" + optimizer),
+                                     grads, b.getI64IntegerAttr(0));
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&opt.getOrCreateBodyBlock());
       OperationState state(graph.getLoc(), OptimizerOp::getOperationName());

@@ -192,7 +192,7 @@ perf::buildPerfModuleFromOnnx(MLIRContext *ctx, const OnnxModel &model,
       "onnx.flops", b.getI64IntegerAttr(static_cast<int64_t>(flops)));
 
   b.setInsertionPointToEnd(module->getBody());
-  auto graph = b.create<GraphOp>(fileLoc, "step");
+  auto graph = GraphOp::create(b, fileLoc, "step");
   graph.setPhase("inference");
   b.setInsertionPointToEnd(&graph.getBodyBlock());
 
