@@ -159,3 +159,89 @@ TEST(Replay, AlgorithmOneByHand) {
   EXPECT_DOUBLE_EQ(rows[0].gpuIdle, 70);
   EXPECT_DOUBLE_EQ(rows[0].deviceTimeByOp["aten::addmm"], 40);
 }
+
+// Six launch-free aten::view ops of 10 us; the gaps between them (T1) are
+// 4, 100, 1, 3 and 2 us.
+static KinetoTrace parseGapTrace() {
+  std::string events = R"({"ph": "X", "cat": "user_annotation", )"
+                       R"("name": "ProfilerStep#1", "pid": 7, "tid": 7, )"
+                       R"("ts": 1000000, "dur": 1000})";
+  double start = 1000010;
+  const double gaps[] = {4, 100, 1, 3, 2, 0};
+  for (double gap : gaps) {
+    events += R"(, {"ph": "X", "cat": "cpu_op", "name": "aten::view", )"
+              R"("pid": 7, "tid": 7, "ts": )" +
+              std::to_string(static_cast<int64_t>(start)) + R"(, "dur": 10})";
+    start += 10 + gap;
+  }
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse("{\"traceEvents\": [" + events + "]}");
+  EXPECT_TRUE(bool(json));
+  llvm::Expected<KinetoTrace> trace = KinetoTrace::parse(*json, "gaps");
+  EXPECT_TRUE(bool(trace));
+  return std::move(*trace);
+}
+
+TEST(OverheadExtraction, OutlierRemovalPerType) {
+  KinetoTrace trace = parseGapTrace();
+  ASSERT_EQ(trace.topLevelOps().size(), 6u);
+  ProfilerOverheads none{0, 0};
+  // Filtered (the same Q1 2, Q3 4, whiskers [-1, 7] as above): 100 goes.
+  OverheadTable filtered = extractOverheads(trace, trace.steps(), none);
+  EXPECT_DOUBLE_EQ(filtered.lookup("aten::view", 1), 2.5);
+  EXPECT_EQ(filtered.defaults[0]->removed, 1u);
+  // Only T2-T5 filtered: T1 keeps the 100 us gap, mean 110 / 5 = 22.
+  OverheadTable t1Kept = extractOverheads(trace, trace.steps(), none,
+                                          {false, true, true, true, true});
+  EXPECT_DOUBLE_EQ(t1Kept.lookup("aten::view", 1), 22);
+  EXPECT_DOUBLE_EQ(t1Kept.defaults[0]->mean, 22);
+  EXPECT_EQ(t1Kept.defaults[0]->removed, 0u);
+  EXPECT_DOUBLE_EQ(t1Kept.lookup("aten::view", 5), 10);
+  // Replayed with the untrimmed table the host time adds up to the trace's:
+  // T1 10 from the step start, then 6 ops of T5 10 and 5 gaps of T1 22.
+  ReplayOptions options;
+  options.profiler = none;
+  options.table = &t1Kept;
+  std::vector<ReplayResult> results =
+      replayIterations(trace, trace.steps(), options);
+  ASSERT_EQ(results.size(), 1u);
+  // Each op's T1 is the table's 22 (the first one too: table replays use the
+  // table for every op).
+  EXPECT_DOUBLE_EQ(results[0].predicted, 6 * 22 + 6 * 10);
+}
+
+// Two adjacent steps: a 60 us GEMM launched in step 1 runs into step 2,
+// whose aten::item synchronizes on it (test/Trace/replay-spill.test).
+static const char *spillTrace = R"json({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 7, "tid": 7, "ts": 1000000, "dur": 50},
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 7, "tid": 7, "ts": 1000050, "dur": 50},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": 1000010, "dur": 30},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1000020, "dur": 5, "args": {"correlation": 11}},
+    {"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": 7, "ts": 1000030, "dur": 60, "args": {"device": 0, "stream": 7, "correlation": 11}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::item", "pid": 7, "tid": 7, "ts": 1000060, "dur": 36},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 7, "tid": 7, "ts": 1000065, "dur": 30, "args": {"correlation": 12}}
+  ]})json";
+
+TEST(Replay, DeviceWorkCarriesIntoTheNextStep) {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(spillTrace);
+  ASSERT_TRUE(bool(json));
+  llvm::Expected<KinetoTrace> trace = KinetoTrace::parse(*json, "spill");
+  ASSERT_TRUE(bool(trace));
+  ASSERT_EQ(trace->steps().size(), 2u);
+  ReplayOptions options;
+  options.profiler = ProfilerOverheads{0, 0};
+  options.carryDeviceWork = true;
+  std::vector<ReplayResult> carried =
+      replayIterations(*trace, trace->steps(), options);
+  ASSERT_EQ(carried.size(), 2u);
+  // Step 1: host 10 + 10 + 5 + 15 = 40; the GEMM runs [22.5, 82.5).
+  EXPECT_DOUBLE_EQ(carried[0].predicted, 40);
+  EXPECT_DOUBLE_EQ(carried[0].predictedDevice, 82.5);
+  // Step 2 starts at 40: 42.5 us of GEMM left; 10 + 5, wait to 42.5, + 1.
+  EXPECT_DOUBLE_EQ(carried[1].predicted, 43.5);
+  options.carryDeviceWork = false;
+  std::vector<ReplayResult> separate =
+      replayIterations(*trace, trace->steps(), options);
+  EXPECT_DOUBLE_EQ(separate[0].predicted, 82.5);
+  EXPECT_DOUBLE_EQ(separate[1].predicted, 16);
+}
