@@ -5,6 +5,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
 #include <cmath>
@@ -17,7 +19,8 @@ static float lg(double x) {
   return static_cast<float>(std::log1p(std::max(x, 0.0)));
 }
 
-double perf::mlBaselineUs(const KernelDesc &k, const GpuSpec &gpu) {
+double perf::mlBaselineUs(const KernelDesc &k, const GpuSpec &gpu,
+                          double launchUs) {
   double peak = gpu.peakFlops(k.dtype, k.tensorCores);
   double bw = gpu.memBandwidth;
   if (k.kind == KernelKind::Memcpy &&
@@ -26,7 +29,8 @@ double perf::mlBaselineUs(const KernelDesc &k, const GpuSpec &gpu) {
   double computeS = peak > 0 ? k.totalFlops() / peak : 0;
   double memoryS = bw > 0 ? k.totalBytes() / bw : 0;
   // A floor of 1 ns keeps the log target finite for empty kernels.
-  return std::max(std::max(computeS, memoryS) * 1e6, 1e-3);
+  return std::max(std::max(computeS, memoryS) * 1e6 + std::max(launchUs, 0.0),
+                  1e-3);
 }
 
 std::vector<float> perf::mlFeatures(const KernelDesc &k, const GpuSpec &gpu) {
@@ -145,7 +149,7 @@ llvm::Error perf::trainMlModel(llvm::ArrayRef<MlSample> samples,
     std::vector<float> f = mlFeatures(*s.kernel, *s.gpu);
     data.insert(data.end(), f.begin(), f.end());
     labels.push_back(static_cast<float>(
-        std::log(s.measuredUs / mlBaselineUs(*s.kernel, *s.gpu))));
+        std::log(s.measuredUs / mlBaselineUs(*s.kernel, *s.gpu, s.launchUs))));
   }
   DMatrix dm;
   if (XGDMatrixCreateFromMat(data.data(), labels.size(), kMlFeatureCount, NAN,
@@ -196,6 +200,28 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
        it.increment(ec)) {
     llvm::StringRef path = it->path();
     llvm::StringRef file = llvm::sys::path::filename(path);
+    if (file == "launch.json") {
+      auto buffer = llvm::MemoryBuffer::getFile(path);
+      if (!buffer)
+        return llvm::createStringError("cannot read " + path);
+      auto json = llvm::json::parse((*buffer)->getBuffer());
+      if (!json)
+        return llvm::createStringError(path + ": " +
+                                       llvm::toString(json.takeError()));
+      const llvm::json::Object *devices =
+          json->getAsObject() ? json->getAsObject()->getObject("devices")
+                              : nullptr;
+      if (!devices)
+        return llvm::createStringError(path + ": no \"devices\" object");
+      for (const auto &[device, value] : *devices) {
+        std::optional<double> us = value.getAsNumber();
+        if (!us || *us < 0)
+          return llvm::createStringError(path + ": device '" + device.str() +
+                                         "' has no non-negative number");
+        model->launch[device.str()] = *us;
+      }
+      continue;
+    }
     if (!file.ends_with(".json") || file == "tile.json")
       continue;
     llvm::StringRef kind = file.drop_back(5);
@@ -212,7 +238,21 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
   if (model->boosters.empty())
     return llvm::createStringError("no <kind>.json models in '" + dir +
                                    "' (run perf-train)");
+  double sum = 0;
+  for (const auto &entry : model->launch)
+    sum += entry.second;
+  model->defaultLaunchUs =
+      model->launch.empty() ? 0 : sum / model->launch.size();
   return model;
+}
+
+double MlModel::launchUsFor(const GpuSpec &gpu) const {
+  auto it = launch.find(gpu.name);
+  return it != launch.end() ? it->second : defaultLaunchUs;
+}
+
+void MlModel::calibrateLaunch(llvm::StringRef device, double launchUs) {
+  launch[device.str()] = launchUs;
 }
 
 MlModel::~MlModel() {
@@ -244,7 +284,8 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
     return std::nullopt;
   KernelCost cost;
   cost.model = "ml";
-  cost.latencyUs = mlBaselineUs(k, gpu) * std::exp(double(out[0]));
+  cost.latencyUs =
+      mlBaselineUs(k, gpu, launchUsFor(gpu)) * std::exp(double(out[0]));
   double peak = gpu.peakFlops(k.dtype, k.tensorCores);
   cost.computeBound = peak > 0 && gpu.memBandwidth > 0 &&
                       k.totalFlops() / peak > k.totalBytes() / gpu.memBandwidth;

@@ -4,6 +4,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
 #include <map>
@@ -34,16 +35,54 @@ TileParamsSet perf::fitTileFamilies(llvm::ArrayRef<TrainingRow> rows,
   return set;
 }
 
+LaunchCalibration
+perf::measureLaunchCalibration(llvm::ArrayRef<TrainingRow> rows) {
+  LaunchCalibration out;
+  for (const TrainingRow &r : rows) {
+    if (r.kernel->kind != KernelKind::Elementwise || r.measuredUs <= 0)
+      continue;
+    auto [it, inserted] = out.try_emplace(r.gpu->name, r.measuredUs);
+    if (!inserted)
+      it->second = std::min(it->second, r.measuredUs);
+  }
+  return out;
+}
+
 llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
                                       llvm::StringRef dir,
                                       const MlTrainOptions &options,
                                       llvm::raw_ostream &log) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return llvm::createStringError(ec, "cannot create '" + dir + "'");
+  LaunchCalibration launch = measureLaunchCalibration(rows);
+  if (options.trainBoosters) {
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, "launch.json");
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec)
+      return llvm::createStringError(ec, "cannot write '" + path + "'");
+    llvm::json::Object devices;
+    for (const auto &[device, us] : launch) {
+      devices[device] = us;
+      log << "ml: " << device << ": fixed cost " << llvm::formatv("{0:f1}", us)
+          << " us\n";
+    }
+    os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                     {"devices", std::move(devices)}}))
+       << "\n";
+  }
+  // A device without element-wise rows gets the mean, as MlModel does.
+  double meanLaunchUs = 0;
+  for (const auto &entry : launch)
+    meanLaunchUs += entry.second / launch.size();
   std::map<std::string, std::vector<MlSample>> byKind;
-  for (const TrainingRow &r : rows)
+  for (const TrainingRow &r : rows) {
+    auto it = launch.find(r.gpu->name);
     byKind[kernelKindName(r.kernel->kind).str()].push_back(
-        {r.kernel, r.gpu, r.measuredUs});
+        {r.kernel, r.gpu, r.measuredUs,
+         it != launch.end() ? it->second : meanLaunchUs});
+  }
   for (const auto &[kind, samples] : byKind) {
     if (!options.trainBoosters)
       break;

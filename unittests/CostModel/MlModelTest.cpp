@@ -1,4 +1,5 @@
 #include "perf/CostModel/MlModel.h"
+#include "perf/CostModel/ModelTraining.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "gtest/gtest.h"
@@ -54,4 +55,118 @@ TEST(MlModel, MissingDirectoryIsAnError) {
   ASSERT_FALSE(bool(model));
   EXPECT_NE(llvm::toString(model.takeError()).find("does not exist"),
             std::string::npos);
+}
+
+static GpuSpec handGpu(llvm::StringRef name, double bandwidth) {
+  GpuSpec gpu;
+  gpu.name = name.str();
+  gpu.numSMs = 10;
+  gpu.coresPerSM = 64;
+  gpu.clockMHz = 1000;
+  gpu.fp32Flops = 10e12;
+  gpu.memBandwidth = bandwidth;
+  gpu.memBytes = 16e9;
+  gpu.l2Bytes = 4e6;
+  return gpu;
+}
+
+TEST(MlModel, BaselineAddsTheFixedCost) {
+  // 2^20 float elements, two inputs: 3 * 4 * 2^20 = 12,582,912 bytes at
+  // 1 TB/s = 12.582912 us, above the FLOP side (2^20 FLOP at 10 TFLOP/s =
+  // 0.105 us); plus a 25 us fixed cost = 37.582912 us.
+  GpuSpec gpu = handGpu("G", 1e12);
+  KernelDesc k;
+  k.kind = KernelKind::Elementwise;
+  k.numElements = 1 << 20;
+  k.numInputs = 2;
+  EXPECT_NEAR(mlBaselineUs(k, gpu), 12.582912, 1e-6);
+  EXPECT_NEAR(mlBaselineUs(k, gpu, 25.0), 37.582912, 1e-6);
+  // An empty kernel costs exactly the fixed cost.
+  KernelDesc empty = k;
+  empty.numElements = 0;
+  EXPECT_NEAR(mlBaselineUs(empty, gpu, 25.0), 25.0, 1e-9);
+}
+
+TEST(MlModel, LaunchCalibrationIsTheLowestElementwiseLatency) {
+  GpuSpec a = handGpu("A", 1e12), b = handGpu("B", 2e12);
+  KernelDesc add, gemm;
+  add.kind = KernelKind::Elementwise;
+  add.numElements = 1024;
+  gemm.kind = KernelKind::Gemm;
+  gemm.m = gemm.n = gemm.k = 64;
+  std::vector<TrainingRow> rows = {{&add, &a, 31.5},
+                                   {&add, &a, 27.25},
+                                   {&gemm, &a, 12.0},
+                                   {&add, &b, 40.0},
+                                   {&gemm, &b, 9.0}};
+  LaunchCalibration launch = measureLaunchCalibration(rows);
+  ASSERT_EQ(launch.size(), 2u);
+  // The GEMM rows (12 and 9 us) are not element-wise: not the floor.
+  EXPECT_DOUBLE_EQ(launch["A"], 27.25);
+  EXPECT_DOUBLE_EQ(launch["B"], 40.0);
+}
+
+TEST(MlModel, FixedCostCarriesOverAndCalibrates) {
+  // Latencies 2 x (bandwidth bound + the GPU's fixed cost) on two GPUs with
+  // fixed costs 20 and 30 us. A third GPU the model never saw is priced
+  // with the mean, 25 us, until calibrated with its own.
+  std::vector<GpuSpec> gpus = {handGpu("A", 1e12), handGpu("B", 2e12),
+                               handGpu("C", 1.5e12)};
+  const double fixed[] = {20, 30};
+  std::vector<KernelDesc> kernels;
+  for (int64_t n = 1 << 12; n <= (1 << 24); n *= 2) {
+    KernelDesc k;
+    k.kind = KernelKind::Elementwise;
+    k.numElements = n;
+    k.numInputs = 1;
+    kernels.push_back(k);
+  }
+  std::vector<TrainingRow> rows;
+  for (size_t g = 0; g < 2; ++g)
+    for (const KernelDesc &k : kernels)
+      rows.push_back({&k, &gpus[g], 2 * mlBaselineUs(k, gpus[g], fixed[g])});
+  // measureLaunchCalibration takes the lowest element-wise latency, twice
+  // the fixed cost plus the smallest kernel's bound here.
+  LaunchCalibration launch = measureLaunchCalibration(rows);
+  double launchA = 2 * mlBaselineUs(kernels[0], gpus[0], 20);
+  double launchB = 2 * mlBaselineUs(kernels[0], gpus[1], 30);
+  EXPECT_DOUBLE_EQ(launch["A"], launchA);
+  EXPECT_DOUBLE_EQ(launch["B"], launchB);
+
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-ml-test", dir));
+  MlTrainOptions options;
+  options.rounds = 50;
+  options.threads = 1;
+  std::string log;
+  llvm::raw_string_ostream os(log);
+  ASSERT_FALSE(bool(trainModelDirectory(rows, dir, options, os)));
+  auto model = MlModel::load(dir);
+  ASSERT_TRUE(bool(model)) << llvm::toString(model.takeError());
+  EXPECT_DOUBLE_EQ((*model)->launchUsFor(gpus[0]), launchA);
+  EXPECT_DOUBLE_EQ((*model)->launchUsFor(gpus[2]), (launchA + launchB) / 2);
+  (*model)->calibrateLaunch("C", 50.0);
+  EXPECT_DOUBLE_EQ((*model)->launchUsFor(gpus[2]), 50.0);
+  // A row's price is the baseline with the fixed cost it is given.
+  auto cost = (*model)->estimate(kernels[0], gpus[2]);
+  ASSERT_TRUE(cost);
+  EXPECT_GT(cost->latencyUs, mlBaselineUs(kernels[0], gpus[2], 50.0));
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(MlModel, BadLaunchFileIsAnError) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-ml-test", dir));
+  llvm::SmallString<128> path(dir);
+  llvm::sys::path::append(path, "launch.json");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    os << "{\"devices\": {\"T4\": -3}}";
+  }
+  auto model = MlModel::load(dir);
+  ASSERT_FALSE(bool(model));
+  EXPECT_NE(llvm::toString(model.takeError()).find("launch.json: device 'T4'"),
+            std::string::npos);
+  llvm::sys::fs::remove_directories(dir);
 }

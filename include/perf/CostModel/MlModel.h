@@ -18,6 +18,7 @@
 #include "perf/CostModel/KernelCostModel.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
+#include <map>
 #include <mutex>
 
 namespace perf {
@@ -26,13 +27,27 @@ namespace perf {
 constexpr unsigned kMlFeatureCount = 32;
 std::vector<float> mlFeatures(const KernelDesc &kernel, const GpuSpec &gpu);
 
-/// The roofline at 100% of peak the learned residual multiplies, in us.
-double mlBaselineUs(const KernelDesc &kernel, const GpuSpec &gpu);
+/// What the learned residual multiplies, in us: the roofline at 100% of peak
+/// plus the GPU's fixed per-kernel cost `launchUs` (launch, tail and timing;
+/// 25-41 us on the NeuSight machines, far above the bound of a small kernel).
+/// With the fixed cost in the baseline, a tiny kernel's target is
+/// log(its floor / the GPU's floor), about the same on every GPU, where
+/// the plain roofline's was log(floor / bound), which scales with the GPU's
+/// bandwidth and trees cannot extrapolate.
+double mlBaselineUs(const KernelDesc &kernel, const GpuSpec &gpu,
+                    double launchUs = 0);
+
+/// The fixed per-kernel cost of a device, measured: the lowest latency of an
+/// element-wise kernel on it (the data's stand-in for an empty-kernel
+/// microbenchmark). Keyed by GpuSpec::name.
+using LaunchCalibration = std::map<std::string, double>;
 
 struct MlSample {
   const KernelDesc *kernel = nullptr;
   const GpuSpec *gpu = nullptr;
   double measuredUs = 0;
+  /// The device's fixed cost (LaunchCalibration), 0 if unknown.
+  double launchUs = 0;
 };
 
 struct MlTrainOptions {
@@ -62,10 +77,19 @@ public:
                                      const GpuSpec &gpu) const override;
   /// Kinds with a trained model.
   std::vector<std::string> kinds() const;
+  /// The fixed cost used for `gpu`: its calibration if known, else the mean
+  /// of the calibrated devices (the training GPUs), else 0.
+  double launchUsFor(const GpuSpec &gpu) const;
+  /// Adds or replaces a device's measured fixed cost (one number measured
+  /// on a GPU, not training: the boosters are unchanged).
+  void calibrateLaunch(llvm::StringRef device, double launchUs);
 
 private:
   MlModel() = default;
   llvm::StringMap<void *> boosters;
+  /// launch.json of the model directory, plus calibrateLaunch.
+  LaunchCalibration launch;
+  double defaultLaunchUs = 0;
   /// XGBoost's predictor is not documented as thread-safe.
   mutable std::mutex mutex;
 };

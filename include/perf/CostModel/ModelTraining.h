@@ -28,8 +28,14 @@ TileParamsSet fitTileFamilies(llvm::ArrayRef<TrainingRow> rows,
                               size_t maxRows = 20000, unsigned seed = 1,
                               unsigned iterations = 1500);
 
-/// Trains an ml booster per kernel kind into `dir`/<kind>.json and fits the
-/// tile coefficients into `dir`/tile.json. Progress goes to `log`.
+/// Each device's lowest element-wise latency (devices without element-wise
+/// rows are absent).
+LaunchCalibration measureLaunchCalibration(llvm::ArrayRef<TrainingRow> rows);
+
+/// Trains an ml booster per kernel kind into `dir`/<kind>.json (targets
+/// over mlBaselineUs with the devices' measureLaunchCalibration, saved to
+/// `dir`/launch.json) and fits the tile coefficients into `dir`/tile.json.
+/// Progress goes to `log`.
 llvm::Error trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
                                 llvm::StringRef dir,
                                 const MlTrainOptions &options,
