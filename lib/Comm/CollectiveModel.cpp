@@ -277,3 +277,22 @@ double perf::collectiveTimeUs(CollectiveKind kind, double bytes,
                               CollectiveAlgorithm algorithm) {
   return estimateCollective(kind, bytes, placement, system, algorithm).timeUs;
 }
+
+double perf::parameterServerTransferUs(double bytes, const SystemSpec &system,
+                                       unsigned workers, unsigned servers,
+                                       unsigned workersPerNode) {
+  double net = nicShare(workersPerNode, system);
+  if (servers > 0 && workers > 0)
+    net = std::min(net, system.achievedBandwidth(system.interNode) * servers /
+                            workers);
+  double pcie = system.achievedBandwidth(system.hostPcie);
+  return system.interNode.latencyUs + system.hostPcie.latencyUs +
+         bytes / net * 1e6 + bytes / pcie * 1e6;
+}
+
+double perf::hostCopyUs(double bytes, const SystemSpec &system,
+                        unsigned sharers) {
+  double pcie =
+      system.achievedBandwidth(system.hostPcie) / std::max(1u, sharers);
+  return system.hostPcie.latencyUs + bytes / pcie * 1e6;
+}

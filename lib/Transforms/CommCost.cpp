@@ -8,6 +8,7 @@
 #include "perf/Comm/CollectiveModel.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace perf {
 #define GEN_PASS_DEF_COMMCOST
@@ -33,13 +34,43 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
     Builder b(&getContext());
     WalkResult result = getOperation().walk([&](GraphOp graph) {
       bool hasCollectives = false;
-      graph.walk([&](Operation *op) { hasCollectives |= isCollective(op); });
+      graph.walk([&](Operation *op) {
+        hasCollectives |= isCollective(op) || op->hasAttr(kHostLinkShareAttr);
+      });
       if (!hasCollectives)
         return WalkResult::advance();
       FailureOr<SystemSpec> system = getGraphSystem(graph, this->system);
       if (failed(system))
         return WalkResult::interrupt();
+      // Parameter servers of a PS/Worker rewrite are hosts, not GPUs of the
+      // system; their transfers cross the network and the worker's PCIe.
+      llvm::SmallDenseSet<int64_t> servers;
+      unsigned workers = 0, numServers = 0, workersPerNode = 1;
+      if (auto pai =
+              graph->getAttrOfType<DictionaryAttr>(kPaiArchitectureAttr)) {
+        if (auto ids = pai.getAs<DenseI64ArrayAttr>("parameter_servers"))
+          servers.insert(ids.asArrayRef().begin(), ids.asArrayRef().end());
+        auto get = [&](StringRef key) -> unsigned {
+          auto a = pai.getAs<IntegerAttr>(key);
+          return a ? unsigned(a.getInt()) : 0u;
+        };
+        workers = get("workers");
+        numServers = get("ps");
+        workersPerNode = std::max(1u, get("gpus_per_node"));
+      }
       WalkResult inner = graph.walk([&](Operation *op) {
+        if (auto share = op->getAttrOfType<IntegerAttr>(kHostLinkShareAttr)) {
+          if (auto copy = dyn_cast<MemcpyOp>(op);
+              copy && !hasMeasuredLatency(op)) {
+            op->setAttr(PerfDialect::kLatencyAttr,
+                        b.getF64FloatAttr(hostCopyUs(
+                            double(copy.getBytes()), *system,
+                            unsigned(std::max<int64_t>(1, share.getInt())))));
+            op->setAttr(PerfDialect::kCostModelAttr,
+                        b.getStringAttr("alpha-beta"));
+          }
+          return WalkResult::advance();
+        }
         // A collective measured on hardware (an imported trace) keeps its
         // latency.
         if (!isCollective(op) || hasMeasuredLatency(op))
@@ -51,6 +82,21 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
           return WalkResult::interrupt();
         }
         ArrayRef<int64_t> group = getCollectiveGroup(op);
+        if (llvm::any_of(group,
+                         [&](int64_t r) { return servers.contains(r); })) {
+          if (*kind != CollectiveKind::SendRecv) {
+            op->emitOpError("a parameter server takes part only in send/recv");
+            return WalkResult::interrupt();
+          }
+          op->setAttr(PerfDialect::kLatencyAttr,
+                      b.getF64FloatAttr(parameterServerTransferUs(
+                          double(getCollectiveBytes(op)), *system, workers,
+                          numServers, workersPerNode)));
+          op->setAttr(PerfDialect::kCostModelAttr,
+                      b.getStringAttr("alpha-beta"));
+          op->setAttr("perf.algorithm", b.getStringAttr("parameter-server"));
+          return WalkResult::advance();
+        }
         for (int64_t rank : group)
           if (rank >= int64_t(system->numGpus())) {
             op->emitOpError()

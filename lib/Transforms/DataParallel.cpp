@@ -27,9 +27,10 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
   using DataParallelBase::DataParallelBase;
 
   void runOnOperation() override {
-    if (devices < 1 || bucketMb <= 0) {
+    if (devices < 1 || bucketMb <= 0 || stride < 0) {
       getOperation().emitError(
-          "--perf-data-parallel: devices and bucket-mb must be positive");
+          "--perf-data-parallel: devices and bucket-mb must be positive, "
+          "stride non-negative");
       return signalPassFailure();
     }
     WalkResult result = getOperation().walk([&](GraphOp graph) {
@@ -67,7 +68,16 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
                 "GEMM or convolution); is it a training graph?";
 
     const int64_t bucketBytes = static_cast<int64_t>(bucketMb * 1024 * 1024);
-    SmallVector<int64_t> group = iotaGroup(devices);
+    // After tensor parallelism, device 0's replica is one of a TP group of
+    // consecutive devices; the data-parallel peers are a TP group apart.
+    int64_t step = stride;
+    if (step <= 0) {
+      auto tp = graph->getAttrOfType<IntegerAttr>("perf.tensor_parallel");
+      step = tp ? std::max<int64_t>(1, tp.getInt()) : 1;
+    }
+    SmallVector<int64_t> group;
+    for (int64_t i = 0; i < devices; ++i)
+      group.push_back(i * step);
     OpBuilder b(&getContext());
     int64_t pending = 0, bucket = 0;
     for (size_t i = 0; i < backward.size(); ++i) {

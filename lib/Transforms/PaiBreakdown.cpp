@@ -22,6 +22,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cmath>
+#include <set>
 
 namespace perf {
 #define GEN_PASS_DEF_PAIBREAKDOWN
@@ -75,7 +76,17 @@ struct PaiBreakdownPass : perf::impl::PaiBreakdownBase<PaiBreakdownPass> {
       // symmetric data- or tensor-parallel graph carry no kernels).
       int64_t worst = 0;
       Breakdown bd = compute(graph, 0, *gpu, *system);
-      for (int64_t d = 1, e = maxDeviceId(graph); d <= e; ++d) {
+      // Devices that run work of their own (collective-only peers and
+      // parameter servers have no breakdown of their own).
+      std::set<int64_t> working;
+      graph.walk([&](Operation *op) {
+        if (auto fw = dyn_cast<FrameworkOp>(op))
+          working.insert(fw.getDevice());
+        else if (auto k = dyn_cast<KernelOpInterface>(op))
+          working.insert(k.getDeviceId());
+      });
+      working.erase(0);
+      for (int64_t d : working) {
         Breakdown other = compute(graph, d, *gpu, *system);
         if (other.total() > bd.total()) {
           bd = other;

@@ -95,6 +95,14 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       if (auto fw = dyn_cast<FrameworkOp>(op))
         ops.push_back(fw);
 
+    // Each rank holds 1/N of the weights, so it produces 1/N of the
+    // gradients (what data parallelism on top reduces). Gradients derived
+    // from wgrad GEMM shapes shrink with the GEMM split below.
+    for (FrameworkOp op : ops)
+      if (auto g = op->getAttrOfType<IntegerAttr>(kGradBytesAttr))
+        op->setAttr(kGradBytesAttr,
+                    b.getI64IntegerAttr(divideUp(g.getInt(), devices)));
+
     // Forward: alternate column- and row-parallel GEMMs.
     bool nextIsColumn = true, inside = false;
     struct ColumnLayer {

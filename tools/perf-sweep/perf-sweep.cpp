@@ -6,8 +6,10 @@
 // 2019): Ethernet {10, 25, 100} Gb/s, PCIe {10, 50} GB/s, GPU peak
 // {8, 16, 32, 64} TFLOP/s, GPU memory {1, 2, 4} TB/s, for the PS/Worker,
 // AllReduce-Local and AllReduce-Cluster architectures. Every point runs the
-// optional parallelism pipeline, the cost passes, the critical path and the
-// PAI breakdown on its own copy of the module; points run on all cores.
+// optional parallelism pipeline (or, without one, the architecture rewrite
+// --perf-pai-architecture, so the critical path sees PS/Worker pulls and
+// pushes or the all_reduce), the cost passes, the critical path and the PAI
+// breakdown on its own copy of the module; points run on all cores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,6 +77,22 @@ static llvm::cl::opt<double> inputBytesOpt(
     llvm::cl::desc("Input bytes per step per replica for T_d (-1: the "
                    "graph's h2d copies)"),
     llvm::cl::init(-1));
+static llvm::cl::opt<std::string> archGraphOpt(
+    "arch-graph",
+    llvm::cl::desc("Rewrite the graph for each point's architecture "
+                   "(--perf-pai-architecture) so the critical path times its "
+                   "weight traffic and input I/O: auto (when the point runs "
+                   "no --pipeline), on, off"),
+    llvm::cl::init("auto"));
+static llvm::cl::opt<int>
+    psOpt("ps",
+          llvm::cl::desc("Parameter servers of ps-worker (0: one per worker)"),
+          llvm::cl::init(0));
+static llvm::cl::opt<int> gpusPerNodeOpt(
+    "gpus-per-node",
+    llvm::cl::desc("Workers per server for the architecture rewrite (0: 1 "
+                   "for ps-worker, else as many as fit)"),
+    llvm::cl::init(0));
 static llvm::cl::opt<unsigned>
     jobsOpt("j", llvm::cl::desc("Threads (0: all cores)"), llvm::cl::init(0));
 
@@ -127,8 +145,8 @@ SystemSpec pointSystem(const SystemSpec &base, const Point &p) {
   g.pcieBandwidth = p.pcieGBs * 1e9;
   s.hostPcie.bandwidth = p.pcieGBs * 1e9;
   s.interNode.bandwidth = p.ethernetGbps * 1e9 / 8;
-  unsigned per = std::max(1u, s.gpusPerNode);
-  s.nodes = std::max<unsigned>(s.nodes, (workersOpt + per - 1) / per);
+  // Enough servers for one worker each (PS/Worker's placement).
+  s.nodes = std::max<unsigned>(s.nodes, workersOpt);
   return s;
 }
 
@@ -173,6 +191,19 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
     p.error = "bad --pipeline: " + diagnostics;
     llvm::sys::fs::remove(path);
     return;
+  }
+  bool rewrite =
+      archGraphOpt == "on" || (archGraphOpt == "auto" && p.pipeline.empty());
+  if (rewrite) {
+    PaiArchitectureOptions archOptions;
+    archOptions.arch = p.arch;
+    archOptions.workers = workersOpt;
+    archOptions.ps = psOpt;
+    archOptions.gpusPerNode = gpusPerNodeOpt;
+    archOptions.system = path.str().str();
+    archOptions.inputBytes =
+        inputBytesOpt > 0 ? static_cast<int64_t>(inputBytesOpt) : 0;
+    pm.addPass(createPaiArchitecture(archOptions));
   }
   pm.addPass(createKernelCost());
   CommCostOptions comm;
@@ -236,6 +267,9 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(base.takeError()));
   if (workersOpt < 1)
     return fail("--workers must be positive");
+  if (archGraphOpt != "auto" && archGraphOpt != "on" && archGraphOpt != "off")
+    return fail("--arch-graph: expected auto, on or off, got '" + archGraphOpt +
+                "'");
 
   std::vector<std::vector<double>> axes;
   for (auto [name, text] :

@@ -104,6 +104,21 @@ collectiveTimeUs(CollectiveKind kind, double bytes,
                  const RankPlacement &placement, const SystemSpec &system,
                  CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto);
 
+/// One transfer of `bytes` between a worker GPU and a parameter server
+/// (PS/Worker in the Alibaba-PAI study): the message crosses the network and
+/// the worker's host PCIe one after the other (store and forward through host
+/// memory, as Wang et al. price T_w = S_w / B_eth + S_w / B_pcie). The
+/// network share of a worker is the smaller of its share of its server's NICs
+/// (`workersPerNode` GPUs sending at once) and its share of the PS tier
+/// (`servers` NICs serving `workers` workers).
+double parameterServerTransferUs(double bytes, const SystemSpec &system,
+                                 unsigned workers, unsigned servers,
+                                 unsigned workersPerNode);
+
+/// A host-to-device (or back) copy of `bytes` over the host PCIe link when
+/// `sharers` GPUs of the server copy at the same time.
+double hostCopyUs(double bytes, const SystemSpec &system, unsigned sharers);
+
 } // namespace perf
 
 #endif // PERF_COMM_COLLECTIVEMODEL_H

@@ -18,6 +18,13 @@ namespace perf {
 
 /// Attribute an op may carry with the bytes of the gradients it produces.
 constexpr llvm::StringLiteral kGradBytesAttr = "perf.grad_bytes";
+/// Graph attribute --perf-pai-architecture writes: arch, workers, ps,
+/// gpus_per_node and the parameter-server device ids (`parameter_servers`).
+constexpr llvm::StringLiteral kPaiArchitectureAttr = "perf.pai_architecture";
+/// On a host copy (perf.memcpy h2d/d2h): the GPUs of a server that copy over
+/// its host PCIe link at the same time; --perf-comm-cost prices the copy on
+/// the system's host link.
+constexpr llvm::StringLiteral kHostLinkShareAttr = "perf.host_link_share";
 
 /// One node of `gpu` with `gpus` GPUs: NVLink between them when the GPU has
 /// NVLink (its aggregate bandwidth per GPU), PCIe otherwise.

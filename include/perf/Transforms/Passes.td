@@ -120,6 +120,9 @@ def DataParallel : Pass<"perf-data-parallel", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"devices", "devices", "int64_t", "2", "Data-parallel replicas">,
+    Option<"stride", "stride", "int64_t", "0",
+           "Device distance between replicas (0: the graph's tensor-"
+           "parallel size, else 1): group 0, stride, 2 stride...">,
     Option<"bucketMb", "bucket-mb", "double", "25.0",
            "Gradient bucket size in MiB (PyTorch DDP default: 25)">,
   ];
@@ -354,6 +357,39 @@ def Compare : Pass<"perf-compare", "::mlir::ModuleOp"> {
     Option<"format", "format", "std::string", "\"text\"", "text or json">,
     Option<"output", "output", "std::string", "\"-\"",
            "Where to write ('-' is stdout)">,
+  ];
+}
+
+
+def PaiArchitecture : Pass<"perf-pai-architecture", "::mlir::ModuleOp"> {
+  let summary = "Rewrite a training step for a PAI architecture: PS/Worker, "
+                "AllReduce-Local or AllReduce-Cluster, with input I/O";
+  let description = [{
+    The architectures of Wang et al., "Characterizing Deep Learning Training
+    Workloads on Alibaba-PAI" (IISWC 2019) as graph rewrites the critical
+    path times. Input I/O: a `pai::input` op copying `input-bytes` host to
+    device first (priced over the system's host PCIe, shared by the job's
+    GPUs of a server). PS/Worker: `ps` parameter servers (device ids after the
+    system's GPUs) send the weights before the forward pass (`pai::pull`) and
+    receive the gradients after the backward pass (`pai::push`); the worker's
+    optimizer ops go (the servers apply the update). AllReduce-Local: one
+    ring all_reduce of the gradients inside one server. AllReduce-Cluster: one
+    hierarchical all_reduce over `workers` GPUs, `gpus-per-node` a server.
+    One replica (device 0) is modeled; `perf.pai_architecture` on the graph
+    tells --perf-comm-cost how to price the parameter-server links.
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string", "\"allreduce-local\"",
+           "ps-worker, allreduce-local or allreduce-cluster">,
+    Option<"workers", "workers", "int64_t", "8", "Model replicas (GPUs)">,
+    Option<"ps", "ps", "int64_t", "0",
+           "Parameter servers (ps-worker; 0: one per worker)">,
+    Option<"gpusPerNode", "gpus-per-node", "int64_t", "0",
+           "Workers per server (0: 1 for ps-worker, else as many as fit)">,
+    Option<"system", "system", "std::string", "\"pai-v100-25gbe\"",
+           "Preset or system JSON (places the workers on servers)">,
+    Option<"inputBytes", "input-bytes", "int64_t", "0",
+           "Input bytes a step copies host to device (0: no input op)">,
   ];
 }
 

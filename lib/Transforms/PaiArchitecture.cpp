@@ -1,0 +1,202 @@
+//===- PaiArchitecture.cpp - --perf-pai-architecture ----------------------===//
+//
+// The training architectures of Wang et al., "Characterizing Deep Learning
+// Training Workloads on Alibaba-PAI" (IISWC 2019, Sec. II-A, Table II), as
+// graph rewrites the critical path times, next to the closed-form breakdown
+// of --perf-pai-breakdown:
+//
+//   input I/O          pai::input, an h2d copy of the batch over host PCIe
+//   PS/Worker          pai::pull (recv from each parameter server) before the
+//                      forward pass, pai::push (send to each) after the
+//                      backward pass; the servers run the optimizer
+//   AllReduce-Local    one ring all_reduce of the gradients inside a server
+//   AllReduce-Cluster  one hierarchical all_reduce across servers
+//
+// As in the paper's model nothing overlaps: every op runs on stream 0 of
+// device 0 (one replica stands for the symmetric workers).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/BuiltinOps.h"
+#include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/Passes.h"
+
+namespace perf {
+#define GEN_PASS_DEF_PAIARCHITECTURE
+#include "perf/Transforms/Passes.h.inc"
+} // namespace perf
+
+using namespace perf;
+using namespace mlir;
+
+namespace {
+struct PaiArchitecturePass
+    : perf::impl::PaiArchitectureBase<PaiArchitecturePass> {
+  using PaiArchitectureBase::PaiArchitectureBase;
+
+  // Resolved options.
+  int64_t perNode = 1, servers = 0;
+  SmallVector<int64_t> workerRanks, serverIds;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    StringRef a = arch;
+    if (a != "ps-worker" && a != "allreduce-local" &&
+        a != "allreduce-cluster") {
+      module.emitError() << "--perf-pai-architecture: unknown arch '" << a
+                         << "' (ps-worker, allreduce-local, allreduce-cluster)";
+      return signalPassFailure();
+    }
+    if (workers < 1 || ps < 0 || gpusPerNode < 0 || inputBytes < 0) {
+      module.emitError("--perf-pai-architecture: workers must be positive, "
+                       "ps, gpus-per-node and input-bytes non-negative");
+      return signalPassFailure();
+    }
+    llvm::Expected<SystemSpec> spec = loadSystemSpec(system);
+    if (!spec) {
+      module.emitError() << llvm::toString(spec.takeError());
+      return signalPassFailure();
+    }
+    const int64_t serverGpus = spec->gpusPerNode;
+    perNode = gpusPerNode > 0    ? int64_t(gpusPerNode)
+              : a == "ps-worker" ? 1
+                                 : std::min<int64_t>(workers, serverGpus);
+    if (perNode > serverGpus) {
+      module.emitError() << "--perf-pai-architecture: gpus-per-node " << perNode
+                         << " exceeds the " << serverGpus
+                         << " GPUs a server of '" << spec->name << "' has";
+      return signalPassFailure();
+    }
+    if (a == "allreduce-local" && workers > perNode) {
+      module.emitError() << "--perf-pai-architecture: allreduce-local keeps "
+                            "the job in one server, but "
+                         << int64_t(workers) << " workers exceed " << perNode
+                         << " GPUs a server (use allreduce-cluster)";
+      return signalPassFailure();
+    }
+    int64_t nodes = (workers + perNode - 1) / perNode;
+    if (nodes > int64_t(spec->nodes)) {
+      module.emitError() << "--perf-pai-architecture: " << int64_t(workers)
+                         << " workers at " << perNode << " a server need "
+                         << nodes << " servers; '" << spec->name << "' has "
+                         << spec->nodes;
+      return signalPassFailure();
+    }
+    // Worker i is GPU i % perNode of server i / perNode.
+    workerRanks.clear();
+    for (int64_t i = 0; i < workers; ++i)
+      workerRanks.push_back((i / perNode) * serverGpus + i % perNode);
+    servers = a == "ps-worker" ? (ps > 0 ? int64_t(ps) : int64_t(workers)) : 0;
+    serverIds = iotaGroup(servers, spec->numGpus());
+    WalkResult result = module.walk([&](GraphOp graph) {
+      return failed(runOnGraph(graph)) ? WalkResult::interrupt()
+                                       : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  LogicalResult runOnGraph(GraphOp graph) {
+    StringRef a = arch;
+    Block &body = graph.getBodyBlock();
+    Location loc = graph.getLoc();
+    OpBuilder b(&getContext());
+    int64_t weights = 0;
+    FrameworkOp lastGradient;
+    SmallVector<FrameworkOp> optimizers;
+    for (Operation &op : body) {
+      auto fw = dyn_cast<FrameworkOp>(op);
+      if (!fw)
+        continue;
+      if (isOptimizerOp(fw)) {
+        optimizers.push_back(fw);
+        continue;
+      }
+      // As --perf-pai-breakdown counts the weights: every op's gradients.
+      if (gradientBytes(fw) > 0) {
+        weights += gradientBytes(fw);
+        lastGradient = fw;
+      }
+    }
+    if (!lastGradient && workers > 1)
+      return graph.emitError()
+             << "--perf-pai-architecture: graph @" << graph.getSymName()
+             << " produces no gradients (no 'perf.grad_bytes' and no wgrad "
+                "GEMM or convolution); is it a training graph?";
+
+    // Ops inserted at the top go in order: input, then the pulls.
+    b.setInsertionPointToStart(&body);
+    if (inputBytes > 0) {
+      // GPUs of the job on one server share its host PCIe link (T_d of the
+      // paper multiplies by the local GPUs).
+      int64_t sharers = std::min<int64_t>(perNode, workers);
+      createCommOp(b, loc, "pai::input", ValueRange{}, 0, [&](OpBuilder &ob) {
+        OperationState state(loc, MemcpyOp::getOperationName());
+        state.addAttribute("bytes", ob.getI64IntegerAttr(inputBytes));
+        state.addAttribute("kind", ob.getStringAttr("h2d"));
+        state.addAttribute(kHostLinkShareAttr, ob.getI64IntegerAttr(sharers));
+        ob.create(state);
+      });
+    }
+    // Each server holds an equal shard of the weights (the last the rest).
+    auto shard = [&](int64_t j) {
+      int64_t base = weights / servers;
+      return j + 1 == servers ? weights - base * (servers - 1) : base;
+    };
+    auto transfer = [&](StringRef name, int64_t bytes, int64_t from, int64_t to,
+                        bool pull) {
+      createCommOp(b, loc, name, ValueRange{}, 0, [&](OpBuilder &ob) {
+        auto group = ob.getDenseI64ArrayAttr({from, to});
+        if (pull)
+          RecvOp::create(ob, loc, ob.getI64IntegerAttr(bytes), group,
+                         TypeAttr(), ob.getI64IntegerAttr(0),
+                         ob.getI64IntegerAttr(0), StringAttr());
+        else
+          SendOp::create(ob, loc, ob.getI64IntegerAttr(bytes), group,
+                         TypeAttr(), ob.getI64IntegerAttr(0),
+                         ob.getI64IntegerAttr(0), StringAttr());
+      });
+    };
+    int64_t removedOptimizers = 0;
+    if (a == "ps-worker" && weights > 0) {
+      for (int64_t j = 0; j < servers; ++j)
+        transfer("pai::pull", shard(j), serverIds[j], 0, /*pull=*/true);
+      b.setInsertionPointAfter(lastGradient);
+      for (int64_t j = 0; j < servers; ++j)
+        transfer("pai::push", shard(j), 0, serverIds[j], /*pull=*/false);
+      // The servers apply the update.
+      for (FrameworkOp opt : optimizers)
+        if (opt->use_empty()) {
+          opt->erase();
+          ++removedOptimizers;
+        }
+    } else if (a != "ps-worker" && weights > 0 && workers > 1) {
+      b.setInsertionPointAfter(lastGradient);
+      StringRef algorithm = a == "allreduce-local" ? "ring" : "hierarchical";
+      createCommOp(b, loc, "pai::all_reduce", ValueRange{}, 0,
+                   [&](OpBuilder &ob) {
+                     AllReduceOp::create(ob, loc, ob.getI64IntegerAttr(weights),
+                                         ob.getDenseI64ArrayAttr(workerRanks),
+                                         TypeAttr(), ob.getI64IntegerAttr(0),
+                                         ob.getI64IntegerAttr(0),
+                                         ob.getStringAttr(algorithm));
+                   });
+    }
+    graph->setAttr(
+        kPaiArchitectureAttr,
+        b.getDictionaryAttr({
+            b.getNamedAttr("arch", b.getStringAttr(a)),
+            b.getNamedAttr("workers", b.getI64IntegerAttr(workers)),
+            b.getNamedAttr("ps", b.getI64IntegerAttr(servers)),
+            b.getNamedAttr("gpus_per_node", b.getI64IntegerAttr(perNode)),
+            b.getNamedAttr("weight_bytes", b.getI64IntegerAttr(weights)),
+            b.getNamedAttr("input_bytes", b.getI64IntegerAttr(inputBytes)),
+            b.getNamedAttr("parameter_servers",
+                           b.getDenseI64ArrayAttr(serverIds)),
+            b.getNamedAttr("removed_optimizer_ops",
+                           b.getI64IntegerAttr(removedOptimizers)),
+        }));
+    return success();
+  }
+};
+} // namespace
