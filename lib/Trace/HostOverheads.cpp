@@ -326,5 +326,63 @@ OverheadTable extractOverheads(const KinetoTrace &trace,
   return table;
 }
 
+std::string siteKey(StringRef name, unsigned occurrence) {
+  return (name + "@" + Twine(occurrence)).str();
+}
+
+std::optional<double> SiteOverheads::lookup(StringRef site,
+                                            unsigned type) const {
+  auto it = sites.find(site);
+  if (type < 1 || type > 5 || it == sites.end())
+    return std::nullopt;
+  return it->second[type - 1];
+}
+
+SiteOverheads extractSiteOverheads(const KinetoTrace &trace,
+                                   ArrayRef<StepSpan> windows,
+                                   const ProfilerOverheads &profiler) {
+  StringMap<std::array<std::vector<double>, 5>> samples;
+  for (size_t w = 0; w < std::max<size_t>(windows.size(), 1); ++w) {
+    StringMap<unsigned> occurrences;
+    // As in the replay: the first op's T1 is its gap from the window start.
+    std::optional<double> previousEnd;
+    if (!windows.empty())
+      previousEnd = windows[w].start;
+    for (size_t index : trace.topLevelOps()) {
+      const HostOp &op = trace.ops()[index];
+      if (!windows.empty() &&
+          (op.start < windows[w].start || op.start >= windows[w].end()))
+        continue;
+      OpOverheadSample sample =
+          measureOpOverheads(trace, index, previousEnd, profiler);
+      previousEnd = previousEnd ? std::max(*previousEnd, op.end()) : op.end();
+      auto &slots = samples[siteKey(op.name, occurrences[op.name]++)];
+      slots[0].push_back(sample.t1.value_or(0));
+      if (sample.hasLaunches) {
+        slots[1].push_back(sample.t2);
+        slots[2].push_back(sample.t3);
+      }
+      if (!sample.t5.empty()) {
+        double sum = 0;
+        for (double t5 : sample.t5)
+          sum += t5;
+        slots[4].push_back(sum / sample.t5.size());
+      }
+    }
+  }
+  SiteOverheads result;
+  for (auto &entry : samples) {
+    auto &medians = result.sites[entry.getKey()];
+    for (unsigned t = 0; t < 5; ++t) {
+      std::vector<double> &values = entry.getValue()[t];
+      if (values.empty())
+        continue;
+      llvm::sort(values);
+      medians[t] = quantileOfSorted(values, 0.5);
+    }
+  }
+  return result;
+}
+
 } // namespace trace
 } // namespace perf

@@ -124,6 +124,7 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
         end = std::max(end, entry.second);
       return end;
     };
+    StringMap<unsigned> occurrences;
     // The first op's T1 is its gap from the iteration start.
     std::optional<double> previousEnd = span.start;
     for (size_t index : trace.topLevelOps()) {
@@ -135,7 +136,15 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
           measureOpOverheads(trace, index, previousEnd, options.profiler);
       previousEnd = previousEnd ? std::max(*previousEnd, op.end()) : op.end();
       const OverheadTable *table = options.table;
-      auto t = [&](unsigned type) { return table->lookup(op.name, type); };
+      std::string site;
+      if (options.sites)
+        site = siteKey(op.name, occurrences[op.name]++);
+      auto t = [&](unsigned type) {
+        if (options.sites)
+          if (std::optional<double> median = options.sites->lookup(site, type))
+            return *median;
+        return table->lookup(op.name, type);
+      };
       cpu += table ? t(1) : measured.t1.value_or(0);
       if (!measured.hasLaunches) {
         cpu += table ? t(5) : measured.t5.front();

@@ -76,6 +76,12 @@ static cl::opt<bool> noCarry(
              "host and device are done (default: device work queued at the "
              "end of a ProfilerStep delays the next, adjacent one)"),
     cl::cat(category));
+static cl::opt<bool> siteMedians(
+    "site-medians",
+    cl::desc("replay: T1, T2, T3 and T5 of the k-th op of each name in an "
+             "iteration from the median over the (fitted) iterations, the "
+             "table for the rest"),
+    cl::cat(category));
 static cl::opt<bool> holdout(
     "holdout",
     cl::desc("replay: extract the table from the even-numbered iterations "
@@ -319,8 +325,15 @@ static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
         extractOverheads(trace, fitWindows, profilerOverheads(true), *removal);
     tableName = "extracted from this trace";
   }
+  SiteOverheads sites;
+  if (siteMedians) {
+    sites = extractSiteOverheads(trace, fitWindows, profilerOverheads(true));
+    tableName += ", per-site medians";
+  }
   ReplayOptions withTable;
   withTable.carryDeviceWork = !noCarry;
+  if (siteMedians)
+    withTable.sites = &sites;
   withTable.table = &table;
   withTable.profiler = profilerOverheads(true);
   ReplayOptions measured = withTable;

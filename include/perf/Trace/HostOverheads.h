@@ -122,6 +122,27 @@ OverheadTable extractOverheads(const KinetoTrace &trace,
                                const ProfilerOverheads &profiler,
                                const std::array<bool, 5> &removeOutliers);
 
+/// T1, T2, T3 and T5 per call site: the k-th top-level op of a given name in
+/// an iteration (key "name@k", k from 0), summarized by the median over the
+/// iterations. The same site does the same work every iteration, so the
+/// median keeps the waits that happen there every time and drops the
+/// stalls (data loading, allocator) that hit one iteration. T5 is the
+/// median of each instance's mean T5. Not part of the JSON table.
+struct SiteOverheads {
+  llvm::StringMap<std::array<std::optional<double>, 5>> sites;
+  /// The median of type `type` (1, 2, 3 or 5) at `site`, if measured.
+  std::optional<double> lookup(llvm::StringRef site, unsigned type) const;
+};
+
+/// The key of the `occurrence`-th (0-based) top-level op named `name` in an
+/// iteration.
+std::string siteKey(llvm::StringRef name, unsigned occurrence);
+
+/// Per-site medians over the top-level ops of `windows` (at least one).
+SiteOverheads extractSiteOverheads(const KinetoTrace &trace,
+                                   llvm::ArrayRef<StepSpan> windows,
+                                   const ProfilerOverheads &profiler);
+
 } // namespace trace
 } // namespace perf
 

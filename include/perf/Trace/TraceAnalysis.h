@@ -61,6 +61,9 @@ struct ReplayOptions {
   /// every window starts with idle streams and ends when both host and
   /// device are done.
   bool carryDeviceWork = false;
+  /// With `table`: per-site medians that take precedence over the table's
+  /// T1, T2, T3 and T5 (T4 stays per runtime function).
+  const SiteOverheads *sites = nullptr;
 };
 
 struct ReplayResult {
