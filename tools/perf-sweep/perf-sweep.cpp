@@ -197,7 +197,12 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
   if (rewrite) {
     PaiArchitectureOptions archOptions;
     archOptions.arch = p.arch;
-    archOptions.workers = workersOpt;
+    // AllReduce-Local is one server's job: more workers than a server holds
+    // count as a full server, as --perf-pai-breakdown's local GPUs do.
+    archOptions.workers =
+        p.arch == "allreduce-local"
+            ? std::min<int64_t>(workersOpt, std::max(1u, system.gpusPerNode))
+            : int64_t(workersOpt);
     archOptions.ps = psOpt;
     archOptions.gpusPerNode = gpusPerNodeOpt;
     archOptions.system = path.str().str();

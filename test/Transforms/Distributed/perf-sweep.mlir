@@ -5,6 +5,7 @@
 // RUN: FileCheck %s --check-prefix=GRIDROW < %t.grid
 // RUN: perf-sweep %s --pipeline='none;perf-tensor-parallel{devices=2}' --arch=allreduce-local --ethernet-gbps=25 --pcie-gbs=10 --tflops=1 --hbm-tbs=1 | FileCheck %s --check-prefix=PAR
 // RUN: perf-sweep %s --arch=ps-worker --arch-graph=off --ethernet-gbps=25 --pcie-gbs=10 --tflops=1 --hbm-tbs=1 | FileCheck %s --check-prefix=OFF
+// RUN: perf-sweep %s --arch=allreduce-local,allreduce-cluster --workers=16 --ethernet-gbps=25 --pcie-gbs=10 --tflops=1 --hbm-tbs=1 | FileCheck %s --check-prefix=W16
 // RUN: not perf-sweep %s --arch-graph=maybe 2>&1 | FileCheck %s --check-prefix=BADGRAPH
 // RUN: not perf-sweep %s --tflops=1,x 2>&1 | FileCheck %s --check-prefix=BADLIST
 // RUN: not perf-sweep %s --pipeline=no-such-pass 2>&1 | FileCheck %s --check-prefix=BADPIPE
@@ -59,6 +60,12 @@
 // GRID-COUNT-72: allreduce-cluster
 // --arch-graph=off leaves the graph alone: the critical path is the work.
 // OFF: ps-worker 25 10 1 1 1000.0 980.0 2.0 8400.0 10382.0 1858.8
+// 16 workers: AllReduce-Local stays one full server (379 us as above);
+// AllReduce-Cluster spans two, a hierarchical all_reduce of 378 us over
+// NVLink + 3250 us over the servers' 25 GbE NICs shared by 8 GPUs (as in
+// pai-architecture.mlir): 1858.75 + 3628 + 1 = 5487.75 us.
+// W16: allreduce-local 25 10 1 1 8000.0 980.0 2.0 350.0 9332.0 2237.8
+// W16-NEXT: allreduce-cluster 25 10 1 1 8000.0 980.0 2.0 3550.0 12532.0 5487.8
 // BADGRAPH: perf-sweep: error: --arch-graph: expected auto, on or off, got 'maybe'
 // BADLIST: perf-sweep: error: --tflops: expected positive numbers, got 'x'
 // BADPIPE: perf-sweep: error: bad --pipeline: {{.*}}'no-such-pass' does not refer to a registered pass
