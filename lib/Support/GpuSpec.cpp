@@ -1,4 +1,5 @@
-//===- GpuSpec.cpp - Built-in GPU catalog and device JSON ------------------===//
+//===- GpuSpec.cpp - Built-in GPU catalog and device JSON
+//------------------===//
 //
 // Figures are dense (no sparsity) peaks from NVIDIA's public datasheets and
 // architecture whitepapers, named in each entry's `source`. L2 bandwidth is
@@ -61,12 +62,11 @@ static GpuSpec make(const char *name, const char *source, unsigned sms,
 
 static const std::vector<CatalogEntry> &catalog() {
   static const std::vector<CatalogEntry> entries = {
-      {make("P100-PCIe-16GB", "NVIDIA Tesla P100 PCIe datasheet (2016)", 56,
-            64, 1303, 4.7, 9.3, 18.7, 0, 0, 0, 0, 0, 732, 16, 1600, 4, 64,
-            16, 0),
+      {make("P100-PCIe-16GB", "NVIDIA Tesla P100 PCIe datasheet (2016)", 56, 64,
+            1303, 4.7, 9.3, 18.7, 0, 0, 0, 0, 0, 732, 16, 1600, 4, 64, 16, 0),
        {"p100", "tesla p100-pcie-16gb", "tesla p100"}},
-      {make("P4", "NVIDIA Tesla P4 datasheet (2016)", 20, 128, 1114, 0.17,
-            5.5, 0.09, 0, 0, 0, 0, 22, 192, 8, 700, 2, 96, 16, 0),
+      {make("P4", "NVIDIA Tesla P4 datasheet (2016)", 20, 128, 1114, 0.17, 5.5,
+            0.09, 0, 0, 0, 0, 22, 192, 8, 700, 2, 96, 16, 0),
        {"tesla p4"}},
       {make("V100-SXM2-32GB", "NVIDIA Tesla V100 datasheet (2018), SXM2", 80,
             64, 1530, 7.8, 15.7, 31.4, 0, 125, 0, 0, 62, 900, 32, 2155, 6, 96,
@@ -74,8 +74,7 @@ static const std::vector<CatalogEntry> &catalog() {
        {"v100", "v100-sxm2", "tesla v100-sxm2-32gb", "tesla v100-sxm2-16gb",
         "v100-sxm2-16gb"}},
       {make("V100-PCIe-32GB", "NVIDIA Tesla V100 datasheet (2018), PCIe", 80,
-            64, 1380, 7, 14, 28, 0, 112, 0, 0, 56, 900, 32, 2155, 6, 96, 16,
-            0),
+            64, 1380, 7, 14, 28, 0, 112, 0, 0, 56, 900, 32, 2155, 6, 96, 16, 0),
        {"v100-pcie", "tesla v100-pcie-32gb", "tesla v100-pcie-16gb"}},
       {make("T4", "NVIDIA T4 datasheet (2019)", 40, 64, 1590, 0.25, 8.1, 16.2,
             0, 65, 0, 0, 130, 320, 16, 1100, 4, 64, 16, 0),
@@ -99,8 +98,8 @@ static const std::vector<CatalogEntry> &catalog() {
       {make("A10", "NVIDIA A10 datasheet (2021)", 72, 128, 1695, 0.98, 31.2,
             31.2, 62.5, 125, 125, 0, 250, 600, 24, 2000, 6, 100, 32, 0),
        {"nvidia a10"}},
-      {make("L4", "NVIDIA L4 datasheet (2023)", 58, 128, 2040, 0.49, 30.3,
-            30.3, 60, 121, 121, 242, 242, 300, 24, 2500, 48, 100, 32, 0),
+      {make("L4", "NVIDIA L4 datasheet (2023)", 58, 128, 2040, 0.49, 30.3, 30.3,
+            60, 121, 121, 242, 242, 300, 24, 2500, 48, 100, 32, 0),
        {"nvidia l4"}},
       {make("H100-SXM5-80GB", "NVIDIA H100 datasheet (2023), SXM5", 132, 128,
             1980, 34, 67, 134, 494.7, 989.4, 989.4, 1978.9, 1978.9, 3350, 80,
@@ -149,6 +148,16 @@ const GpuSpec *perf::lookupGpu(llvm::StringRef name) {
         return &specs[i];
   }
   return nullptr;
+}
+
+llvm::Expected<GpuSpec> perf::lookupGpuOrError(llvm::StringRef name) {
+  if (const GpuSpec *known = lookupGpu(name))
+    return *known;
+  std::string names;
+  for (const GpuSpec &g : gpuCatalog())
+    names += (names.empty() ? "" : ", ") + g.name;
+  return llvm::createStringError("unknown device '" + name + "'; known: " +
+                                 names + "; or give --perf-device-file=<json>");
 }
 
 double GpuSpec::peakFlops(DType type, bool tensorCores) const {

@@ -1,8 +1,8 @@
 //===- SetTarget.cpp - --perf-set-target ----------------------------------===//
 
+#include "mlir/IR/BuiltinOps.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
-#include "mlir/IR/BuiltinOps.h"
 
 namespace perf {
 #define GEN_PASS_DEF_SETTARGET
@@ -23,29 +23,15 @@ struct SetTargetPass : perf::impl::SetTargetBase<SetTargetPass> {
                        "device-file=");
       return signalPassFailure();
     }
-    GpuSpec spec;
-    if (!device.empty()) {
-      const GpuSpec *known = lookupGpu(device);
-      if (!known) {
-        std::string names;
-        for (const GpuSpec &g : gpuCatalog())
-          names += (names.empty() ? "" : ", ") + g.name;
-        module.emitError() << "unknown device '" << device
-                           << "'; known: " << names
-                           << "; or give --perf-device-file=<json>";
-        return signalPassFailure();
-      }
-      spec = *known;
-    } else {
-      llvm::Expected<GpuSpec> loaded = loadGpuSpecFile(deviceFile);
-      if (!loaded) {
-        module.emitError(llvm::toString(loaded.takeError()));
-        return signalPassFailure();
-      }
-      spec = *loaded;
+    llvm::Expected<GpuSpec> spec =
+        device.empty() ? loadGpuSpecFile(deviceFile) : lookupGpuOrError(device);
+    if (!spec) {
+      module.emitError(llvm::toString(spec.takeError()));
+      return signalPassFailure();
     }
-    GpuAttr target = GpuAttr::get(&getContext(), spec);
-    module.walk([&](GraphOp graph) { graph.setTargetAttr(target); });
+    GpuAttr target = GpuAttr::get(&getContext(), *spec);
+    for (GraphOp graph : module.getOps<GraphOp>())
+      graph.setTargetAttr(target);
   }
 };
 } // namespace

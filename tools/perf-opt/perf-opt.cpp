@@ -7,23 +7,22 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "perf/Dialect/PerfDialect.h"
-#include "perf/Support/GpuSpec.h"
-#include "perf/Tools/Registration.h"
-#include "perf/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
-#include "llvm/Support/SourceMgr.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "perf/Dialect/PerfOps.h"
+#include "perf/Support/GpuSpec.h"
+#include "perf/Tools/Registration.h"
+#include "perf/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
@@ -42,10 +41,10 @@ static llvm::cl::opt<std::string>
     estimateFormat("estimate-format",
                    llvm::cl::desc("Report format of --estimate: text or json"),
                    llvm::cl::init("text"), llvm::cl::cat(perfCategory));
-static llvm::cl::opt<std::string> estimateModels(
-    "estimate-models",
-    llvm::cl::desc("Kernel cost model order used by --estimate"),
-    llvm::cl::cat(perfCategory));
+static llvm::cl::opt<std::string>
+    estimateModels("estimate-models",
+                   llvm::cl::desc("Kernel cost model order used by --estimate"),
+                   llvm::cl::cat(perfCategory));
 static llvm::cl::opt<std::string> estimateOverheads(
     "estimate-overheads",
     llvm::cl::desc("Host overhead table (JSON) used by --estimate"),
@@ -64,6 +63,25 @@ static bool requestsEstimate(int argc, char **argv) {
 }
 
 static bool estimateOnly = false;
+
+/// --perf-device: before every pass, every graph of the module targets the
+/// chosen GPU, so graphs that passes create (conversions, imports) are
+/// retargeted too.
+namespace {
+struct RetargetGraphs : public PassInstrumentation {
+  explicit RetargetGraphs(perf::GpuSpec spec) : spec(std::move(spec)) {}
+  void runBeforePass(Pass *, Operation *op) override {
+    auto module = dyn_cast<ModuleOp>(op);
+    if (!module)
+      return;
+    auto gpu = perf::GpuAttr::get(op->getContext(), spec);
+    for (perf::GraphOp graph : module.getOps<perf::GraphOp>())
+      if (graph.getTargetAttr() != gpu)
+        graph.setTargetAttr(gpu);
+  }
+  perf::GpuSpec spec;
+};
+} // namespace
 
 /// Parses `inputFilename`, runs the pass pipeline of the command line and
 /// prints nothing but the report (and any diagnostics, located).
@@ -113,9 +131,8 @@ int main(int argc, char **argv) {
   });
   perf::registerPerfToolPasses();
 
-  auto [inputFilename, outputFilename] =
-      registerAndParseCLIOptions(argc, argv, "perf optimizer and estimator\n",
-                                 registry);
+  auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
+      argc, argv, "perf optimizer and estimator\n", registry);
   if (estimateFormat != "text" && estimateFormat != "json") {
     llvm::errs() << "error: --estimate-format must be text or json, got '"
                  << estimateFormat << "'\n";
@@ -127,23 +144,28 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  // A bad device file is reported before any IR is read.
-  if (!perfDeviceFile.empty()) {
-    llvm::Expected<perf::GpuSpec> spec = perf::loadGpuSpecFile(perfDeviceFile);
+  // A bad device is reported before any IR is read.
+  std::optional<perf::GpuSpec> target;
+  if (!perfDevice.empty() || !perfDeviceFile.empty()) {
+    llvm::Expected<perf::GpuSpec> spec =
+        perfDevice.empty() ? perf::loadGpuSpecFile(perfDeviceFile)
+                           : perf::lookupGpuOrError(perfDevice);
     if (!spec) {
       llvm::errs() << "error: " << llvm::toString(spec.takeError()) << "\n";
       return 1;
     }
+    target = *spec;
   }
 
   MlirOptMainConfig base = MlirOptMainConfig::createFromCLOptions();
   MlirOptMainConfig config = base;
   config.setPassPipelineSetupFn([&](PassManager &pm) -> LogicalResult {
-    if (!perfDevice.empty() || !perfDeviceFile.empty()) {
-      perf::SetTargetOptions target;
-      target.device = perfDevice;
-      target.deviceFile = perfDeviceFile;
-      pm.addPass(perf::createSetTarget(target));
+    if (target) {
+      perf::SetTargetOptions options;
+      options.device = perfDevice;
+      options.deviceFile = perfDeviceFile;
+      pm.addPass(perf::createSetTarget(options));
+      pm.addInstrumentation(std::make_unique<RetargetGraphs>(*target));
     }
     return base.setupPassPipeline(pm);
   });

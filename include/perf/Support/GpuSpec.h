@@ -68,6 +68,8 @@ llvm::ArrayRef<GpuSpec> gpuCatalog();
 /// Finds a catalog GPU by name or alias, ignoring case, spaces, '-' and '_'
 /// ("h100", "H100-SXM", "NVIDIA H100 80GB HBM3", "Tesla_T4"). Null if unknown.
 const GpuSpec *lookupGpu(llvm::StringRef name);
+/// lookupGpu, or an error listing the catalog.
+llvm::Expected<GpuSpec> lookupGpuOrError(llvm::StringRef name);
 
 /// Parses a device description. Accepts the project's own format (the keys of
 /// toJson, any subset over a "base" catalog GPU) and the NeuSight device
