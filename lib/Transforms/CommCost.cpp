@@ -39,7 +39,14 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
       });
       if (!hasCollectives)
         return WalkResult::advance();
-      FailureOr<SystemSpec> system = getGraphSystem(graph, this->system);
+      // Without a system of its own, a graph rewritten for a PAI
+      // architecture is priced on the system its workers were placed on.
+      std::string systemName = this->system;
+      if (auto pai = graph->getAttrOfType<DictionaryAttr>(kPaiArchitectureAttr))
+        if (auto placed = pai.getAs<StringAttr>("system");
+            placed && systemName.empty())
+          systemName = placed.str();
+      FailureOr<SystemSpec> system = getGraphSystem(graph, systemName);
       if (failed(system))
         return WalkResult::interrupt();
       // Parameter servers of a PS/Worker rewrite are hosts, not GPUs of the

@@ -193,6 +193,7 @@ struct PaiArchitecturePass
             b.getNamedAttr("input_bytes", b.getI64IntegerAttr(inputBytes)),
             b.getNamedAttr("parameter_servers",
                            b.getDenseI64ArrayAttr(serverIds)),
+            b.getNamedAttr("system", b.getStringAttr(system)),
             b.getNamedAttr("removed_optimizer_ops",
                            b.getI64IntegerAttr(removedOptimizers)),
         }));
