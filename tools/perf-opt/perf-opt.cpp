@@ -16,6 +16,7 @@
 #include "mlir/Support/Timing.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Import/OnnxImport.h"
 #include "perf/Support/GpuSpec.h"
 #include "perf/Tools/Registration.h"
 #include "perf/Transforms/Passes.h"
@@ -62,7 +63,38 @@ static bool requestsEstimate(int argc, char **argv) {
   return false;
 }
 
+static llvm::cl::opt<int64_t>
+    onnxBatch("onnx-batch",
+              llvm::cl::desc("Batch size of an .onnx input (0: the model's)"),
+              llvm::cl::init(0), llvm::cl::cat(perfCategory));
+
 static bool estimateOnly = false;
+
+static std::unique_ptr<llvm::MemoryBuffer> openInput(llvm::StringRef path) {
+  std::string errorMessage;
+  auto input = openInputFile(path, &errorMessage);
+  if (!input)
+    llvm::errs() << "error: " << errorMessage << "\n";
+  return input;
+}
+
+/// An .onnx input is imported as perf-translate --import-onnx would, and its
+/// IR (with the node locations) becomes the input of the pipeline.
+static std::unique_ptr<llvm::MemoryBuffer>
+importOnnx(llvm::StringRef path, DialectRegistry &registry) {
+  MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  perf::OnnxImportOptions options;
+  options.batchSize = onnxBatch;
+  OwningOpRef<ModuleOp> module = perf::importOnnxFile(&context, path, options);
+  if (!module)
+    return nullptr;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, OpPrintingFlags().enableDebugInfo());
+  return llvm::MemoryBuffer::getMemBufferCopy(text, path);
+}
 
 /// --perf-device: before every pass, every graph of the module targets the
 /// chosen GPU, so graphs that passes create (conversions, imports) are
@@ -83,18 +115,12 @@ struct RetargetGraphs : public PassInstrumentation {
 };
 } // namespace
 
-/// Parses `inputFilename`, runs the pass pipeline of the command line and
-/// prints nothing but the report (and any diagnostics, located).
-static LogicalResult runEstimateOnly(llvm::StringRef inputFilename,
+/// Parses `input`, runs the pass pipeline of the command line and prints
+/// nothing but the report (and any diagnostics, located).
+static LogicalResult runEstimateOnly(std::unique_ptr<llvm::MemoryBuffer> input,
                                      DialectRegistry &registry,
                                      const MlirOptMainConfig &config) {
   estimateOnly = true;
-  std::string errorMessage;
-  auto input = openInputFile(inputFilename, &errorMessage);
-  if (!input) {
-    llvm::errs() << "error: " << errorMessage << "\n";
-    return failure();
-  }
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
   sourceMgr->AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   MLIRContext context(registry);
@@ -174,16 +200,17 @@ int main(int argc, char **argv) {
   // output file asks for it. Without it, the graph is parsed, estimated and
   // dropped: no per-op times are written and nothing is printed, which is
   // most of the time on large graphs.
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      llvm::StringRef(inputFilename).ends_with(".onnx")
+          ? importOnnx(inputFilename, registry)
+          : openInput(inputFilename);
+  if (!input)
+    return 1;
   if (requestsEstimate(argc, argv) && outputFilename == "-" &&
       !config.shouldVerifyDiagnostics() && config.inputSplitMarker().empty())
-    return failed(runEstimateOnly(inputFilename, registry, config)) ? 1 : 0;
+    return failed(runEstimateOnly(std::move(input), registry, config)) ? 1 : 0;
 
   std::string errorMessage;
-  auto input = openInputFile(inputFilename, &errorMessage);
-  if (!input) {
-    llvm::errs() << "error: " << errorMessage << "\n";
-    return 1;
-  }
   auto output = openOutputFile(outputFilename, &errorMessage);
   if (!output) {
     llvm::errs() << "error: " << errorMessage << "\n";
