@@ -151,3 +151,22 @@ TEST(CollectiveModel, PresetEfficiencyIsThePAIDefault) {
                                CollectiveAlgorithm::Ring),
               28 + 1.75 * 1e9 / 210e9 * 1e6, 1e-6);
 }
+
+TEST(CollectiveModel, ParameterServerTransferCrossesNetworkThenPCIe) {
+  SystemSpec s = testSystem();
+  // One worker a server, as many servers as workers: the NIC's 5 GB/s, then
+  // PCIe 10 GB/s: 10 + 4 + 1e8/5e9 + 1e8/1e10 s = 14 + 20000 + 10000 us.
+  EXPECT_DOUBLE_EQ(parameterServerTransferUs(n, s, 4, 4, 1), 30014);
+  // Two workers share a server's NIC: 2.5 GB/s, 40000 us on the network.
+  EXPECT_DOUBLE_EQ(parameterServerTransferUs(n, s, 4, 4, 2), 50014);
+  // One server for 4 workers: the PS tier gives each 5/4 GB/s = 1.25 GB/s.
+  EXPECT_DOUBLE_EQ(parameterServerTransferUs(n, s, 4, 1, 1), 90014);
+}
+
+TEST(CollectiveModel, HostCopySharesThePCIeLink) {
+  SystemSpec s = testSystem();
+  // 4 + 1e8 / 1e10 s = 10004 us alone; 4 GPUs copying at once: 40004 us.
+  EXPECT_DOUBLE_EQ(hostCopyUs(n, s, 1), 10004);
+  EXPECT_DOUBLE_EQ(hostCopyUs(n, s, 4), 40004);
+  EXPECT_DOUBLE_EQ(hostCopyUs(n, s, 0), 10004);
+}
