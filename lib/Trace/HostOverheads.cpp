@@ -7,6 +7,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 using namespace llvm;
 
@@ -274,7 +275,11 @@ OverheadTable extractOverheads(const KinetoTrace &trace,
 OverheadTable extractOverheads(const KinetoTrace &trace,
                                ArrayRef<StepSpan> windows,
                                const ProfilerOverheads &profiler,
-                               const std::array<bool, 5> &removeOutliers) {
+                               const std::array<bool, 5> &removeOutliers,
+                               unsigned launchQueueDepth) {
+  std::vector<unsigned> pending;
+  if (launchQueueDepth > 0)
+    pending = pendingAtLaunch(trace);
   std::array<std::vector<double>, 5> pooled;
   StringMap<std::array<std::vector<double>, 5>> perOp;
   StringMap<std::vector<double>> perRuntime;
@@ -300,6 +305,9 @@ OverheadTable extractOverheads(const KinetoTrace &trace,
           const RuntimeCall &call = calls[sample.launchPoints[i]];
           if (call.launched.empty())
             continue;
+          if (!pending.empty() &&
+              pending[sample.launchPoints[i]] >= launchQueueDepth)
+            continue;
           perRuntime[call.name].push_back(sample.t4[i]);
           pooled[3].push_back(sample.t4[i]);
         }
@@ -324,6 +332,27 @@ OverheadTable extractOverheads(const KinetoTrace &trace,
         slots[t] = summarizeSamples(entry.getValue()[t], removeOutliers[t]);
   }
   return table;
+}
+
+std::vector<unsigned> pendingAtLaunch(const KinetoTrace &trace) {
+  const auto &calls = trace.runtimeCalls();
+  const auto &device = trace.deviceEvents();
+  std::vector<size_t> order(calls.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  llvm::sort(order, [&](size_t a, size_t b) {
+    return calls[a].start < calls[b].start;
+  });
+  std::vector<unsigned> pending(calls.size(), 0);
+  std::multiset<double> ends;
+  for (size_t call : order) {
+    while (!ends.empty() && *ends.begin() <= calls[call].start)
+      ends.erase(ends.begin());
+    pending[call] = ends.size();
+    for (size_t d : calls[call].launched)
+      ends.insert(device[d].end());
+  }
+  return pending;
 }
 
 std::string siteKey(StringRef name, unsigned occurrence) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 using namespace llvm;
 
@@ -95,6 +96,10 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
   std::vector<ReplayResult> results;
   // Stream ends relative to the start of the window being replayed.
   std::map<std::pair<int64_t, int64_t>, double> streamTime;
+  // Ends of the device events launched and not yet finished (table replays
+  // with a launch queue depth only).
+  std::multiset<double> pendingEnds;
+  bool throttle = options.table && options.launchQueueDepth > 0;
   for (size_t w = 0; w < spans.size(); ++w) {
     const StepSpan &span = spans[w];
     // Successive ProfilerStep spans leave a few tens of us between them.
@@ -111,8 +116,13 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
       double previousEnd = results.back().predicted;
       for (auto &entry : streamTime)
         entry.second -= previousEnd;
+      std::multiset<double> shifted;
+      for (double end : pendingEnds)
+        shifted.insert(end - previousEnd);
+      pendingEnds = std::move(shifted);
     } else {
       streamTime.clear();
+      pendingEnds.clear();
     }
     ReplayResult result;
     result.name = span.name;
@@ -159,11 +169,23 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
           cpu = std::max(cpu, deviceEnd());
         } else {
           double t4 = table ? table->lookupRuntime(call.name) : measured.t4[i];
+          if (throttle) {
+            // A full launch queue blocks the call until the oldest pending
+            // work finishes.
+            while (!pendingEnds.empty() && *pendingEnds.begin() <= cpu)
+              pendingEnds.erase(pendingEnds.begin());
+            while (pendingEnds.size() >= options.launchQueueDepth) {
+              cpu = std::max(cpu, *pendingEnds.begin());
+              pendingEnds.erase(pendingEnds.begin());
+            }
+          }
           for (size_t d : call.launched) {
             const DeviceEvent &event = device[d];
             double &stream = streamTime[{event.device, event.stream}];
             double start = std::max(stream + options.inStreamGap, cpu + t4 / 2);
             stream = start + event.dur;
+            if (throttle)
+              pendingEnds.insert(stream);
             result.kernelTime += event.dur;
             ++result.deviceEvents;
           }

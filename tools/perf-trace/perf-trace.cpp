@@ -82,6 +82,12 @@ static cl::opt<bool> siteMedians(
              "iteration from the median over the (fitted) iterations, the "
              "table for the rest"),
     cl::cat(category));
+static cl::opt<unsigned> launchQueue(
+    "launch-queue",
+    cl::desc("replay: a table replay's launch waits while this many device "
+             "events are pending, and launches made at a full queue give no "
+             "T4 sample (0: unlimited)"),
+    cl::init(0), cl::cat(category));
 static cl::opt<bool> holdout(
     "holdout",
     cl::desc("replay: extract the table from the even-numbered iterations "
@@ -321,8 +327,8 @@ static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
     Expected<std::array<bool, 5>> removal = outlierRemoval(true);
     if (!removal)
       return fail(removal.takeError());
-    table =
-        extractOverheads(trace, fitWindows, profilerOverheads(true), *removal);
+    table = extractOverheads(trace, fitWindows, profilerOverheads(true),
+                             *removal, launchQueue);
     tableName = "extracted from this trace";
   }
   SiteOverheads sites;
@@ -332,6 +338,7 @@ static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
   }
   ReplayOptions withTable;
   withTable.carryDeviceWork = !noCarry;
+  withTable.launchQueueDepth = launchQueue;
   if (siteMedians)
     withTable.sites = &sites;
   withTable.table = &table;

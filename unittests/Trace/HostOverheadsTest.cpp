@@ -245,3 +245,49 @@ TEST(Replay, DeviceWorkCarriesIntoTheNextStep) {
   EXPECT_DOUBLE_EQ(separate[0].predicted, 82.5);
   EXPECT_DOUBLE_EQ(separate[1].predicted, 16);
 }
+
+// One op launching two kernels; the second launch finds the first kernel
+// still pending.
+static const char *queueTrace = R"json({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 7, "tid": 7, "ts": 1000000, "dur": 100},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": 1000010, "dur": 40},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1000015, "dur": 5, "args": {"correlation": 11}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1000025, "dur": 7, "args": {"correlation": 12}},
+    {"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": 7, "ts": 1000021, "dur": 30, "args": {"device": 0, "stream": 7, "correlation": 11}},
+    {"ph": "X", "cat": "kernel", "name": "relu", "pid": 0, "tid": 7, "ts": 1000051, "dur": 10, "args": {"device": 0, "stream": 7, "correlation": 12}}
+  ]})json";
+
+TEST(Replay, FullLaunchQueueBlocksTheHost) {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(queueTrace);
+  ASSERT_TRUE(bool(json));
+  llvm::Expected<KinetoTrace> trace = KinetoTrace::parse(*json, "queue");
+  ASSERT_TRUE(bool(trace));
+  std::vector<unsigned> pending = pendingAtLaunch(*trace);
+  ASSERT_EQ(pending.size(), 2u);
+  EXPECT_EQ(pending[0], 0u);
+  EXPECT_EQ(pending[1], 1u); // sgemm runs [21, 51)
+  ProfilerOverheads none{0, 0};
+  std::array<bool, 5> keep = {false, false, false, false, false};
+  // Depth 1: the second launch was made at a full queue and gives no T4.
+  OverheadTable table = extractOverheads(*trace, trace->steps(), none, keep, 1);
+  EXPECT_DOUBLE_EQ(table.lookupRuntime("cudaLaunchKernel"), 5);
+  EXPECT_EQ(table.runtime["cudaLaunchKernel"].count, 1u);
+  ReplayOptions options;
+  options.profiler = none;
+  options.table = &table;
+  options.launchQueueDepth = 1;
+  // T1 built-in 8 + T2 5 = 13; sgemm [15.5, 45.5); cpu 18 + T5 5 = 23; the
+  // queue is full until 45.5; relu [48, 58); cpu 50.5 + T3 (50 - 32) 18.
+  std::vector<ReplayResult> blocked =
+      replayIterations(*trace, trace->steps(), options);
+  ASSERT_EQ(blocked.size(), 1u);
+  EXPECT_DOUBLE_EQ(blocked[0].predictedHost, 68.5);
+  EXPECT_DOUBLE_EQ(blocked[0].predicted, 68.5);
+  // Unlimited: relu queues behind sgemm at [46.5, 56.5), host ends at
+  // 23 + 5 + 18 = 46.
+  options.launchQueueDepth = 0;
+  std::vector<ReplayResult> free =
+      replayIterations(*trace, trace->steps(), options);
+  EXPECT_DOUBLE_EQ(free[0].predictedHost, 46);
+  EXPECT_DOUBLE_EQ(free[0].predicted, 56.5);
+}

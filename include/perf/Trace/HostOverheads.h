@@ -117,10 +117,18 @@ OverheadTable extractOverheads(const KinetoTrace &trace,
 /// for T(n+1). T1 gaps have long right tails (Python, data loading,
 /// allocator); dropping them biases a mean that is meant to add up to the
 /// iteration's host time, so a table for replay keeps them.
+/// With `launchQueueDepth` > 0, runtime calls made while that many device
+/// events were launched and not finished (a full launch queue) give no T4
+/// sample: their time is the wait, which a replay with that depth models.
 OverheadTable extractOverheads(const KinetoTrace &trace,
                                llvm::ArrayRef<StepSpan> windows,
                                const ProfilerOverheads &profiler,
-                               const std::array<bool, 5> &removeOutliers);
+                               const std::array<bool, 5> &removeOutliers,
+                               unsigned launchQueueDepth = 0);
+
+/// Per runtime call, the number of device events launched before it and not
+/// finished when it starts.
+std::vector<unsigned> pendingAtLaunch(const KinetoTrace &trace);
 
 /// T1, T2, T3 and T5 per call site: the k-th top-level op of a given name in
 /// an iteration (key "name@k", k from 0), summarized by the median over the

@@ -64,6 +64,10 @@ struct ReplayOptions {
   /// With `table`: per-site medians that take precedence over the table's
   /// T1, T2, T3 and T5 (T4 stays per runtime function).
   const SiteOverheads *sites = nullptr;
+  /// With `table`: a launch waits while this many device events are
+  /// launched and not finished (the driver's launch queue; 0: unlimited).
+  /// The own-overheads replay needs none: its T4 already holds the waits.
+  unsigned launchQueueDepth = 0;
 };
 
 struct ReplayResult {
