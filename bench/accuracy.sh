@@ -19,7 +19,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 start=$(date +%s)
 "$eval_bin" --leave-one-out --neusight "$data" --work-dir "$work/models" \
-  --models=roofline,heuristic,tile,ml,db --max-rows=40000 --rounds=300 \
+  --models=roofline,heuristic,tile,ml,ml-calibrated,db --max-rows=40000 \
+  --rounds=300 \
   > "$work/tables.md" 2> "$work/log.txt"
 elapsed=$(( $(date +%s) - start ))
 
