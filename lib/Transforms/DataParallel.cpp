@@ -44,68 +44,96 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
   LogicalResult runOnGraph(GraphOp graph) {
     if (devices == 1)
       return success();
-    SmallVector<FrameworkOp> backward;
-    FrameworkOp firstOptimizer;
+    // After pipeline parallelism every stage reduces its own gradients with
+    // the same stage of the other replicas, once per step: buckets fill
+    // during the last micro-batch's backward pass (earlier micro-batches
+    // only accumulate, DDP's no_sync).
+    int64_t stages = 1, lastMicrobatch = -1;
+    if (auto pp =
+            graph->getAttrOfType<DictionaryAttr>("perf.pipeline_parallel")) {
+      if (auto a = pp.getAs<IntegerAttr>("stages"))
+        stages = std::max<int64_t>(1, a.getInt());
+      if (auto a = pp.getAs<IntegerAttr>("microbatches"))
+        lastMicrobatch = a.getInt() - 1;
+    }
+    // The pipeline's sends use streams 1..2(stages-1); the buckets go on the
+    // next one.
+    const int64_t commStream = stages > 1 ? 2 * stages - 1 : kCommStream;
+    SmallVector<SmallVector<FrameworkOp>> backward(stages);
+    SmallVector<FrameworkOp> firstOptimizer(stages);
     int64_t totalGrad = 0;
     for (Operation &op : graph.getBodyBlock()) {
       auto fw = dyn_cast<FrameworkOp>(op);
       if (!fw)
         continue;
+      int64_t stage = stages > 1 ? int64_t(fw.getDevice()) : 0;
+      if (stage < 0 || stage >= stages)
+        continue;
       if (isOptimizerOp(fw)) {
-        if (!firstOptimizer)
-          firstOptimizer = fw;
+        if (!firstOptimizer[stage])
+          firstOptimizer[stage] = fw;
         continue;
       }
+      if (stages > 1) {
+        auto mb = fw->getAttrOfType<IntegerAttr>("perf.microbatch");
+        if (!mb || mb.getInt() != lastMicrobatch)
+          continue;
+      }
       if (!isForwardOp(fw) && gradientBytes(fw) > 0) {
-        backward.push_back(fw);
+        backward[stage].push_back(fw);
         totalGrad += gradientBytes(fw);
       }
     }
-    if (backward.empty())
+    if (totalGrad == 0)
       return graph.emitError()
              << "--perf-data-parallel: graph @" << graph.getSymName()
              << " produces no gradients (no 'perf.grad_bytes' and no wgrad "
                 "GEMM or convolution); is it a training graph?";
 
-    const int64_t bucketBytes = static_cast<int64_t>(bucketMb * 1024 * 1024);
     // After tensor parallelism, device 0's replica is one of a TP group of
     // consecutive devices; the data-parallel peers are a TP group apart.
+    // After pipeline parallelism, a pipeline (its stages) apart.
     int64_t step = stride;
     if (step <= 0) {
       auto tp = graph->getAttrOfType<IntegerAttr>("perf.tensor_parallel");
-      step = tp ? std::max<int64_t>(1, tp.getInt()) : 1;
+      step = stages > 1 ? stages : tp ? std::max<int64_t>(1, tp.getInt()) : 1;
     }
-    SmallVector<int64_t> group;
-    for (int64_t i = 0; i < devices; ++i)
-      group.push_back(i * step);
+    const int64_t bucketBytes = static_cast<int64_t>(bucketMb * 1024 * 1024);
     OpBuilder b(&getContext());
-    int64_t pending = 0, bucket = 0;
-    for (size_t i = 0; i < backward.size(); ++i) {
-      FrameworkOp op = backward[i];
-      pending += gradientBytes(op);
-      bool last = i + 1 == backward.size();
-      if (pending < bucketBytes && !last)
-        continue;
-      Value ready = ensureResult(op);
-      b.setInsertionPointAfter(op);
-      FrameworkOp comm =
-          createCommOp(b, op.getLoc(), "ddp::all_reduce", ValueRange{ready}, 0,
-                       [&](OpBuilder &body) {
-                         AllReduceOp::create(
-                             body, op.getLoc(), body.getI64IntegerAttr(pending),
-                             body.getDenseI64ArrayAttr(group),
-                             /*dtype=*/TypeAttr(), body.getI64IntegerAttr(0),
-                             body.getI64IntegerAttr(kCommStream),
-                             /*algorithm=*/StringAttr());
-                       });
-      comm->setAttr("perf.bucket", b.getI64IntegerAttr(bucket++));
-      pending = 0;
-    }
-    // The optimizer step waits for every bucket (DDP's finalize).
-    if (firstOptimizer) {
-      b.setInsertionPoint(firstOptimizer);
-      SyncOp::create(b, firstOptimizer.getLoc(), b.getI64IntegerAttr(0),
-                     b.getI64IntegerAttr(kCommStream));
+    int64_t bucket = 0;
+    for (int64_t stage = 0; stage < stages; ++stage) {
+      SmallVector<int64_t> group;
+      for (int64_t i = 0; i < devices; ++i)
+        group.push_back(stage + i * step);
+      int64_t pending = 0;
+      ArrayRef<FrameworkOp> ops = backward[stage];
+      for (size_t i = 0; i < ops.size(); ++i) {
+        FrameworkOp op = ops[i];
+        pending += gradientBytes(op);
+        bool last = i + 1 == ops.size();
+        if (pending < bucketBytes && !last)
+          continue;
+        Value ready = ensureResult(op);
+        b.setInsertionPointAfter(op);
+        FrameworkOp comm = createCommOp(
+            b, op.getLoc(), "ddp::all_reduce", ValueRange{ready}, stage,
+            [&](OpBuilder &body) {
+              AllReduceOp::create(
+                  body, op.getLoc(), body.getI64IntegerAttr(pending),
+                  body.getDenseI64ArrayAttr(group),
+                  /*dtype=*/TypeAttr(), body.getI64IntegerAttr(stage),
+                  body.getI64IntegerAttr(commStream),
+                  /*algorithm=*/StringAttr());
+            });
+        comm->setAttr("perf.bucket", b.getI64IntegerAttr(bucket++));
+        pending = 0;
+      }
+      // The optimizer step waits for every bucket (DDP's finalize).
+      if (FrameworkOp opt = firstOptimizer[stage]) {
+        b.setInsertionPoint(opt);
+        SyncOp::create(b, opt.getLoc(), b.getI64IntegerAttr(stage),
+                       b.getI64IntegerAttr(commStream));
+      }
     }
     graph->setAttr("perf.data_parallel", b.getI64IntegerAttr(devices));
     graph->setAttr("perf.grad_bytes", b.getI64IntegerAttr(totalGrad));
