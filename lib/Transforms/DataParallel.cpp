@@ -60,15 +60,23 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
     // next one.
     const int64_t commStream = stages > 1 ? 2 * stages - 1 : kCommStream;
     SmallVector<SmallVector<FrameworkOp>> backward(stages);
+    // The device each stage runs on (stage x TP size after TP and PP).
+    SmallVector<int64_t> stageDevice(stages, 0);
     SmallVector<FrameworkOp> firstOptimizer(stages);
     int64_t totalGrad = 0;
     for (Operation &op : graph.getBodyBlock()) {
       auto fw = dyn_cast<FrameworkOp>(op);
       if (!fw)
         continue;
-      int64_t stage = stages > 1 ? int64_t(fw.getDevice()) : 0;
+      int64_t stage = 0;
+      if (stages > 1) {
+        auto a = fw->getAttrOfType<IntegerAttr>("perf.stage");
+        stage = a ? a.getInt() : -1;
+      }
       if (stage < 0 || stage >= stages)
         continue;
+      if (stages > 1)
+        stageDevice[stage] = fw.getDevice();
       if (isOptimizerOp(fw)) {
         if (!firstOptimizer[stage])
           firstOptimizer[stage] = fw;
@@ -92,19 +100,20 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
 
     // After tensor parallelism, device 0's replica is one of a TP group of
     // consecutive devices; the data-parallel peers are a TP group apart.
-    // After pipeline parallelism, a pipeline (its stages) apart.
+    // After pipeline parallelism, a pipeline (stages x TP size) apart.
     int64_t step = stride;
     if (step <= 0) {
       auto tp = graph->getAttrOfType<IntegerAttr>("perf.tensor_parallel");
-      step = stages > 1 ? stages : tp ? std::max<int64_t>(1, tp.getInt()) : 1;
+      step = stages * (tp ? std::max<int64_t>(1, tp.getInt()) : 1);
     }
     const int64_t bucketBytes = static_cast<int64_t>(bucketMb * 1024 * 1024);
     OpBuilder b(&getContext());
     int64_t bucket = 0;
     for (int64_t stage = 0; stage < stages; ++stage) {
+      const int64_t device = stageDevice[stage];
       SmallVector<int64_t> group;
       for (int64_t i = 0; i < devices; ++i)
-        group.push_back(stage + i * step);
+        group.push_back(device + i * step);
       int64_t pending = 0;
       ArrayRef<FrameworkOp> ops = backward[stage];
       for (size_t i = 0; i < ops.size(); ++i) {
@@ -116,12 +125,12 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
         Value ready = ensureResult(op);
         b.setInsertionPointAfter(op);
         FrameworkOp comm = createCommOp(
-            b, op.getLoc(), "ddp::all_reduce", ValueRange{ready}, stage,
+            b, op.getLoc(), "ddp::all_reduce", ValueRange{ready}, device,
             [&](OpBuilder &body) {
               AllReduceOp::create(
                   body, op.getLoc(), body.getI64IntegerAttr(pending),
                   body.getDenseI64ArrayAttr(group),
-                  /*dtype=*/TypeAttr(), body.getI64IntegerAttr(stage),
+                  /*dtype=*/TypeAttr(), body.getI64IntegerAttr(device),
                   body.getI64IntegerAttr(commStream),
                   /*algorithm=*/StringAttr());
             });
@@ -131,7 +140,7 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
       // The optimizer step waits for every bucket (DDP's finalize).
       if (FrameworkOp opt = firstOptimizer[stage]) {
         b.setInsertionPoint(opt);
-        SyncOp::create(b, opt.getLoc(), b.getI64IntegerAttr(stage),
+        SyncOp::create(b, opt.getLoc(), b.getI64IntegerAttr(device),
                        b.getI64IntegerAttr(commStream));
       }
     }

@@ -151,12 +151,27 @@ struct PipelineParallelPass
     std::map<std::tuple<int64_t, void *, int64_t>, Value> delivered;
     int64_t numSends = 0;
 
+    // After tensor parallelism a stage is a TP group of `tp` consecutive
+    // devices, device 0's replica standing for it: stage s runs on device
+    // s x tp and its TP collectives move to that group.
+    int64_t tp = 1;
+    if (auto a = graph->getAttrOfType<IntegerAttr>("perf.tensor_parallel"))
+      tp = std::max<int64_t>(1, a.getInt());
+    auto deviceOf = [&](int64_t stage) { return stage * tp; };
+
     auto place = [&](Operation *clone, int64_t stage) {
+      const int64_t device = deviceOf(stage);
       if (auto fw = dyn_cast<FrameworkOp>(clone))
-        fw.setDeviceAttr(b.getI64IntegerAttr(stage));
+        fw.setDeviceAttr(b.getI64IntegerAttr(device));
       clone->walk([&](Operation *inner) {
         if (inner != clone && inner->hasAttr("device"))
-          inner->setAttr("device", b.getI64IntegerAttr(stage));
+          inner->setAttr("device", b.getI64IntegerAttr(device));
+        if (tp > 1 && device > 0 && isCollective(inner)) {
+          SmallVector<int64_t> group(getCollectiveGroup(inner));
+          for (int64_t &d : group)
+            d += device;
+          inner->setAttr("group", b.getDenseI64ArrayAttr(group));
+        }
       });
     };
 
@@ -171,12 +186,13 @@ struct PipelineParallelPass
         inputs.push_back(map.lookup(v));
         bytes += tensorBytes(v.getType());
       }
-      SmallVector<int64_t> group{from, to};
+      SmallVector<int64_t> group{deviceOf(from), deviceOf(to)};
       FrameworkOp send = createCommOp(
-          b, graph.getLoc(), "pp::send", inputs, from, [&](OpBuilder &body) {
+          b, graph.getLoc(), "pp::send", inputs, deviceOf(from),
+          [&](OpBuilder &body) {
             SendOp::create(body, graph.getLoc(), body.getI64IntegerAttr(bytes),
                            body.getDenseI64ArrayAttr(group), TypeAttr(),
-                           body.getI64IntegerAttr(from),
+                           body.getI64IntegerAttr(deviceOf(from)),
                            body.getI64IntegerAttr(linkStream(from, to)),
                            StringAttr());
           });
@@ -269,7 +285,7 @@ struct PipelineParallelPass
     for (int64_t stage = 0; stage < n; ++stage) {
       if (tail.empty())
         break;
-      SyncOp::create(b, graph.getLoc(), b.getI64IntegerAttr(stage),
+      SyncOp::create(b, graph.getLoc(), b.getI64IntegerAttr(deviceOf(stage)),
                      IntegerAttr());
       for (Operation *op : tail) {
         auto fw = cast<FrameworkOp>(op);
