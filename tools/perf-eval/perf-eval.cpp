@@ -21,6 +21,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -71,6 +72,8 @@ static cl::opt<unsigned> maxRows("max-rows", cl::init(40000),
 static cl::opt<unsigned> rounds("rounds", cl::init(300),
                                 cl::desc("ml boosting rounds"),
                                 cl::cat(category));
+static cl::opt<unsigned> maxDepth("max-depth", cl::init(8),
+                                  cl::desc("ml tree depth"), cl::cat(category));
 static cl::opt<double>
     evalFraction("eval-fraction", cl::init(1.0),
                  cl::desc("Fraction of held-out rows priced (fixed seed)"),
@@ -270,12 +273,15 @@ static int runLeaveOneOut() {
     CostModelOptions options;
     options.mlModelDir = dir.str().str();
     bool trainsMl = llvm::is_contained(models, "ml") ||
-                    llvm::is_contained(models, "ml-calibrated");
+                    llvm::is_contained(models, "ml-calibrated") ||
+                    llvm::is_contained(models, "ml*tile");
     bool needsTraining = trainsMl || llvm::is_contained(models, "tile");
+    // (ml*tile trains both: trainModelDirectory always fits tile.json.)
     if (needsTraining) {
       MlTrainOptions ml;
       ml.maxRows = maxRows;
       ml.rounds = rounds;
+      ml.maxDepth = maxDepth;
       ml.trainBoosters = trainsMl;
       llvm::errs() << "fold " << fold << ": training on " << train.size()
                    << " rows\n";
@@ -310,6 +316,7 @@ static int runLeaveOneOut() {
     for (llvm::StringRef name : models) {
       llvm::Expected<std::unique_ptr<KernelCostModel>> model =
           llvm::createStringError("unset");
+      std::unique_ptr<KernelCostModel> second;
       llvm::consumeError(model.takeError());
       if (name == "ml-calibrated") {
         // The ml model trained without this GPU, told one number measured
@@ -328,6 +335,16 @@ static int runLeaveOneOut() {
                        << llvm::formatv("{0:f1}", us) << " us\n";
         }
         model = std::unique_ptr<KernelCostModel>(std::move(*ml));
+      } else if (name == "ml*tile") {
+        // Geometric mean of the ml and tile prices where both price a row.
+        auto ml = createKernelCostModel("ml", options);
+        if (!ml)
+          return fail(llvm::toString(ml.takeError()));
+        auto tile = createKernelCostModel("tile", options);
+        if (!tile)
+          return fail(llvm::toString(tile.takeError()));
+        second = std::move(*tile);
+        model = std::move(*ml);
       } else {
         model = createKernelCostModel(name, options);
       }
@@ -336,6 +353,12 @@ static int runLeaveOneOut() {
       for (const KernelMeasurement *m : test) {
         const GpuSpec &gpu = devices[m->device];
         std::optional<KernelCost> cost = (*model)->estimate(m->kernel, gpu);
+        if (second) {
+          std::optional<KernelCost> other = second->estimate(m->kernel, gpu);
+          if (!cost || !other)
+            continue;
+          cost->latencyUs = std::sqrt(cost->latencyUs * other->latencyUs);
+        }
         if (!cost)
           continue;
         if (name == "db")
