@@ -7,11 +7,10 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Support/FileUtilities.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/EstimateBaseline.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/ReportOutput.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -57,15 +56,9 @@ struct ComparePass : perf::impl::CompareBase<ComparePass> {
           << format << "'";
       return signalPassFailure();
     }
-    std::string error;
-    std::unique_ptr<llvm::ToolOutputFile> file =
-        mlir::openOutputFile(output, &error);
-    if (!file) {
-      getOperation().emitError("cannot write comparison: ") << error;
-      return signalPassFailure();
-    }
-    file->keep();
-    llvm::raw_ostream *os = &file->os();
+    std::string text;
+    llvm::raw_string_ostream stream(text);
+    llvm::raw_ostream *os = &stream;
     llvm::json::Array graphs;
     WalkResult walk = getOperation().walk([&](GraphOp graph) {
       auto estimate =
@@ -127,7 +120,8 @@ struct ComparePass : perf::impl::CompareBase<ComparePass> {
       *os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
                                         {"graphs", std::move(graphs)}}))
           << "\n";
-    os->flush();
+    if (failed(writeReport(getOperation(), output, text)))
+      return signalPassFailure();
     markAllAnalysesPreserved();
   }
 };

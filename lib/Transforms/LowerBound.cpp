@@ -10,12 +10,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Support/FileUtilities.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "perf/Analysis/Schedule.h"
 #include "perf/CostModel/KernelSignature.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/ReportOutput.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -318,15 +317,9 @@ struct LowerBoundPass : perf::impl::LowerBoundBase<LowerBoundPass> {
     if (walk.wasInterrupted())
       return signalPassFailure();
 
-    std::string error;
-    std::unique_ptr<llvm::ToolOutputFile> file =
-        mlir::openOutputFile(output, &error);
-    if (!file) {
-      getOperation().emitError("cannot write lower-bound report: ") << error;
-      return signalPassFailure();
-    }
-    file->keep();
-    llvm::raw_ostream *os = &file->os();
+    std::string text;
+    llvm::raw_string_ostream stream(text);
+    llvm::raw_ostream *os = &stream;
     if (format == "json") {
       llvm::json::Array graphs;
       for (const GraphBound &g : bounds)
@@ -338,7 +331,8 @@ struct LowerBoundPass : perf::impl::LowerBoundBase<LowerBoundPass> {
       for (const GraphBound &g : bounds)
         printText(g, layers, *os);
     }
-    os->flush();
+    if (failed(writeReport(getOperation(), output, text)))
+      return signalPassFailure();
     markAllAnalysesPreserved();
   }
 };

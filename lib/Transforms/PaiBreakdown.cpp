@@ -18,6 +18,7 @@
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/GraphTarget.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/ReportOutput.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -99,20 +100,8 @@ struct PaiBreakdownPass : perf::impl::PaiBreakdownBase<PaiBreakdownPass> {
     });
     if (result.wasInterrupted())
       return signalPassFailure();
-    if (output.empty())
-      return;
-    if (output == "-") {
-      llvm::outs() << text;
-      return;
-    }
-    std::error_code ec;
-    llvm::raw_fd_ostream file(output, ec, llvm::sys::fs::OF_Text);
-    if (ec) {
-      getOperation().emitError()
-          << "cannot write '" << output << "': " << ec.message();
+    if (failed(writeReport(getOperation(), output, text)))
       return signalPassFailure();
-    }
-    file << text;
   }
 
   /// The breakdown of one device (one cNode in the paper's terms). Work

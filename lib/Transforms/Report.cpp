@@ -1,10 +1,9 @@
 //===- Report.cpp - --perf-report -----------------------------------------===//
 
+#include "mlir/IR/BuiltinOps.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/Support/FileUtilities.h"
-#include "llvm/Support/ToolOutputFile.h"
+#include "perf/Transforms/ReportOutput.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -92,8 +91,8 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
       s.byKind[kind].count++;
       s.byOp[fw.getOpName().str()].us += us;
       s.byOp[fw.getOpName().str()].count++;
-      if (auto model = work.getAttrOfType<StringAttr>(
-              PerfDialect::kCostModelAttr))
+      if (auto model =
+              work.getAttrOfType<StringAttr>(PerfDialect::kCostModelAttr))
         s.byModel[model.str()]++;
       else
         s.byModel[isCollective(&work) ? "comm" : "unpriced"]++;
@@ -116,8 +115,8 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
 
 void printText(const GraphSummary &s, llvm::raw_ostream &os) {
   auto pct = [&](double part) { return s.e2e > 0 ? 100 * part / s.e2e : 0; };
-  os << "perf estimate: @" << s.name << " (" << s.phase << ") on "
-     << s.target << "\n";
+  os << "perf estimate: @" << s.name << " (" << s.phase << ") on " << s.target
+     << "\n";
   os << llvm::format("  end-to-end time   %12.3f us\n", s.e2e);
   os << llvm::format("  GPU active        %12.3f us  (%5.1f%%)\n", s.active,
                      pct(s.active));
@@ -125,9 +124,9 @@ void printText(const GraphSummary &s, llvm::raw_ostream &os) {
                      pct(s.idle));
   os << llvm::format("  host time         %12.3f us  (%s-bound)\n", s.host,
                      s.hostBound ? "host" : "device");
-  os << llvm::format("  sum of kernels    %12.3f us  (%lld kernels, %lld ops)\n",
-                     s.sumKernels, (long long)s.numKernels,
-                     (long long)s.numOps);
+  os << llvm::format(
+      "  sum of kernels    %12.3f us  (%lld kernels, %lld ops)\n", s.sumKernels,
+      (long long)s.numKernels, (long long)s.numOps);
   os << "  device time by kernel kind:\n";
   for (const auto &[kind, t] : s.byKind)
     os << llvm::format("    %-16s %12.3f us  %6lld\n", kind.c_str(), t.us,
@@ -218,28 +217,22 @@ struct ReportPass : perf::impl::ReportBase<ReportPass> {
     if (walk.wasInterrupted())
       return signalPassFailure();
 
-    std::string error;
-    std::unique_ptr<llvm::ToolOutputFile> file =
-        mlir::openOutputFile(output, &error);
-    if (!file) {
-      getOperation().emitError("cannot write report: ") << error;
-      return signalPassFailure();
-    }
-    file->keep();
-    llvm::raw_ostream *os = &file->os();
+    std::string text;
+    llvm::raw_string_ostream stream(text);
+    llvm::raw_ostream *os = &stream;
     if (format == "json") {
       llvm::json::Array graphs;
       for (const GraphSummary &s : summaries)
         graphs.push_back(toJson(s));
-      *os << llvm::formatv("{0:2}",
-                           llvm::json::Value(llvm::json::Object{
-                               {"graphs", std::move(graphs)}}))
+      *os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                        {"graphs", std::move(graphs)}}))
           << "\n";
     } else {
       for (const GraphSummary &s : summaries)
         printText(s, *os);
     }
-    os->flush();
+    if (failed(writeReport(getOperation(), output, text)))
+      return signalPassFailure();
     markAllAnalysesPreserved();
   }
 };

@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/ReportOutput.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -47,20 +48,8 @@ struct ShardEmbeddingsPass
     std::string text;
     llvm::raw_string_ostream os(text);
     getOperation().walk([&](GraphOp graph) { runOnGraph(graph, os); });
-    if (output.empty())
-      return;
-    if (output == "-") {
-      llvm::outs() << text;
-      return;
-    }
-    std::error_code ec;
-    llvm::raw_fd_ostream file(output, ec, llvm::sys::fs::OF_Text);
-    if (ec) {
-      getOperation().emitError()
-          << "cannot write '" << output << "': " << ec.message();
+    if (failed(writeReport(getOperation(), output, text)))
       return signalPassFailure();
-    }
-    file << text;
   }
 
   /// What the strategy balances for one table of `e`.
