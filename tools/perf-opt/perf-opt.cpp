@@ -157,8 +157,16 @@ int main(int argc, char **argv) {
   });
   perf::registerPerfToolPasses();
 
-  auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
-      argc, argv, "perf optimizer and estimator\n", registry);
+  std::string helpHeader =
+      registerCLIOptions("perf optimizer and estimator\n", registry);
+  // Errors on a whole module would otherwise print the module after the
+  // one-line message; -mlir-print-op-on-diagnostic brings that back.
+  if (auto *printOp = static_cast<llvm::cl::opt<bool> *>(
+          llvm::cl::getRegisteredOptions().lookup(
+              "mlir-print-op-on-diagnostic")))
+    printOp->setInitialValue(false);
+  auto [inputFilename, outputFilename] =
+      parseCLIOptions(argc, argv, helpHeader);
   if (estimateFormat != "text" && estimateFormat != "json") {
     llvm::errs() << "error: --estimate-format must be text or json, got '"
                  << estimateFormat << "'\n";
