@@ -33,6 +33,17 @@ double perf::mlBaselineUs(const KernelDesc &k, const GpuSpec &gpu,
                   1e-3);
 }
 
+double perf::mlGemmBaselineUs(const KernelDesc &k, const GpuSpec &gpu,
+                              const TileParams &gemm) {
+  if (k.kind != KernelKind::Gemm)
+    return 0;
+  std::optional<TileAnalysis> a = analyzeTiles(k, gpu);
+  if (!a)
+    return 0;
+  double us = tileLatencyUs(*a, gemm);
+  return std::isfinite(us) && us > 0 ? us : 0;
+}
+
 std::vector<float> perf::mlFeatures(const KernelDesc &k, const GpuSpec &gpu) {
   std::vector<float> f(kMlFeatureCount, 0.0f);
   double peak = gpu.peakFlops(k.dtype, k.tensorCores);
@@ -148,8 +159,10 @@ llvm::Error perf::trainMlModel(llvm::ArrayRef<MlSample> samples,
     const MlSample &s = samples[idx];
     std::vector<float> f = mlFeatures(*s.kernel, *s.gpu);
     data.insert(data.end(), f.begin(), f.end());
-    labels.push_back(static_cast<float>(
-        std::log(s.measuredUs / mlBaselineUs(*s.kernel, *s.gpu, s.launchUs))));
+    double baseline = s.baselineUs > 0
+                          ? s.baselineUs
+                          : mlBaselineUs(*s.kernel, *s.gpu, s.launchUs);
+    labels.push_back(static_cast<float>(std::log(s.measuredUs / baseline)));
   }
   DMatrix dm;
   if (XGDMatrixCreateFromMat(data.data(), labels.size(), kMlFeatureCount, NAN,
@@ -222,7 +235,16 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
       }
       continue;
     }
-    if (!file.ends_with(".json") || file == "tile.json")
+    if (file == "tile.json") {
+      auto tile = loadTileParams(path);
+      if (!tile)
+        return tile.takeError();
+      auto gemm = tile->find("gemm");
+      if (gemm != tile->end())
+        model->gemmTile = gemm->second;
+      continue;
+    }
+    if (!file.ends_with(".json"))
       continue;
     llvm::StringRef kind = file.drop_back(5);
     BoosterHandle booster = nullptr;
@@ -263,7 +285,8 @@ MlModel::~MlModel() {
 std::vector<std::string> MlModel::kinds() const {
   std::vector<std::string> out;
   for (const auto &entry : boosters)
-    out.push_back(entry.first().str());
+    if (entry.first() != kMlGemmTileResidual)
+      out.push_back(entry.first().str());
   llvm::sort(out);
   return out;
 }
@@ -278,14 +301,27 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
   DMatrix dm;
   if (XGDMatrixCreateFromMat(f.data(), 1, kMlFeatureCount, NAN, &dm.handle))
     return std::nullopt;
-  bst_ulong len = 0;
-  const float *out = nullptr;
-  if (XGBoosterPredict(it->second, dm.handle, 0, 0, 0, &len, &out) || len != 1)
+  auto predict = [&](void *booster) -> std::optional<double> {
+    bst_ulong len = 0;
+    const float *out = nullptr;
+    if (XGBoosterPredict(booster, dm.handle, 0, 0, 0, &len, &out) || len != 1)
+      return std::nullopt;
+    return double(out[0]);
+  };
+  std::optional<double> residual = predict(it->second);
+  if (!residual)
     return std::nullopt;
   KernelCost cost;
   cost.model = "ml";
-  cost.latencyUs =
-      mlBaselineUs(k, gpu, launchUsFor(gpu)) * std::exp(double(out[0]));
+  cost.latencyUs = mlBaselineUs(k, gpu, launchUsFor(gpu)) * std::exp(*residual);
+  // GEMM: the geometric mean with the booster over the tile model's price.
+  auto tileBooster = boosters.find(kMlGemmTileResidual);
+  double tileUs = gemmTile && tileBooster != boosters.end()
+                      ? mlGemmBaselineUs(k, gpu, *gemmTile)
+                      : 0;
+  if (tileUs > 0)
+    if (std::optional<double> r = predict(tileBooster->second))
+      cost.latencyUs = std::sqrt(cost.latencyUs * tileUs * std::exp(*r));
   double peak = gpu.peakFlops(k.dtype, k.tensorCores);
   cost.computeBound = peak > 0 && gpu.memBandwidth > 0 &&
                       k.totalFlops() / peak > k.totalBytes() / gpu.memBandwidth;

@@ -76,24 +76,6 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
   double meanLaunchUs = 0;
   for (const auto &entry : launch)
     meanLaunchUs += entry.second / launch.size();
-  std::map<std::string, std::vector<MlSample>> byKind;
-  for (const TrainingRow &r : rows) {
-    auto it = launch.find(r.gpu->name);
-    byKind[kernelKindName(r.kernel->kind).str()].push_back(
-        {r.kernel, r.gpu, r.measuredUs,
-         it != launch.end() ? it->second : meanLaunchUs});
-  }
-  for (const auto &[kind, samples] : byKind) {
-    if (!options.trainBoosters)
-      break;
-    llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, kind + ".json");
-    if (auto e = trainMlModel(samples, options, path))
-      return e;
-    log << "ml: " << kind << ": trained on "
-        << std::min(samples.size(), options.maxRows) << " of " << samples.size()
-        << " rows -> " << path << "\n";
-  }
   TileParamsSet tile = fitTileFamilies(rows, 20000, options.seed);
   if (!tile.empty()) {
     llvm::SmallString<256> path(dir);
@@ -107,6 +89,33 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
       log << "tile: " << family << ": fitted on " << p.trainedRows
           << " rows, overhead " << llvm::formatv("{0:f2}", p.overheadUs)
           << " us -> " << path << "\n";
+  }
+  // A second GEMM booster learns the residual of the tile model just
+  // fitted; MlModel prices a GEMM as the geometric mean of both boosters'
+  // prices when tile.json and this booster are present.
+  auto gemmTile = tile.find("gemm");
+  std::map<std::string, std::vector<MlSample>> byKind;
+  for (const TrainingRow &r : rows) {
+    auto it = launch.find(r.gpu->name);
+    MlSample sample{r.kernel, r.gpu, r.measuredUs,
+                    it != launch.end() ? it->second : meanLaunchUs};
+    byKind[kernelKindName(r.kernel->kind).str()].push_back(sample);
+    if (gemmTile == tile.end())
+      continue;
+    sample.baselineUs = mlGemmBaselineUs(*r.kernel, *r.gpu, gemmTile->second);
+    if (sample.baselineUs > 0)
+      byKind[kMlGemmTileResidual].push_back(sample);
+  }
+  for (const auto &[kind, samples] : byKind) {
+    if (!options.trainBoosters)
+      break;
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, kind + ".json");
+    if (auto e = trainMlModel(samples, options, path))
+      return e;
+    log << "ml: " << kind << ": trained on "
+        << std::min(samples.size(), options.maxRows) << " of " << samples.size()
+        << " rows -> " << path << "\n";
   }
   return llvm::Error::success();
 }

@@ -170,3 +170,55 @@ TEST(MlModel, BadLaunchFileIsAnError) {
             std::string::npos);
   llvm::sys::fs::remove_directories(dir);
 }
+
+TEST(MlModel, GemmTileResidualBooster) {
+  GpuSpec v100 = *lookupGpu("V100"), t4 = *lookupGpu("T4");
+  TileParams gemm = defaultTileParams().at("gemm");
+  KernelDesc big;
+  big.kind = KernelKind::Gemm;
+  big.batch = 1;
+  big.m = big.n = big.k = 1024;
+  std::optional<TileAnalysis> a = analyzeTiles(big, v100);
+  ASSERT_TRUE(a.has_value());
+  // The tile-residual baseline is the tile model's price, GEMM only.
+  EXPECT_DOUBLE_EQ(mlGemmBaselineUs(big, v100, gemm), tileLatencyUs(*a, gemm));
+  KernelDesc add;
+  add.kind = KernelKind::Elementwise;
+  add.numElements = 1 << 20;
+  EXPECT_EQ(mlGemmBaselineUs(add, v100, gemm), 0.0);
+
+  // trainModelDirectory writes the second GEMM booster; it is not a kind.
+  std::vector<KernelDesc> kernels;
+  for (int64_t s = 64; s <= 4096; s *= 2)
+    for (int64_t k : {64, 512}) {
+      KernelDesc g = big;
+      g.m = g.n = s;
+      g.k = k;
+      kernels.push_back(g);
+    }
+  std::vector<TrainingRow> rows;
+  for (const GpuSpec *gpu : {&v100, &t4})
+    for (const KernelDesc &k : kernels)
+      rows.push_back({&k, gpu, 2 * mlBaselineUs(k, *gpu) + 10});
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-ml-gemm", dir));
+  MlTrainOptions options;
+  options.rounds = 20;
+  options.threads = 1;
+  std::string log;
+  llvm::raw_string_ostream os(log);
+  ASSERT_FALSE(bool(trainModelDirectory(rows, dir, options, os)));
+  llvm::SmallString<128> residual(dir);
+  llvm::sys::path::append(residual, "gemm.tile-residual.json");
+  EXPECT_TRUE(llvm::sys::fs::exists(residual));
+  auto model = MlModel::load(dir);
+  ASSERT_TRUE(bool(model)) << llvm::toString(model.takeError());
+  EXPECT_EQ((*model)->kinds(), std::vector<std::string>{"gemm"});
+  std::optional<KernelCost> cost = (*model)->estimate(kernels[4], v100);
+  ASSERT_TRUE(cost.has_value());
+  // Both boosters learned the training prices; their geometric mean is
+  // within 25% of the row's latency.
+  double measured = 2 * mlBaselineUs(kernels[4], v100) + 10;
+  EXPECT_NEAR(cost->latencyUs, measured, 0.25 * measured);
+  llvm::sys::fs::remove_directories(dir);
+}

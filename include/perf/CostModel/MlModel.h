@@ -16,6 +16,7 @@
 #define PERF_COSTMODEL_MLMODEL_H
 
 #include "perf/CostModel/KernelCostModel.h"
+#include "perf/CostModel/TileModel.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
 #include <map>
@@ -48,7 +49,19 @@ struct MlSample {
   double measuredUs = 0;
   /// The device's fixed cost (LaunchCalibration), 0 if unknown.
   double launchUs = 0;
+  /// What the residual multiplies instead of mlBaselineUs, if positive (the
+  /// tile model's price of a GEMM; mlGemmBaselineUs).
+  double baselineUs = 0;
 };
+
+/// The baseline of a GEMM booster trained next to fitted tile coefficients:
+/// the tile model's price (wave-quantized, per-tile roofline, fitted
+/// utilization and overhead), so the trees learn the tile model's residual.
+/// 0 if `gemm` has no analysis.
+/// Name (file stem) of the GEMM booster trained on the tile model's residual.
+constexpr const char *kMlGemmTileResidual = "gemm.tile-residual";
+double mlGemmBaselineUs(const KernelDesc &kernel, const GpuSpec &gpu,
+                        const TileParams &gemm);
 
 struct MlTrainOptions {
   unsigned rounds = 300;
@@ -90,6 +103,9 @@ private:
   /// launch.json of the model directory, plus calibrateLaunch.
   LaunchCalibration launch;
   double defaultLaunchUs = 0;
+  /// The tile model's GEMM coefficients (tile.json), when the directory has
+  /// them: the GEMM booster's baseline (mlGemmBaselineUs).
+  std::optional<TileParams> gemmTile;
   /// XGBoost's predictor is not documented as thread-safe.
   mutable std::mutex mutex;
 };
