@@ -73,75 +73,64 @@ static const char *kElementwiseOps =
     "add|sub|mul|div|max|min|relu|gelu|sigmoid|tanh|exp|neg|copy|scale";
 
 static const std::vector<KindRule> &kindRules() {
-  using F = FieldRule;
-  static const std::vector<KindRule> rules = {
-      {"gemm",
-       {F{"b", "batch|b", F::Int, "1", nullptr, true},
-        F{"m", "m", F::Int, nullptr, nullptr, true},
-        F{"n", "n", F::Int, nullptr, nullptr, true},
-        F{"k", "k", F::Int, nullptr, nullptr, true},
-        F{"ta", "ta|trans_a|transpose_a", F::Bool, "0", nullptr, false},
-        F{"tb", "tb|trans_b|transpose_b", F::Bool, "0", nullptr, false}}},
-      {"conv2d",
-       {F{"n", "n", F::Int, nullptr, nullptr, true},
-        F{"c", "c", F::Int, nullptr, nullptr, true},
-        F{"h", "h", F::Int, nullptr, nullptr, true},
-        F{"w", "w", F::Int, nullptr, nullptr, true},
-        F{"k", "k", F::Int, nullptr, nullptr, true},
-        F{"r", "r", F::Int, nullptr, nullptr, true},
-        F{"s", "s", F::Int, nullptr, nullptr, true},
-        F{"sh", "stride", F::First, "1", nullptr, true},
-        F{"sw", "stride", F::Second, "1", nullptr, true},
-        F{"ph", "pad|padding", F::First, "0", nullptr, false},
-        F{"pw", "pad|padding", F::Second, "0", nullptr, false},
-        F{"dh", "dilation", F::First, "1", nullptr, true},
-        F{"dw", "dilation", F::Second, "1", nullptr, true},
-        F{"g", "groups|g", F::Int, "1", nullptr, true},
-        F{"pass", "pass", F::Str, "fwd", "fwd|dgrad|wgrad", false}}},
-      // Not in docs/perf-db.md's table: the fused cuDNN convolution + bias +
-      // ReLU forward, keyed like conv2d.
-      {"conv2d_bias_relu",
-       {F{"n", "n", F::Int, nullptr, nullptr, true},
-        F{"c", "c", F::Int, nullptr, nullptr, true},
-        F{"h", "h", F::Int, nullptr, nullptr, true},
-        F{"w", "w", F::Int, nullptr, nullptr, true},
-        F{"k", "k", F::Int, nullptr, nullptr, true},
-        F{"r", "r", F::Int, nullptr, nullptr, true},
-        F{"s", "s", F::Int, nullptr, nullptr, true},
-        F{"sh", "stride", F::First, "1", nullptr, true},
-        F{"sw", "stride", F::Second, "1", nullptr, true},
-        F{"ph", "pad|padding", F::First, "0", nullptr, false},
-        F{"pw", "pad|padding", F::Second, "0", nullptr, false},
-        F{"dh", "dilation", F::First, "1", nullptr, true},
-        F{"dw", "dilation", F::Second, "1", nullptr, true},
-        F{"g", "groups|g", F::Int, "1", nullptr, true},
-        F{"pass", "pass", F::Str, "fwd", "fwd", false}}},
-      {"elementwise",
-       {F{"n", "elements|n", F::Int, nullptr, nullptr, true},
-        F{"in", "inputs|in", F::Int, "1", nullptr, true},
-        F{"op", "op", F::Str, nullptr, kElementwiseOps, false}}},
-      {"reduce",
-       {F{"rows", "rows", F::Int, nullptr, nullptr, true},
-        F{"cols", "cols", F::Int, nullptr, nullptr, true}}},
-      {"softmax",
-       {F{"rows", "rows", F::Int, nullptr, nullptr, true},
-        F{"cols", "cols", F::Int, nullptr, nullptr, true}}},
-      {"layernorm",
-       {F{"rows", "rows", F::Int, nullptr, nullptr, true},
-        F{"cols", "cols", F::Int, nullptr, nullptr, true}}},
-      {"embedding_bag",
-       {F{"t", "tables|t", F::Int, "1", nullptr, true},
+  static const std::vector<KindRule> rules = [] {
+    using F = FieldRule;
+    // conv2d and the fused conv2d_bias_relu share their key; only the passes
+    // they accept differ.
+    auto convFields = [](const char *passes) {
+      return std::vector<FieldRule>{
+          F{"n", "n", F::Int, nullptr, nullptr, true},
+          F{"c", "c", F::Int, nullptr, nullptr, true},
+          F{"h", "h", F::Int, nullptr, nullptr, true},
+          F{"w", "w", F::Int, nullptr, nullptr, true},
+          F{"k", "k", F::Int, nullptr, nullptr, true},
+          F{"r", "r", F::Int, nullptr, nullptr, true},
+          F{"s", "s", F::Int, nullptr, nullptr, true},
+          F{"sh", "stride", F::First, "1", nullptr, true},
+          F{"sw", "stride", F::Second, "1", nullptr, true},
+          F{"ph", "pad|padding", F::First, "0", nullptr, false},
+          F{"pw", "pad|padding", F::Second, "0", nullptr, false},
+          F{"dh", "dilation", F::First, "1", nullptr, true},
+          F{"dw", "dilation", F::Second, "1", nullptr, true},
+          F{"g", "groups|g", F::Int, "1", nullptr, true},
+          F{"pass", "pass", F::Str, "fwd", passes, false}};
+    };
+    const std::vector<FieldRule> rowsCols = {
         F{"rows", "rows", F::Int, nullptr, nullptr, true},
-        F{"d", "dim|d", F::Int, nullptr, nullptr, true},
-        F{"b", "batch|b", F::Int, nullptr, nullptr, true},
-        F{"l", "pooling|l", F::Int, nullptr, nullptr, true},
-        F{"pass", "pass", F::Str, "fwd", "fwd|bwd", false}}},
-      {"memcpy",
-       {F{"bytes", "bytes", F::Int, nullptr, nullptr, true},
-        F{"dir", "kind|dir", F::Str, nullptr, "h2d|d2h|d2d", false}}},
-      {"transpose", {F{"n", "elements|n", F::Int, nullptr, nullptr, true}}},
-      {"concat", {F{"n", "elements|n", F::Int, nullptr, nullptr, true}}},
-  };
+        F{"cols", "cols", F::Int, nullptr, nullptr, true}};
+    return std::vector<KindRule>{
+        {"gemm",
+         {F{"b", "batch|b", F::Int, "1", nullptr, true},
+          F{"m", "m", F::Int, nullptr, nullptr, true},
+          F{"n", "n", F::Int, nullptr, nullptr, true},
+          F{"k", "k", F::Int, nullptr, nullptr, true},
+          F{"ta", "ta|trans_a|transpose_a", F::Bool, "0", nullptr, false},
+          F{"tb", "tb|trans_b|transpose_b", F::Bool, "0", nullptr, false}}},
+        {"conv2d", convFields("fwd|dgrad|wgrad")},
+        // Not in docs/perf-db.md's table: the fused cuDNN convolution + bias +
+        // ReLU forward, keyed like conv2d.
+        {"conv2d_bias_relu", convFields("fwd")},
+        {"elementwise",
+         {F{"n", "elements|n", F::Int, nullptr, nullptr, true},
+          F{"in", "inputs|in", F::Int, "1", nullptr, true},
+          F{"op", "op", F::Str, nullptr, kElementwiseOps, false}}},
+        {"reduce", rowsCols},
+        {"softmax", rowsCols},
+        {"layernorm", rowsCols},
+        {"embedding_bag",
+         {F{"t", "tables|t", F::Int, "1", nullptr, true},
+          F{"rows", "rows", F::Int, nullptr, nullptr, true},
+          F{"d", "dim|d", F::Int, nullptr, nullptr, true},
+          F{"b", "batch|b", F::Int, nullptr, nullptr, true},
+          F{"l", "pooling|l", F::Int, nullptr, nullptr, true},
+          F{"pass", "pass", F::Str, "fwd", "fwd|bwd", false}}},
+        {"memcpy",
+         {F{"bytes", "bytes", F::Int, nullptr, nullptr, true},
+          F{"dir", "kind|dir", F::Str, nullptr, "h2d|d2h|d2d", false}}},
+        {"transpose", {F{"n", "elements|n", F::Int, nullptr, nullptr, true}}},
+        {"concat", {F{"n", "elements|n", F::Int, nullptr, nullptr, true}}},
+    };
+  }();
   return rules;
 }
 
