@@ -306,32 +306,12 @@ struct LowerBoundPass : perf::impl::LowerBoundBase<LowerBoundPass> {
           << format.getValue() << "'";
       return signalPassFailure();
     }
-    std::vector<GraphBound> bounds;
-    WalkResult walk = getOperation().walk([&](GraphOp graph) {
-      FailureOr<GraphBound> g = analyze(graph);
-      if (failed(g))
-        return WalkResult::interrupt();
-      bounds.push_back(std::move(*g));
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
-      return signalPassFailure();
-
-    std::string text;
-    llvm::raw_string_ostream stream(text);
-    llvm::raw_ostream *os = &stream;
-    if (format == "json") {
-      llvm::json::Array graphs;
-      for (const GraphBound &g : bounds)
-        graphs.push_back(toJson(g));
-      *os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                        {"graphs", std::move(graphs)}}))
-          << "\n";
-    } else {
-      for (const GraphBound &g : bounds)
-        printText(g, layers, *os);
-    }
-    if (failed(writeReport(getOperation(), output, text)))
+    if (failed(writeGraphReport(
+            getOperation(), format, output, analyze,
+            [](const GraphBound &g) { return toJson(g); },
+            [&](const GraphBound &g, llvm::raw_ostream &os) {
+              printText(g, layers, os);
+            })))
       return signalPassFailure();
     markAllAnalysesPreserved();
   }

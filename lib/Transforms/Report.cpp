@@ -206,32 +206,9 @@ struct ReportPass : perf::impl::ReportBase<ReportPass> {
           << format << "'";
       return signalPassFailure();
     }
-    std::vector<GraphSummary> summaries;
-    WalkResult walk = getOperation().walk([&](GraphOp graph) {
-      FailureOr<GraphSummary> s = summarize(graph);
-      if (failed(s))
-        return WalkResult::interrupt();
-      summaries.push_back(std::move(*s));
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
-      return signalPassFailure();
-
-    std::string text;
-    llvm::raw_string_ostream stream(text);
-    llvm::raw_ostream *os = &stream;
-    if (format == "json") {
-      llvm::json::Array graphs;
-      for (const GraphSummary &s : summaries)
-        graphs.push_back(toJson(s));
-      *os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                        {"graphs", std::move(graphs)}}))
-          << "\n";
-    } else {
-      for (const GraphSummary &s : summaries)
-        printText(s, *os);
-    }
-    if (failed(writeReport(getOperation(), output, text)))
+    if (failed(writeGraphReport(
+            getOperation(), format, output, summarize,
+            [](const GraphSummary &s) { return toJson(s); }, printText)))
       return signalPassFailure();
     markAllAnalysesPreserved();
   }

@@ -3,14 +3,56 @@
 #ifndef PERF_TRANSFORMS_REPORTOUTPUT_H
 #define PERF_TRANSFORMS_REPORTOUTPUT_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Operation.h"
+#include "perf/Dialect/PerfOps.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+#include <vector>
 
 namespace perf {
 /// Writes a rendered report to `path`: "-" is stdout, an empty path writes
 /// nothing. A file that cannot be written is an error on `op`.
 mlir::LogicalResult writeReport(mlir::Operation *op, llvm::StringRef path,
                                 llvm::StringRef text);
+
+/// Summarizes every perf.graph of `module` with `analyze` (which reports its
+/// own errors) and writes the summaries to `path`: as
+/// `{"graphs": [toJson(summary)...]}` when `format` is "json", else each
+/// printed by `printText`.
+template <typename AnalyzeFn, typename JsonFn, typename TextFn>
+mlir::LogicalResult writeGraphReport(mlir::ModuleOp module,
+                                     llvm::StringRef format,
+                                     llvm::StringRef path, AnalyzeFn analyze,
+                                     JsonFn toJson, TextFn printText) {
+  using Summary = typename std::invoke_result_t<AnalyzeFn, GraphOp>::value_type;
+  std::vector<Summary> summaries;
+  mlir::WalkResult walk = module.walk([&](GraphOp graph) {
+    mlir::FailureOr<Summary> s = analyze(graph);
+    if (mlir::failed(s))
+      return mlir::WalkResult::interrupt();
+    summaries.push_back(std::move(*s));
+    return mlir::WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return mlir::failure();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (format == "json") {
+    llvm::json::Array graphs;
+    for (const Summary &s : summaries)
+      graphs.push_back(toJson(s));
+    os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                     {"graphs", std::move(graphs)}}))
+       << "\n";
+  } else {
+    for (const Summary &s : summaries)
+      printText(s, os);
+  }
+  return writeReport(module, path, text);
+}
 } // namespace perf
 
 #endif // PERF_TRANSFORMS_REPORTOUTPUT_H
