@@ -2,32 +2,10 @@
 
 #include "perf/CostModel/DbModel.h"
 #include "perf/CostModel/KernelSignature.h"
+#include "perf/CostModel/PerfDbSchema.h"
 #include <sqlite3.h>
 
 using namespace perf;
-
-static const char *const kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '1');
-CREATE TABLE IF NOT EXISTS devices (
-  name TEXT PRIMARY KEY,
-  spec_json TEXT
-);
-CREATE TABLE IF NOT EXISTS kernels (
-  device     TEXT NOT NULL,
-  dtype      TEXT NOT NULL,
-  kind       TEXT NOT NULL,
-  signature  TEXT NOT NULL,
-  latency_us REAL NOT NULL,
-  spread_us  REAL,
-  reps       INTEGER,
-  algo       TEXT,
-  kernel_name TEXT,
-  source     TEXT,
-  created    TEXT DEFAULT (datetime('now')),
-  PRIMARY KEY (device, dtype, kind, signature)
-);
-)sql";
 
 static llvm::Error sqlError(sqlite3 *db, llvm::StringRef path,
                             llvm::StringRef what) {
@@ -76,7 +54,7 @@ PerfDatabase::openForWriting(llvm::StringRef path) {
     return sqlError(d->db, path, "cannot create the perf database");
   if (auto e = d->exec("PRAGMA journal_mode = WAL;"))
     return std::move(e);
-  if (auto e = d->exec(kSchema))
+  if (auto e = d->exec(perf::kPerfDbSchemaSql))
     return std::move(e);
   const char *lookup = "SELECT latency_us FROM kernels WHERE device = ?1 AND "
                        "dtype = ?2 AND kind = ?3 AND signature = ?4";

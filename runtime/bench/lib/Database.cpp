@@ -1,33 +1,12 @@
 //===- Database.cpp - The performance database writer ---------------------===//
 
 #include "bench/Database.h"
+#include "perf/CostModel/PerfDbSchema.h"
 
 #include <cstdio>
 #include <sqlite3.h>
 
 using namespace bench;
-
-static const char *kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS devices (
-  name TEXT PRIMARY KEY,
-  spec_json TEXT
-);
-CREATE TABLE IF NOT EXISTS kernels (
-  device     TEXT NOT NULL,
-  dtype      TEXT NOT NULL,
-  kind       TEXT NOT NULL,
-  signature  TEXT NOT NULL,
-  latency_us REAL NOT NULL,
-  spread_us  REAL,
-  reps       INTEGER,
-  algo       TEXT,
-  kernel_name TEXT,
-  source     TEXT,
-  created    TEXT DEFAULT (datetime('now')),
-  PRIMARY KEY (device, dtype, kind, signature)
-);
-)sql";
 
 namespace {
 /// A prepared statement finalized on scope exit.
@@ -99,7 +78,7 @@ bool PerfDatabase::open(const std::string &path, std::string &error) {
   sqlite3_busy_timeout(db, 5000);
   std::string sqlError;
   if (!exec("PRAGMA journal_mode = WAL;", sqlError) ||
-      !exec(kSchema, sqlError)) {
+      !exec(perf::kPerfDbSchemaSql, sqlError)) {
     error = path + ": " + sqlError;
     sqlite3_close(db);
     db = nullptr;
