@@ -257,7 +257,8 @@ double PricedRow::relativeError() const {
   return (predictedUs - row->latencyUs) / row->latencyUs;
 }
 
-ErrorStats perf::computeErrorStats(llvm::ArrayRef<PricedRow> rows) {
+static ErrorStats scaledErrorStats(llvm::ArrayRef<PricedRow> rows,
+                                   double scale) {
   ErrorStats s;
   s.count = rows.size();
   if (rows.empty())
@@ -265,7 +266,8 @@ ErrorStats perf::computeErrorStats(llvm::ArrayRef<PricedRow> rows) {
   double sumAbs = 0, sumLog = 0;
   size_t in10 = 0, in25 = 0;
   for (const PricedRow &r : rows) {
-    double e = std::fabs(r.relativeError());
+    double e = std::fabs((r.predictedUs * scale - r.row->latencyUs) /
+                         r.row->latencyUs);
     sumAbs += e;
     sumLog += std::log(std::max(e, 1e-4));
     in10 += e <= 0.10;
@@ -277,4 +279,28 @@ ErrorStats perf::computeErrorStats(llvm::ArrayRef<PricedRow> rows) {
   s.within10 = in10 / n;
   s.within25 = in25 / n;
   return s;
+}
+
+ErrorStats perf::computeErrorStats(llvm::ArrayRef<PricedRow> rows) {
+  return scaledErrorStats(rows, 1.0);
+}
+
+double perf::medianLogRatio(llvm::ArrayRef<PricedRow> rows) {
+  if (rows.empty())
+    return 0;
+  std::vector<double> logs;
+  logs.reserve(rows.size());
+  for (const PricedRow &r : rows)
+    logs.push_back(std::log(r.predictedUs / r.row->latencyUs));
+  size_t mid = logs.size() / 2;
+  std::nth_element(logs.begin(), logs.begin() + mid, logs.end());
+  if (logs.size() % 2)
+    return logs[mid];
+  double upper = logs[mid];
+  double lower = *std::max_element(logs.begin(), logs.begin() + mid);
+  return 0.5 * (lower + upper);
+}
+
+ErrorStats perf::computeDebiasedErrorStats(llvm::ArrayRef<PricedRow> rows) {
+  return scaledErrorStats(rows, std::exp(-medianLogRatio(rows)));
 }

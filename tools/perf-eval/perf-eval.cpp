@@ -3,7 +3,8 @@
 // Prices measured kernels (NeuSight CSVs) with a model stack and prints the
 // per-kind MAPE and GMAE and the worst rows. --leave-one-out fits the
 // trainable models on all GPUs but one and reports the held-out GPU, for
-// every model: the table of docs/accuracy.md.
+// every model: the table of docs/accuracy.md. --in-distribution holds out a
+// random share of every GPU instead (NeuSight's own validation split).
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +60,21 @@ static cl::opt<bool>
                 cl::desc("Train on all GPUs of --neusight but one, report "
                          "the held-out GPU, for each model of --models"),
                 cl::cat(category));
+static cl::opt<bool> inDistribution(
+    "in-distribution",
+    cl::desc("Train on a random share of every GPU's rows (NeuSight's "
+             "validation protocol) and report the rest, per GPU"),
+    cl::cat(category));
+static cl::opt<double>
+    testFraction("test-fraction", cl::init(0.2),
+                 cl::desc("Share of rows held out by --in-distribution"),
+                 cl::cat(category));
+static cl::opt<bool> debiased(
+    "debiased",
+    cl::desc("Also report the ml and tile models' errors with each GPU's "
+             "predictions divided by their median ratio to the measurements "
+             "(a per-GPU calibration constant fitted on the test rows)"),
+    cl::cat(category));
 static cl::opt<std::string> neusightDir("neusight",
                                         cl::desc("NeuSight data directory"),
                                         cl::cat(category));
@@ -217,9 +233,19 @@ static std::string groupOf(llvm::StringRef op) {
   return "";
 }
 
-static int runLeaveOneOut() {
+/// One training run and the rows it is judged on.
+struct Split {
+  /// Folder name of the models trained for this split.
+  std::string name;
+  std::vector<TrainingRow> train;
+  std::vector<const KernelMeasurement *> test;
+};
+
+static int runCrossValidation() {
   if (neusightDir.empty())
-    return fail("--leave-one-out needs --neusight DIR");
+    return fail("--leave-one-out and --in-distribution need --neusight DIR");
+  if (inDistribution && (testFraction <= 0 || testFraction >= 1))
+    return fail("--test-fraction must be in (0, 1)");
   auto rowsOrErr = readNeuSightDir(neusightDir);
   if (!rowsOrErr)
     return fail(llvm::toString(rowsOrErr.takeError()));
@@ -254,22 +280,42 @@ static int runLeaveOneOut() {
   std::map<std::string,
            std::map<std::string, std::map<std::string, std::vector<PricedRow>>>>
       results;
-  std::map<std::string, std::map<std::string, size_t>> dbHits;
   std::mt19937_64 rng(7);
-  for (const std::string &fold : folds) {
-    std::vector<TrainingRow> train;
-    std::vector<const KernelMeasurement *> test;
-    std::uniform_real_distribution<double> coin(0, 1);
+  std::uniform_real_distribution<double> coin(0, 1);
+  std::vector<Split> splits;
+  if (inDistribution) {
+    // One split over all GPUs: each row is held out with probability
+    // --test-fraction, so every GPU is in training and in the test.
+    Split split{"in-distribution", {}, {}};
     for (const KernelMeasurement &m : rows) {
-      if (foldOf(m.device) == fold) {
+      if (coin(rng) < testFraction) {
         if (evalFraction >= 1 || coin(rng) < evalFraction)
-          test.push_back(&m);
+          split.test.push_back(&m);
       } else {
-        train.push_back({&m.kernel, &devices[m.device], m.latencyUs});
+        split.train.push_back({&m.kernel, &devices[m.device], m.latencyUs});
       }
     }
+    splits.push_back(std::move(split));
+  } else {
+    for (const std::string &fold : folds) {
+      Split split{"without-" + fold, {}, {}};
+      for (const KernelMeasurement &m : rows) {
+        if (foldOf(m.device) == fold) {
+          if (evalFraction >= 1 || coin(rng) < evalFraction)
+            split.test.push_back(&m);
+        } else {
+          split.train.push_back({&m.kernel, &devices[m.device], m.latencyUs});
+        }
+      }
+      splits.push_back(std::move(split));
+    }
+  }
+  for (const Split &split : splits) {
+    const std::vector<TrainingRow> &train = split.train;
+    const std::vector<const KernelMeasurement *> &test = split.test;
+    const std::string &fold = split.name;
     llvm::SmallString<256> dir(root);
-    llvm::sys::path::append(dir, "without-" + fold);
+    llvm::sys::path::append(dir, split.name);
     CostModelOptions options;
     options.mlModelDir = dir.str().str();
     bool trainsMl = llvm::is_contained(models, "ml") ||
@@ -283,8 +329,7 @@ static int runLeaveOneOut() {
       ml.rounds = rounds;
       ml.maxDepth = maxDepth;
       ml.trainBoosters = trainsMl;
-      llvm::errs() << "fold " << fold << ": training on " << train.size()
-                   << " rows\n";
+      llvm::errs() << fold << ": training on " << train.size() << " rows\n";
       if (auto e = trainModelDirectory(train, dir, ml, llvm::errs()))
         return fail(llvm::toString(std::move(e)));
     }
@@ -299,12 +344,9 @@ static int runLeaveOneOut() {
         return fail(llvm::toString(writer.takeError()));
       if (auto e = (*writer)->begin())
         return fail(llvm::toString(std::move(e)));
-      for (const KernelMeasurement &m : rows) {
-        if (foldOf(m.device) == fold)
-          continue;
-        PerfDbEntry e{devices[m.device].name, "f32",
-                      kernelKindName(m.kernel.kind).str(),
-                      kernelSignature(m.kernel), m.latencyUs};
+      for (const TrainingRow &m : train) {
+        PerfDbEntry e{m.gpu->name, "f32", kernelKindName(m.kernel->kind).str(),
+                      kernelSignature(*m.kernel), m.measuredUs};
         e.source = "neusight";
         if (auto err = (*writer)->addKernel(e))
           return fail(llvm::toString(std::move(err)));
@@ -325,13 +367,11 @@ static int runLeaveOneOut() {
         if (!ml)
           return fail(llvm::toString(ml.takeError()));
         std::vector<TrainingRow> heldOut;
-        for (const KernelMeasurement &m : rows)
-          if (foldOf(m.device) == fold)
-            heldOut.push_back({&m.kernel, &devices[m.device], m.latencyUs});
+        for (const KernelMeasurement *m : test)
+          heldOut.push_back({&m->kernel, &devices[m->device], m->latencyUs});
         for (const auto &[device, us] : measureLaunchCalibration(heldOut)) {
           (*ml)->calibrateLaunch(device, us);
-          llvm::errs() << "fold " << fold << ": " << device
-                       << ": measured fixed cost "
+          llvm::errs() << fold << ": " << device << ": measured fixed cost "
                        << llvm::formatv("{0:f1}", us) << " us\n";
         }
         model = std::unique_ptr<KernelCostModel>(std::move(*ml));
@@ -361,21 +401,21 @@ static int runLeaveOneOut() {
         }
         if (!cost)
           continue;
-        if (name == "db")
-          ++dbHits[fold][m->op];
+        std::string column = foldOf(m->device);
         PricedRow p{m, cost->latencyUs, name.str()};
-        results[name.str()][m->op][fold].push_back(p);
+        results[name.str()][m->op][column].push_back(p);
         std::string group = groupOf(m->op);
         if (!group.empty())
-          results[name.str()][group][fold].push_back(p);
+          results[name.str()][group][column].push_back(p);
       }
     }
   }
 
   // Markdown: one table per model, rows = op, columns = held-out GPU.
   llvm::raw_ostream &os = llvm::outs();
-  for (llvm::StringRef name : models) {
-    os << "\n### " << name << "\n\n| kind |";
+  auto printTable = [&](llvm::StringRef name, llvm::StringRef title,
+                        bool debias) {
+    os << "\n### " << title << "\n\n| kind |";
     for (const std::string &fold : folds)
       os << " " << fold << " MAPE / GMAE |";
     os << "\n|---|";
@@ -388,7 +428,7 @@ static int runLeaveOneOut() {
       for (size_t i = 0; i < folds.size(); ++i)
         os << " - |";
       os << "\n";
-      continue;
+      return;
     }
     for (auto &[op, byFold] : byOp) {
       os << "| " << op << " |";
@@ -398,17 +438,27 @@ static int runLeaveOneOut() {
           os << " - |";
           continue;
         }
-        ErrorStats s = computeErrorStats(it->second);
+        ErrorStats s = debias ? computeDebiasedErrorStats(it->second)
+                              : computeErrorStats(it->second);
         os << llvm::formatv(" {0:P1} / {1:P1} |", s.mape, s.gmae);
       }
       os << "\n";
     }
-  }
-  os << "\nRows priced per held-out GPU:";
+  };
+  for (llvm::StringRef name : models)
+    printTable(name, name, false);
+  if (debiased)
+    for (llvm::StringRef name : models)
+      if (name == "ml" || name == "tile")
+        printTable(name, (name + ", divided by its median ratio per GPU").str(),
+                   true);
+  os << "\nRows priced per " << (inDistribution ? "GPU" : "held-out GPU")
+     << ":";
   for (const std::string &fold : folds) {
     size_t n = 0;
-    for (const KernelMeasurement &m : rows)
-      n += foldOf(m.device) == fold;
+    for (const Split &split : splits)
+      for (const KernelMeasurement *m : split.test)
+        n += foldOf(m->device) == fold;
     os << " " << fold << "=" << n;
   }
   os << "\n";
@@ -422,6 +472,9 @@ int main(int argc, char **argv) {
       argc, argv,
       "perf-eval: accuracy of the kernel cost models on measured kernels\n\n"
       "  perf-eval --model=tile --device=auto bmm/Tesla_T4.csv.gz\n"
-      "  perf-eval --leave-one-out --neusight DIR --models=roofline,tile,ml\n");
-  return leaveOneOut ? runLeaveOneOut() : evaluateFiles();
+      "  perf-eval --leave-one-out --neusight DIR --models=roofline,tile,ml\n"
+      "  perf-eval --in-distribution --neusight DIR --models=ml\n");
+  if (leaveOneOut && inDistribution)
+    return fail("--leave-one-out and --in-distribution are exclusive");
+  return leaveOneOut || inDistribution ? runCrossValidation() : evaluateFiles();
 }

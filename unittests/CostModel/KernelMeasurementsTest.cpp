@@ -63,6 +63,24 @@ TEST(ErrorStats, MapeAndGmaeByHand) {
   EXPECT_NEAR(s.within25, 2.0 / 3, 1e-12);
 }
 
+TEST(ErrorStats, DebiasedByHand) {
+  // Predictions 1.1x, 1.2x, 1.3x the measurements: the median ratio is 1.2,
+  // so the debiased errors are 1.1/1.2 - 1, 0 and 1.3/1.2 - 1 (+-1/12).
+  KernelMeasurement a, b, c;
+  a.latencyUs = b.latencyUs = c.latencyUs = 100;
+  std::vector<PricedRow> rows = {
+      {&a, 110, "x"}, {&b, 120, "x"}, {&c, 130, "x"}};
+  EXPECT_NEAR(medianLogRatio(rows), std::log(1.2), 1e-12);
+  ErrorStats s = computeDebiasedErrorStats(rows);
+  EXPECT_NEAR(s.mape, (1.0 / 12 + 0 + 1.0 / 12) / 3, 1e-12);
+  // The exact hit is floored at 1e-4.
+  EXPECT_NEAR(s.gmae, std::cbrt(1.0 / 12 * 1e-4 * 1.0 / 12), 1e-12);
+  // An even count takes the mean of the two middle logs: ratios 0.5 and 2.
+  std::vector<PricedRow> two = {{&a, 50, "x"}, {&b, 200, "x"}};
+  EXPECT_NEAR(medianLogRatio(two), 0.0, 1e-12);
+  EXPECT_EQ(computeDebiasedErrorStats({}).count, 0u);
+}
+
 TEST(NeuSightData, RealFilesParse) {
   std::string dir =
       std::string(PERF_SOURCE_DIR) + "/../shared/data/kernels/neusight";

@@ -80,6 +80,16 @@ struct ErrorStats {
 };
 ErrorStats computeErrorStats(llvm::ArrayRef<PricedRow> rows);
 
+/// The median of log(predicted / measured): the one factor a model is off by
+/// on a typical row (0 for an unbiased model).
+double medianLogRatio(llvm::ArrayRef<PricedRow> rows);
+
+/// The stats of `rows` with every prediction divided by
+/// exp(medianLogRatio(rows)): the error left after calibrating a model with
+/// one constant fitted on these very rows (the spread a constant cannot
+/// remove).
+ErrorStats computeDebiasedErrorStats(llvm::ArrayRef<PricedRow> rows);
+
 } // namespace perf
 
 #endif // PERF_COSTMODEL_KERNELMEASUREMENTS_H
