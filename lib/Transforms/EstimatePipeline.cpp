@@ -1,7 +1,7 @@
 //===- EstimatePipeline.cpp - The default cost pipeline -------------------===//
 
-#include "perf/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "perf/Transforms/Passes.h"
 
 using namespace perf;
 using namespace mlir;
@@ -36,6 +36,11 @@ struct EstimatePipelineOptions
     : public PassPipelineOptions<EstimatePipelineOptions> {
   Option<std::string> models{*this, "models",
                              llvm::cl::desc("Kernel cost model order")};
+  Option<std::string> database{
+      *this, "db", llvm::cl::desc("Perf database (SQLite) of the db model")};
+  Option<std::string> mlModelDir{
+      *this, "ml-dir",
+      llvm::cl::desc("Model folder (perf-train -o) of the ml and tile models")};
   Option<std::string> overheads{*this, "overheads",
                                 llvm::cl::desc("Host overhead table (JSON)")};
   Option<std::string> format{*this, "format",
@@ -57,6 +62,10 @@ void perf::registerPerfPassesAndPipelines(
         EstimateOptions options = defaults ? defaults() : EstimateOptions();
         if (opts.models.hasValue())
           options.models = opts.models;
+        if (opts.database.hasValue())
+          options.database = opts.database;
+        if (opts.mlModelDir.hasValue())
+          options.mlModelDir = opts.mlModelDir;
         if (opts.overheads.hasValue())
           options.overheads = opts.overheads;
         if (opts.format.hasValue())

@@ -35,3 +35,17 @@ perf.graph @step attributes {target = #perf.gpu<"T4">} {
 // DB: perf.gemm {{.*}}perf.cost_model = "db", perf.latency_us = 975.54
 // DB: perf.elementwise {{.*}}perf.cost_model = "heuristic"
 // DB: perf.kernel {{.*}}perf.cost_model = "roofline"
+
+// --estimate takes the same stack: --estimate-db and --estimate-ml-dir (or
+// the pipeline's db= and ml-dir=) feed the db, ml and tile models.
+// RUN: perf-opt --estimate --estimate-models=db,heuristic,roofline --estimate-db=%t/perf.sqlite %s | FileCheck %s --check-prefix=EST-DB
+// RUN: perf-opt --estimate="models=db,heuristic,roofline db=%t/perf.sqlite" %s | FileCheck %s --check-prefix=EST-DB
+// EST-DB: priced by: db=1 heuristic=1 roofline=1
+// RUN: perf-train --neusight %S/../CostModel/Inputs/neusight -o %t/models --rounds=5
+// RUN: perf-opt --estimate --estimate-models=ml,roofline --estimate-ml-dir=%t/models %s | FileCheck %s --check-prefix=EST-ML
+// EST-ML: priced by: ml=2 roofline=1
+
+// A --perf-kernel-cost next to --estimate would be overwritten by the
+// estimate's own models: refused with a pointer to --estimate-models.
+// RUN: not perf-opt --perf-kernel-cost="models=tile,roofline" --estimate %s 2>&1 | FileCheck %s --check-prefix=BOTH
+// BOTH: error: --estimate prices the kernels itself: give its models with --estimate-models

@@ -46,6 +46,16 @@ static llvm::cl::opt<std::string>
     estimateModels("estimate-models",
                    llvm::cl::desc("Kernel cost model order used by --estimate"),
                    llvm::cl::cat(perfCategory));
+static llvm::cl::opt<std::string>
+    estimateDb("estimate-db",
+               llvm::cl::desc("Perf database (SQLite) of the db model used by "
+                              "--estimate"),
+               llvm::cl::cat(perfCategory));
+static llvm::cl::opt<std::string> estimateMlDir(
+    "estimate-ml-dir",
+    llvm::cl::desc("Model folder (perf-train -o) of the ml and tile models "
+                   "used by --estimate"),
+    llvm::cl::cat(perfCategory));
 static llvm::cl::opt<std::string> estimateOverheads(
     "estimate-overheads",
     llvm::cl::desc("Host overhead table (JSON) used by --estimate"),
@@ -58,6 +68,19 @@ static bool requestsEstimate(int argc, char **argv) {
     if (arg == "--estimate" || arg == "-estimate" ||
         arg.starts_with("--estimate=") || arg.starts_with("-estimate=") ||
         (arg.contains("pass-pipeline") && arg.contains("estimate")))
+      return true;
+  }
+  return false;
+}
+
+/// Whether the command line runs --perf-kernel-cost itself.
+static bool requestsKernelCost(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    if (arg == "--perf-kernel-cost" || arg == "-perf-kernel-cost" ||
+        arg.starts_with("--perf-kernel-cost=") ||
+        arg.starts_with("-perf-kernel-cost=") ||
+        (arg.contains("pass-pipeline") && arg.contains("perf-kernel-cost")))
       return true;
   }
   return false;
@@ -152,6 +175,8 @@ int main(int argc, char **argv) {
     if (!estimateModels.empty())
       options.models = estimateModels;
     options.overheads = estimateOverheads;
+    options.database = estimateDb;
+    options.mlModelDir = estimateMlDir;
     options.annotate = !estimateOnly;
     return options;
   });
@@ -170,6 +195,14 @@ int main(int argc, char **argv) {
   if (estimateFormat != "text" && estimateFormat != "json") {
     llvm::errs() << "error: --estimate-format must be text or json, got '"
                  << estimateFormat << "'\n";
+    return 1;
+  }
+  // --estimate prices every kernel itself; a --perf-kernel-cost before it
+  // would be overwritten by the estimate's own models without a word.
+  if (requestsEstimate(argc, argv) && requestsKernelCost(argc, argv)) {
+    llvm::errs() << "error: --estimate prices the kernels itself: give its "
+                    "models with --estimate-models (and --estimate-db, "
+                    "--estimate-ml-dir) instead of --perf-kernel-cost\n";
     return 1;
   }
   if (!perfDevice.empty() && !perfDeviceFile.empty()) {
