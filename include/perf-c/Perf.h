@@ -56,12 +56,43 @@ typedef struct {
 int perfKernelLatencyUs(const PerfKernel *kernel, const char *gpu,
                         const char *models, double *latencyUs, char **error);
 
+/// A kernel cost model stack built once and used for many kernels (loading
+/// the ml boosters or opening the database per call would dominate a
+/// compiler's cost queries). Not thread-safe: one per thread, or a lock.
+typedef struct PerfCostModel PerfCostModel;
+
+/// Builds the stack `models` (comma-separated, first that prices a kernel
+/// wins; NULL: "roofline"), with the perf database `database` for the db
+/// model and the perf-train folder `modelDir` for the ml and tile models
+/// (either may be NULL). Returns NULL on failure and, when `error` is not
+/// NULL, an error message.
+PerfCostModel *perfCostModelCreate(const char *models, const char *database,
+                                   const char *modelDir, char **error);
+
+/// Latency of `kernel` on the catalog GPU `gpu`, in microseconds. When
+/// `pricedBy` is not NULL it receives the name of the model that answered
+/// ("db", "ml", ..., "none"), to be freed with perfFreeString. Returns 0 on
+/// success.
+int perfCostModelLatencyUs(PerfCostModel *model, const PerfKernel *kernel,
+                           const char *gpu, double *latencyUs, char **pricedBy,
+                           char **error);
+
+void perfCostModelDestroy(PerfCostModel *model);
+
 /// Estimates every perf.graph of a module given as perf IR text: runs
 /// `pipeline` (a pass pipeline such as "fuse-embeddings", may be NULL or
 /// empty) then the default cost pipeline on `gpu` (NULL keeps the graphs'
 /// targets), and writes the JSON report. Returns 0 on success.
 int perfEstimateModule(const char *mlirText, const char *gpu,
                        const char *pipeline, char **reportJson, char **error);
+
+/// perfEstimateModule with the kernel models of the estimate: `models` as
+/// for perfCostModelCreate (NULL: "roofline"), `database` and `modelDir`
+/// for the db, ml and tile models (may be NULL).
+int perfEstimateModuleWithModels(const char *mlirText, const char *gpu,
+                                 const char *pipeline, const char *models,
+                                 const char *database, const char *modelDir,
+                                 char **reportJson, char **error);
 
 void perfFreeString(char *string);
 

@@ -1,15 +1,15 @@
 //===- Perf.cpp - C API of the perf cost model ----------------------------===//
 
 #include "perf-c/Perf.h"
-#include "perf/CostModel/KernelCostModel.h"
-#include "perf/Dialect/PerfDialect.h"
-#include "perf/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "perf/CostModel/KernelCostModel.h"
+#include "perf/Dialect/PerfDialect.h"
+#include "perf/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -35,22 +35,18 @@ static int fail(char **error, llvm::StringRef message) {
 
 void perfFreeString(char *string) { std::free(string); }
 
-int perfKernelLatencyUs(const PerfKernel *k, const char *gpuName,
-                        const char *models, double *latencyUs, char **error) {
-  if (!k || !gpuName || !latencyUs)
-    return fail(error, "perfKernelLatencyUs: kernel, gpu and latency are "
-                       "required");
-  const GpuSpec *gpu = lookupGpu(gpuName);
-  if (!gpu)
-    return fail(error, std::string("unknown GPU '") + gpuName + "'");
+/// The KernelDesc of a C kernel, zero fields meaning the KernelDesc default
+/// where one exists (batch, filter size, strides, groups, ...).
+static llvm::Expected<KernelDesc> toKernelDesc(const PerfKernel *k) {
   if (k->kind < PerfKernelGemm || k->kind > PerfKernelGeneric)
-    return fail(error, "unknown kernel kind");
+    return llvm::createStringError("unknown kernel kind");
   KernelDesc d;
   d.kind = static_cast<KernelKind>(k->kind);
   if (k->dtype) {
     std::optional<DType> type = parseDType(k->dtype);
     if (!type)
-      return fail(error, std::string("unknown dtype '") + k->dtype + "'");
+      return llvm::createStringError(std::string("unknown dtype '") + k->dtype +
+                                     "'");
     d.dtype = *type;
   }
   d.tensorCores = k->tensorCores != 0;
@@ -80,17 +76,77 @@ int perfKernelLatencyUs(const PerfKernel *k, const char *gpuName,
   d.pooling = orDefault(k->pooling, 1);
   d.flops = k->flops;
   d.bytes = k->bytes;
+  return d;
+}
+
+struct PerfCostModel {
+  KernelCostStack stack;
+};
+
+static llvm::Expected<KernelCostStack>
+buildStack(const char *models, const char *database, const char *modelDir) {
+  CostModelOptions options;
+  if (database)
+    options.databasePath = database;
+  if (modelDir)
+    options.mlModelDir = modelDir;
+  return createKernelCostStack(models ? models : "roofline", options);
+}
+
+PerfCostModel *perfCostModelCreate(const char *models, const char *database,
+                                   const char *modelDir, char **error) {
   llvm::Expected<KernelCostStack> stack =
-      createKernelCostStack(models ? models : "roofline", CostModelOptions());
-  if (!stack)
-    return fail(error, llvm::toString(stack.takeError()));
-  *latencyUs = stack->estimate(d, *gpu).latencyUs;
+      buildStack(models, database, modelDir);
+  if (!stack) {
+    fail(error, llvm::toString(stack.takeError()));
+    return nullptr;
+  }
+  return new PerfCostModel{std::move(*stack)};
+}
+
+void perfCostModelDestroy(PerfCostModel *model) { delete model; }
+
+int perfCostModelLatencyUs(PerfCostModel *model, const PerfKernel *k,
+                           const char *gpuName, double *latencyUs,
+                           char **pricedBy, char **error) {
+  if (!model || !k || !gpuName || !latencyUs)
+    return fail(error, "perfCostModelLatencyUs: model, kernel, gpu and "
+                       "latency are required");
+  const GpuSpec *gpu = lookupGpu(gpuName);
+  if (!gpu)
+    return fail(error, std::string("unknown GPU '") + gpuName + "'");
+  llvm::Expected<KernelDesc> d = toKernelDesc(k);
+  if (!d)
+    return fail(error, llvm::toString(d.takeError()));
+  KernelCost cost = model->stack.estimate(*d, *gpu);
+  *latencyUs = cost.latencyUs;
+  if (pricedBy)
+    *pricedBy = copyString(cost.model);
   return 0;
 }
 
+int perfKernelLatencyUs(const PerfKernel *k, const char *gpuName,
+                        const char *models, double *latencyUs, char **error) {
+  if (!k || !gpuName || !latencyUs)
+    return fail(error, "perfKernelLatencyUs: kernel, gpu and latency are "
+                       "required");
+  llvm::Expected<KernelCostStack> stack = buildStack(models, nullptr, nullptr);
+  if (!stack)
+    return fail(error, llvm::toString(stack.takeError()));
+  PerfCostModel model{std::move(*stack)};
+  return perfCostModelLatencyUs(&model, k, gpuName, latencyUs, nullptr, error);
+}
+
 int perfEstimateModule(const char *mlirText, const char *gpu,
-                       const char *pipeline, char **reportJson,
-                       char **error) {
+                       const char *pipeline, char **reportJson, char **error) {
+  return perfEstimateModuleWithModels(mlirText, gpu, pipeline, nullptr, nullptr,
+                                      nullptr, reportJson, error);
+}
+
+int perfEstimateModuleWithModels(const char *mlirText, const char *gpu,
+                                 const char *pipeline, const char *models,
+                                 const char *database, const char *modelDir,
+                                 char **reportJson, char **error) {
   if (!mlirText || !reportJson)
     return fail(error, "perfEstimateModule: IR text and report are required");
   // Pipelines given by name need the passes registered, once per process.
@@ -130,6 +186,12 @@ int perfEstimateModule(const char *mlirText, const char *gpu,
   EstimateOptions options;
   options.format = "json";
   options.output = reportPath.str().str();
+  if (models)
+    options.models = models;
+  if (database)
+    options.database = database;
+  if (modelDir)
+    options.mlModelDir = modelDir;
   buildEstimatePipeline(pm, options);
   if (mlir::failed(pm.run(*module)))
     return fail(error, diagnostics);

@@ -46,3 +46,82 @@ TEST(PerfCAPI, EstimateModuleReturnsTheJsonReport) {
   // V100: 2e9 / (15.7e12 * 0.7) = 181.984 us; ends at 23 + 181.984.
   EXPECT_NE(json.find("\"e2e_us\": 204.98"), std::string::npos) << json;
 }
+
+// A stack built once: the tile model (built-in coefficients) prices the GEMM,
+// the roofline the generic kernel: 1e9 FLOP / (19.5e12 * 0.7) = 73.26 us on
+// an A100.
+TEST(PerfCAPI, CostModelHandleReportsWhichModelPriced) {
+  char *error = nullptr;
+  PerfCostModel *model =
+      perfCostModelCreate("tile,roofline", nullptr, nullptr, &error);
+  ASSERT_NE(model, nullptr) << error;
+  PerfKernel gemm = {};
+  gemm.kind = PerfKernelGemm;
+  gemm.m = gemm.n = gemm.k = 1024;
+  double latency = 0;
+  char *pricedBy = nullptr;
+  ASSERT_EQ(
+      perfCostModelLatencyUs(model, &gemm, "A100", &latency, &pricedBy, &error),
+      0)
+      << error;
+  EXPECT_EQ(std::string(pricedBy), "tile");
+  perfFreeString(pricedBy);
+  // The same price as the one-shot call with the same stack.
+  double oneShot = 0;
+  ASSERT_EQ(
+      perfKernelLatencyUs(&gemm, "A100", "tile,roofline", &oneShot, &error), 0);
+  EXPECT_DOUBLE_EQ(latency, oneShot);
+
+  PerfKernel generic = {};
+  generic.kind = PerfKernelGeneric;
+  generic.flops = 1e9;
+  ASSERT_EQ(perfCostModelLatencyUs(model, &generic, "A100", &latency, &pricedBy,
+                                   &error),
+            0);
+  EXPECT_EQ(std::string(pricedBy), "roofline");
+  perfFreeString(pricedBy);
+  EXPECT_NEAR(latency, 1e9 / (19.5e12 * 0.7) * 1e6, 1e-9);
+
+  // Errors name the problem; the handle stays usable.
+  generic.dtype = "f13";
+  EXPECT_NE(perfCostModelLatencyUs(model, &generic, "A100", &latency, nullptr,
+                                   &error),
+            0);
+  EXPECT_EQ(std::string(error), "unknown dtype 'f13'");
+  perfFreeString(error);
+  perfCostModelDestroy(model);
+}
+
+TEST(PerfCAPI, CostModelCreateErrors) {
+  char *error = nullptr;
+  EXPECT_EQ(perfCostModelCreate("ml,roofline", nullptr, nullptr, &error),
+            nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(std::string(error),
+            "the ml model needs a model directory (written by perf-train)");
+  perfFreeString(error);
+  error = nullptr;
+  EXPECT_EQ(perfCostModelCreate("db", nullptr, nullptr, &error), nullptr);
+  EXPECT_EQ(std::string(error),
+            "the db model needs a perf database path (db=FILE)");
+  perfFreeString(error);
+}
+
+// The estimate with a model stack: the GEMM of the module is priced by the
+// tile model and the report says so.
+TEST(PerfCAPI, EstimateModuleWithModels) {
+  const char *ir = R"(
+    perf.graph @g {
+      perf.op "mm" : () -> () {
+        perf.gemm {m = 1000, n = 1000, k = 1000}
+      }
+    })";
+  char *report = nullptr, *error = nullptr;
+  ASSERT_EQ(perfEstimateModuleWithModels(ir, "V100", nullptr, "tile,roofline",
+                                         nullptr, nullptr, &report, &error),
+            0)
+      << error;
+  std::string json(report);
+  perfFreeString(report);
+  EXPECT_NE(json.find("\"tile\": 1"), std::string::npos) << json;
+}
