@@ -1,4 +1,5 @@
-//===- Schedule.cpp - Generalized Algorithm 1 ------------------------------===//
+//===- Schedule.cpp - Generalized Algorithm 1
+//------------------------------===//
 
 #include "perf/Analysis/Schedule.h"
 #include <algorithm>
@@ -47,16 +48,21 @@ static double unionLength(std::vector<std::pair<double, double>> &intervals) {
   return total;
 }
 
-ScheduleResult Schedule::run(const ScheduleOptions &options) {
-  std::map<int64_t, double> hostTime;
-  std::map<StreamKey, StreamState> streams;
-  ScheduleResult result;
+using HostClocks = std::map<int64_t, double>;
+using StreamClocks = std::map<StreamKey, StreamState>;
 
+/// One step: walks the ops in launch order from the clocks as they stand,
+/// filling the result fields of every op and kernel.
+static void walkStep(std::vector<ScheduledOp> &opList,
+                     std::vector<ScheduledKernel> &kernelList,
+                     HostClocks &hostTime, StreamClocks &streams,
+                     const ScheduleOptions &options) {
   auto streamOf = [&](int64_t device, int64_t stream) -> StreamState & {
     return streams[{device, stream}];
   };
 
   for (ScheduledOp &op : opList) {
+    op.deviceEndUs = 0;
     double &host = hostTime[op.device];
     op.hostStartUs = host;
     host += op.t1;
@@ -144,6 +150,23 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
     host += op.t3;
     op.hostEndUs = host;
   }
+}
+
+/// When everything walked so far is done: the last host thread or stream.
+static double stepEnd(const HostClocks &hostTime, const StreamClocks &streams) {
+  double end = 0;
+  for (const auto &[device, t] : hostTime)
+    end = std::max(end, t);
+  for (const auto &[key, state] : streams)
+    end = std::max(end, state.readyUs);
+  return end;
+}
+
+ScheduleResult Schedule::run(const ScheduleOptions &options) {
+  HostClocks hostTime;
+  StreamClocks streams;
+  ScheduleResult result;
+  walkStep(opList, kernelList, hostTime, streams, options);
 
   // Totals per device.
   std::map<int64_t, std::vector<std::pair<double, double>>> busy, computeBusy;
@@ -198,5 +221,22 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
       break; // Defensive: predecessors always point backwards.
   }
   std::reverse(result.criticalPath.begin(), result.criticalPath.end());
+
+  // More steps of the same loop, from the clocks the first one left; the
+  // first step's per-op and per-kernel times are what the caller reads.
+  result.steadyStateUs = result.e2eUs;
+  if (options.iterations > 1) {
+    std::vector<ScheduledOp> firstOps = opList;
+    std::vector<ScheduledKernel> firstKernels = kernelList;
+    double previousEnd = stepEnd(hostTime, streams);
+    for (unsigned i = 1; i < options.iterations; ++i) {
+      walkStep(opList, kernelList, hostTime, streams, options);
+      double end = stepEnd(hostTime, streams);
+      result.steadyStateUs = end - previousEnd;
+      previousEnd = end;
+    }
+    opList = std::move(firstOps);
+    kernelList = std::move(firstKernels);
+  }
   return result;
 }

@@ -5,11 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "perf/Analysis/Schedule.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
 
 namespace perf {
@@ -51,8 +51,8 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
         sop.kind = ScheduledOp::Kind::Sync;
         sop.device = sync.getDevice();
         sop.syncStream = sync.getStream() ? int64_t(*sync.getStream()) : -1;
-        if (auto o = op.getAttrOfType<DenseF64ArrayAttr>(
-                PerfDialect::kOverheadAttr))
+        if (auto o =
+                op.getAttrOfType<DenseF64ArrayAttr>(PerfDialect::kOverheadAttr))
           sop.t1 = o[0];
       } else if (auto fw = dyn_cast<FrameworkOp>(op)) {
         sop.device = fw.getDevice();
@@ -87,8 +87,8 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
           forwardedDeps[&op] = sop.deps;
         if (Block *body = fw.getBodyBlockOrNull())
           for (Operation &work : *body) {
-            auto latency = work.getAttrOfType<FloatAttr>(
-                PerfDialect::kLatencyAttr);
+            auto latency =
+                work.getAttrOfType<FloatAttr>(PerfDialect::kLatencyAttr);
             if (!latency)
               return work.emitOpError(
                   "has no 'perf.latency_us'; run --perf-kernel-cost (and "
@@ -119,6 +119,10 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
 
     ScheduleOptions options;
     options.kernelGapUs = kernelGap;
+    if (iterations == 0)
+      return graph.emitError("--perf-critical-path: iterations must be at "
+                             "least 1");
+    options.iterations = iterations;
     ScheduleResult result = schedule.run(options);
 
     Builder b(&getContext());
@@ -152,6 +156,13 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
       pathTimes.push_back(schedule.kernels()[k].startUs);
       pathTimes.push_back(schedule.kernels()[k].endUs);
     }
+    SmallVector<NamedAttribute> steadyState;
+    if (iterations > 1) {
+      steadyState.push_back(b.getNamedAttr(
+          "steady_state_us", b.getF64FloatAttr(result.steadyStateUs)));
+      steadyState.push_back(b.getNamedAttr(
+          "iterations", b.getI64IntegerAttr(int64_t(iterations))));
+    }
     graph->setAttr(
         PerfDialect::kEstimateAttr,
         b.getDictionaryAttr({
@@ -168,6 +179,13 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
             b.getNamedAttr("critical_path_times_us",
                            b.getDenseF64ArrayAttr(pathTimes)),
         }));
+    if (!steadyState.empty()) {
+      NamedAttrList all(
+          graph->getAttrOfType<DictionaryAttr>(PerfDialect::kEstimateAttr));
+      all.append(steadyState);
+      graph->setAttr(PerfDialect::kEstimateAttr,
+                     all.getDictionary(&getContext()));
+    }
     return success();
   }
 };

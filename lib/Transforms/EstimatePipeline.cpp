@@ -24,6 +24,7 @@ void perf::buildEstimatePipeline(OpPassManager &pm,
   pm.addPass(createHostOverhead(overhead));
   CriticalPathOptions criticalPath;
   criticalPath.annotate = options.annotate;
+  criticalPath.iterations = options.iterations;
   pm.addPass(createCriticalPath(criticalPath));
   ReportOptions report;
   report.format = options.format;
@@ -41,6 +42,9 @@ struct EstimatePipelineOptions
   Option<std::string> mlModelDir{
       *this, "ml-dir",
       llvm::cl::desc("Model folder (perf-train -o) of the ml and tile models")};
+  Option<unsigned> iterations{
+      *this, "iterations",
+      llvm::cl::desc("Back-to-back steps for the steady-state step time")};
   Option<std::string> overheads{*this, "overheads",
                                 llvm::cl::desc("Host overhead table (JSON)")};
   Option<std::string> format{*this, "format",
@@ -66,6 +70,8 @@ void perf::registerPerfPassesAndPipelines(
           options.database = opts.database;
         if (opts.mlModelDir.hasValue())
           options.mlModelDir = opts.mlModelDir;
+        if (opts.iterations.hasValue())
+          options.iterations = opts.iterations;
         if (opts.overheads.hasValue())
           options.overheads = opts.overheads;
         if (opts.format.hasValue())

@@ -31,6 +31,9 @@ struct GraphSummary {
   std::string name, target, phase;
   double e2e = 0, active = 0, idle = 0, host = 0, sumKernels = 0;
   bool hostBound = false;
+  /// Steps of the steady-state walk (0: only one step was walked).
+  int64_t iterations = 0;
+  double steadyState = 0;
   int64_t numOps = 0, numKernels = 0;
   std::map<std::string, KindTotal> byKind, byOp;
   std::map<std::string, int64_t> byModel;
@@ -74,6 +77,10 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
   s.sumKernels = f64(estimate, "sum_kernel_us");
   if (auto b = estimate.getAs<BoolAttr>("host_bound"))
     s.hostBound = b.getValue();
+  if (auto n = estimate.getAs<IntegerAttr>("iterations")) {
+    s.iterations = n.getInt();
+    s.steadyState = f64(estimate, "steady_state_us");
+  }
   if (auto devs = estimate.getAs<ArrayAttr>("devices"))
     for (Attribute d : devs)
       s.devices.push_back(cast<DictionaryAttr>(d));
@@ -118,6 +125,11 @@ void printText(const GraphSummary &s, llvm::raw_ostream &os) {
   os << "perf estimate: @" << s.name << " (" << s.phase << ") on " << s.target
      << "\n";
   os << llvm::format("  end-to-end time   %12.3f us\n", s.e2e);
+  if (s.iterations > 1)
+    os << llvm::format("  steady-state step %12.3f us  (step %lld of %lld "
+                       "back to back)\n",
+                       s.steadyState, (long long)s.iterations,
+                       (long long)s.iterations);
   os << llvm::format("  GPU active        %12.3f us  (%5.1f%%)\n", s.active,
                      pct(s.active));
   os << llvm::format("  GPU idle          %12.3f us  (%5.1f%%)\n", s.idle,
@@ -177,7 +189,7 @@ llvm::json::Value toJson(const GraphSummary &s) {
                                       {"op", p.op},
                                       {"start_us", p.start},
                                       {"end_us", p.end}});
-  return llvm::json::Object{
+  llvm::json::Object out{
       {"graph", s.name},
       {"phase", s.phase},
       {"target", s.target},
@@ -195,6 +207,11 @@ llvm::json::Value toJson(const GraphSummary &s) {
       {"devices", std::move(devices)},
       {"critical_path", std::move(path)},
   };
+  if (s.iterations > 1) {
+    out["iterations"] = s.iterations;
+    out["steady_state_us"] = s.steadyState;
+  }
+  return out;
 }
 
 struct ReportPass : perf::impl::ReportBase<ReportPass> {

@@ -56,6 +56,11 @@ static llvm::cl::opt<std::string> estimateMlDir(
     llvm::cl::desc("Model folder (perf-train -o) of the ml and tile models "
                    "used by --estimate"),
     llvm::cl::cat(perfCategory));
+static llvm::cl::opt<unsigned> estimateIterations(
+    "estimate-iterations",
+    llvm::cl::desc("Steps --estimate walks back to back; above 1 the report "
+                   "adds the steady-state step time"),
+    llvm::cl::init(1), llvm::cl::cat(perfCategory));
 static llvm::cl::opt<std::string> estimateOverheads(
     "estimate-overheads",
     llvm::cl::desc("Host overhead table (JSON) used by --estimate"),
@@ -177,6 +182,7 @@ int main(int argc, char **argv) {
     options.overheads = estimateOverheads;
     options.database = estimateDb;
     options.mlModelDir = estimateMlDir;
+    options.iterations = estimateIterations;
     options.annotate = !estimateOnly;
     return options;
   });
@@ -203,6 +209,10 @@ int main(int argc, char **argv) {
     llvm::errs() << "error: --estimate prices the kernels itself: give its "
                     "models with --estimate-models (and --estimate-db, "
                     "--estimate-ml-dir) instead of --perf-kernel-cost\n";
+    return 1;
+  }
+  if (estimateIterations == 0) {
+    llvm::errs() << "error: --estimate-iterations must be at least 1\n";
     return 1;
   }
   if (!perfDevice.empty() && !perfDeviceFile.empty()) {

@@ -162,3 +162,53 @@ TEST(Schedule, CollectiveWaitsForAllParticipants) {
   EXPECT_DOUBLE_EQ(r.devices[1].exposedCommUs, 20);
   EXPECT_DOUBLE_EQ(r.devices[0].exposedCommUs, 20);
 }
+
+// The GpuBound step run back to back. Step 1 ends at 325 (kernels) with the
+// host at 99. Step 2's host starts at 99: its ops launch at 99+23=122,
+// 155, 188, but the stream is busy until 325, so its kernels run
+// 326..426, 427..527, 528..628: 303 us after step 1 (three kernels and
+// three gaps; the 23 us head start of step 1 is gone). Step 3 likewise
+// ends at 931. The first step's times stay in the results.
+TEST(Schedule, SteadyStateGpuBound) {
+  Schedule s;
+  for (int i = 0; i < 3; ++i)
+    addOpWithKernel(s, 100, 8, 10, 5, 10, 5);
+  ScheduleOptions options;
+  options.iterations = 3;
+  ScheduleResult r = s.run(options);
+  EXPECT_DOUBLE_EQ(r.steadyStateUs, 303);
+  EXPECT_DOUBLE_EQ(r.e2eUs, 325);
+  EXPECT_DOUBLE_EQ(s.kernels()[2].startUs, 225);
+  EXPECT_DOUBLE_EQ(s.ops()[2].hostEndUs, 99);
+}
+
+// The CpuBound step back to back: each step adds its 99 us of host work
+// (step 2's kernels start at 122, 155, 188; the host ends at 198).
+TEST(Schedule, SteadyStateCpuBound) {
+  Schedule s;
+  for (int i = 0; i < 3; ++i)
+    addOpWithKernel(s, 2, 8, 10, 5, 10, 5);
+  ScheduleOptions options;
+  options.iterations = 2;
+  ScheduleResult r = s.run(options);
+  EXPECT_DOUBLE_EQ(r.steadyStateUs, 99);
+  // One iteration: the steady state is the step itself.
+  EXPECT_DOUBLE_EQ(s.run().steadyStateUs, 99);
+}
+
+// A sync at the end of the step (loss.item()) keeps the host from running
+// ahead: every step pays the head start again. Step: host 0..18 launches
+// the 100 us kernel at 23, the sync waits until 123; step 2 launches at
+// 123+23 = 146, the kernel ends at 246: 123 us per step.
+TEST(Schedule, SteadyStateWithSync) {
+  Schedule s;
+  addOpWithKernel(s, 100, 8, 10, 0, 10, 0);
+  ScheduledOp sync;
+  sync.kind = ScheduledOp::Kind::Sync;
+  s.addOp(sync);
+  ScheduleOptions options;
+  options.iterations = 4;
+  ScheduleResult r = s.run(options);
+  EXPECT_DOUBLE_EQ(r.e2eUs, 123);
+  EXPECT_DOUBLE_EQ(r.steadyStateUs, 123);
+}

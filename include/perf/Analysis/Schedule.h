@@ -34,8 +34,12 @@ struct ScheduledKernel {
   double startUs = 0;
   double endUs = 0;
   /// What its start waited for last.
-  enum class Bound { Stream, Host, Dependency, Participants } boundBy =
-      Bound::Host;
+  enum class Bound {
+    Stream,
+    Host,
+    Dependency,
+    Participants
+  } boundBy = Bound::Host;
   /// Index (into Schedule::kernels()) of the kernel it waited for, or -1.
   int64_t predecessor = -1;
 };
@@ -90,11 +94,20 @@ struct ScheduleResult {
   std::vector<size_t> criticalPath;
   /// True when the last event is a host thread, not a kernel.
   bool hostBound = false;
+  /// Time of one step in a loop of ScheduleOptions::iterations back-to-back
+  /// steps: the last step's end minus the one before. Every step's host
+  /// thread starts where the previous one's stopped and its streams keep
+  /// the work still queued, so a device-bound step stops paying the host's
+  /// head start. Equals e2eUs for one iteration.
+  double steadyStateUs = 0;
 };
 
 struct ScheduleOptions {
   /// Gap between back-to-back kernels on one stream (Algorithm 1: 1 us).
   double kernelGapUs = 1.0;
+  /// Steps walked back to back for steadyStateUs (the other results are
+  /// those of the first step).
+  unsigned iterations = 1;
 };
 
 class Schedule {

@@ -31,6 +31,8 @@ struct EstimateOptions {
   std::string system;
   /// Write start/end times on every op and kernel, not only the estimate.
   bool annotate = true;
+  /// Back-to-back steps for the steady-state step time (1: one step).
+  unsigned iterations = 1;
 };
 
 /// Adds kernel cost, host overhead, critical path and report passes.

@@ -71,6 +71,10 @@ def CriticalPath : Pass<"perf-critical-path", "::mlir::ModuleOp"> {
     Option<"annotate", "annotate", "bool", "true",
            "Write perf.start_us/perf.end_us on every op and kernel (the "
            "graph's perf.estimate is always written)">,
+    Option<"iterations", "iterations", "unsigned", "1",
+           "Steps walked back to back, each starting from the host and "
+           "stream clocks the previous one left; above 1, perf.estimate "
+           "gets the last step's time as steady_state_us">,
   ];
 }
 
