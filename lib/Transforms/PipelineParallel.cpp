@@ -11,6 +11,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "perf/CostModel/RooflineModel.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -39,17 +40,34 @@ double opFlops(Operation *op) {
   return flops;
 }
 
-/// Cuts `ops` into `n` contiguous stages of about equal FLOPs (by op count
-/// when nothing has FLOPs); returns the stage of each op.
-SmallVector<int64_t> cutStages(ArrayRef<Operation *> ops, int64_t n) {
+/// Device time of an op's kernels: their priced latency where a cost pass
+/// ran, else the roofline at peak on `gpu` (memory-bound kernels such as
+/// embedding lookups and element-wise ops weigh what they cost, not their
+/// FLOPs).
+double opTimeUs(Operation *op, const GpuSpec &gpu) {
+  static const RooflineModel roofline(1.0, 1.0);
+  double us = 0;
+  op->walk([&](KernelOpInterface k) {
+    if (auto priced = k->getAttrOfType<FloatAttr>(PerfDialect::kLatencyAttr))
+      us += priced.getValueAsDouble();
+    else if (auto cost = roofline.estimate(k.getKernelDesc(), gpu))
+      us += cost->latencyUs;
+  });
+  return us;
+}
+
+/// Cuts `ops` into `n` contiguous stages of about equal `weight` (by op
+/// count when every weight is zero); returns the stage of each op.
+SmallVector<int64_t> cutStages(ArrayRef<Operation *> ops, int64_t n,
+                               llvm::function_ref<double(Operation *)> weight) {
   SmallVector<int64_t> stage(ops.size(), 0);
   double total = 0;
   for (Operation *op : ops)
-    total += opFlops(op);
+    total += weight(op);
   double before = 0;
   int64_t prev = 0;
   for (size_t i = 0; i < ops.size(); ++i) {
-    double w = total > 0 ? opFlops(ops[i]) : 1.0;
+    double w = total > 0 ? weight(ops[i]) : 1.0;
     double all = total > 0 ? total : double(ops.size());
     double mid = before + w / 2;
     int64_t s = std::min<int64_t>(n - 1, int64_t(mid * n / all));
@@ -74,6 +92,12 @@ struct PipelineParallelPass
         (schedule != "gpipe" && schedule != "1f1b")) {
       getOperation().emitError("--perf-pipeline-parallel: devices must be "
                                "positive and schedule gpipe or 1f1b");
+      return signalPassFailure();
+    }
+    if (balance != "time" && balance != "flops") {
+      getOperation().emitError("--perf-pipeline-parallel: balance must be "
+                               "time or flops, got '" +
+                               balance + "'");
       return signalPassFailure();
     }
     WalkResult result = getOperation().walk([&](GraphOp graph) {
@@ -128,12 +152,21 @@ struct PipelineParallelPass
     if (n == 1 || fwd.empty())
       return success();
 
+    // Balance on device time when the graph has a GPU (or priced kernels),
+    // else on FLOPs.
+    std::function<double(Operation *)> weight = opFlops;
+    if (balance == "time") {
+      if (GpuAttr gpu = graph.getGpuTarget()) {
+        GpuSpec spec = gpu.getSpec();
+        weight = [spec](Operation *op) { return opTimeUs(op, spec); };
+      }
+    }
     llvm::DenseMap<Operation *, int64_t> stageOf;
-    SmallVector<int64_t> fs = cutStages(fwd, n);
+    SmallVector<int64_t> fs = cutStages(fwd, n, weight);
     for (size_t i = 0; i < fwd.size(); ++i)
       stageOf[fwd[i]] = fs[i];
     SmallVector<Operation *> bwdReversed(bwd.rbegin(), bwd.rend());
-    SmallVector<int64_t> bs = cutStages(bwdReversed, n);
+    SmallVector<int64_t> bs = cutStages(bwdReversed, n, weight);
     for (size_t i = 0; i < bwdReversed.size(); ++i)
       stageOf[bwdReversed[i]] = bs[i];
 

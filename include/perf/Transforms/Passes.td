@@ -152,7 +152,9 @@ def PipelineParallel : Pass<"perf-pipeline-parallel", "::mlir::ModuleOp"> {
   let summary = "Splits a graph into pipeline stages over `devices` GPUs";
   let description = [{
     The input graph is one micro-batch. Forward ops are cut into `devices`
-    contiguous stages of about equal FLOPs, backward ops into the mirror
+    contiguous stages of about equal device time (`balance=time`: each
+    kernel's perf.latency_us where priced, else its roofline time at peak on
+    the graph's GPU; `balance=flops`: FLOPs), backward ops into the mirror
     stages; stage s runs on device s. The graph is rewritten into
     `microbatches` copies ordered by `schedule` (gpipe: all forwards, then
     all backwards; 1f1b: warm-up forwards, then one forward / one backward),
@@ -167,6 +169,8 @@ def PipelineParallel : Pass<"perf-pipeline-parallel", "::mlir::ModuleOp"> {
            "Micro-batches per step (0: 2 x devices)">,
     Option<"schedule", "schedule", "std::string", "\"1f1b\"",
            "gpipe or 1f1b">,
+    Option<"balance", "balance", "std::string", "\"time\"",
+           "What stages are balanced on: time or flops">,
   ];
 }
 
