@@ -103,8 +103,18 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
         op->setAttr(kGradBytesAttr,
                     b.getI64IntegerAttr(divideUp(g.getInt(), devices)));
 
-    // Forward: alternate column- and row-parallel GEMMs.
-    bool nextIsColumn = true, inside = false;
+    // Forward: a GEMM that reads a replicated tensor is column-parallel (its
+    // output is split over the ranks), one that reads a split tensor is
+    // row-parallel (its all-reduced output is replicated again), and the
+    // kernels between them work on split tensors. Whether an op's input is
+    // split follows the data flow between ops (separate Q, K and V GEMMs
+    // are three column-parallel layers); a graph without data-flow edges
+    // alternates column and row GEMMs in launch order.
+    bool hasDataFlow = llvm::any_of(ops, [](FrameworkOp op) {
+      return isForwardOp(op) && op->getNumOperands() > 0;
+    });
+    llvm::DenseSet<Value> splitValues;
+    bool carried = false; // Without data flow: the state the last op left.
     struct ColumnLayer {
       int64_t batch, m, n, k;
       int64_t inputBytes;
@@ -116,9 +126,20 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     SmallVector<std::pair<FrameworkOp, int64_t>> forwardReduces;
     int64_t numForward = 0, numBackward = 0;
     for (FrameworkOp op : ops) {
-      Block *body = op.getBodyBlockOrNull();
-      if (!body || !isForwardOp(op))
+      if (!isForwardOp(op))
         continue;
+      bool inside =
+          hasDataFlow
+              ? llvm::any_of(op->getOperands(),
+                             [&](Value v) { return splitValues.contains(v); })
+              : carried;
+      Block *body = op.getBodyBlockOrNull();
+      if (!body) {
+        // A view or reshape of a split tensor is split.
+        if (inside)
+          splitValues.insert(op->result_begin(), op->result_end());
+        continue;
+      }
       int64_t reduceBytes = 0;
       for (Operation &k : *body) {
         auto gemm = dyn_cast<GemmOp>(k);
@@ -131,7 +152,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
           continue;
         }
         int64_t elem = dtypeBytes(gemm.getKernelDesc().dtype);
-        if (nextIsColumn) {
+        if (!inside) {
           columns.push_back({int64_t(gemm.getBatch()), int64_t(gemm.getM()),
                              int64_t(gemm.getN()), int64_t(gemm.getK()),
                              int64_t(gemm.getBatch()) * int64_t(gemm.getM()) *
@@ -144,8 +165,10 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
           gemm.setKAttr(b.getI64IntegerAttr(divideUp(gemm.getK(), devices)));
           inside = false;
         }
-        nextIsColumn = !nextIsColumn;
       }
+      carried = inside;
+      if (inside)
+        splitValues.insert(op->result_begin(), op->result_end());
       if (reduceBytes > 0)
         forwardReduces.push_back({op, reduceBytes});
     }

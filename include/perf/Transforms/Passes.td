@@ -135,8 +135,11 @@ def DataParallel : Pass<"perf-data-parallel", "::mlir::ModuleOp"> {
 def TensorParallel : Pass<"perf-tensor-parallel", "::mlir::ModuleOp"> {
   let summary = "Megatron-style tensor parallelism over `devices` GPUs";
   let description = [{
-    Forward GEMMs alternate column-parallel (n / N) and row-parallel (k / N);
-    kernels between a column- and its row-parallel GEMM (attention,
+    A forward GEMM that reads a replicated tensor is column-parallel (n / N),
+    one that reads a split tensor (the data flow from a column-parallel GEMM
+    through the ops between) is row-parallel (k / N); without data-flow
+    edges between ops, forward GEMMs alternate column and row in launch
+    order. Kernels between a column- and its row-parallel GEMM (attention,
     activations) are split N ways; each row-parallel GEMM is followed by an
     all_reduce of its output. In the backward pass every GEMM, attention and
     element-wise kernel the size of a split forward one is split N ways, and
