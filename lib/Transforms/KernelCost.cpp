@@ -1,11 +1,11 @@
 //===- KernelCost.cpp - --perf-kernel-cost --------------------------------===//
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/GraphTarget.h"
 #include "perf/Transforms/Passes.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinOps.h"
 
 namespace perf {
 #define GEN_PASS_DEF_KERNELCOST
@@ -44,6 +44,7 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
       FailureOr<GpuSpec> gpu = getGraphGpu(graph);
       if (failed(gpu))
         return WalkResult::interrupt();
+      size_t missesBefore = stack->misses().size();
       graph.walk([&](KernelOpInterface kernel) {
         // A latency measured on the hardware (imported traces) beats any
         // model.
@@ -55,6 +56,25 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
         kernel->setAttr(PerfDialect::kCostModelAttr,
                         builder.getStringAttr(cost.model));
       });
+      // Kernels the database does not have, each once, on the first graph
+      // that asked for it: what perf-bench --from should measure.
+      std::vector<KernelCostMiss> misses = stack->misses();
+      SmallVector<Attribute> missAttrs;
+      for (size_t i = missesBefore; i < misses.size(); ++i)
+        missAttrs.push_back(builder.getDictionaryAttr({
+            builder.getNamedAttr("device",
+                                 builder.getStringAttr(misses[i].device)),
+            builder.getNamedAttr("dtype",
+                                 builder.getStringAttr(misses[i].dtype)),
+            builder.getNamedAttr("kind", builder.getStringAttr(misses[i].kind)),
+            builder.getNamedAttr("signature",
+                                 builder.getStringAttr(misses[i].signature)),
+        }));
+      if (missAttrs.empty())
+        graph->removeAttr(PerfDialect::kDbMissesAttr);
+      else
+        graph->setAttr(PerfDialect::kDbMissesAttr,
+                       builder.getArrayAttr(missAttrs));
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

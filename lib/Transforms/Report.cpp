@@ -37,6 +37,9 @@ struct GraphSummary {
   int64_t numOps = 0, numKernels = 0;
   std::map<std::string, KindTotal> byKind, byOp;
   std::map<std::string, int64_t> byModel;
+  /// "kind signature" of each kernel the db model could not find.
+  std::vector<std::string> dbMisses;
+  std::vector<llvm::json::Value> dbMissesJson;
   SmallVector<DictionaryAttr> devices;
   struct PathEntry {
     std::string kernel, op;
@@ -81,6 +84,22 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     s.iterations = n.getInt();
     s.steadyState = f64(estimate, "steady_state_us");
   }
+  if (auto misses = graph->getAttrOfType<ArrayAttr>(PerfDialect::kDbMissesAttr))
+    for (Attribute a : misses) {
+      auto miss = dyn_cast<DictionaryAttr>(a);
+      if (!miss)
+        continue;
+      auto str = [&](StringRef key) {
+        auto v = miss.getAs<StringAttr>(key);
+        return v ? v.str() : std::string();
+      };
+      s.dbMisses.push_back(str("kind") + " " + str("signature"));
+      s.dbMissesJson.push_back(
+          llvm::json::Object{{"device", str("device")},
+                             {"dtype", str("dtype")},
+                             {"kind", str("kind")},
+                             {"signature", str("signature")}});
+    }
   if (auto devs = estimate.getAs<ArrayAttr>("devices"))
     for (Attribute d : devs)
       s.devices.push_back(cast<DictionaryAttr>(d));
@@ -147,6 +166,16 @@ void printText(const GraphSummary &s, llvm::raw_ostream &os) {
   for (const auto &[model, n] : s.byModel)
     os << " " << model << "=" << n;
   os << "\n";
+  if (!s.dbMisses.empty()) {
+    // The first few; the JSON report and perf.db_misses have them all.
+    constexpr size_t shown = 5;
+    os << "  not in the perf database: " << s.dbMisses.size()
+       << " kernel shapes (measure them with perf-bench --from)\n";
+    for (size_t i = 0; i < std::min(shown, s.dbMisses.size()); ++i)
+      os << "    " << s.dbMisses[i] << "\n";
+    if (s.dbMisses.size() > shown)
+      os << "    ... and " << s.dbMisses.size() - shown << " more\n";
+  }
   if (s.devices.size() > 1) {
     os << "  per device:\n";
     for (DictionaryAttr d : s.devices)
@@ -207,6 +236,8 @@ llvm::json::Value toJson(const GraphSummary &s) {
       {"devices", std::move(devices)},
       {"critical_path", std::move(path)},
   };
+  if (!s.dbMissesJson.empty())
+    out["db_misses"] = llvm::json::Array(s.dbMissesJson);
   if (s.iterations > 1) {
     out["iterations"] = s.iterations;
     out["steady_state_us"] = s.steadyState;

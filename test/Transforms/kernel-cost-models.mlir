@@ -32,6 +32,8 @@ perf.graph @step attributes {target = #perf.gpu<"T4">} {
 
 // BAD: unknown kernel cost model 'magic'
 
+// The misses are kept on the graph for the report.
+// DB: perf.graph @step attributes {perf.db_misses = [{device = "T4", dtype = "f32", kind = "elementwise", signature = "n=2841108 in=2 op=add"}, {device = "T4", dtype = "f32", kind = "generic", signature = "flops=1000000000 bytes=1000000"}]
 // DB: perf.gemm {{.*}}perf.cost_model = "db", perf.latency_us = 975.54
 // DB: perf.elementwise {{.*}}perf.cost_model = "heuristic"
 // DB: perf.kernel {{.*}}perf.cost_model = "roofline"
@@ -41,6 +43,16 @@ perf.graph @step attributes {target = #perf.gpu<"T4">} {
 // RUN: perf-opt --estimate --estimate-models=db,heuristic,roofline --estimate-db=%t/perf.sqlite %s | FileCheck %s --check-prefix=EST-DB
 // RUN: perf-opt --estimate="models=db,heuristic,roofline db=%t/perf.sqlite" %s | FileCheck %s --check-prefix=EST-DB
 // EST-DB: priced by: db=1 heuristic=1 roofline=1
+// EST-DB-NEXT: not in the perf database: 2 kernel shapes (measure them with perf-bench --from)
+// EST-DB-NEXT: elementwise n=2841108 in=2 op=add
+// EST-DB-NEXT: generic flops=1000000000 bytes=1000000
+// RUN: perf-opt --estimate --estimate-models=db,roofline --estimate-db=%t/perf.sqlite --estimate-format=json %s | FileCheck %s --check-prefix=EST-JSON
+// EST-JSON: "db_misses": [
+// EST-JSON-NEXT: {
+// EST-JSON-NEXT: "device": "T4",
+// EST-JSON-NEXT: "dtype": "f32",
+// EST-JSON-NEXT: "kind": "elementwise",
+// EST-JSON-NEXT: "signature": "n=2841108 in=2 op=add"
 // RUN: perf-train --neusight %S/../CostModel/Inputs/neusight -o %t/models --rounds=5
 // RUN: perf-opt --estimate --estimate-models=ml,roofline --estimate-ml-dir=%t/models %s | FileCheck %s --check-prefix=EST-ML
 // EST-ML: priced by: ml=2 roofline=1

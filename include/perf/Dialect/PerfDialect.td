@@ -28,6 +28,7 @@ def Perf_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kOverheadAttr = "perf.overhead_us";
     static constexpr ::llvm::StringLiteral kLaunchAttr = "perf.launch_us";
     static constexpr ::llvm::StringLiteral kEstimateAttr = "perf.estimate";
+    static constexpr ::llvm::StringLiteral kDbMissesAttr = "perf.db_misses";
   }];
 }
 
