@@ -23,15 +23,18 @@ TEST(PerfCAPI, KernelLatencyErrors) {
   perfFreeString(error);
 }
 
-// One op with a 1000^3 GEMM on a 1 TFLOP/s GPU at 0.7 efficiency: 2857.143
-// us, starting after T1 + T2 + T4/2 = 8 + 10 + 5 = 23 us.
-TEST(PerfCAPI, EstimateModuleReturnsTheJsonReport) {
-  const char *ir = R"(
+/// One op with a 1000^3 GEMM, no target.
+static const char *const kOneGemmModule = R"(
     perf.graph @g {
       perf.op "mm" : () -> () {
         perf.gemm {m = 1000, n = 1000, k = 1000}
       }
     })";
+
+// One op with a 1000^3 GEMM on a 1 TFLOP/s GPU at 0.7 efficiency: 2857.143
+// us, starting after T1 + T2 + T4/2 = 8 + 10 + 5 = 23 us.
+TEST(PerfCAPI, EstimateModuleReturnsTheJsonReport) {
+  const char *ir = kOneGemmModule;
   char *report = nullptr, *error = nullptr;
   // Without a target the estimate fails with the graph named.
   ASSERT_NE(perfEstimateModule(ir, nullptr, nullptr, &report, &error), 0);
@@ -110,12 +113,7 @@ TEST(PerfCAPI, CostModelCreateErrors) {
 // The estimate with a model stack: the GEMM of the module is priced by the
 // tile model and the report says so.
 TEST(PerfCAPI, EstimateModuleWithModels) {
-  const char *ir = R"(
-    perf.graph @g {
-      perf.op "mm" : () -> () {
-        perf.gemm {m = 1000, n = 1000, k = 1000}
-      }
-    })";
+  const char *ir = kOneGemmModule;
   char *report = nullptr, *error = nullptr;
   ASSERT_EQ(perfEstimateModuleWithModels(ir, "V100", nullptr, "tile,roofline",
                                          nullptr, nullptr, &report, &error),
