@@ -151,6 +151,23 @@ static std::string columnText(sqlite3_stmt *stmt, int i) {
   return t ? reinterpret_cast<const char *>(t) : "";
 }
 
+llvm::Expected<std::string>
+PerfDatabase::deviceSpecJson(llvm::StringRef name) const {
+  sqlite3_stmt *stmt = nullptr;
+  const char *sql = "SELECT spec_json FROM devices WHERE name = ?1";
+  if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) != SQLITE_OK)
+    return sqlError(db, path, "reading devices");
+  sqlite3_bind_text(stmt, 1, name.data(), name.size(), SQLITE_TRANSIENT);
+  std::string json;
+  int rc = sqlite3_step(stmt);
+  if (rc == SQLITE_ROW)
+    json = columnText(stmt, 0);
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return sqlError(db, path, "reading device '" + name.str() + "'");
+  return json;
+}
+
 llvm::Expected<std::vector<PerfDbEntry>>
 PerfDatabase::entries(llvm::StringRef kind) const {
   sqlite3_stmt *stmt = nullptr;

@@ -139,21 +139,31 @@ static llvm::Error xgbError(llvm::StringRef what) {
   return llvm::createStringError("xgboost: " + what + ": " + XGBGetLastError());
 }
 
+std::vector<size_t> perf::selectTrainingRows(llvm::ArrayRef<MlSample> samples,
+                                             size_t maxRows, unsigned seed) {
+  // Weighted rows (a new GPU's few measurements) first, the rest sampled.
+  std::vector<size_t> order, rest;
+  for (size_t i = 0; i < samples.size(); ++i)
+    (samples[i].weight > 1 ? order : rest).push_back(i);
+  if (order.size() + rest.size() > maxRows) {
+    std::mt19937_64 rng(seed);
+    std::shuffle(rest.begin(), rest.end(), rng);
+    rest.resize(maxRows > order.size() ? maxRows - order.size() : 0);
+  }
+  order.insert(order.end(), rest.begin(), rest.end());
+  return order;
+}
+
 llvm::Error perf::trainMlModel(llvm::ArrayRef<MlSample> samples,
                                const MlTrainOptions &options,
                                llvm::StringRef path) {
   if (samples.empty())
     return llvm::createStringError("no training rows for " + path);
-  std::vector<size_t> order(samples.size());
-  for (size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  if (order.size() > options.maxRows) {
-    std::mt19937_64 rng(options.seed);
-    std::shuffle(order.begin(), order.end(), rng);
-    order.resize(options.maxRows);
-  }
+  std::vector<size_t> order =
+      selectTrainingRows(samples, options.maxRows, options.seed);
   std::vector<float> data;
-  std::vector<float> labels;
+  std::vector<float> labels, weights;
+  bool weighted = false;
   data.reserve(order.size() * kMlFeatureCount);
   for (size_t idx : order) {
     const MlSample &s = samples[idx];
@@ -163,6 +173,8 @@ llvm::Error perf::trainMlModel(llvm::ArrayRef<MlSample> samples,
                           ? s.baselineUs
                           : mlBaselineUs(*s.kernel, *s.gpu, s.launchUs);
     labels.push_back(static_cast<float>(std::log(s.measuredUs / baseline)));
+    weights.push_back(static_cast<float>(s.weight));
+    weighted |= s.weight != 1;
   }
   DMatrix dm;
   if (XGDMatrixCreateFromMat(data.data(), labels.size(), kMlFeatureCount, NAN,
@@ -170,6 +182,9 @@ llvm::Error perf::trainMlModel(llvm::ArrayRef<MlSample> samples,
     return xgbError("creating the training matrix");
   if (XGDMatrixSetFloatInfo(dm.handle, "label", labels.data(), labels.size()))
     return xgbError("setting labels");
+  if (weighted && XGDMatrixSetFloatInfo(dm.handle, "weight", weights.data(),
+                                        weights.size()))
+    return xgbError("setting weights");
   BoosterHandle booster = nullptr;
   if (XGBoosterCreate(&dm.handle, 1, &booster))
     return xgbError("creating the booster");

@@ -1,6 +1,7 @@
 //===- ModelTraining.cpp - Fitting the tile and ml models -----------------===//
 
 #include "perf/CostModel/ModelTraining.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -99,6 +100,7 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
     auto it = launch.find(r.gpu->name);
     MlSample sample{r.kernel, r.gpu, r.measuredUs,
                     it != launch.end() ? it->second : meanLaunchUs};
+    sample.weight = r.weight;
     byKind[kernelKindName(r.kernel->kind).str()].push_back(sample);
     if (gemmTile == tile.end())
       continue;
@@ -113,9 +115,14 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
     llvm::sys::path::append(path, kind + ".json");
     if (auto e = trainMlModel(samples, options, path))
       return e;
+    size_t weighted =
+        llvm::count_if(samples, [](const MlSample &s) { return s.weight > 1; });
     log << "ml: " << kind << ": trained on "
-        << std::min(samples.size(), options.maxRows) << " of " << samples.size()
-        << " rows -> " << path << "\n";
+        << std::max(weighted, std::min(samples.size(), options.maxRows))
+        << " of " << samples.size() << " rows";
+    if (weighted)
+      log << " (" << weighted << " weighted)";
+    log << " -> " << path << "\n";
   }
   return llvm::Error::success();
 }

@@ -69,6 +69,16 @@ static cl::opt<double>
     testFraction("test-fraction", cl::init(0.2),
                  cl::desc("Share of rows held out by --in-distribution"),
                  cl::cat(category));
+static cl::opt<unsigned> fewShot(
+    "few-shot",
+    cl::desc("With --leave-one-out: move this many random rows of each op "
+             "of the held-out GPU into training (a short measurement run on "
+             "a new GPU); they are not scored"),
+    cl::init(0), cl::cat(category));
+static cl::opt<double>
+    fewShotWeight("few-shot-weight", cl::init(10.0),
+                  cl::desc("Weight of the --few-shot rows in the ml loss"),
+                  cl::cat(category));
 static cl::opt<bool> debiased(
     "debiased",
     cl::desc("Also report the ml and tile models' errors with each GPU's "
@@ -246,6 +256,10 @@ static int runCrossValidation() {
     return fail("--leave-one-out and --in-distribution need --neusight DIR");
   if (inDistribution && (testFraction <= 0 || testFraction >= 1))
     return fail("--test-fraction must be in (0, 1)");
+  if (fewShot > 0 && inDistribution)
+    return fail("--few-shot goes with --leave-one-out");
+  if (!(fewShotWeight > 0))
+    return fail("--few-shot-weight must be positive");
   auto rowsOrErr = readNeuSightDir(neusightDir);
   if (!rowsOrErr)
     return fail(llvm::toString(rowsOrErr.takeError()));
@@ -299,12 +313,26 @@ static int runCrossValidation() {
   } else {
     for (const std::string &fold : folds) {
       Split split{"without-" + fold, {}, {}};
+      // --few-shot: per op of the held-out GPU, that many rows (fixed seed)
+      // train with --few-shot-weight instead of being scored.
+      std::map<std::string, std::vector<const KernelMeasurement *>> heldByOp;
       for (const KernelMeasurement &m : rows) {
-        if (foldOf(m.device) == fold) {
-          if (evalFraction >= 1 || coin(rng) < evalFraction)
-            split.test.push_back(&m);
-        } else {
+        if (foldOf(m.device) == fold)
+          heldByOp[m.op].push_back(&m);
+        else
           split.train.push_back({&m.kernel, &devices[m.device], m.latencyUs});
+      }
+      for (auto &[op, held] : heldByOp) {
+        if (fewShot > 0)
+          std::shuffle(held.begin(), held.end(), rng);
+        size_t shots = std::min<size_t>(fewShot, held.size());
+        for (size_t i = 0; i < held.size(); ++i) {
+          const KernelMeasurement *m = held[i];
+          if (i < shots)
+            split.train.push_back(
+                {&m->kernel, &devices[m->device], m->latencyUs, fewShotWeight});
+          else if (evalFraction >= 1 || coin(rng) < evalFraction)
+            split.test.push_back(m);
         }
       }
       splits.push_back(std::move(split));

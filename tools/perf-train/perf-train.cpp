@@ -15,6 +15,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/WithColor.h"
 #include <deque>
 
@@ -38,6 +39,12 @@ static cl::opt<std::string>
     writeDb("write-db",
             cl::desc("Also store the NeuSight rows in this perf database"),
             cl::cat(category));
+static cl::opt<double> dbWeight(
+    "db-weight", cl::init(1.0),
+    cl::desc("Weight of the --db rows in the ml loss (e.g. 10 for a few "
+             "hundred measurements of a new GPU next to the NeuSight data); "
+             "rows weighted above 1 are never subsampled away"),
+    cl::cat(category));
 static cl::opt<unsigned> maxRows("max-rows", cl::init(40000),
                                  cl::desc("ml training rows per kind"),
                                  cl::cat(category));
@@ -69,6 +76,8 @@ int main(int argc, char **argv) {
     return fail("nothing to learn from: give --neusight DIR and/or --db FILE");
   if (output.empty() && writeDb.empty())
     return fail("no output: give -o DIR and/or --write-db FILE");
+  if (!(dbWeight > 0))
+    return fail("--db-weight must be positive");
 
   // Owners of what the training rows point to.
   std::vector<KernelMeasurement> measured;
@@ -131,11 +140,28 @@ int main(int argc, char **argv) {
       if (excluded(e.device))
         continue;
       if (!devices.count(e.device)) {
-        const GpuSpec *known = lookupGpu(e.device);
-        if (!known)
+        // The spec perf-bench --probe stored with the measurements, else
+        // the catalog's.
+        auto stored = (*db)->deviceSpecJson(e.device);
+        if (!stored)
+          return fail(llvm::toString(stored.takeError()));
+        if (!stored->empty()) {
+          auto json = llvm::json::parse(*stored);
+          if (!json)
+            return fail(dbPath + ": device '" + e.device +
+                        "': " + llvm::toString(json.takeError()));
+          auto spec = parseGpuSpec(*json);
+          if (!spec)
+            return fail(dbPath + ": device '" + e.device +
+                        "': " + llvm::toString(spec.takeError()));
+          devices[e.device] = *spec;
+        } else if (const GpuSpec *known = lookupGpu(e.device)) {
+          devices[e.device] = *known;
+        } else {
           return fail(dbPath + ": device '" + e.device +
-                      "' is not in the GPU catalog");
-        devices[e.device] = *known;
+                      "' has no spec in the database and is not in the GPU "
+                      "catalog");
+        }
       }
       auto kernel = parseKernelSignature(e.kind, e.signature);
       if (!kernel)
@@ -146,7 +172,8 @@ int main(int argc, char **argv) {
       kernel->dtype = *dtype;
       kernel->name = e.kernelName;
       dbKernels.push_back(*kernel);
-      rows.push_back({&dbKernels.back(), &devices[e.device], e.latencyUs});
+      rows.push_back(
+          {&dbKernels.back(), &devices[e.device], e.latencyUs, dbWeight});
     }
   }
 

@@ -222,3 +222,22 @@ TEST(MlModel, GemmTileResidualBooster) {
   EXPECT_NEAR(cost->latencyUs, measured, 0.25 * measured);
   llvm::sys::fs::remove_directories(dir);
 }
+
+// A few weighted rows of a new GPU among many others: all of them are kept
+// and the rest is sampled to fill maxRows.
+TEST(MlModel, WeightedRowsSurviveTheSubsample) {
+  std::vector<MlSample> samples(100);
+  for (size_t i : {7, 42, 99})
+    samples[i].weight = 10;
+  std::vector<size_t> rows = selectTrainingRows(samples, 10, 1);
+  ASSERT_EQ(rows.size(), 10u);
+  EXPECT_EQ(rows[0], 7u);
+  EXPECT_EQ(rows[1], 42u);
+  EXPECT_EQ(rows[2], 99u);
+  for (size_t i = 3; i < rows.size(); ++i)
+    EXPECT_EQ(samples[rows[i]].weight, 1);
+  // Fewer rows than the limit: all of them, weighted first.
+  EXPECT_EQ(selectTrainingRows(samples, 1000, 1).size(), 100u);
+  // More weighted rows than the limit: still all weighted rows.
+  EXPECT_EQ(selectTrainingRows(samples, 2, 1).size(), 3u);
+}

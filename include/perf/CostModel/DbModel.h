@@ -53,6 +53,9 @@ public:
   /// Every row (for perf-train), optionally of one kind.
   llvm::Expected<std::vector<PerfDbEntry>>
   entries(llvm::StringRef kind = "") const;
+  /// The device JSON stored for `name` (perf-bench --probe writes it), or
+  /// "" when the database has none.
+  llvm::Expected<std::string> deviceSpecJson(llvm::StringRef name) const;
 
 private:
   PerfDatabase() = default;

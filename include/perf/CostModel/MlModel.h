@@ -52,6 +52,8 @@ struct MlSample {
   /// What the residual multiplies instead of mlBaselineUs, if positive (the
   /// tile model's price of a GEMM; mlGemmBaselineUs).
   double baselineUs = 0;
+  /// The row's weight in the loss (TrainingRow::weight).
+  double weight = 1;
 };
 
 /// The baseline of a GEMM booster trained next to fitted tile coefficients:
@@ -69,12 +71,17 @@ struct MlTrainOptions {
   double eta = 0.1;
   unsigned threads = 2;
   /// Rows beyond this are subsampled (uniformly, fixed seed) to keep
-  /// training to seconds on two cores.
+  /// training to seconds on two cores; rows weighted above 1 are kept.
   size_t maxRows = 40000;
   unsigned seed = 1;
   /// Whether trainModelDirectory trains boosters (false: tile.json only).
   bool trainBoosters = true;
 };
+
+/// The rows a booster trains on: every row weighted above 1, then the others
+/// in a uniform sample (seeded) up to `maxRows` in all.
+std::vector<size_t> selectTrainingRows(llvm::ArrayRef<MlSample> samples,
+                                       size_t maxRows, unsigned seed);
 
 /// Trains one kind's booster and saves it (XGBoost JSON) to `path`.
 llvm::Error trainMlModel(llvm::ArrayRef<MlSample> samples,

@@ -20,6 +20,10 @@ struct TrainingRow {
   const KernelDesc *kernel = nullptr;
   const GpuSpec *gpu = nullptr;
   double measuredUs = 0;
+  /// How much the row counts in the ml boosters' loss; rows above 1 (a few
+  /// measurements of a new GPU among many of others) are never dropped by
+  /// the subsample.
+  double weight = 1;
 };
 
 /// Fits one TileParams per family (gemm, conv2d) present in `rows`, on at
