@@ -83,7 +83,9 @@ perf::createKernelCostModel(llvm::StringRef name,
   if (name == "db") {
     if (options.databasePath.empty())
       return llvm::createStringError(
-          "the db model needs a perf database path (db=FILE)");
+          "the db model needs a perf database path (perf-opt: "
+          "--estimate-db=FILE or --perf-kernel-cost=\"db=FILE\"; perf-eval: "
+          "--db=FILE)");
     auto db = PerfDatabase::openReadOnly(options.databasePath);
     if (!db)
       return db.takeError();

@@ -218,7 +218,10 @@ llvm::Error perf::trainMlModel(llvm::ArrayRef<MlSample> samples,
 llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
   if (dir.empty())
     return llvm::createStringError(
-        "the ml model needs a model directory (written by perf-train)");
+        "the ml model needs a model directory written by perf-train "
+        "(perf-opt: --estimate-ml-dir=DIR or "
+        "--perf-kernel-cost=\"ml-dir=DIR\"; "
+        "perf-eval: --model-dir=DIR)");
   if (!llvm::sys::fs::is_directory(dir))
     return llvm::createStringError("ml model directory '" + dir +
                                    "' does not exist");
