@@ -139,6 +139,13 @@ static llvm::Error xgbError(llvm::StringRef what) {
   return llvm::createStringError("xgboost: " + what + ": " + XGBGetLastError());
 }
 
+std::string perf::mlCoverageKey(const KernelDesc &k) {
+  std::string key = dtypeName(k.dtype).str();
+  if (k.tensorCores)
+    key += "+tc";
+  return key;
+}
+
 std::vector<size_t> perf::selectTrainingRows(llvm::ArrayRef<MlSample> samples,
                                              size_t maxRows, unsigned seed) {
   // Weighted rows (a new GPU's few measurements) first, the rest sampled.
@@ -253,6 +260,35 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
       }
       continue;
     }
+    if (file == "coverage.json") {
+      auto buffer = llvm::MemoryBuffer::getFile(path);
+      if (!buffer)
+        return llvm::createStringError("cannot read " + path);
+      auto json = llvm::json::parse((*buffer)->getBuffer());
+      if (!json)
+        return llvm::createStringError(path + ": " +
+                                       llvm::toString(json.takeError()));
+      const llvm::json::Object *kinds =
+          json->getAsObject() ? json->getAsObject()->getObject("kinds")
+                              : nullptr;
+      if (!kinds)
+        return llvm::createStringError(path + ": no \"kinds\" object");
+      for (const auto &[kind, value] : *kinds) {
+        const llvm::json::Array *keys = value.getAsArray();
+        if (!keys)
+          return llvm::createStringError(path + ": kind '" + kind.str() +
+                                         "' needs an array of types");
+        std::vector<std::string> &out = model->coverage[kind.str()];
+        for (const llvm::json::Value &key : *keys) {
+          std::optional<llvm::StringRef> text = key.getAsString();
+          if (!text)
+            return llvm::createStringError(path + ": kind '" + kind.str() +
+                                           "' needs type strings");
+          out.push_back(text->str());
+        }
+      }
+      continue;
+    }
     if (file == "tile.json") {
       auto tile = loadTileParams(path);
       if (!tile)
@@ -311,8 +347,14 @@ std::vector<std::string> MlModel::kinds() const {
 
 std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
                                             const GpuSpec &gpu) const {
-  auto it = boosters.find(kernelKindName(k.kind));
+  llvm::StringRef kind = kernelKindName(k.kind);
+  auto it = boosters.find(kind);
   if (it == boosters.end())
+    return std::nullopt;
+  // A type the kind's training rows did not have falls through.
+  auto covered = coverage.find(kind);
+  if (covered != coverage.end() &&
+      !llvm::is_contained(covered->second, mlCoverageKey(k)))
     return std::nullopt;
   std::vector<float> f = mlFeatures(k, gpu);
   std::lock_guard<std::mutex> lock(mutex);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <set>
 
 using namespace perf;
 
@@ -107,6 +108,27 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
     sample.baselineUs = mlGemmBaselineUs(*r.kernel, *r.gpu, gemmTile->second);
     if (sample.baselineUs > 0)
       byKind[kMlGemmTileResidual].push_back(sample);
+  }
+  if (options.trainBoosters) {
+    // The number types each kind was trained on: the ml model declines
+    // others (an FP32-trained booster would extrapolate to tensor cores).
+    std::map<std::string, std::set<std::string>> types;
+    for (const TrainingRow &r : rows)
+      types[kernelKindName(r.kernel->kind).str()].insert(
+          mlCoverageKey(*r.kernel));
+    llvm::json::Object kinds;
+    for (const auto &[kind, keys] : types)
+      kinds[kind] =
+          llvm::json::Array(std::vector<std::string>(keys.begin(), keys.end()));
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, "coverage.json");
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec)
+      return llvm::createStringError(ec, "cannot write '" + path + "'");
+    os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                     {"kinds", std::move(kinds)}}))
+       << "\n";
   }
   for (const auto &[kind, samples] : byKind) {
     if (!options.trainBoosters)

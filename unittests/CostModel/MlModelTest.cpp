@@ -1,6 +1,7 @@
 #include "perf/CostModel/MlModel.h"
 #include "perf/CostModel/ModelTraining.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "gtest/gtest.h"
 
@@ -240,4 +241,46 @@ TEST(MlModel, WeightedRowsSurviveTheSubsample) {
   EXPECT_EQ(selectTrainingRows(samples, 1000, 1).size(), 100u);
   // More weighted rows than the limit: still all weighted rows.
   EXPECT_EQ(selectTrainingRows(samples, 2, 1).size(), 3u);
+}
+
+// Boosters trained on FP32 CUDA-core GEMMs decline an FP16 tensor-core GEMM
+// (it falls through to the next model) and say so in coverage.json.
+TEST(MlModel, DeclinesTypesItWasNotTrainedOn) {
+  GpuSpec v100 = *lookupGpu("V100");
+  std::vector<KernelDesc> kernels;
+  for (int64_t s = 64; s <= 2048; s *= 2) {
+    KernelDesc g;
+    g.kind = KernelKind::Gemm;
+    g.m = g.n = g.k = s;
+    kernels.push_back(g);
+  }
+  std::vector<TrainingRow> rows;
+  for (const KernelDesc &k : kernels)
+    rows.push_back({&k, &v100, 2 * mlBaselineUs(k, v100) + 10});
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-ml-types", dir));
+  MlTrainOptions options;
+  options.rounds = 5;
+  options.threads = 1;
+  std::string log;
+  llvm::raw_string_ostream os(log);
+  ASSERT_FALSE(bool(trainModelDirectory(rows, dir, options, os)));
+  llvm::SmallString<128> coverage(dir);
+  llvm::sys::path::append(coverage, "coverage.json");
+  auto text = llvm::MemoryBuffer::getFile(coverage);
+  ASSERT_TRUE(bool(text));
+  EXPECT_NE((*text)->getBuffer().find("\"gemm\": [\n      \"f32\"\n    ]"),
+            llvm::StringRef::npos)
+      << (*text)->getBuffer().str();
+
+  auto model = MlModel::load(dir);
+  ASSERT_TRUE(bool(model)) << llvm::toString(model.takeError());
+  KernelDesc f32 = kernels[3];
+  EXPECT_TRUE((*model)->estimate(f32, v100).has_value());
+  KernelDesc f16 = f32;
+  f16.dtype = DType::F16;
+  f16.tensorCores = true;
+  EXPECT_EQ(mlCoverageKey(f16), "f16+tc");
+  EXPECT_FALSE((*model)->estimate(f16, v100).has_value());
+  llvm::sys::fs::remove_directories(dir);
 }

@@ -78,6 +78,12 @@ struct MlTrainOptions {
   bool trainBoosters = true;
 };
 
+/// What a kernel's number type must match in a model folder's
+/// coverage.json for the ml model to price it: "f32", or "f16+tc" for f16 on
+/// tensor cores. Boosters trained on FP32 CUDA-core kernels say nothing about
+/// tensor-core ones.
+std::string mlCoverageKey(const KernelDesc &kernel);
+
 /// The rows a booster trains on: every row weighted above 1, then the others
 /// in a uniform sample (seeded) up to `maxRows` in all.
 std::vector<size_t> selectTrainingRows(llvm::ArrayRef<MlSample> samples,
@@ -113,6 +119,10 @@ private:
   /// The tile model's GEMM coefficients (tile.json), when the directory has
   /// them: the GEMM booster's baseline (mlGemmBaselineUs).
   std::optional<TileParams> gemmTile;
+  /// Per kind, the coverage keys of its training rows (coverage.json); a
+  /// kind without an entry (a folder written before the file existed) is
+  /// priced whatever its type.
+  llvm::StringMap<std::vector<std::string>> coverage;
   /// XGBoost's predictor is not documented as thread-safe.
   mutable std::mutex mutex;
 };
