@@ -1,5 +1,4 @@
-//===- Schedule.cpp - Generalized Algorithm 1
-//------------------------------===//
+//===- Schedule.cpp - Generalized Algorithm 1 -----------------------------===//
 
 #include "perf/Analysis/Schedule.h"
 #include <algorithm>

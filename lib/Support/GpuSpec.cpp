@@ -1,5 +1,4 @@
-//===- GpuSpec.cpp - Built-in GPU catalog and device JSON
-//------------------===//
+//===- GpuSpec.cpp - Built-in GPU catalog and device JSON -----------------===//
 //
 // Figures are dense (no sparsity) peaks from NVIDIA's public datasheets and
 // architecture whitepapers, named in each entry's `source`. L2 bandwidth is
