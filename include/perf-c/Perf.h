@@ -86,13 +86,25 @@ void perfCostModelDestroy(PerfCostModel *model);
 int perfEstimateModule(const char *mlirText, const char *gpu,
                        const char *pipeline, char **reportJson, char **error);
 
-/// perfEstimateModule with the kernel models of the estimate: `models` as
-/// for perfCostModelCreate (NULL: "roofline"), `database` and `modelDir`
-/// for the db, ml and tile models (may be NULL).
-int perfEstimateModuleWithModels(const char *mlirText, const char *gpu,
-                                 const char *pipeline, const char *models,
-                                 const char *database, const char *modelDir,
-                                 char **reportJson, char **error);
+/// Settings of the estimate; zero-initialize and set what differs from the
+/// defaults.
+typedef struct {
+  /// Kernel model order as for perfCostModelCreate; NULL: "roofline".
+  const char *models;
+  /// Perf database of the db model and perf-train folder of the ml and tile
+  /// models; NULL: none.
+  const char *database;
+  const char *modelDir;
+  /// Steps walked back to back for the steady-state step time
+  /// (`steady_state_us` in the report); 0 or 1: one step.
+  unsigned iterations;
+} PerfEstimateOptions;
+
+/// perfEstimateModule with `options` (NULL: the defaults).
+int perfEstimateModuleWithOptions(const char *mlirText, const char *gpu,
+                                  const char *pipeline,
+                                  const PerfEstimateOptions *options,
+                                  char **reportJson, char **error);
 
 void perfFreeString(char *string);
 

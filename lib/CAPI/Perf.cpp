@@ -15,6 +15,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -139,14 +140,14 @@ int perfKernelLatencyUs(const PerfKernel *k, const char *gpuName,
 
 int perfEstimateModule(const char *mlirText, const char *gpu,
                        const char *pipeline, char **reportJson, char **error) {
-  return perfEstimateModuleWithModels(mlirText, gpu, pipeline, nullptr, nullptr,
-                                      nullptr, reportJson, error);
+  return perfEstimateModuleWithOptions(mlirText, gpu, pipeline, nullptr,
+                                       reportJson, error);
 }
 
-int perfEstimateModuleWithModels(const char *mlirText, const char *gpu,
-                                 const char *pipeline, const char *models,
-                                 const char *database, const char *modelDir,
-                                 char **reportJson, char **error) {
+int perfEstimateModuleWithOptions(const char *mlirText, const char *gpu,
+                                  const char *pipeline,
+                                  const PerfEstimateOptions *settings,
+                                  char **reportJson, char **error) {
   if (!mlirText || !reportJson)
     return fail(error, "perfEstimateModule: IR text and report are required");
   // Pipelines given by name need the passes registered, once per process.
@@ -186,12 +187,15 @@ int perfEstimateModuleWithModels(const char *mlirText, const char *gpu,
   EstimateOptions options;
   options.format = "json";
   options.output = reportPath.str().str();
-  if (models)
-    options.models = models;
-  if (database)
-    options.database = database;
-  if (modelDir)
-    options.mlModelDir = modelDir;
+  if (settings) {
+    if (settings->models)
+      options.models = settings->models;
+    if (settings->database)
+      options.database = settings->database;
+    if (settings->modelDir)
+      options.mlModelDir = settings->modelDir;
+    options.iterations = std::max(1u, settings->iterations);
+  }
   buildEstimatePipeline(pm, options);
   if (mlir::failed(pm.run(*module)))
     return fail(error, diagnostics);

@@ -1,4 +1,5 @@
 #include "perf-c/Perf.h"
+#include "llvm/Support/JSON.h"
 #include "gtest/gtest.h"
 #include <string>
 
@@ -116,14 +117,26 @@ TEST(PerfCAPI, CostModelCreateErrors) {
 
 // The estimate with a model stack: the GEMM of the module is priced by the
 // tile model and the report says so.
-TEST(PerfCAPI, EstimateModuleWithModels) {
+TEST(PerfCAPI, EstimateModuleWithOptions) {
   const char *ir = kOneGemmModule;
   char *report = nullptr, *error = nullptr;
-  ASSERT_EQ(perfEstimateModuleWithModels(ir, "V100", nullptr, "tile,roofline",
-                                         nullptr, nullptr, &report, &error),
+  PerfEstimateOptions options = {};
+  options.models = "tile,roofline";
+  options.iterations = 2;
+  ASSERT_EQ(perfEstimateModuleWithOptions(ir, "V100", nullptr, &options,
+                                          &report, &error),
             0)
       << error;
   std::string json(report);
   perfFreeString(report);
   EXPECT_NE(json.find("\"tile\": 1"), std::string::npos) << json;
+  // One device-bound step: back to back it loses the 23 us head start and
+  // gains the 1 us kernel gap.
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  const llvm::json::Object *graph =
+      parsed->getAsObject()->getArray("graphs")->front().getAsObject();
+  EXPECT_EQ(graph->getInteger("iterations"), 2);
+  EXPECT_NEAR(*graph->getNumber("steady_state_us"),
+              *graph->getNumber("e2e_us") - 23 + 1, 1e-9);
 }
