@@ -49,13 +49,25 @@ std::vector<float> perf::mlFeatures(const KernelDesc &k, const GpuSpec &gpu) {
   double peak = gpu.peakFlops(k.dtype, k.tensorCores);
   double flops = k.totalFlops(), bytes = k.totalBytes();
   unsigned i = 0;
-  // Slots 0-6 held the raw GPU figures (SMs, clock, peak, bandwidth, L2,
-  // memory, ridge point). They are left at zero: with four or five training
-  // GPUs the trees used them to tell the GPUs apart and priced a held-out
-  // GPU like whichever training GPU its figures fell next to (leave-one-out
-  // softmax GMAE 30-39% on A100/P100/V100 with them, 15-31% without;
-  // docs/accuracy.md). The GPU enters through the GPU-relative features
-  // below: roofline times, waves and tile fill on this GPU.
+  // Slots 0-6: the raw GPU figures (SMs, clock, peak, bandwidth, L2,
+  // memory, ridge point), for conv only. With four or five training GPUs the
+  // trees use them to tell the GPUs apart and price a held-out GPU like
+  // whichever training GPU its figures fall next to: that hurts every other
+  // kind (leave-one-out softmax GMAE 30-39% on A100/P100/V100 with them,
+  // 15-31% without) but helps conv, whose cuDNN algorithm mix (Winograd,
+  // FFT, implicit GEMM) follows the GPU generation (held-out conv mean GMAE
+  // 11.4% with them, 13.7% without; docs/accuracy.md). Elsewhere the GPU
+  // enters through the GPU-relative features below: roofline times, waves
+  // and tile fill on this GPU.
+  if (k.kind == KernelKind::Conv2d) {
+    f[0] = gpu.numSMs;
+    f[1] = static_cast<float>(gpu.clockMHz);
+    f[2] = lg(peak / 1e12);
+    f[3] = lg(gpu.memBandwidth / 1e9);
+    f[4] = lg(gpu.l2Bytes / 1e6);
+    f[5] = lg(gpu.memBytes / 1e9);
+    f[6] = gpu.memBandwidth > 0 ? lg(peak / gpu.memBandwidth) : 0;
+  }
   i = 7;
   // Kernel: work and the roofline's two sides on this GPU.
   f[i++] = lg(flops);
