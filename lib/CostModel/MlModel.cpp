@@ -234,6 +234,24 @@ llvm::Error perf::trainMlModel(llvm::ArrayRef<MlSample> samples,
   return llvm::Error::success();
 }
 
+/// The object under `key` of the JSON file at `path` (launch.json's
+/// "devices", coverage.json's "kinds").
+static llvm::Expected<llvm::json::Object> readJsonSection(llvm::StringRef path,
+                                                          llvm::StringRef key) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return llvm::createStringError("cannot read " + path);
+  auto json = llvm::json::parse((*buffer)->getBuffer());
+  if (!json)
+    return llvm::createStringError(path + ": " +
+                                   llvm::toString(json.takeError()));
+  llvm::json::Object *root = json->getAsObject();
+  llvm::json::Object *section = root ? root->getObject(key) : nullptr;
+  if (!section)
+    return llvm::createStringError(path + ": no \"" + key + "\" object");
+  return std::move(*section);
+}
+
 llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
   if (dir.empty())
     return llvm::createStringError(
@@ -251,18 +269,9 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
     llvm::StringRef path = it->path();
     llvm::StringRef file = llvm::sys::path::filename(path);
     if (file == "launch.json") {
-      auto buffer = llvm::MemoryBuffer::getFile(path);
-      if (!buffer)
-        return llvm::createStringError("cannot read " + path);
-      auto json = llvm::json::parse((*buffer)->getBuffer());
-      if (!json)
-        return llvm::createStringError(path + ": " +
-                                       llvm::toString(json.takeError()));
-      const llvm::json::Object *devices =
-          json->getAsObject() ? json->getAsObject()->getObject("devices")
-                              : nullptr;
+      auto devices = readJsonSection(path, "devices");
       if (!devices)
-        return llvm::createStringError(path + ": no \"devices\" object");
+        return devices.takeError();
       for (const auto &[device, value] : *devices) {
         std::optional<double> us = value.getAsNumber();
         if (!us || *us < 0)
@@ -273,18 +282,9 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
       continue;
     }
     if (file == "coverage.json") {
-      auto buffer = llvm::MemoryBuffer::getFile(path);
-      if (!buffer)
-        return llvm::createStringError("cannot read " + path);
-      auto json = llvm::json::parse((*buffer)->getBuffer());
-      if (!json)
-        return llvm::createStringError(path + ": " +
-                                       llvm::toString(json.takeError()));
-      const llvm::json::Object *kinds =
-          json->getAsObject() ? json->getAsObject()->getObject("kinds")
-                              : nullptr;
+      auto kinds = readJsonSection(path, "kinds");
       if (!kinds)
-        return llvm::createStringError(path + ": no \"kinds\" object");
+        return kinds.takeError();
       for (const auto &[kind, value] : *kinds) {
         const llvm::json::Array *keys = value.getAsArray();
         if (!keys)

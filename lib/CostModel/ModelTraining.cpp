@@ -50,6 +50,20 @@ perf::measureLaunchCalibration(llvm::ArrayRef<TrainingRow> rows) {
   return out;
 }
 
+/// Writes `value` as indented JSON to `dir`/`name`; returns the path.
+static llvm::Expected<std::string>
+writeJsonFile(llvm::StringRef dir, llvm::StringRef name,
+              const llvm::json::Value &value) {
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, name);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return llvm::createStringError(ec, "cannot write '" + path + "'");
+  os << llvm::formatv("{0:2}", value) << "\n";
+  return path.str().str();
+}
+
 llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
                                       llvm::StringRef dir,
                                       const MlTrainOptions &options,
@@ -58,21 +72,17 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
     return llvm::createStringError(ec, "cannot create '" + dir + "'");
   LaunchCalibration launch = measureLaunchCalibration(rows);
   if (options.trainBoosters) {
-    llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, "launch.json");
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    if (ec)
-      return llvm::createStringError(ec, "cannot write '" + path + "'");
     llvm::json::Object devices;
     for (const auto &[device, us] : launch) {
       devices[device] = us;
       log << "ml: " << device << ": fixed cost " << llvm::formatv("{0:f1}", us)
           << " us\n";
     }
-    os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                     {"devices", std::move(devices)}}))
-       << "\n";
+    auto written =
+        writeJsonFile(dir, "launch.json",
+                      llvm::json::Object{{"devices", std::move(devices)}});
+    if (!written)
+      return written.takeError();
   }
   // A device without element-wise rows gets the mean, as MlModel does.
   double meanLaunchUs = 0;
@@ -80,17 +90,13 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
     meanLaunchUs += entry.second / launch.size();
   TileParamsSet tile = fitTileFamilies(rows, 20000, options.seed);
   if (!tile.empty()) {
-    llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, "tile.json");
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    if (ec)
-      return llvm::createStringError(ec, "cannot write '" + path + "'");
-    os << llvm::formatv("{0:2}", tileParamsToJson(tile)) << "\n";
+    auto path = writeJsonFile(dir, "tile.json", tileParamsToJson(tile));
+    if (!path)
+      return path.takeError();
     for (const auto &[family, p] : tile)
       log << "tile: " << family << ": fitted on " << p.trainedRows
           << " rows, overhead " << llvm::formatv("{0:f2}", p.overheadUs)
-          << " us -> " << path << "\n";
+          << " us -> " << *path << "\n";
   }
   // A second GEMM booster learns the residual of the tile model just
   // fitted; MlModel prices a GEMM as the geometric mean of both boosters'
@@ -120,15 +126,10 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
     for (const auto &[kind, keys] : types)
       kinds[kind] =
           llvm::json::Array(std::vector<std::string>(keys.begin(), keys.end()));
-    llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, "coverage.json");
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    if (ec)
-      return llvm::createStringError(ec, "cannot write '" + path + "'");
-    os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                     {"kinds", std::move(kinds)}}))
-       << "\n";
+    auto written = writeJsonFile(
+        dir, "coverage.json", llvm::json::Object{{"kinds", std::move(kinds)}});
+    if (!written)
+      return written.takeError();
   }
   for (const auto &[kind, samples] : byKind) {
     if (!options.trainBoosters)
