@@ -365,14 +365,9 @@ llvm::Expected<GpuSpec> perf::parseGpuSpec(const llvm::json::Value &value) {
   return s;
 }
 
-llvm::Expected<GpuSpec> perf::loadGpuSpecFile(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return llvm::createStringError(buffer.getError(),
-                                   "cannot read device file '" + path +
-                                       "': " + buffer.getError().message());
-  llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*buffer)->getBuffer());
+llvm::Expected<GpuSpec> perf::parseGpuSpecText(llvm::StringRef text,
+                                               llvm::StringRef path) {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json) {
     // llvm::json reports "[line:col, byte=N]: message"; say it as
     // "path:line:col: message" like every other located error.
@@ -390,4 +385,13 @@ llvm::Expected<GpuSpec> perf::loadGpuSpecFile(llvm::StringRef path) {
     return llvm::createStringError(path + ": " +
                                    llvm::toString(spec.takeError()));
   return spec;
+}
+
+llvm::Expected<GpuSpec> perf::loadGpuSpecFile(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return llvm::createStringError(buffer.getError(),
+                                   "cannot read device file '" + path +
+                                       "': " + buffer.getError().message());
+  return parseGpuSpecText((*buffer)->getBuffer(), path);
 }

@@ -15,7 +15,6 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/WithColor.h"
 #include <deque>
 
@@ -146,14 +145,10 @@ int main(int argc, char **argv) {
         if (!stored)
           return fail(llvm::toString(stored.takeError()));
         if (!stored->empty()) {
-          auto json = llvm::json::parse(*stored);
-          if (!json)
-            return fail(dbPath + ": device '" + e.device +
-                        "': " + llvm::toString(json.takeError()));
-          auto spec = parseGpuSpec(*json);
+          auto spec = parseGpuSpecText(*stored, dbPath + ": device '" +
+                                                    e.device + "' spec_json");
           if (!spec)
-            return fail(dbPath + ": device '" + e.device +
-                        "': " + llvm::toString(spec.takeError()));
+            return fail(llvm::toString(spec.takeError()));
           devices[e.device] = *spec;
         } else if (const GpuSpec *known = lookupGpu(e.device)) {
           devices[e.device] = *known;

@@ -75,6 +75,10 @@ llvm::Expected<GpuSpec> lookupGpuOrError(llvm::StringRef name);
 /// toJson, any subset over a "base" catalog GPU) and the NeuSight device
 /// format (Num_Sm, Mem_Bw in GB/s, SingleFLOPs in GFLOP/s, L2Cache in MB...).
 llvm::Expected<GpuSpec> parseGpuSpec(const llvm::json::Value &value);
+/// A device JSON given as text; errors start with `path` (the file, or
+/// where else the text was found), JSON syntax errors as "path:line:col".
+llvm::Expected<GpuSpec> parseGpuSpecText(llvm::StringRef text,
+                                         llvm::StringRef path);
 llvm::Expected<GpuSpec> loadGpuSpecFile(llvm::StringRef path);
 
 llvm::json::Value toJson(const GpuSpec &spec);
