@@ -1,6 +1,7 @@
 //===- Report.cpp - --perf-report -----------------------------------------===//
 
 #include "mlir/IR/BuiltinOps.h"
+#include "perf/CostModel/KernelCostModel.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
@@ -37,9 +38,8 @@ struct GraphSummary {
   int64_t numOps = 0, numKernels = 0;
   std::map<std::string, KindTotal> byKind, byOp;
   std::map<std::string, int64_t> byModel;
-  /// "kind signature" of each kernel the db model could not find.
-  std::vector<std::string> dbMisses;
-  std::vector<llvm::json::Value> dbMissesJson;
+  /// The kernels the db model could not find (perf.db_misses).
+  std::vector<KernelCostMiss> dbMisses;
   SmallVector<DictionaryAttr> devices;
   struct PathEntry {
     std::string kernel, op;
@@ -93,12 +93,8 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
         auto v = miss.getAs<StringAttr>(key);
         return v ? v.str() : std::string();
       };
-      s.dbMisses.push_back(str("kind") + " " + str("signature"));
-      s.dbMissesJson.push_back(
-          llvm::json::Object{{"device", str("device")},
-                             {"dtype", str("dtype")},
-                             {"kind", str("kind")},
-                             {"signature", str("signature")}});
+      s.dbMisses.push_back(
+          {str("device"), str("dtype"), str("kind"), str("signature")});
     }
   if (auto devs = estimate.getAs<ArrayAttr>("devices"))
     for (Attribute d : devs)
@@ -172,7 +168,8 @@ void printText(const GraphSummary &s, llvm::raw_ostream &os) {
     os << "  not in the perf database: " << s.dbMisses.size()
        << " kernel shapes (measure them with perf-bench --from)\n";
     for (size_t i = 0; i < std::min(shown, s.dbMisses.size()); ++i)
-      os << "    " << s.dbMisses[i] << "\n";
+      os << "    " << s.dbMisses[i].kind << " " << s.dbMisses[i].signature
+         << "\n";
     if (s.dbMisses.size() > shown)
       os << "    ... and " << s.dbMisses.size() - shown << " more\n";
   }
@@ -236,8 +233,15 @@ llvm::json::Value toJson(const GraphSummary &s) {
       {"devices", std::move(devices)},
       {"critical_path", std::move(path)},
   };
-  if (!s.dbMissesJson.empty())
-    out["db_misses"] = llvm::json::Array(s.dbMissesJson);
+  if (!s.dbMisses.empty()) {
+    llvm::json::Array misses;
+    for (const KernelCostMiss &m : s.dbMisses)
+      misses.push_back(llvm::json::Object{{"device", m.device},
+                                          {"dtype", m.dtype},
+                                          {"kind", m.kind},
+                                          {"signature", m.signature}});
+    out["db_misses"] = std::move(misses);
+  }
   if (s.iterations > 1) {
     out["iterations"] = s.iterations;
     out["steady_state_us"] = s.steadyState;
