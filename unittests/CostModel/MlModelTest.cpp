@@ -58,6 +58,28 @@ TEST(MlModel, MissingDirectoryIsAnError) {
             std::string::npos);
 }
 
+/// trainModelDirectory (one thread, `rounds` rounds) into a fresh temporary
+/// folder; "" after reporting a failure.
+static std::string trainTemporaryModelDir(llvm::ArrayRef<TrainingRow> rows,
+                                          llvm::StringRef prefix,
+                                          unsigned rounds) {
+  llvm::SmallString<128> dir;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory(prefix, dir)) {
+    ADD_FAILURE() << "cannot create a temporary folder: " << ec.message();
+    return "";
+  }
+  MlTrainOptions options;
+  options.rounds = rounds;
+  options.threads = 1;
+  std::string log;
+  llvm::raw_string_ostream os(log);
+  if (llvm::Error e = trainModelDirectory(rows, dir, options, os)) {
+    ADD_FAILURE() << llvm::toString(std::move(e));
+    return "";
+  }
+  return dir.str().str();
+}
+
 static GpuSpec handGpu(llvm::StringRef name, double bandwidth) {
   GpuSpec gpu;
   gpu.name = name.str();
@@ -134,14 +156,8 @@ TEST(MlModel, FixedCostCarriesOverAndCalibrates) {
   EXPECT_DOUBLE_EQ(launch["A"], launchA);
   EXPECT_DOUBLE_EQ(launch["B"], launchB);
 
-  llvm::SmallString<128> dir;
-  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-ml-test", dir));
-  MlTrainOptions options;
-  options.rounds = 50;
-  options.threads = 1;
-  std::string log;
-  llvm::raw_string_ostream os(log);
-  ASSERT_FALSE(bool(trainModelDirectory(rows, dir, options, os)));
+  std::string dir = trainTemporaryModelDir(rows, "perf-ml-test", 50);
+  ASSERT_FALSE(dir.empty());
   auto model = MlModel::load(dir);
   ASSERT_TRUE(bool(model)) << llvm::toString(model.takeError());
   EXPECT_DOUBLE_EQ((*model)->launchUsFor(gpus[0]), launchA);
@@ -201,14 +217,8 @@ TEST(MlModel, GemmTileResidualBooster) {
   for (const GpuSpec *gpu : {&v100, &t4})
     for (const KernelDesc &k : kernels)
       rows.push_back({&k, gpu, 2 * mlBaselineUs(k, *gpu) + 10});
-  llvm::SmallString<128> dir;
-  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-ml-gemm", dir));
-  MlTrainOptions options;
-  options.rounds = 20;
-  options.threads = 1;
-  std::string log;
-  llvm::raw_string_ostream os(log);
-  ASSERT_FALSE(bool(trainModelDirectory(rows, dir, options, os)));
+  std::string dir = trainTemporaryModelDir(rows, "perf-ml-gemm", 20);
+  ASSERT_FALSE(dir.empty());
   llvm::SmallString<128> residual(dir);
   llvm::sys::path::append(residual, "gemm.tile-residual.json");
   EXPECT_TRUE(llvm::sys::fs::exists(residual));
@@ -257,14 +267,8 @@ TEST(MlModel, DeclinesTypesItWasNotTrainedOn) {
   std::vector<TrainingRow> rows;
   for (const KernelDesc &k : kernels)
     rows.push_back({&k, &v100, 2 * mlBaselineUs(k, v100) + 10});
-  llvm::SmallString<128> dir;
-  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-ml-types", dir));
-  MlTrainOptions options;
-  options.rounds = 5;
-  options.threads = 1;
-  std::string log;
-  llvm::raw_string_ostream os(log);
-  ASSERT_FALSE(bool(trainModelDirectory(rows, dir, options, os)));
+  std::string dir = trainTemporaryModelDir(rows, "perf-ml-types", 5);
+  ASSERT_FALSE(dir.empty());
   llvm::SmallString<128> coverage(dir);
   llvm::sys::path::append(coverage, "coverage.json");
   auto text = llvm::MemoryBuffer::getFile(coverage);
