@@ -25,6 +25,13 @@ size_t addOpWithKernel(Schedule &s, double latency, double t1, double t2,
   op.kernels.push_back(s.addKernel(k));
   return s.addOp(op);
 }
+
+/// The step of CpuBound and GpuBound: three ops of one `latency` us kernel
+/// each, T1=8, T2=10, T3=5, T4=10, T5=5.
+void addThreeOpStep(Schedule &s, double latency) {
+  for (int i = 0; i < 3; ++i)
+    addOpWithKernel(s, latency, 8, 10, 5, 10, 5);
+}
 } // namespace
 
 // Three ops of one 2 us kernel each with T1=8, T2=10, T3=5, T4=10, T5=5 and
@@ -34,8 +41,7 @@ size_t addOpWithKernel(Schedule &s, double latency, double t1, double t2,
 //   op3: host 66+8+10=84, kernel at max(59, 89)=89..91, host 99
 TEST(Schedule, CpuBound) {
   Schedule s;
-  for (int i = 0; i < 3; ++i)
-    addOpWithKernel(s, 2, 8, 10, 5, 10, 5);
+  addThreeOpStep(s, 2);
   ScheduleResult r = s.run();
   EXPECT_DOUBLE_EQ(s.kernels()[0].startUs, 23);
   EXPECT_DOUBLE_EQ(s.kernels()[1].startUs, 56);
@@ -51,8 +57,7 @@ TEST(Schedule, CpuBound) {
 //   k1 23..123, k2 max(124, 56)=124..224, k3 max(225, 89)=225..325
 TEST(Schedule, GpuBound) {
   Schedule s;
-  for (int i = 0; i < 3; ++i)
-    addOpWithKernel(s, 100, 8, 10, 5, 10, 5);
+  addThreeOpStep(s, 100);
   ScheduleResult r = s.run();
   EXPECT_DOUBLE_EQ(s.kernels()[2].startUs, 225);
   EXPECT_DOUBLE_EQ(r.e2eUs, 325);
@@ -171,8 +176,7 @@ TEST(Schedule, CollectiveWaitsForAllParticipants) {
 // ends at 931. The first step's times stay in the results.
 TEST(Schedule, SteadyStateGpuBound) {
   Schedule s;
-  for (int i = 0; i < 3; ++i)
-    addOpWithKernel(s, 100, 8, 10, 5, 10, 5);
+  addThreeOpStep(s, 100);
   ScheduleOptions options;
   options.iterations = 3;
   ScheduleResult r = s.run(options);
@@ -186,8 +190,7 @@ TEST(Schedule, SteadyStateGpuBound) {
 // (step 2's kernels start at 122, 155, 188; the host ends at 198).
 TEST(Schedule, SteadyStateCpuBound) {
   Schedule s;
-  for (int i = 0; i < 3; ++i)
-    addOpWithKernel(s, 2, 8, 10, 5, 10, 5);
+  addThreeOpStep(s, 2);
   ScheduleOptions options;
   options.iterations = 2;
   ScheduleResult r = s.run(options);
