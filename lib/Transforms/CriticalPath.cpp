@@ -156,36 +156,25 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
       pathTimes.push_back(schedule.kernels()[k].startUs);
       pathTimes.push_back(schedule.kernels()[k].endUs);
     }
-    SmallVector<NamedAttribute> steadyState;
+    SmallVector<NamedAttribute> estimate = {
+        b.getNamedAttr("e2e_us", b.getF64FloatAttr(result.e2eUs)),
+        b.getNamedAttr("gpu_active_us", b.getF64FloatAttr(result.gpuActiveUs)),
+        b.getNamedAttr("idle_us", b.getF64FloatAttr(result.idleUs)),
+        b.getNamedAttr("host_us", b.getF64FloatAttr(result.hostUs)),
+        b.getNamedAttr("sum_kernel_us", b.getF64FloatAttr(result.sumKernelUs)),
+        b.getNamedAttr("host_bound", b.getBoolAttr(result.hostBound)),
+        b.getNamedAttr("devices", b.getArrayAttr(devices)),
+        b.getNamedAttr("critical_path", b.getDenseI64ArrayAttr(path)),
+        b.getNamedAttr("critical_path_times_us",
+                       b.getDenseF64ArrayAttr(pathTimes)),
+    };
     if (iterations > 1) {
-      steadyState.push_back(b.getNamedAttr(
+      estimate.push_back(b.getNamedAttr(
           "steady_state_us", b.getF64FloatAttr(result.steadyStateUs)));
-      steadyState.push_back(b.getNamedAttr(
+      estimate.push_back(b.getNamedAttr(
           "iterations", b.getI64IntegerAttr(int64_t(iterations))));
     }
-    graph->setAttr(
-        PerfDialect::kEstimateAttr,
-        b.getDictionaryAttr({
-            b.getNamedAttr("e2e_us", b.getF64FloatAttr(result.e2eUs)),
-            b.getNamedAttr("gpu_active_us",
-                           b.getF64FloatAttr(result.gpuActiveUs)),
-            b.getNamedAttr("idle_us", b.getF64FloatAttr(result.idleUs)),
-            b.getNamedAttr("host_us", b.getF64FloatAttr(result.hostUs)),
-            b.getNamedAttr("sum_kernel_us",
-                           b.getF64FloatAttr(result.sumKernelUs)),
-            b.getNamedAttr("host_bound", b.getBoolAttr(result.hostBound)),
-            b.getNamedAttr("devices", b.getArrayAttr(devices)),
-            b.getNamedAttr("critical_path", b.getDenseI64ArrayAttr(path)),
-            b.getNamedAttr("critical_path_times_us",
-                           b.getDenseF64ArrayAttr(pathTimes)),
-        }));
-    if (!steadyState.empty()) {
-      NamedAttrList all(
-          graph->getAttrOfType<DictionaryAttr>(PerfDialect::kEstimateAttr));
-      all.append(steadyState);
-      graph->setAttr(PerfDialect::kEstimateAttr,
-                     all.getDictionary(&getContext()));
-    }
+    graph->setAttr(PerfDialect::kEstimateAttr, b.getDictionaryAttr(estimate));
     return success();
   }
 };
