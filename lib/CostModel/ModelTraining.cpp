@@ -103,7 +103,12 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
   // prices when tile.json and this booster are present.
   auto gemmTile = tile.find("gemm");
   std::map<std::string, std::vector<MlSample>> byKind;
+  // The number types each kind is trained on: the ml model declines others
+  // (an FP32-trained booster would extrapolate to tensor cores).
+  std::map<std::string, std::set<std::string>> types;
   for (const TrainingRow &r : rows) {
+    types[kernelKindName(r.kernel->kind).str()].insert(
+        mlCoverageKey(*r.kernel));
     auto it = launch.find(r.gpu->name);
     MlSample sample{r.kernel, r.gpu, r.measuredUs,
                     it != launch.end() ? it->second : meanLaunchUs};
@@ -116,12 +121,6 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
       byKind[kMlGemmTileResidual].push_back(sample);
   }
   if (options.trainBoosters) {
-    // The number types each kind was trained on: the ml model declines
-    // others (an FP32-trained booster would extrapolate to tensor cores).
-    std::map<std::string, std::set<std::string>> types;
-    for (const TrainingRow &r : rows)
-      types[kernelKindName(r.kernel->kind).str()].insert(
-          mlCoverageKey(*r.kernel));
     llvm::json::Object kinds;
     for (const auto &[kind, keys] : types)
       kinds[kind] =

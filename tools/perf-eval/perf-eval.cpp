@@ -341,7 +341,6 @@ static int runCrossValidation() {
   for (const Split &split : splits) {
     const std::vector<TrainingRow> &train = split.train;
     const std::vector<const KernelMeasurement *> &test = split.test;
-    const std::string &fold = split.name;
     llvm::SmallString<256> dir(root);
     llvm::sys::path::append(dir, split.name);
     CostModelOptions options;
@@ -357,7 +356,8 @@ static int runCrossValidation() {
       ml.rounds = rounds;
       ml.maxDepth = maxDepth;
       ml.trainBoosters = trainsMl;
-      llvm::errs() << fold << ": training on " << train.size() << " rows\n";
+      llvm::errs() << split.name << ": training on " << train.size()
+                   << " rows\n";
       if (auto e = trainModelDirectory(train, dir, ml, llvm::errs()))
         return fail(llvm::toString(std::move(e)));
     }
@@ -399,7 +399,8 @@ static int runCrossValidation() {
           heldOut.push_back({&m->kernel, &devices[m->device], m->latencyUs});
         for (const auto &[device, us] : measureLaunchCalibration(heldOut)) {
           (*ml)->calibrateLaunch(device, us);
-          llvm::errs() << fold << ": " << device << ": measured fixed cost "
+          llvm::errs() << split.name << ": " << device
+                       << ": measured fixed cost "
                        << llvm::formatv("{0:f1}", us) << " us\n";
         }
         model = std::unique_ptr<KernelCostModel>(std::move(*ml));
