@@ -78,6 +78,17 @@ static bool buildKernel(OpBuilder &b, Location loc, const OnnxKernel &kernel) {
   auto set = [&](StringRef name, Attribute value) {
     attrs.push_back(b.getNamedAttr(name, value));
   };
+  // The input and window of a conv or pooling kernel.
+  auto setWindow = [&] {
+    set("n", i64(d.batch));
+    set("c", i64(d.c));
+    set("h", i64(d.h));
+    set("w", i64(d.w));
+    set("r", i64(d.r));
+    set("s", i64(d.s));
+    set("stride", pair(d.strideH, d.strideW));
+    set("pad", pair(d.padH, d.padW));
+  };
   bool overridden =
       d.kind != KernelKind::Generic && (d.flops > 0 || d.bytes > 0);
   if (d.totalFlops() <= 0 && d.totalBytes() <= 0)
@@ -99,15 +110,8 @@ static bool buildKernel(OpBuilder &b, Location loc, const OnnxKernel &kernel) {
     break;
   case KernelKind::Conv2d:
     opName = Conv2dOp::getOperationName();
-    set("n", i64(d.batch));
-    set("c", i64(d.c));
-    set("h", i64(d.h));
-    set("w", i64(d.w));
+    setWindow();
     set("k", i64(d.outChannels));
-    set("r", i64(d.r));
-    set("s", i64(d.s));
-    set("stride", pair(d.strideH, d.strideW));
-    set("pad", pair(d.padH, d.padW));
     if (d.dilationH != 1 || d.dilationW != 1)
       set("dilation", pair(d.dilationH, d.dilationW));
     if (d.groups != 1)
@@ -137,14 +141,7 @@ static bool buildKernel(OpBuilder &b, Location loc, const OnnxKernel &kernel) {
     break;
   case KernelKind::Pooling:
     opName = PoolingOp::getOperationName();
-    set("n", i64(d.batch));
-    set("c", i64(d.c));
-    set("h", i64(d.h));
-    set("w", i64(d.w));
-    set("r", i64(d.r));
-    set("s", i64(d.s));
-    set("stride", pair(d.strideH, d.strideW));
-    set("pad", pair(d.padH, d.padW));
+    setWindow();
     break;
   case KernelKind::BatchNorm:
     opName = BatchNormOp::getOperationName();
