@@ -11,41 +11,6 @@
 
 using namespace perf;
 
-llvm::StringRef perf::collectiveKindName(CollectiveKind kind) {
-  switch (kind) {
-  case CollectiveKind::AllReduce:
-    return "all_reduce";
-  case CollectiveKind::AllGather:
-    return "all_gather";
-  case CollectiveKind::ReduceScatter:
-    return "reduce_scatter";
-  case CollectiveKind::AllToAll:
-    return "all_to_all";
-  case CollectiveKind::Broadcast:
-    return "broadcast";
-  case CollectiveKind::SendRecv:
-    return "send_recv";
-  }
-  return "all_reduce";
-}
-
-std::optional<CollectiveKind> perf::parseCollectiveKind(llvm::StringRef name) {
-  std::string key;
-  for (char c : name)
-    if (c != '_' && c != '-')
-      key.push_back(llvm::toLower(c));
-  return llvm::StringSwitch<std::optional<CollectiveKind>>(key)
-      .Case("allreduce", CollectiveKind::AllReduce)
-      .Case("allgather", CollectiveKind::AllGather)
-      .Case("reducescatter", CollectiveKind::ReduceScatter)
-      .Case("alltoall", CollectiveKind::AllToAll)
-      .Case("broadcast", CollectiveKind::Broadcast)
-      .Case("sendrecv", CollectiveKind::SendRecv)
-      .Case("send", CollectiveKind::SendRecv)
-      .Case("recv", CollectiveKind::SendRecv)
-      .Default(std::nullopt);
-}
-
 llvm::StringRef perf::collectiveAlgorithmName(CollectiveAlgorithm algorithm) {
   switch (algorithm) {
   case CollectiveAlgorithm::Ring:

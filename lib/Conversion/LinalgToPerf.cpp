@@ -33,38 +33,6 @@ int64_t product(ArrayRef<int64_t> ranges, ArrayRef<unsigned> dims) {
   return p;
 }
 
-/// Builds one kernel op by name with its attributes.
-struct KernelBuilder {
-  OpBuilder &b;
-  Location loc;
-  OperationState state;
-
-  KernelBuilder(OpBuilder &b, Location loc, StringRef name)
-      : b(b), loc(loc), state(loc, name) {}
-  KernelBuilder &i64(StringRef name, int64_t v) {
-    state.addAttribute(name, b.getI64IntegerAttr(v));
-    return *this;
-  }
-  KernelBuilder &f64(StringRef name, double v) {
-    state.addAttribute(name, b.getF64FloatAttr(v));
-    return *this;
-  }
-  KernelBuilder &str(StringRef name, StringRef v) {
-    state.addAttribute(name, b.getStringAttr(v));
-    return *this;
-  }
-  KernelBuilder &pair(StringRef name, int64_t h, int64_t w) {
-    state.addAttribute(name, b.getDenseI64ArrayAttr({h, w}));
-    return *this;
-  }
-  KernelBuilder &dtype(Type type) {
-    if (type.isIntOrFloat())
-      state.addAttribute("dtype", TypeAttr::get(type));
-    return *this;
-  }
-  Operation *create() { return b.create(state); }
-};
-
 Type elementTypeOf(Value v) { return getElementTypeOrSelf(v.getType()); }
 
 /// Ops in the payload other than the terminator: the FLOPs per point.
@@ -76,71 +44,61 @@ double payloadOps(linalg::LinalgOp op) {
       1.0, static_cast<double>(body->getOperations().size()) - 1);
 }
 
-LogicalResult lowerLinalg(OpBuilder &b, linalg::LinalgOp op) {
-  Location loc = op.getLoc();
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return op->emitOpError("has a dynamic shape; --perf-convert-linalg needs "
-                           "static loop ranges");
-  Type dtype =
-      op.getNumDpsInits() ? elementTypeOf(op.getDpsInits()[0]) : b.getF32Type();
+/// The kernel of one linalg op, classified by its indexing maps.
+KernelDesc describeLinalg(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
+                          Type elementType) {
+  KernelDesc d;
+  d.dtype = getDType(elementType);
   int64_t points =
       product(ranges, llvm::to_vector(llvm::seq<unsigned>(0, ranges.size())));
 
   if (isa<linalg::TransposeOp>(op)) {
-    KernelBuilder(b, loc, TransposeOp::getOperationName())
-        .i64("elements", points)
-        .dtype(dtype)
-        .create();
-    return success();
+    d.kind = KernelKind::Transpose;
+    d.numElements = points;
+    return d;
   }
   if (isa<linalg::CopyOp>(op)) {
-    int64_t bytes =
-        points * std::max<int64_t>(1, dtype.getIntOrFloatBitWidth() / 8);
-    KernelBuilder(b, loc, MemcpyOp::getOperationName())
-        .i64("bytes", bytes)
-        .str("kind", "d2d")
-        .dtype(dtype)
-        .create();
-    return success();
+    d.kind = KernelKind::Memcpy;
+    d.bytes = static_cast<double>(
+        points * std::max<int64_t>(
+                     1, elementType.isIntOrFloat()
+                            ? elementType.getIntOrFloatBitWidth() / 8
+                            : 4));
+    return d;
   }
+  // Pooling and convolution windows: linalg reads an already padded input.
+  auto setWindow = [&](const linalg::ConvolutionDimensions &dims) {
+    int64_t oh = ranges[dims.outputImage[0]], ow = ranges[dims.outputImage[1]];
+    d.r = ranges[dims.filterLoop[0]];
+    d.s = ranges[dims.filterLoop[1]];
+    d.strideH = dims.strides[0];
+    d.strideW = dims.strides[1];
+    d.h = (oh - 1) * d.strideH + dims.dilations[0] * (d.r - 1) + 1;
+    d.w = (ow - 1) * d.strideW + dims.dilations[1] * (d.s - 1) + 1;
+    return oh * ow;
+  };
   if (op->getName().getStringRef().starts_with("linalg.pooling_")) {
     FailureOr<linalg::ConvolutionDimensions> dims =
         linalg::inferConvolutionDims(op);
     if (succeeded(dims) && dims->outputImage.size() == 2 &&
         dims->filterLoop.size() == 2) {
-      int64_t oh = ranges[dims->outputImage[0]],
-              ow = ranges[dims->outputImage[1]];
-      int64_t r = ranges[dims->filterLoop[0]], s = ranges[dims->filterLoop[1]];
-      int64_t sh = dims->strides[0], sw = dims->strides[1];
-      int64_t dh = dims->dilations[0], dw = dims->dilations[1];
-      KernelBuilder(b, loc, PoolingOp::getOperationName())
-          .i64("n", 1)
-          .i64("c", points / (oh * ow * r * s))
-          .i64("h", (oh - 1) * sh + dh * (r - 1) + 1)
-          .i64("w", (ow - 1) * sw + dw * (s - 1) + 1)
-          .i64("r", r)
-          .i64("s", s)
-          .pair("stride", sh, sw)
-          .dtype(dtype)
-          .create();
-      return success();
+      d.kind = KernelKind::Pooling;
+      int64_t outPoints = setWindow(*dims);
+      d.batch = 1;
+      d.c = points / (outPoints * d.r * d.s);
+      return d;
     }
   }
   if (linalg::isaContractionOpInterface(op)) {
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
     if (succeeded(dims)) {
-      KernelBuilder k(b, loc, GemmOp::getOperationName());
-      int64_t batch = product(ranges, dims->batch);
-      if (batch != 1)
-        k.i64("batch", batch);
-      k.i64("m", product(ranges, dims->m))
-          .i64("n", product(ranges, dims->n))
-          .i64("k", product(ranges, dims->k))
-          .dtype(dtype)
-          .create();
-      return success();
+      d.kind = KernelKind::Gemm;
+      d.batch = product(ranges, dims->batch);
+      d.m = product(ranges, dims->m);
+      d.n = product(ranges, dims->n);
+      d.k = product(ranges, dims->k);
+      return d;
     }
   }
   if (linalg::isaConvolutionOpInterface(op)) {
@@ -148,48 +106,45 @@ LogicalResult lowerLinalg(OpBuilder &b, linalg::LinalgOp op) {
         linalg::inferConvolutionDims(op);
     if (succeeded(dims) && dims->outputImage.size() == 2 &&
         dims->filterLoop.size() == 2) {
-      int64_t groups = product(ranges, dims->depth);
-      int64_t oh = ranges[dims->outputImage[0]],
-              ow = ranges[dims->outputImage[1]];
-      int64_t r = ranges[dims->filterLoop[0]], s = ranges[dims->filterLoop[1]];
-      int64_t sh = dims->strides[0], sw = dims->strides[1];
-      int64_t dh = dims->dilations[0], dw = dims->dilations[1];
-      KernelBuilder k(b, loc, Conv2dOp::getOperationName());
-      // linalg convolutions read an already padded input.
-      k.i64("n", product(ranges, dims->batch))
-          .i64("c", groups * product(ranges, dims->inputChannel))
-          .i64("h", (oh - 1) * sh + dh * (r - 1) + 1)
-          .i64("w", (ow - 1) * sw + dw * (s - 1) + 1)
-          .i64("k", groups * product(ranges, dims->outputChannel))
-          .i64("r", r)
-          .i64("s", s)
-          .pair("stride", sh, sw)
-          .pair("dilation", dh, dw);
-      if (groups != 1)
-        k.i64("groups", groups);
-      k.dtype(dtype).create();
-      return success();
+      d.kind = KernelKind::Conv2d;
+      setWindow(*dims);
+      d.groups = product(ranges, dims->depth);
+      d.dilationH = dims->dilations[0];
+      d.dilationW = dims->dilations[1];
+      d.batch = product(ranges, dims->batch);
+      d.c = d.groups * product(ranges, dims->inputChannel);
+      d.outChannels = d.groups * product(ranges, dims->outputChannel);
+      return d;
     }
   }
   if (op.getNumReductionLoops() == 0) {
-    KernelBuilder(b, loc, ElementwiseOp::getOperationName())
-        .i64("elements", points)
-        .i64("inputs", op.getNumDpsInputs())
-        .f64("flops_per_element",
-             isa<linalg::FillOp>(op) ? 0.0 : payloadOps(op))
-        .str("fn", op->getName().stripDialect())
-        .dtype(dtype)
-        .create();
-    return success();
+    d.kind = KernelKind::Elementwise;
+    d.numElements = points;
+    d.numInputs = op.getNumDpsInputs();
+    d.flopsPerElement = isa<linalg::FillOp>(op) ? 0.0 : payloadOps(op);
+    d.op = op->getName().stripDialect().str();
+    return d;
   }
   SmallVector<unsigned> parallel, reduction;
   op.getParallelDims(parallel);
   op.getReductionDims(reduction);
-  KernelBuilder(b, loc, ReduceOp::getOperationName())
-      .i64("rows", product(ranges, parallel))
-      .i64("cols", product(ranges, reduction))
-      .dtype(dtype)
-      .create();
+  d.kind = KernelKind::Reduce;
+  d.rows = product(ranges, parallel);
+  d.cols = product(ranges, reduction);
+  return d;
+}
+
+LogicalResult lowerLinalg(OpBuilder &b, linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return op->emitOpError("has a dynamic shape; --perf-convert-linalg needs "
+                           "static loop ranges");
+  Type elementType =
+      op.getNumDpsInits() ? elementTypeOf(op.getDpsInits()[0]) : b.getF32Type();
+  KernelDesc desc = describeLinalg(op, ranges, elementType);
+  if (!buildKernelOp(b, op.getLoc(), desc))
+    return op->emitOpError("describes an empty ")
+           << kernelKindName(desc.kind) << " kernel";
   return success();
 }
 
@@ -272,11 +227,12 @@ struct ConvertLinalgToPerfPass
                                      "--perf-convert-linalg needs static "
                                      "shapes");
         int64_t cols = type.getDimSize(softmax.getDimension());
-        KernelBuilder(b, op.getLoc(), SoftmaxOp::getOperationName())
-            .i64("rows", type.getNumElements() / cols)
-            .i64("cols", cols)
-            .dtype(type.getElementType())
-            .create();
+        KernelDesc d;
+        d.kind = KernelKind::Softmax;
+        d.dtype = getDType(type.getElementType());
+        d.rows = type.getNumElements() / cols;
+        d.cols = cols;
+        buildKernelOp(b, op.getLoc(), d);
         continue;
       }
       if (failed(lowerLinalg(b, linalgOp)))

@@ -1,7 +1,7 @@
 //===- DbModel.cpp - Measured latencies from the perf database ------------===//
 
 #include "perf/CostModel/DbModel.h"
-#include "perf/CostModel/KernelSignature.h"
+#include "perf/Support/KernelSignature.h"
 #include "perf/CostModel/PerfDbSchema.h"
 #include <sqlite3.h>
 

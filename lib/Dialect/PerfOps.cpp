@@ -111,20 +111,12 @@ LogicalResult verifyCommon(KernelT op, KernelChecker &check) {
 }
 
 
-KernelPass toPass(StringRef pass) {
-  return llvm::StringSwitch<KernelPass>(pass)
-      .Cases({"bwd", "dgrad"}, KernelPass::BackwardData)
-      .Case("wgrad", KernelPass::BackwardWeight)
-      .Case("update", KernelPass::Update)
-      .Default(KernelPass::Forward);
-}
-
 template <typename KernelT>
 KernelDesc commonDesc(KernelT op, KernelKind kind) {
   KernelDesc d;
   d.kind = kind;
   d.dtype = op.getDtype() ? getDType(*op.getDtype()) : DType::F32;
-  d.pass = toPass(op.getPass());
+  d.pass = parseKernelPass(op.getPass()).value_or(KernelPass::Forward);
   d.tensorCores = op.getTensorCores();
   if (std::optional<StringRef> name = op.getKernelName())
     d.name = name->str();
@@ -266,10 +258,7 @@ LogicalResult MemcpyOp::verify() {
 KernelDesc MemcpyOp::getKernelDesc() {
   KernelDesc d = commonDesc(*this, KernelKind::Memcpy);
   d.bytes = static_cast<double>(getBytes());
-  d.copyKind = llvm::StringSwitch<MemcpyKind>(getKind())
-                   .Case("h2d", MemcpyKind::HostToDevice)
-                   .Case("d2h", MemcpyKind::DeviceToHost)
-                   .Default(MemcpyKind::DeviceToDevice);
+  d.copyKind = parseMemcpyKind(getKind()).value_or(MemcpyKind::DeviceToDevice);
   return d;
 }
 
@@ -375,6 +364,8 @@ KernelDesc GenericKernelOp::getKernelDesc() {
   KernelDesc d = commonDesc(*this, KernelKind::Generic);
   d.flops = getFlops().convertToDouble();
   d.bytes = getBytes().convertToDouble();
+  if (std::optional<StringRef> fn = getFn())
+    d.op = fn->str();
   return d;
 }
 

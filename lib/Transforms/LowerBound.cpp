@@ -11,7 +11,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Analysis/Schedule.h"
-#include "perf/CostModel/KernelSignature.h"
+#include "perf/Support/KernelSignature.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"

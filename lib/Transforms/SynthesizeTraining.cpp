@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
@@ -90,132 +91,129 @@ struct SynthesizeTrainingPass
       signalPassFailure();
   }
 
-  /// A copy of `kernel` for the backward pass: no cost attributes, the given
-  /// training pass.
-  Operation *cloneForPass(OpBuilder &b, Operation *kernel, StringRef pass) {
-    Operation *copy = b.clone(*kernel);
-    SmallVector<StringAttr> stale;
-    for (NamedAttribute attr : copy->getAttrs())
-      if (attr.getName().strref().starts_with("perf."))
-        stale.push_back(attr.getName());
-    for (StringAttr name : stale)
-      copy->removeAttr(name);
-    copy->setAttr("pass", b.getStringAttr(pass));
-    return copy;
+  /// Builds the backward kernel `desc` on the device and stream of the
+  /// forward `kernel`.
+  void buildOnStreamOf(OpBuilder &b, KernelOpInterface kernel,
+                       const KernelDesc &desc) {
+    KernelOpInterface bwd = buildKernelOp(b, kernel->getLoc(), desc);
+    if (!bwd)
+      return;
+    if (int64_t device = kernel.getDeviceId())
+      bwd->setAttr("device", b.getI64IntegerAttr(device));
+    if (int64_t stream = kernel.getStreamId())
+      bwd->setAttr("stream", b.getI64IntegerAttr(stream));
   }
 
   /// Emits the backward kernels of one forward kernel. `inputGrad`: some
   /// input of the op needs a gradient; `weights`: the op has parameters.
-  void emitBackward(OpBuilder &b, Operation *kernel, FrameworkOp fwd,
+  void emitBackward(OpBuilder &b, KernelOpInterface kernel, FrameworkOp fwd,
                     bool inputGrad, bool weights) {
-    Location loc = kernel->getLoc();
-    if (isa<Conv2dOp>(kernel)) {
+    const KernelDesc fwdDesc = kernel.getKernelDesc();
+    KernelDesc d = fwdDesc;
+    auto emit = [&](KernelPass pass) {
+      d.pass = pass;
+      buildOnStreamOf(b, kernel, d);
+    };
+    switch (fwdDesc.kind) {
+    case KernelKind::Conv2d:
       if (inputGrad)
-        cloneForPass(b, kernel, "dgrad");
+        emit(KernelPass::BackwardData);
       if (weights)
-        cloneForPass(b, kernel, "wgrad");
+        emit(KernelPass::BackwardWeight);
       return;
-    }
-    if (auto gemm = dyn_cast<GemmOp>(kernel)) {
+    case KernelKind::Gemm:
       // C = A B: dA = dC B^T (m x k from m x n, n x k), dB = A^T dC.
-      int64_t m = gemm.getM(), n = gemm.getN(), k = gemm.getK();
       if (inputGrad) {
-        Operation *dA = cloneForPass(b, kernel, "dgrad");
-        dA->setAttr("n", b.getI64IntegerAttr(k));
-        dA->setAttr("k", b.getI64IntegerAttr(n));
-        dA->removeAttr("trans_a");
-        dA->setAttr("trans_b", b.getUnitAttr());
+        d.n = fwdDesc.k;
+        d.k = fwdDesc.n;
+        d.transA = false;
+        d.transB = true;
+        emit(KernelPass::BackwardData);
       }
       if (weights || inputGrad) {
-        Operation *dB = cloneForPass(b, kernel, weights ? "wgrad" : "dgrad");
-        dB->setAttr("m", b.getI64IntegerAttr(k));
-        dB->setAttr("k", b.getI64IntegerAttr(m));
-        dB->setAttr("trans_a", b.getUnitAttr());
-        dB->removeAttr("trans_b");
+        d = fwdDesc;
+        d.m = fwdDesc.k;
+        d.k = fwdDesc.m;
+        d.transA = true;
+        d.transB = false;
+        emit(weights ? KernelPass::BackwardWeight : KernelPass::BackwardData);
       }
       return;
-    }
-    if (auto ew = dyn_cast<ElementwiseOp>(kernel)) {
-      StringRef fn = ew.getFn() ? *ew.getFn() : StringRef("elementwise");
+    case KernelKind::Elementwise: {
+      std::string fn = fwdDesc.op.empty() ? "elementwise" : fwdDesc.op;
       if (fn == "bias") {
         // dBias sums dY over all but the channel dimension; dX is dY.
         if (!weights)
           return;
-        int64_t elements = ew.getElements(), channels = 1;
+        int64_t elements = fwdDesc.numElements, channels = 1;
         if (fwd->getNumResults())
           if (auto t = dyn_cast<RankedTensorType>(fwd->getResult(0).getType()))
             if (t.getRank() >= 2 && !t.isDynamicDim(1) && t.getDimSize(1) > 0 &&
                 elements % t.getDimSize(1) == 0)
               channels = t.getDimSize(1);
-        OperationState state(loc, ReduceOp::getOperationName());
-        state.addAttribute("rows", b.getI64IntegerAttr(channels));
-        state.addAttribute("cols", b.getI64IntegerAttr(elements / channels));
-        if (auto dtype = ew.getDtypeAttr())
-          state.addAttribute("dtype", dtype);
-        state.addAttribute("device", ew.getDeviceAttr());
-        state.addAttribute("stream", ew.getStreamAttr());
-        state.addAttribute("pass", b.getStringAttr("wgrad"));
-        b.create(state);
+        d = KernelDesc();
+        d.kind = KernelKind::Reduce;
+        d.dtype = fwdDesc.dtype;
+        d.rows = channels;
+        d.cols = elements / channels;
+        emit(KernelPass::BackwardWeight);
         return;
       }
       // Sums pass the gradient through unchanged: autograd launches nothing.
       if (fn == "add" || fn == "sub" || fn == "sum" || !inputGrad)
         return;
       // Reads dY and the saved inputs, writes dX.
-      Operation *bwd = cloneForPass(b, kernel, "bwd");
-      bwd->setAttr("inputs", b.getI64IntegerAttr(ew.getInputs() + 1));
-      bwd->setAttr("fn", b.getStringAttr(fn.str() + "_bwd"));
+      d.numInputs = fwdDesc.numInputs + 1;
+      d.op = fn + "_bwd";
+      emit(KernelPass::BackwardData);
       return;
     }
-    if (auto reduce = dyn_cast<ReduceOp>(kernel)) {
+    case KernelKind::Reduce:
       if (!inputGrad)
         return;
       // The gradient of a reduction broadcasts dY back over the rows.
-      OperationState state(loc, ElementwiseOp::getOperationName());
-      state.addAttribute("elements",
-                         b.getI64IntegerAttr(int64_t(reduce.getRows()) *
-                                             int64_t(reduce.getCols())));
-      state.addAttribute("fn", b.getStringAttr("reduce_bwd"));
-      if (auto dtype = reduce.getDtypeAttr())
-        state.addAttribute("dtype", dtype);
-      state.addAttribute("device", reduce.getDeviceAttr());
-      state.addAttribute("stream", reduce.getStreamAttr());
-      state.addAttribute("pass", b.getStringAttr("bwd"));
-      b.create(state);
+      d = KernelDesc();
+      d.kind = KernelKind::Elementwise;
+      d.dtype = fwdDesc.dtype;
+      d.numElements = fwdDesc.rows * fwdDesc.cols;
+      d.op = "reduce_bwd";
+      emit(KernelPass::BackwardData);
       return;
-    }
-    if (isa<BatchNormOp, EmbeddingBagOp>(kernel)) {
+    case KernelKind::BatchNorm:
+    case KernelKind::EmbeddingBag:
       // One kernel computes dX and the scale/shift (table) gradients.
       if (inputGrad || weights)
-        cloneForPass(b, kernel, "bwd");
+        emit(KernelPass::BackwardData);
       return;
-    }
-    if (isa<PoolingOp, SoftmaxOp, LayerNormOp, TransposeOp, ConcatOp>(kernel)) {
-      if (inputGrad || (weights && isa<LayerNormOp>(kernel)))
-        cloneForPass(b, kernel, "bwd");
+    case KernelKind::Pooling:
+    case KernelKind::Softmax:
+    case KernelKind::LayerNorm:
+    case KernelKind::Transpose:
+    case KernelKind::Concat:
+      if (inputGrad || (weights && fwdDesc.kind == KernelKind::LayerNorm))
+        emit(KernelPass::BackwardData);
       return;
-    }
-    if (isa<AttentionOp>(kernel)) {
+    case KernelKind::Attention:
       // Flash-attention backward recomputes the scores and runs four GEMMs:
       // about twice the forward work.
       if (inputGrad) {
-        cloneForPass(b, kernel, "bwd");
-        cloneForPass(b, kernel, "bwd");
+        emit(KernelPass::BackwardData);
+        emit(KernelPass::BackwardData);
       }
       return;
-    }
-    if (auto generic = dyn_cast<GenericKernelOp>(kernel)) {
+    case KernelKind::Generic:
       if (!inputGrad && !weights)
         return;
       // Data and weight gradients: twice the forward work and traffic.
-      Operation *bwd = cloneForPass(b, kernel, "bwd");
-      bwd->setAttr("flops",
-                   b.getF64FloatAttr(2 * generic.getFlops().convertToDouble()));
-      bwd->setAttr("bytes",
-                   b.getF64FloatAttr(2 * generic.getBytes().convertToDouble()));
+      d.flops = 2 * fwdDesc.flops;
+      d.bytes = 2 * fwdDesc.bytes;
+      emit(KernelPass::BackwardData);
+      return;
+    case KernelKind::Memcpy:
+    case KernelKind::Optimizer:
+      // Copies and optimizer updates have no backward work.
       return;
     }
-    // Copies, optimizer updates and collectives have no backward work.
   }
 
   LogicalResult runOnGraph(GraphOp graph) {
@@ -328,18 +326,22 @@ struct SynthesizeTrainingPass
           int64_t elements = staticElements(r.getType());
           if (n < 2 || elements <= 0)
             continue;
-          OperationState state(op.getLoc(), ElementwiseOp::getOperationName());
-          state.addAttribute("elements", b.getI64IntegerAttr(elements));
-          state.addAttribute("inputs", b.getI64IntegerAttr(n));
-          state.addAttribute("flops_per_element", b.getF64FloatAttr(n - 1));
-          state.addAttribute("fn", b.getStringAttr("grad_accumulate"));
-          state.addAttribute("device", op.getDeviceAttr());
-          state.addAttribute("pass", b.getStringAttr("bwd"));
-          b.create(state);
+          KernelDesc sum;
+          sum.kind = KernelKind::Elementwise;
+          sum.pass = KernelPass::BackwardData;
+          sum.dtype = getDType(mlir::getElementTypeOrSelf(r.getType()));
+          sum.numElements = elements;
+          sum.numInputs = static_cast<int64_t>(n);
+          sum.flopsPerElement = static_cast<double>(n - 1);
+          sum.op = "grad_accumulate";
+          if (KernelOpInterface k = buildKernelOp(b, op.getLoc(), sum))
+            if (op.getDevice() != 0)
+              k->setAttr("device", op.getDeviceAttr());
         }
         if (fwdBody)
           for (Operation &k : llvm::reverse(*fwdBody))
-            emitBackward(b, &k, op, inputGrad, p > 0);
+            if (auto kernel = dyn_cast<KernelOpInterface>(k))
+              emitBackward(b, kernel, op, inputGrad, p > 0);
         if (body.empty())
           bwd.getBody().getBlocks().clear();
       }
@@ -372,12 +374,13 @@ struct SynthesizeTrainingPass
                                      grads, b.getI64IntegerAttr(0));
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&opt.getOrCreateBodyBlock());
-      OperationState state(graph.getLoc(), OptimizerOp::getOperationName());
-      state.addAttribute("elements", b.getI64IntegerAttr(elements));
-      state.addAttribute("algorithm", b.getStringAttr(optimizer));
-      state.addAttribute("dtype", TypeAttr::get(type));
-      state.addAttribute("pass", b.getStringAttr("update"));
-      b.create(state);
+      KernelDesc update;
+      update.kind = KernelKind::Optimizer;
+      update.pass = KernelPass::Update;
+      update.dtype = getDType(type);
+      update.numElements = elements;
+      update.op = optimizer;
+      buildKernelOp(b, graph.getLoc(), update);
     };
     if (totalParams > 0) {
       if (perLayer) {

@@ -11,7 +11,7 @@
 #include "perf/CostModel/DbModel.h"
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/CostModel/KernelMeasurements.h"
-#include "perf/CostModel/KernelSignature.h"
+#include "perf/Support/KernelSignature.h"
 #include "perf/CostModel/MlModel.h"
 #include "perf/CostModel/ModelTraining.h"
 #include "llvm/ADT/StringMap.h"

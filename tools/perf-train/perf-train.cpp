@@ -9,7 +9,7 @@
 
 #include "perf/CostModel/DbModel.h"
 #include "perf/CostModel/KernelMeasurements.h"
-#include "perf/CostModel/KernelSignature.h"
+#include "perf/Support/KernelSignature.h"
 #include "perf/CostModel/ModelTraining.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"

@@ -1,5 +1,5 @@
 #include "perf/CostModel/DbModel.h"
-#include "perf/CostModel/KernelSignature.h"
+#include "perf/Support/KernelSignature.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "gtest/gtest.h"

@@ -36,27 +36,15 @@
 #define PERF_COMM_COLLECTIVEMODEL_H
 
 #include "perf/Comm/SystemSpec.h"
+#include "perf/Support/KernelDesc.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include <optional>
 
 namespace perf {
 
-enum class CollectiveKind {
-  AllReduce,
-  AllGather,
-  ReduceScatter,
-  AllToAll,
-  Broadcast,
-  SendRecv,
-};
-
 enum class CollectiveAlgorithm { Ring, Tree, Hierarchical, Auto };
 
-llvm::StringRef collectiveKindName(CollectiveKind kind);
-/// Accepts "all_reduce", "allreduce", "all-reduce", "send_recv", "send",
-/// "recv"...
-std::optional<CollectiveKind> parseCollectiveKind(llvm::StringRef name);
 llvm::StringRef collectiveAlgorithmName(CollectiveAlgorithm algorithm);
 std::optional<CollectiveAlgorithm>
 parseCollectiveAlgorithm(llvm::StringRef name);

@@ -9,7 +9,7 @@
 #ifndef PERF_COSTMODEL_KERNELMEASUREMENTS_H
 #define PERF_COSTMODEL_KERNELMEASUREMENTS_H
 
-#include "perf/CostModel/KernelDesc.h"
+#include "perf/Support/KernelDesc.h"
 #include "perf/Support/GpuSpec.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"

@@ -7,6 +7,7 @@
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Interfaces/KernelOpInterface.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
@@ -32,6 +33,21 @@ mlir::Type getElementType(mlir::MLIRContext *context, DType dtype);
 /// Whether `op` carries a latency measured on hardware (an imported trace),
 /// which no cost model may overwrite.
 bool hasMeasuredLatency(mlir::Operation *op);
+
+/// Creates the kernel op `desc` describes at the builder's insertion point:
+/// the inverse of KernelOpInterface::getKernelDesc, and the one place kernel
+/// ops are built from a description. A typed kind whose FLOPs or bytes are
+/// overridden becomes a generic kernel. Returns null, creating nothing, when
+/// the sizes are not ones the op accepts (KernelDesc::hasValidSizes).
+KernelOpInterface buildKernelOp(mlir::OpBuilder &builder, mlir::Location loc,
+                                const KernelDesc &desc);
+
+/// Creates the collective op of `desc` over `group` (null for a kind the
+/// dialect has no op for, or a non-positive size).
+mlir::Operation *buildCollectiveOp(mlir::OpBuilder &builder,
+                                   mlir::Location loc,
+                                   const CollectiveDesc &desc,
+                                   llvm::ArrayRef<int64_t> group);
 } // namespace perf
 
 #endif // PERF_DIALECT_PERFOPS_H

@@ -189,7 +189,7 @@ def Perf_OptimizerOp : Perf_KernelOp<"optimizer", (ins I64Attr:$elements,
 }
 
 def Perf_GenericKernelOp : Perf_KernelOp<"kernel", (ins F64Attr:$flops,
-    F64Attr:$bytes)> {
+    F64Attr:$bytes, OptionalAttr<StrAttr>:$fn)> {
   let summary = "Any other kernel, described by its FLOPs and bytes";
 }
 

@@ -11,7 +11,7 @@
 #ifndef PERF_IMPORT_ONNXKERNELS_H
 #define PERF_IMPORT_ONNXKERNELS_H
 
-#include "perf/CostModel/KernelDesc.h"
+#include "perf/Support/KernelDesc.h"
 #include "perf/Import/OnnxModel.h"
 #include "llvm/ADT/StringMap.h"
 #include <map>

@@ -1,7 +1,9 @@
 //===- TraceKernels.h - Kernels of a traced framework op --------*- C++ -*-===//
 //
 // Infers the device work of a PyTorch op from its name and tensor shapes,
-// without MLIR: matrix multiplies (addmm, mm, bmm, linear, matmul),
+// without MLIR, as KernelDesc / CollectiveDesc. The rules form one table,
+// ATen op name -> rule (TraceKernels.cpp); adding an op is one entry there.
+// Covered: matrix multiplies (addmm, mm, bmm, linear, matmul),
 // embedding lookups, concatenation, copies between devices, element-wise
 // ops, reductions, softmax and layer norm, losses, optimizer updates and
 // collectives recorded by record_param_comms. Ops with no rule of their own
@@ -15,6 +17,7 @@
 #define PERF_IMPORT_TRACEKERNELS_H
 
 #include "perf/Support/DType.h"
+#include "perf/Support/KernelDesc.h"
 #include "perf/Trace/ExecutionTrace.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -23,54 +26,6 @@
 #include <vector>
 
 namespace perf {
-
-enum class TraceKernelKind {
-  Gemm,
-  EmbeddingBag,
-  Elementwise,
-  Reduce,
-  Softmax,
-  LayerNorm,
-  Memcpy,
-  Concat,
-  Optimizer,
-  AllReduce,
-  AllGather,
-  ReduceScatter,
-  AllToAll,
-  Conv2d,
-  Pooling,
-  BatchNorm,
-};
-
-/// One inferred kernel; only the fields of its kind are meaningful.
-struct TraceKernel {
-  TraceKernelKind kind = TraceKernelKind::Elementwise;
-  DType dtype = DType::F32;
-  /// "fwd", "bwd" (embedding backward) or "update" (optimizer).
-  std::string pass = "fwd";
-  // Gemm.
-  int64_t batch = 1, m = 0, n = 0, k = 0;
-  bool transB = false;
-  // Embedding bag: `tables` of `rows` x `dim`, `bags` bags of `pooling`.
-  int64_t tables = 1, rows = 0, dim = 0, bags = 0, pooling = 1;
-  // Element-wise, concat, optimizer: elements; reduce/softmax/layernorm:
-  // rows x cols (cols in `dim`).
-  int64_t elements = 0, inputs = 1;
-  double flopsPerElement = 1.0;
-  std::string fn;
-  // Memcpy and collectives.
-  int64_t bytes = 0;
-  std::string copyKind = "d2d";
-  std::string algorithm = "sgd";
-  /// Ranks taking part in a collective.
-  int64_t groupSize = 1;
-  // Conv2d (pass fwd, dgrad or wgrad) and pooling: NCHW input, K x R x S
-  // filter or window; batchnorm: `elements` over `c` channels.
-  int64_t c = 0, h = 0, w = 0, outChannels = 0, r = 0, s = 0;
-  int64_t strideH = 1, strideW = 1, padH = 0, padW = 0;
-  int64_t dilationH = 1, dilationW = 1, groups = 1;
-};
 
 /// A framework op as the rules see it: tensors with shapes and dtypes, and
 /// the scalar arguments.
@@ -92,16 +47,19 @@ struct TracedOp {
 };
 
 /// The rule for `op` alone; false when no rule applies (the caller may then
-/// look at the op's children). A rule may apply and yield no kernel (views,
+/// look at the op's children). A rule may apply and yield no work (views,
 /// copies within one device that alias).
 bool inferOpKernels(const TracedOp &op, int64_t worldSize,
-                    std::vector<TraceKernel> &kernels);
+                    std::vector<DeviceWork> &work);
 
-/// Kernels of ET node `index`: its rule, or the kernels of its children.
+/// Whether the ATen op table has a rule for `name` ("aten::addmm", "relu_").
+bool hasAtenRule(llvm::StringRef name);
+
+/// Device work of ET node `index`: its rule, or the work of its children.
 /// `unknown` receives the names of leaf operators without a rule.
-std::vector<TraceKernel> inferNodeKernels(const trace::ExecutionTrace &et,
-                                          size_t index, int64_t worldSize,
-                                          std::vector<std::string> *unknown);
+std::vector<DeviceWork> inferNodeKernels(const trace::ExecutionTrace &et,
+                                         size_t index, int64_t worldSize,
+                                         std::vector<std::string> *unknown);
 
 /// The TracedOp view of an ET node.
 TracedOp tracedOpFromNode(const trace::ExecNode &node);
@@ -110,12 +68,12 @@ TracedOp tracedOpFromNode(const trace::ExecNode &node);
 /// "long int", "Tensor(float)"); F32 when unknown.
 DType dtypeFromTraceName(llvm::StringRef name);
 
-/// The class `trace::classifyDeviceEvent` gives measured kernels of this kind
+/// The class `trace::classifyDeviceEvent` gives measured work of this kind
 /// ("gemm", "embedding", "elementwise", "memcpy", "nccl", ...).
-llvm::StringRef measuredClassOf(TraceKernelKind kind);
+llvm::StringRef measuredClassOf(const DeviceWork &work);
 
-/// Whether a measured kernel of class `measured` can be the inferred kernel.
-bool measuredMatches(llvm::StringRef measured, TraceKernelKind kind);
+/// Whether a measured kernel of class `measured` can be `work`.
+bool measuredMatches(llvm::StringRef measured, const DeviceWork &work);
 
 } // namespace perf
 

@@ -3,7 +3,7 @@
 #ifndef PERF_INTERFACES_KERNELOPINTERFACE_H
 #define PERF_INTERFACES_KERNELOPINTERFACE_H
 
-#include "perf/CostModel/KernelDesc.h"
+#include "perf/Support/KernelDesc.h"
 #include "mlir/IR/OpDefinition.h"
 
 #include "perf/Interfaces/KernelOpInterface.h.inc"

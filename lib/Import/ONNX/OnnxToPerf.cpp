@@ -67,99 +67,21 @@ static Type tensorTypeOf(MLIRContext *ctx, const OnnxValueInfo *v) {
 /// Creates the kernel op for `kernel`; returns false when it has no work
 /// (shapes unknown), in which case nothing is created.
 static bool buildKernel(OpBuilder &b, Location loc, const OnnxKernel &kernel) {
-  const KernelDesc &d = kernel.desc;
-  MLIRContext *ctx = b.getContext();
-  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
-  auto pair = [&](int64_t h, int64_t w) {
-    return b.getDenseI64ArrayAttr({h, w});
-  };
-  StringRef opName;
-  SmallVector<NamedAttribute> attrs;
-  auto set = [&](StringRef name, Attribute value) {
-    attrs.push_back(b.getNamedAttr(name, value));
-  };
-  // The input and window of a conv or pooling kernel.
-  auto setWindow = [&] {
-    set("n", i64(d.batch));
-    set("c", i64(d.c));
-    set("h", i64(d.h));
-    set("w", i64(d.w));
-    set("r", i64(d.r));
-    set("s", i64(d.s));
-    set("stride", pair(d.strideH, d.strideW));
-    set("pad", pair(d.padH, d.padW));
-  };
-  bool overridden =
-      d.kind != KernelKind::Generic && (d.flops > 0 || d.bytes > 0);
+  KernelDesc d = kernel.desc;
   if (d.totalFlops() <= 0 && d.totalBytes() <= 0)
     return false;
-  switch (overridden ? KernelKind::Generic : d.kind) {
-  case KernelKind::Gemm:
-    if (d.m <= 0 || d.n <= 0 || d.k <= 0)
-      return false;
-    opName = GemmOp::getOperationName();
-    if (d.batch != 1)
-      set("batch", i64(d.batch));
-    set("m", i64(d.m));
-    set("n", i64(d.n));
-    set("k", i64(d.k));
-    if (d.transA)
-      set("trans_a", b.getUnitAttr());
-    if (d.transB)
-      set("trans_b", b.getUnitAttr());
-    break;
-  case KernelKind::Conv2d:
-    opName = Conv2dOp::getOperationName();
-    setWindow();
-    set("k", i64(d.outChannels));
-    if (d.dilationH != 1 || d.dilationW != 1)
-      set("dilation", pair(d.dilationH, d.dilationW));
-    if (d.groups != 1)
-      set("groups", i64(d.groups));
-    break;
-  case KernelKind::Elementwise:
-    opName = ElementwiseOp::getOperationName();
-    set("elements", i64(d.numElements));
-    set("inputs", i64(d.numInputs));
-    set("flops_per_element", b.getF64FloatAttr(d.flopsPerElement));
-    set("fn", b.getStringAttr(kernel.role));
-    break;
-  case KernelKind::Reduce:
-  case KernelKind::Softmax:
-  case KernelKind::LayerNorm:
-    opName = d.kind == KernelKind::Reduce    ? ReduceOp::getOperationName()
-             : d.kind == KernelKind::Softmax ? SoftmaxOp::getOperationName()
-                                             : LayerNormOp::getOperationName();
-    set("rows", i64(d.rows));
-    set("cols", i64(d.cols));
-    break;
-  case KernelKind::Transpose:
-  case KernelKind::Concat:
-    opName = d.kind == KernelKind::Transpose ? TransposeOp::getOperationName()
-                                             : ConcatOp::getOperationName();
-    set("elements", i64(d.numElements));
-    break;
-  case KernelKind::Pooling:
-    opName = PoolingOp::getOperationName();
-    setWindow();
-    break;
-  case KernelKind::BatchNorm:
-    opName = BatchNormOp::getOperationName();
-    set("elements", i64(d.numElements));
-    set("channels", i64(std::max<int64_t>(d.c, 1)));
-    break;
-  default:
-    opName = GenericKernelOp::getOperationName();
-    set("flops", b.getF64FloatAttr(d.totalFlops()));
-    set("bytes", b.getF64FloatAttr(d.totalBytes()));
-    set("fn", b.getStringAttr(kernel.role));
-    break;
+  // The role names the kernel's operation ("conv", "bias", "relu").
+  d.op = kernel.role;
+  if (d.kind == KernelKind::BatchNorm)
+    d.c = std::max<int64_t>(d.c, 1);
+  // Kinds the dialect has no typed op for here are priced by their work.
+  if (d.kind == KernelKind::Attention || d.kind == KernelKind::EmbeddingBag ||
+      d.kind == KernelKind::Memcpy || d.kind == KernelKind::Optimizer) {
+    d.flops = d.totalFlops();
+    d.bytes = d.totalBytes();
+    d.kind = KernelKind::Generic;
   }
-  set("dtype", TypeAttr::get(getElementType(ctx, d.dtype)));
-  OperationState state(loc, opName);
-  state.addAttributes(attrs);
-  b.create(state);
-  return true;
+  return static_cast<bool>(buildKernelOp(b, loc, d));
 }
 
 OwningOpRef<ModuleOp>

@@ -1,7 +1,7 @@
 //===- TraceKernels.cpp - Kernels of a traced framework op ----------------===//
 
 #include "perf/Import/TraceKernels.h"
-#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <algorithm>
 #include <tuple>
@@ -34,35 +34,33 @@ DType perf::dtypeFromTraceName(StringRef name) {
       .Default(DType::F32);
 }
 
-StringRef perf::measuredClassOf(TraceKernelKind kind) {
-  switch (kind) {
-  case TraceKernelKind::Gemm:
-    return "gemm";
-  case TraceKernelKind::EmbeddingBag:
-    return "embedding";
-  case TraceKernelKind::Reduce:
-    return "reduce";
-  case TraceKernelKind::Softmax:
-    return "softmax";
-  case TraceKernelKind::LayerNorm:
-  case TraceKernelKind::BatchNorm:
-    return "norm";
-  case TraceKernelKind::Conv2d:
-    return "conv";
-  case TraceKernelKind::Memcpy:
-    return "memcpy";
-  case TraceKernelKind::AllReduce:
-  case TraceKernelKind::AllGather:
-  case TraceKernelKind::ReduceScatter:
-  case TraceKernelKind::AllToAll:
+StringRef perf::measuredClassOf(const DeviceWork &work) {
+  const KernelDesc *k = std::get_if<KernelDesc>(&work);
+  if (!k)
     return "nccl";
+  switch (k->kind) {
+  case KernelKind::Gemm:
+    return "gemm";
+  case KernelKind::EmbeddingBag:
+    return "embedding";
+  case KernelKind::Reduce:
+    return "reduce";
+  case KernelKind::Softmax:
+    return "softmax";
+  case KernelKind::LayerNorm:
+  case KernelKind::BatchNorm:
+    return "norm";
+  case KernelKind::Conv2d:
+    return "conv";
+  case KernelKind::Memcpy:
+    return "memcpy";
   default:
     return "elementwise";
   }
 }
 
-bool perf::measuredMatches(StringRef measured, TraceKernelKind kind) {
-  StringRef expected = measuredClassOf(kind);
+bool perf::measuredMatches(StringRef measured, const DeviceWork &work) {
+  StringRef expected = measuredClassOf(work);
   if (measured == expected)
     return true;
   // Concatenation, optimizer and loss kernels carry library-specific names
@@ -84,161 +82,27 @@ StringRef baseName(StringRef name) {
   return name;
 }
 
-/// Ops that only change metadata (views, shapes, allocation): no kernels.
-bool isMetadataOp(StringRef n) {
-  static const llvm::StringSet<> names = {"view",
-                                          "_reshape_alias",
-                                          "reshape",
-                                          "as_strided",
-                                          "t",
-                                          "transpose",
-                                          "permute",
-                                          "expand",
-                                          "squeeze",
-                                          "unsqueeze",
-                                          "slice",
-                                          "select",
-                                          "narrow",
-                                          "flatten",
-                                          "detach",
-                                          "detach_",
-                                          "empty",
-                                          "empty_strided",
-                                          "empty_like",
-                                          "resize_",
-                                          "set_",
-                                          "lift_fresh",
-                                          "alias",
-                                          "unbind",
-                                          "split",
-                                          "split_with_sizes",
-                                          "chunk",
-                                          "result_type",
-                                          "is_pinned",
-                                          "record_stream",
-                                          "item",
-                                          "_local_scalar_dense",
-                                          "size",
-                                          "stride",
-                                          "numel",
-                                          "dim",
-                                          "contiguous",
-                                          "_unsafe_view",
-                                          "view_as",
-                                          "resolve_conj",
-                                          "resolve_neg",
-                                          "to",
-                                          "type_as",
-                                          "new_empty",
-                                          "new_empty_strided",
-                                          "_has_compatible_shallow_copy_type",
-                                          "requires_grad_",
-                                          "expand_as"};
-  return names.contains(n);
-}
-
-bool isUnaryElementwise(StringRef n) {
-  n.consume_back("_");
-  static const llvm::StringSet<> names = {
-      "relu",       "clamp_min",   "clamp",
-      "clamp_max",  "threshold",   "sigmoid",
-      "tanh",       "gelu",        "silu",
-      "neg",        "exp",         "log",
-      "sqrt",       "rsqrt",       "abs",
-      "reciprocal", "dropout",     "native_dropout",
-      "fill",       "zero",        "ones_like",
-      "zeros_like", "zeros",       "ones",
-      "full",       "uniform",     "normal",
-      "bernoulli",  "clone",       "copy",
-      "square",     "sign",        "floor",
-      "ceil",       "round",       "hardtanh",
-      "leaky_relu", "elu",         "cumsum",
-      "arange",     "remainder",   "pow",
-      "mul_",       "cos",         "sin",
-      "erf",        "log1p",       "expm1",
-      "softplus",   "masked_fill", "_to_copy",
-      "nan_to_num", "logical_not", "bitwise_not"};
-  return names.contains(n);
-}
-
-bool isBinaryElementwise(StringRef n) {
-  n.consume_back("_");
-  static const llvm::StringSet<> names = {"add",
-                                          "sub",
-                                          "mul",
-                                          "div",
-                                          "maximum",
-                                          "minimum",
-                                          "where",
-                                          "eq",
-                                          "ne",
-                                          "lt",
-                                          "le",
-                                          "gt",
-                                          "ge",
-                                          "threshold_backward",
-                                          "sigmoid_backward",
-                                          "tanh_backward",
-                                          "gelu_backward",
-                                          "silu_backward",
-                                          "addcmul",
-                                          "addcdiv",
-                                          "lerp",
-                                          "rsub",
-                                          "masked_scatter",
-                                          "native_dropout_backward",
-                                          "hardtanh_backward",
-                                          "leaky_relu_backward",
-                                          "logical_and",
-                                          "logical_or",
-                                          "bitwise_and",
-                                          "bitwise_or",
-                                          "pow"};
-  return names.contains(n);
-}
-
 bool isOnDevice(const TracedTensor &t) {
   return StringRef(t.device).starts_with("cuda") ||
          StringRef(t.device).starts_with("hip");
 }
 
-/// h2d, d2h or d2d from the devices of a copy; empty when both are on the
+/// h2d, d2h or d2d from the devices of a copy; none when both are on the
 /// host (no device work).
-std::string copyKind(const TracedTensor &src, const TracedTensor &dst) {
+std::optional<MemcpyKind> copyKind(const TracedTensor &src,
+                                   const TracedTensor &dst) {
   bool srcDev = isOnDevice(src), dstDev = isOnDevice(dst);
   if (!src.device.empty() && !dst.device.empty() && !srcDev && !dstDev)
-    return "";
+    return std::nullopt;
   if (!srcDev && !src.device.empty() && dstDev)
-    return "h2d";
+    return MemcpyKind::HostToDevice;
   if (srcDev && !dstDev && !dst.device.empty())
-    return "d2h";
-  return "d2d";
+    return MemcpyKind::DeviceToHost;
+  return MemcpyKind::DeviceToDevice;
 }
 
 int64_t itemBytes(const TracedTensor &t) {
   return dtypeBytes(dtypeFromTraceName(t.dtype));
-}
-
-TraceKernel elementwise(const TracedOp &op, StringRef fn, int64_t inputs,
-                        double flops = 1.0) {
-  TraceKernel k;
-  k.kind = TraceKernelKind::Elementwise;
-  k.fn = fn.str();
-  k.inputs = inputs;
-  k.flopsPerElement = flops;
-  int64_t elements = 0;
-  for (const TracedTensor &t : op.outputs)
-    elements = std::max(elements, t.numel());
-  if (elements == 0)
-    for (const TracedTensor &t : op.inputs)
-      elements = std::max(elements, t.numel());
-  k.elements = elements;
-  const TracedTensor *typed = !op.outputs.empty()  ? &op.outputs.front()
-                              : !op.inputs.empty() ? &op.inputs.front()
-                                                   : nullptr;
-  if (typed)
-    k.dtype = dtypeFromTraceName(typed->dtype);
-  return k;
 }
 
 /// The first integer scalar, or `fallback`.
@@ -274,403 +138,569 @@ std::pair<int64_t, int64_t> hw(const std::vector<std::vector<int64_t>> &lists,
 }
 
 /// Collective name, as record_param_comms and c10d ops spell it, to kind.
-std::optional<TraceKernelKind> collectiveKind(StringRef name) {
+std::optional<CollectiveKind> collectiveKind(StringRef name) {
   std::string lower = name.lower();
   StringRef n(lower);
   if (n.contains("all_reduce") || n.contains("allreduce"))
-    return TraceKernelKind::AllReduce;
+    return CollectiveKind::AllReduce;
   if (n.contains("all_to_all") || n.contains("alltoall"))
-    return TraceKernelKind::AllToAll;
+    return CollectiveKind::AllToAll;
   if (n.contains("all_gather") || n.contains("allgather"))
-    return TraceKernelKind::AllGather;
+    return CollectiveKind::AllGather;
   if (n.contains("reduce_scatter") || n.contains("reducescatter"))
-    return TraceKernelKind::ReduceScatter;
+    return CollectiveKind::ReduceScatter;
   return std::nullopt;
+}
+
+/// How many tensor-list arguments a foreach / fused optimizer op takes.
+unsigned tensorListCount(const TracedOp &op) {
+  unsigned lists = 0;
+  for (const std::string &t : op.inputTypes)
+    lists += StringRef(t).starts_with("GenericList[Tensor");
+  return std::max(1u, lists);
+}
+
+int64_t totalElements(llvm::ArrayRef<TracedTensor> tensors) {
+  int64_t total = 0;
+  for (const TracedTensor &t : tensors)
+    total += t.numel();
+  return total;
+}
+
+/// What a rule sees: the op, its base name, the world size, and where its
+/// work goes.
+struct RuleContext {
+  const TracedOp &op;
+  StringRef name;
+  int64_t worldSize;
+  std::vector<DeviceWork> &out;
+
+  llvm::ArrayRef<int64_t> shape(size_t i) const {
+    return i < op.inputs.size() ? llvm::ArrayRef<int64_t>(op.inputs[i].shape)
+                                : llvm::ArrayRef<int64_t>();
+  }
+  DType dtype(size_t i) const {
+    return i < op.inputs.size() ? dtypeFromTraceName(op.inputs[i].dtype)
+                                : DType::F32;
+  }
+  KernelDesc kernel(KernelKind kind, DType type) const {
+    KernelDesc d;
+    d.kind = kind;
+    d.dtype = type;
+    return d;
+  }
+  void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, DType type,
+            bool transB = false) {
+    KernelDesc g = kernel(KernelKind::Gemm, type);
+    g.batch = batch;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.transB = transB;
+    out.push_back(g);
+  }
+  /// An element-wise kernel over the largest output (or input).
+  KernelDesc elementwise(int64_t inputs, double flops = 1.0) const {
+    KernelDesc k = kernel(KernelKind::Elementwise, DType::F32);
+    k.op = name.str();
+    k.numInputs = inputs;
+    k.flopsPerElement = flops;
+    for (const TracedTensor &t : op.outputs)
+      k.numElements = std::max(k.numElements, t.numel());
+    if (k.numElements == 0)
+      for (const TracedTensor &t : op.inputs)
+        k.numElements = std::max(k.numElements, t.numel());
+    const TracedTensor *typed = !op.outputs.empty()  ? &op.outputs.front()
+                                : !op.inputs.empty() ? &op.inputs.front()
+                                                     : nullptr;
+    if (typed)
+      k.dtype = dtypeFromTraceName(typed->dtype);
+    return k;
+  }
+};
+
+using Rule = void (*)(RuleContext &);
+
+//===----------------------------------------------------------------------===//
+// Rules, one per family of ATen ops
+//===----------------------------------------------------------------------===//
+
+void noWork(RuleContext &) {}
+
+void addmmRule(RuleContext &c) {
+  size_t a = c.name == "addmm" ? 1 : 0;
+  auto sa = c.shape(a), sb = c.shape(a + 1);
+  if (sa.size() == 2 && sb.size() == 2)
+    c.gemm(1, sa[0], sb[1], sa[1], c.dtype(a));
+}
+
+void bmmRule(RuleContext &c) {
+  size_t a = c.name == "baddbmm" ? 1 : 0;
+  auto sa = c.shape(a), sb = c.shape(a + 1);
+  if (sa.size() == 3 && sb.size() == 3)
+    c.gemm(sa[0], sa[1], sb[2], sa[2], c.dtype(a));
+}
+
+void linearRule(RuleContext &c) {
+  auto x = c.shape(0), w = c.shape(1);
+  if (x.size() >= 1 && w.size() == 2)
+    c.gemm(1, product(x.drop_back()), w[0], x.back(), c.dtype(0),
+           /*transB=*/true);
+}
+
+void matmulRule(RuleContext &c) {
+  auto a = c.shape(0), b = c.shape(1);
+  if (a.size() >= 2 && b.size() == 2)
+    c.gemm(1, product(a.drop_back()), b[1], a.back(), c.dtype(0));
+  else if (a.size() >= 3 && b.size() >= 3)
+    c.gemm(product(a.drop_back(2)), a[a.size() - 2], b.back(), a.back(),
+           c.dtype(0));
+  else if (a.size() == 2 && b.size() == 1)
+    c.gemm(1, a[0], 1, a[1], c.dtype(0));
+  else if (a.size() == 1 && b.size() == 2)
+    c.gemm(1, 1, b[1], a[0], c.dtype(0));
+}
+
+/// Embedding lookups: weight [rows, dim], indices [L], offsets [bags].
+void embeddingRule(RuleContext &c) {
+  auto w = c.shape(0);
+  if (w.size() != 2)
+    return;
+  KernelDesc e = c.kernel(KernelKind::EmbeddingBag, c.dtype(0));
+  e.tableRows = w[0];
+  e.dim = w[1];
+  const auto &in = c.op.inputs;
+  int64_t lookups = in.size() > 1 ? in[1].numel() : 0;
+  if (c.name == "embedding") {
+    e.batch = lookups;
+    e.pooling = 1;
+  } else {
+    e.batch = in.size() > 2 ? std::max<int64_t>(in[2].numel(), 1) : 1;
+    e.pooling = std::max<int64_t>(1, lookups / e.batch);
+  }
+  c.out.push_back(e);
+}
+
+/// (grad [bags, dim], indices [L], offsets [bags], ..., num_weights)
+void embeddingBackwardRule(RuleContext &c) {
+  auto g = c.shape(0);
+  if (g.size() != 2)
+    return;
+  KernelDesc e = c.kernel(KernelKind::EmbeddingBag, c.dtype(0));
+  e.pass = KernelPass::BackwardData;
+  e.dim = g[1];
+  e.batch = g[0];
+  int64_t lookups = c.op.inputs.size() > 1 ? c.op.inputs[1].numel() : 0;
+  e.pooling = std::max<int64_t>(1, lookups / std::max<int64_t>(e.batch, 1));
+  e.tableRows = std::max<int64_t>(1, firstIntegerScalar(c.op, 1));
+  c.out.push_back(e);
+}
+
+/// Convolutions: input [N, C, H, W], weight [K, C / groups, R, S]. The
+/// stride/padding/dilation lists come in schema order.
+void convRule(RuleContext &c) {
+  StringRef n = c.name;
+  bool backward = n.ends_with("_backward");
+  // Backward ops take (grad_output, input, weight) or (input, grad, weight).
+  size_t inputIdx = 0, weightIdx = 1;
+  if (n == "convolution_backward") {
+    inputIdx = 1;
+    weightIdx = 2;
+  } else if (backward) {
+    weightIdx = 2;
+  }
+  auto x = c.shape(inputIdx), wt = c.shape(weightIdx);
+  if (x.size() != 4 || wt.size() != 4)
+    return;
+  std::vector<std::vector<int64_t>> lists = intLists(c.op);
+  // convolution_backward lists bias sizes first; cudnn_* put padding
+  // before stride.
+  size_t first = n == "convolution_backward" ? 1 : 0;
+  // Without the argument lists (profiler Input Dims) stride and padding
+  // are unknown: leave the kernel to the measurement.
+  if (lists.size() < first + 2)
+    return;
+  bool padFirst = n.starts_with("cudnn_") || n.starts_with("miopen_");
+  KernelDesc k = c.kernel(KernelKind::Conv2d, c.dtype(inputIdx));
+  k.batch = x[0];
+  k.c = x[1];
+  k.h = x[2];
+  k.w = x[3];
+  k.outChannels = wt[0];
+  k.r = wt[2];
+  k.s = wt[3];
+  std::tie(k.strideH, k.strideW) = hw(lists, first + (padFirst ? 1 : 0), 1);
+  std::tie(k.padH, k.padW) = hw(lists, first + (padFirst ? 0 : 1), 0);
+  std::tie(k.dilationH, k.dilationW) = hw(lists, first + 2, 1);
+  k.groups = std::max<int64_t>(1, x[1] / std::max<int64_t>(wt[1], 1));
+  if (!backward) {
+    c.out.push_back(k);
+    return;
+  }
+  k.pass = KernelPass::BackwardData;
+  c.out.push_back(k);
+  k.pass = KernelPass::BackwardWeight;
+  c.out.push_back(k);
+}
+
+void poolingRule(RuleContext &c) {
+  StringRef n = c.name;
+  bool backward = n.ends_with("_backward");
+  // Backward ops take (grad_output, input, ...): the window runs over the
+  // input.
+  size_t inputIdx = backward && c.op.inputs.size() > 1 ? 1 : 0;
+  auto x = c.shape(inputIdx);
+  if (x.size() != 4)
+    return;
+  KernelDesc k = c.kernel(KernelKind::Pooling, c.dtype(inputIdx));
+  k.batch = x[0];
+  k.c = x[1];
+  k.h = x[2];
+  k.w = x[3];
+  std::vector<std::vector<int64_t>> lists = intLists(c.op);
+  if (n.contains("adaptive")) {
+    auto out = hw(lists, 0, 1);
+    if (backward && c.shape(0).size() == 4)
+      out = {c.shape(0)[2], c.shape(0)[3]};
+    k.r = k.strideH =
+        std::max<int64_t>(1, x[2] / std::max<int64_t>(out.first, 1));
+    k.s = k.strideW =
+        std::max<int64_t>(1, x[3] / std::max<int64_t>(out.second, 1));
+  } else {
+    if (lists.empty())
+      return;
+    std::tie(k.r, k.s) = hw(lists, 0, 1);
+    std::tie(k.strideH, k.strideW) = hw(lists, 1, k.r);
+    std::tie(k.padH, k.padW) = hw(lists, 2, 0);
+  }
+  if (backward)
+    k.pass = KernelPass::BackwardData;
+  c.out.push_back(k);
+}
+
+void batchNormRule(RuleContext &c) {
+  auto x = c.shape(0);
+  if (x.size() < 2)
+    return;
+  KernelDesc k = c.kernel(KernelKind::BatchNorm, c.dtype(0));
+  k.numElements = product(x);
+  k.c = x[1];
+  if (c.name.contains("backward"))
+    k.pass = KernelPass::BackwardData;
+  c.out.push_back(k);
+}
+
+void concatRule(RuleContext &c) {
+  KernelDesc k = c.kernel(KernelKind::Concat, c.dtype(0));
+  k.numElements = totalElements(c.op.outputs);
+  if (k.numElements == 0)
+    k.numElements = totalElements(c.op.inputs);
+  c.out.push_back(k);
+}
+
+/// Copies: to/_to_copy (src -> output), copy_ (dst <- src).
+void copyRule(RuleContext &c) {
+  const auto &in = c.op.inputs;
+  const TracedTensor *src = nullptr, *dst = nullptr;
+  if (c.name == "copy_" && in.size() >= 2) {
+    src = &in[1];
+    dst = &in[0];
+  } else if (!in.empty() && !c.op.outputs.empty()) {
+    src = &in[0];
+    dst = &c.op.outputs[0];
+    // to()/contiguous() that return their input launch nothing.
+    if (src->tensorId >= 0 && src->tensorId == dst->tensorId)
+      return;
+  }
+  if (!src)
+    return;
+  std::optional<MemcpyKind> kind = copyKind(*src, *dst);
+  if (!kind)
+    return;
+  KernelDesc k = c.kernel(KernelKind::Memcpy, dtypeFromTraceName(src->dtype));
+  k.copyKind = *kind;
+  k.bytes = static_cast<double>(src->numel() * itemBytes(*src));
+  if (k.bytes > 0)
+    c.out.push_back(k);
+}
+
+void mseLossRule(RuleContext &c) {
+  KernelDesc e = c.elementwise(2, 3.0);
+  e.numElements = c.op.inputs.empty() ? 0 : c.op.inputs[0].numel();
+  c.out.push_back(e);
+  KernelDesc r = c.kernel(KernelKind::Reduce, c.dtype(0));
+  r.rows = 1;
+  r.cols = e.numElements;
+  c.out.push_back(r);
+}
+
+void mseLossBackwardRule(RuleContext &c) {
+  KernelDesc k = c.elementwise(3, 3.0);
+  if (c.op.inputs.size() > 1)
+    k.numElements = c.op.inputs[1].numel();
+  c.out.push_back(k);
+}
+
+void reduceRule(RuleContext &c) {
+  KernelDesc r = c.kernel(KernelKind::Reduce, c.dtype(0));
+  int64_t total = c.op.inputs.empty() ? 0 : c.op.inputs[0].numel();
+  int64_t out = 1;
+  if (!c.op.outputs.empty())
+    out = std::max<int64_t>(1, c.op.outputs[0].numel());
+  r.rows = out;
+  r.cols = total / out;
+  c.out.push_back(r);
+}
+
+/// Softmax and layer norm over the last dimension.
+void lastDimRule(RuleContext &c) {
+  auto s = c.shape(0);
+  if (s.empty())
+    return;
+  KernelDesc k = c.kernel(c.name.contains("norm") ? KernelKind::LayerNorm
+                                                  : KernelKind::Softmax,
+                          c.dtype(0));
+  k.cols = s.back();
+  k.rows = product(s.drop_back());
+  if (c.name.contains("backward"))
+    k.pass = KernelPass::BackwardData;
+  c.out.push_back(k);
+}
+
+void fusedOptimizerRule(RuleContext &c) {
+  KernelDesc k = c.kernel(KernelKind::Optimizer, DType::F32);
+  k.op = c.name.starts_with("_fused_adam") ? "adam" : "sgd";
+  k.pass = KernelPass::Update;
+  k.numElements = totalElements(c.op.inputs) / tensorListCount(c.op);
+  c.out.push_back(k);
+}
+
+void foreachRule(RuleContext &c) {
+  unsigned lists = tensorListCount(c.op);
+  KernelDesc k = c.kernel(KernelKind::Elementwise, DType::F32);
+  k.op = c.name.str();
+  k.pass = KernelPass::Update;
+  k.numInputs = lists;
+  k.numElements = totalElements(c.op.inputs) / lists;
+  c.out.push_back(k);
+}
+
+/// record_param_comms(tensors..., seq, pg, rank, name, in_splits,
+/// out_splits) and the newer layouts with more scalars.
+void collectiveRule(RuleContext &c) {
+  std::optional<CollectiveKind> kind;
+  int64_t group = 0;
+  for (const llvm::json::Value &v : c.op.scalars) {
+    if (std::optional<StringRef> s = v.getAsString())
+      if (!kind)
+        kind = collectiveKind(*s);
+    if (const llvm::json::Array *splits = v.getAsArray())
+      group = std::max<int64_t>(group, splits->size());
+  }
+  if (!kind)
+    return; // wait, barrier, broadcast of nothing
+  CollectiveDesc d;
+  d.kind = *kind;
+  for (const TracedTensor &t : c.op.inputs)
+    d.bytes += t.numel() * itemBytes(t);
+  d.groupSize = group > 0 ? group : std::max<int64_t>(c.worldSize, 1);
+  if (!c.op.inputs.empty())
+    d.dtype = c.dtype(0);
+  if (d.bytes > 0)
+    c.out.push_back(d);
+}
+
+/// Binary (and ternary: where, addcmul, lerp) element-wise ops read up to
+/// three tensors.
+void binaryRule(RuleContext &c) {
+  unsigned tensors =
+      std::max<size_t>(1, std::min<size_t>(c.op.inputs.size(), 3));
+  c.out.push_back(c.elementwise(tensors));
+}
+
+void unaryRule(RuleContext &c) {
+  c.out.push_back(c.elementwise(std::min<size_t>(c.op.inputs.size(), 1)));
+}
+
+/// The ATen op table. Names are without "aten::"; an in-place variant
+/// ("relu_") falls back to its out-of-place rule. The first entry for a name
+/// wins, so the groups are listed in priority order.
+class AtenRuleTable {
+public:
+  AtenRuleTable() {
+    on({"addmm", "mm"}, addmmRule);
+    on({"bmm", "baddbmm"}, bmmRule);
+    on({"linear"}, linearRule);
+    on({"matmul"}, matmulRule);
+    on({"embedding_bag", "_embedding_bag", "embedding"}, embeddingRule);
+    on({"_embedding_bag_backward", "embedding_bag_backward",
+        "_embedding_bag_dense_backward", "_embedding_bag_sparse_backward",
+        "embedding_backward", "embedding_dense_backward"},
+       embeddingBackwardRule);
+    on({"conv2d", "convolution", "_convolution", "cudnn_convolution",
+        "mkldnn_convolution", "miopen_convolution", "convolution_backward",
+        "cudnn_convolution_backward", "mkldnn_convolution_backward"},
+       convRule);
+    on({"max_pool2d", "max_pool2d_with_indices", "avg_pool2d",
+        "max_pool2d_with_indices_backward", "avg_pool2d_backward",
+        "adaptive_avg_pool2d", "_adaptive_avg_pool2d",
+        "_adaptive_avg_pool2d_backward"},
+       poolingRule);
+    on({"native_batch_norm", "cudnn_batch_norm", "batch_norm",
+        "_batch_norm_impl_index", "native_batch_norm_backward",
+        "cudnn_batch_norm_backward", "miopen_batch_norm"},
+       batchNormRule);
+    on({"cat", "concat", "_cat", "stack"}, concatRule);
+    on({"copy_", "_to_copy", "to", "clone", "contiguous"}, copyRule);
+    on({"mse_loss"}, mseLossRule);
+    on({"mse_loss_backward"}, mseLossBackwardRule);
+    on({"sum", "mean", "nll_loss_forward", "norm", "amax", "max", "min",
+        "nll_loss2d_forward"},
+       reduceRule);
+    on({"_softmax", "softmax", "_log_softmax", "log_softmax",
+        "_softmax_backward_data", "_log_softmax_backward_data",
+        "native_layer_norm", "layer_norm", "native_layer_norm_backward"},
+       lastDimRule);
+    on({"record_param_comms"}, collectiveRule);
+    on({"add",
+        "sub",
+        "mul",
+        "div",
+        "maximum",
+        "minimum",
+        "where",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "threshold_backward",
+        "sigmoid_backward",
+        "tanh_backward",
+        "gelu_backward",
+        "silu_backward",
+        "addcmul",
+        "addcdiv",
+        "lerp",
+        "rsub",
+        "masked_scatter",
+        "native_dropout_backward",
+        "hardtanh_backward",
+        "leaky_relu_backward",
+        "logical_and",
+        "logical_or",
+        "bitwise_and",
+        "bitwise_or",
+        "pow"},
+       binaryRule);
+    on({"relu",       "clamp_min",   "clamp",       "clamp_max",
+        "threshold",  "sigmoid",     "tanh",        "gelu",
+        "silu",       "neg",         "exp",         "log",
+        "sqrt",       "rsqrt",       "abs",         "reciprocal",
+        "dropout",    "native_dropout", "fill",     "zero",
+        "ones_like",  "zeros_like",  "zeros",       "ones",
+        "full",       "uniform",     "normal",      "bernoulli",
+        "square",     "sign",        "floor",       "ceil",
+        "round",      "hardtanh",    "leaky_relu",  "elu",
+        "cumsum",     "arange",      "remainder",   "cos",
+        "sin",        "erf",         "log1p",       "expm1",
+        "softplus",   "masked_fill", "nan_to_num",  "logical_not",
+        "bitwise_not", "copy"},
+       unaryRule);
+    // Ops that only change metadata (views, shapes, allocation).
+    on({"view",
+        "_reshape_alias",
+        "reshape",
+        "as_strided",
+        "t",
+        "transpose",
+        "permute",
+        "expand",
+        "squeeze",
+        "unsqueeze",
+        "slice",
+        "select",
+        "narrow",
+        "flatten",
+        "detach",
+        "detach_",
+        "empty",
+        "empty_strided",
+        "empty_like",
+        "resize_",
+        "set_",
+        "lift_fresh",
+        "alias",
+        "unbind",
+        "split",
+        "split_with_sizes",
+        "chunk",
+        "result_type",
+        "is_pinned",
+        "record_stream",
+        "item",
+        "_local_scalar_dense",
+        "size",
+        "stride",
+        "numel",
+        "dim",
+        "_unsafe_view",
+        "view_as",
+        "resolve_conj",
+        "resolve_neg",
+        "type_as",
+        "new_empty",
+        "new_empty_strided",
+        "_has_compatible_shallow_copy_type",
+        "requires_grad_",
+        "expand_as"},
+       noWork);
+  }
+
+  /// The rule of `name`: exact, then the out-of-place name of an in-place
+  /// op, then the prefix rules of the foreach and fused optimizer families.
+  Rule lookup(StringRef name) const {
+    if (auto it = rules.find(name); it != rules.end())
+      return it->second;
+    if (name.ends_with("_"))
+      if (auto it = rules.find(name.drop_back()); it != rules.end())
+        return it->second;
+    if (name.starts_with("_fused_adam") || name.starts_with("_fused_sgd"))
+      return fusedOptimizerRule;
+    if (name.starts_with("_foreach_"))
+      return foreachRule;
+    return nullptr;
+  }
+
+private:
+  void on(std::initializer_list<StringRef> names, Rule rule) {
+    for (StringRef name : names)
+      rules.try_emplace(name, rule);
+  }
+
+  llvm::StringMap<Rule> rules;
+};
+
+const AtenRuleTable &atenRules() {
+  static const AtenRuleTable table;
+  return table;
 }
 } // namespace
 
+bool perf::hasAtenRule(StringRef name) {
+  return atenRules().lookup(baseName(name)) != nullptr;
+}
+
 bool perf::inferOpKernels(const TracedOp &op, int64_t worldSize,
-                          std::vector<TraceKernel> &kernels) {
-  StringRef n = baseName(op.name);
-  const auto &in = op.inputs;
-  auto shapeOf = [&](size_t i) -> llvm::ArrayRef<int64_t> {
-    return i < in.size() ? llvm::ArrayRef<int64_t>(in[i].shape)
-                         : llvm::ArrayRef<int64_t>();
-  };
-  auto dtypeOf = [&](size_t i) {
-    return i < in.size() ? dtypeFromTraceName(in[i].dtype) : DType::F32;
-  };
-  auto gemm = [&](int64_t batch, int64_t m, int64_t nn, int64_t k, DType dtype,
-                  bool transB = false) {
-    TraceKernel g;
-    g.kind = TraceKernelKind::Gemm;
-    g.batch = batch;
-    g.m = m;
-    g.n = nn;
-    g.k = k;
-    g.transB = transB;
-    g.dtype = dtype;
-    kernels.push_back(g);
-  };
-
-  // Matrix multiplies.
-  if (n == "addmm" || n == "mm") {
-    size_t a = n == "addmm" ? 1 : 0;
-    auto sa = shapeOf(a), sb = shapeOf(a + 1);
-    if (sa.size() == 2 && sb.size() == 2)
-      gemm(1, sa[0], sb[1], sa[1], dtypeOf(a));
-    return true;
-  }
-  if (n == "bmm" || n == "baddbmm") {
-    size_t a = n == "baddbmm" ? 1 : 0;
-    auto sa = shapeOf(a), sb = shapeOf(a + 1);
-    if (sa.size() == 3 && sb.size() == 3)
-      gemm(sa[0], sa[1], sb[2], sa[2], dtypeOf(a));
-    return true;
-  }
-  if (n == "linear") {
-    auto x = shapeOf(0), w = shapeOf(1);
-    if (x.size() >= 1 && w.size() == 2)
-      gemm(1, product(x.drop_back()), w[0], x.back(), dtypeOf(0),
-           /*transB=*/true);
-    return true;
-  }
-  if (n == "matmul") {
-    auto a = shapeOf(0), b = shapeOf(1);
-    if (a.size() >= 2 && b.size() == 2)
-      gemm(1, product(a.drop_back()), b[1], a.back(), dtypeOf(0));
-    else if (a.size() >= 3 && b.size() >= 3)
-      gemm(product(a.drop_back(2)), a[a.size() - 2], b.back(), a.back(),
-           dtypeOf(0));
-    else if (a.size() == 2 && b.size() == 1)
-      gemm(1, a[0], 1, a[1], dtypeOf(0));
-    else if (a.size() == 1 && b.size() == 2)
-      gemm(1, 1, b[1], a[0], dtypeOf(0));
-    return true;
-  }
-
-  // Embedding lookups: weight [rows, dim], indices [L], offsets [bags].
-  if (n == "embedding_bag" || n == "_embedding_bag" || n == "embedding") {
-    auto w = shapeOf(0);
-    if (w.size() != 2)
-      return true;
-    TraceKernel e;
-    e.kind = TraceKernelKind::EmbeddingBag;
-    e.rows = w[0];
-    e.dim = w[1];
-    e.dtype = dtypeOf(0);
-    int64_t lookups = in.size() > 1 ? in[1].numel() : 0;
-    if (n == "embedding") {
-      e.bags = lookups;
-      e.pooling = 1;
-    } else {
-      e.bags = in.size() > 2 ? std::max<int64_t>(in[2].numel(), 1) : 1;
-      e.pooling = std::max<int64_t>(1, lookups / e.bags);
-    }
-    kernels.push_back(e);
-    return true;
-  }
-  if (n == "_embedding_bag_backward" || n == "embedding_bag_backward" ||
-      n == "_embedding_bag_dense_backward" ||
-      n == "_embedding_bag_sparse_backward" || n == "embedding_backward" ||
-      n == "embedding_dense_backward") {
-    // (grad [bags, dim], indices [L], offsets [bags], ..., num_weights)
-    auto g = shapeOf(0);
-    if (g.size() != 2)
-      return true;
-    TraceKernel e;
-    e.kind = TraceKernelKind::EmbeddingBag;
-    e.pass = "bwd";
-    e.dim = g[1];
-    e.bags = g[0];
-    int64_t lookups = in.size() > 1 ? in[1].numel() : 0;
-    e.pooling = std::max<int64_t>(1, lookups / std::max<int64_t>(e.bags, 1));
-    e.rows = std::max<int64_t>(1, firstIntegerScalar(op, 1));
-    e.dtype = dtypeOf(0);
-    kernels.push_back(e);
-    return true;
-  }
-
-  // Convolutions: input [N, C, H, W], weight [K, C / groups, R, S]. The
-  // stride/padding/dilation lists come in schema order.
-  bool convForward = n == "conv2d" || n == "convolution" ||
-                     n == "_convolution" || n == "cudnn_convolution" ||
-                     n == "mkldnn_convolution" || n == "miopen_convolution";
-  bool convBackward = n == "convolution_backward" ||
-                      n == "cudnn_convolution_backward" ||
-                      n == "mkldnn_convolution_backward";
-  if (convForward || convBackward) {
-    // Backward ops take (grad_output, input, weight) or (input, grad, weight).
-    size_t inputIdx = 0, weightIdx = 1;
-    if (n == "convolution_backward") {
-      inputIdx = 1;
-      weightIdx = 2;
-    } else if (convBackward) {
-      weightIdx = 2;
-    }
-    auto x = shapeOf(inputIdx), wt = shapeOf(weightIdx);
-    if (x.size() != 4 || wt.size() != 4)
-      return true;
-    std::vector<std::vector<int64_t>> lists = intLists(op);
-    // convolution_backward lists bias sizes first; cudnn_* put padding
-    // before stride.
-    size_t first = n == "convolution_backward" ? 1 : 0;
-    // Without the argument lists (profiler Input Dims) stride and padding
-    // are unknown: leave the kernel to the measurement.
-    if (lists.size() < first + 2)
-      return true;
-    bool padFirst = n.starts_with("cudnn_") || n.starts_with("miopen_");
-    auto stride = hw(lists, first + (padFirst ? 1 : 0), 1);
-    auto pad = hw(lists, first + (padFirst ? 0 : 1), 0);
-    auto dilation = hw(lists, first + 2, 1);
-    TraceKernel k;
-    k.kind = TraceKernelKind::Conv2d;
-    k.batch = x[0];
-    k.c = x[1];
-    k.h = x[2];
-    k.w = x[3];
-    k.outChannels = wt[0];
-    k.r = wt[2];
-    k.s = wt[3];
-    std::tie(k.strideH, k.strideW) = stride;
-    std::tie(k.padH, k.padW) = pad;
-    std::tie(k.dilationH, k.dilationW) = dilation;
-    k.groups = std::max<int64_t>(1, x[1] / std::max<int64_t>(wt[1], 1));
-    k.dtype = dtypeOf(inputIdx);
-    if (convForward) {
-      kernels.push_back(k);
-    } else {
-      k.pass = "dgrad";
-      kernels.push_back(k);
-      k.pass = "wgrad";
-      kernels.push_back(k);
-    }
-    return true;
-  }
-  if (n == "max_pool2d" || n == "max_pool2d_with_indices" ||
-      n == "avg_pool2d" || n == "max_pool2d_with_indices_backward" ||
-      n == "avg_pool2d_backward" || n == "adaptive_avg_pool2d" ||
-      n == "_adaptive_avg_pool2d" || n == "_adaptive_avg_pool2d_backward") {
-    bool backward = n.ends_with("_backward");
-    // Backward ops take (grad_output, input, ...): the window runs over the
-    // input.
-    size_t inputIdx = backward && in.size() > 1 ? 1 : 0;
-    auto x = shapeOf(inputIdx);
-    if (x.size() != 4)
-      return true;
-    TraceKernel k;
-    k.kind = TraceKernelKind::Pooling;
-    k.batch = x[0];
-    k.c = x[1];
-    k.h = x[2];
-    k.w = x[3];
-    std::vector<std::vector<int64_t>> lists = intLists(op);
-    if (n.contains("adaptive")) {
-      auto out = hw(lists, 0, 1);
-      if (backward && !shapeOf(0).empty() && shapeOf(0).size() == 4)
-        out = {shapeOf(0)[2], shapeOf(0)[3]};
-      k.r = k.strideH =
-          std::max<int64_t>(1, x[2] / std::max<int64_t>(out.first, 1));
-      k.s = k.strideW =
-          std::max<int64_t>(1, x[3] / std::max<int64_t>(out.second, 1));
-    } else {
-      if (lists.empty())
-        return true;
-      std::tie(k.r, k.s) = hw(lists, 0, 1);
-      std::tie(k.strideH, k.strideW) = hw(lists, 1, k.r);
-      std::tie(k.padH, k.padW) = hw(lists, 2, 0);
-    }
-    if (backward)
-      k.pass = "bwd";
-    k.dtype = dtypeOf(inputIdx);
-    kernels.push_back(k);
-    return true;
-  }
-  if (n == "native_batch_norm" || n == "cudnn_batch_norm" ||
-      n == "batch_norm" || n == "_batch_norm_impl_index" ||
-      n == "native_batch_norm_backward" || n == "cudnn_batch_norm_backward" ||
-      n == "miopen_batch_norm") {
-    auto x = shapeOf(0);
-    if (x.size() < 2)
-      return true;
-    TraceKernel k;
-    k.kind = TraceKernelKind::BatchNorm;
-    k.elements = product(x);
-    k.c = x[1];
-    if (n.contains("backward"))
-      k.pass = "bwd";
-    k.dtype = dtypeOf(0);
-    kernels.push_back(k);
-    return true;
-  }
-
-  if (n == "cat" || n == "concat" || n == "_cat" || n == "stack") {
-    TraceKernel c;
-    c.kind = TraceKernelKind::Concat;
-    for (const TracedTensor &t : op.outputs)
-      c.elements += t.numel();
-    if (c.elements == 0)
-      for (const TracedTensor &t : in)
-        c.elements += t.numel();
-    c.dtype = dtypeOf(0);
-    kernels.push_back(c);
-    return true;
-  }
-
-  // Copies: to/_to_copy (src -> output), copy_ (dst <- src).
-  if (n == "copy_" || n == "_to_copy" || n == "to" || n == "clone" ||
-      n == "contiguous") {
-    const TracedTensor *src = nullptr, *dst = nullptr;
-    if (n == "copy_" && in.size() >= 2) {
-      src = &in[1];
-      dst = &in[0];
-    } else if (!in.empty() && !op.outputs.empty()) {
-      src = &in[0];
-      dst = &op.outputs[0];
-      // to()/contiguous() that return their input launch nothing.
-      if (src->tensorId >= 0 && src->tensorId == dst->tensorId)
-        return true;
-    } else if (n == "to" || n == "contiguous") {
-      return true;
-    }
-    if (!src)
-      return true;
-    std::string kind = copyKind(*src, *dst);
-    if (kind.empty())
-      return true;
-    TraceKernel c;
-    c.kind = TraceKernelKind::Memcpy;
-    c.copyKind = kind;
-    c.bytes = src->numel() * itemBytes(*src);
-    c.dtype = dtypeFromTraceName(src->dtype);
-    if (c.bytes > 0)
-      kernels.push_back(c);
-    return true;
-  }
-
-  if (n == "mse_loss") {
-    kernels.push_back(elementwise(op, "mse_loss", 2, 3.0));
-    kernels.back().elements = in.empty() ? 0 : in[0].numel();
-    TraceKernel r;
-    r.kind = TraceKernelKind::Reduce;
-    r.rows = 1;
-    r.dim = kernels.back().elements;
-    r.dtype = dtypeOf(0);
-    kernels.push_back(r);
-    return true;
-  }
-  if (n == "mse_loss_backward") {
-    TraceKernel k = elementwise(op, "mse_loss_backward", 3, 3.0);
-    if (in.size() > 1)
-      k.elements = in[1].numel();
-    kernels.push_back(k);
-    return true;
-  }
-
-  if (n == "sum" || n == "mean" || n == "nll_loss_forward" || n == "norm" ||
-      n == "amax" || n == "max" || n == "min" || n == "nll_loss2d_forward") {
-    TraceKernel r;
-    r.kind = TraceKernelKind::Reduce;
-    int64_t total = in.empty() ? 0 : in[0].numel();
-    int64_t out = 1;
-    if (!op.outputs.empty())
-      out = std::max<int64_t>(1, op.outputs[0].numel());
-    r.rows = out;
-    r.dim = total / out;
-    r.dtype = dtypeOf(0);
-    kernels.push_back(r);
-    return true;
-  }
-  if (n == "_softmax" || n == "softmax" || n == "_log_softmax" ||
-      n == "log_softmax" || n == "_softmax_backward_data" ||
-      n == "_log_softmax_backward_data" || n == "native_layer_norm" ||
-      n == "layer_norm" || n == "native_layer_norm_backward") {
-    auto s = shapeOf(0);
-    if (s.empty())
-      return true;
-    TraceKernel k;
-    k.kind = n.contains("norm") ? TraceKernelKind::LayerNorm
-                                : TraceKernelKind::Softmax;
-    k.dim = s.back();
-    k.rows = product(s.drop_back());
-    k.dtype = dtypeOf(0);
-    if (n.contains("backward"))
-      k.pass = "bwd";
-    kernels.push_back(k);
-    return true;
-  }
-
-  // Optimizer updates.
-  if (n.starts_with("_fused_adam") || n.starts_with("_fused_sgd")) {
-    TraceKernel k;
-    k.kind = TraceKernelKind::Optimizer;
-    k.algorithm = n.starts_with("_fused_adam") ? "adam" : "sgd";
-    k.pass = "update";
-    unsigned lists = 0;
-    for (const std::string &t : op.inputTypes)
-      lists += StringRef(t).starts_with("GenericList[Tensor");
-    int64_t total = 0;
-    for (const TracedTensor &t : in)
-      total += t.numel();
-    k.elements = total / std::max(1u, lists);
-    kernels.push_back(k);
-    return true;
-  }
-  if (n.starts_with("_foreach_")) {
-    unsigned lists = 0;
-    for (const std::string &t : op.inputTypes)
-      lists += StringRef(t).starts_with("GenericList[Tensor");
-    int64_t total = 0;
-    for (const TracedTensor &t : in)
-      total += t.numel();
-    TraceKernel k;
-    k.kind = TraceKernelKind::Elementwise;
-    k.fn = n.str();
-    k.pass = "update";
-    k.inputs = std::max(1u, lists);
-    k.elements = total / std::max(1u, lists);
-    kernels.push_back(k);
-    return true;
-  }
-
-  // Collectives: record_param_comms(tensors..., seq, pg, rank, name,
-  // in_splits, out_splits) and the newer layouts with more scalars.
-  if (op.name == "record_param_comms") {
-    std::optional<TraceKernelKind> kind;
-    int64_t group = 0;
-    for (const llvm::json::Value &v : op.scalars) {
-      if (std::optional<StringRef> s = v.getAsString())
-        if (!kind)
-          kind = collectiveKind(*s);
-      if (const llvm::json::Array *splits = v.getAsArray())
-        group = std::max<int64_t>(group, splits->size());
-    }
-    if (!kind)
-      return true; // wait, barrier, broadcast of nothing
-    TraceKernel c;
-    c.kind = *kind;
-    for (const TracedTensor &t : in)
-      c.bytes += t.numel() * itemBytes(t);
-    c.groupSize = group > 0 ? group : std::max<int64_t>(worldSize, 1);
-    if (!in.empty())
-      c.dtype = dtypeOf(0);
-    if (c.bytes > 0)
-      kernels.push_back(c);
-    return true;
-  }
-
-  if (isBinaryElementwise(n)) {
-    unsigned tensors = std::max<size_t>(1, std::min<size_t>(in.size(), 3));
-    kernels.push_back(elementwise(op, n, tensors));
-    return true;
-  }
-  if (isUnaryElementwise(n)) {
-    kernels.push_back(elementwise(op, n, std::min<size_t>(in.size(), 1)));
-    return true;
-  }
-  if (isMetadataOp(n))
-    return true;
-  return false;
+                          std::vector<DeviceWork> &work) {
+  StringRef name = baseName(op.name);
+  Rule rule = atenRules().lookup(name);
+  if (!rule)
+    return false;
+  RuleContext context{op, name, worldSize, work};
+  rule(context);
+  return true;
 }
 
 TracedOp perf::tracedOpFromNode(const ExecNode &node) {
@@ -694,7 +724,7 @@ TracedOp perf::tracedOpFromNode(const ExecNode &node) {
 }
 
 static void inferRecursive(const ExecutionTrace &et, size_t index,
-                           int64_t worldSize, std::vector<TraceKernel> &out,
+                           int64_t worldSize, std::vector<DeviceWork> &out,
                            std::vector<std::string> *unknown, unsigned depth) {
   const ExecNode &node = et.nodes()[index];
   TracedOp op = tracedOpFromNode(node);
@@ -714,10 +744,10 @@ static void inferRecursive(const ExecutionTrace &et, size_t index,
     inferRecursive(et, child, worldSize, out, unknown, depth + 1);
 }
 
-std::vector<TraceKernel>
+std::vector<DeviceWork>
 perf::inferNodeKernels(const ExecutionTrace &et, size_t index,
                        int64_t worldSize, std::vector<std::string> *unknown) {
-  std::vector<TraceKernel> kernels;
+  std::vector<DeviceWork> kernels;
   inferRecursive(et, index, worldSize, kernels, unknown, 0);
   return kernels;
 }

@@ -74,181 +74,55 @@ public:
     ++measuredKernels;
   }
 
-  /// Creates the op of an inferred kernel; null when its sizes are not all
+  /// Creates the op of inferred work; null when its sizes are not all
   /// positive (shapes the trace did not record).
-  Operation *buildKernel(const TraceKernel &k, int64_t device) {
-    SmallVector<NamedAttribute> attrs;
-    auto set = [&](StringRef name, Attribute value) {
-      attrs.push_back(b.getNamedAttr(name, value));
-    };
-    auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
-    StringRef opName;
-    bool valid = true;
-    auto positive = [&](std::initializer_list<int64_t> values) {
-      for (int64_t v : values)
-        valid &= v > 0;
-    };
-    bool collective = false;
-    switch (k.kind) {
-    case TraceKernelKind::Gemm:
-      opName = GemmOp::getOperationName();
-      positive({k.batch, k.m, k.n, k.k});
-      if (k.batch != 1)
-        set("batch", i64(k.batch));
-      set("m", i64(k.m));
-      set("n", i64(k.n));
-      set("k", i64(k.k));
-      if (k.transB)
-        set("trans_b", b.getUnitAttr());
-      break;
-    case TraceKernelKind::EmbeddingBag:
-      opName = EmbeddingBagOp::getOperationName();
-      positive({k.tables, k.rows, k.dim, k.bags, k.pooling});
-      if (k.tables != 1)
-        set("tables", i64(k.tables));
-      set("rows", i64(k.rows));
-      set("dim", i64(k.dim));
-      set("batch", i64(k.bags));
-      set("pooling", i64(k.pooling));
-      break;
-    case TraceKernelKind::Elementwise:
-      opName = ElementwiseOp::getOperationName();
-      positive({k.elements});
-      set("elements", i64(k.elements));
-      set("inputs", i64(k.inputs));
-      if (k.flopsPerElement != 1.0)
-        set("flops_per_element", b.getF64FloatAttr(k.flopsPerElement));
-      if (!k.fn.empty())
-        set("fn", b.getStringAttr(k.fn));
-      break;
-    case TraceKernelKind::Reduce:
-    case TraceKernelKind::Softmax:
-    case TraceKernelKind::LayerNorm:
-      opName = k.kind == TraceKernelKind::Reduce ? ReduceOp::getOperationName()
-               : k.kind == TraceKernelKind::Softmax
-                   ? SoftmaxOp::getOperationName()
-                   : LayerNormOp::getOperationName();
-      positive({k.rows, k.dim});
-      set("rows", i64(k.rows));
-      set("cols", i64(k.dim));
-      break;
-    case TraceKernelKind::Memcpy:
-      opName = MemcpyOp::getOperationName();
-      positive({k.bytes});
-      set("bytes", i64(k.bytes));
-      set("kind", b.getStringAttr(k.copyKind));
-      break;
-    case TraceKernelKind::Concat:
-      opName = ConcatOp::getOperationName();
-      positive({k.elements});
-      set("elements", i64(k.elements));
-      break;
-    case TraceKernelKind::Optimizer:
-      opName = OptimizerOp::getOperationName();
-      positive({k.elements});
-      set("elements", i64(k.elements));
-      set("algorithm", b.getStringAttr(k.algorithm));
-      break;
-    case TraceKernelKind::Conv2d:
-    case TraceKernelKind::Pooling: {
-      bool conv = k.kind == TraceKernelKind::Conv2d;
-      opName =
-          conv ? Conv2dOp::getOperationName() : PoolingOp::getOperationName();
-      positive({k.batch, k.c, k.h, k.w, k.r, k.s, k.strideH, k.strideW});
-      // The output must not be empty.
-      int64_t effR = (k.r - 1) * (conv ? k.dilationH : 1) + 1;
-      int64_t effS = (k.s - 1) * (conv ? k.dilationW : 1) + 1;
-      valid &= k.h + 2 * k.padH >= effR && k.w + 2 * k.padW >= effS;
-      set("n", i64(k.batch));
-      set("c", i64(k.c));
-      set("h", i64(k.h));
-      set("w", i64(k.w));
-      if (conv) {
-        positive({k.outChannels, k.groups});
-        valid &= k.c % k.groups == 0 && k.outChannels % k.groups == 0;
-        set("k", i64(k.outChannels));
-      }
-      set("r", i64(k.r));
-      set("s", i64(k.s));
-      set("stride", b.getDenseI64ArrayAttr({k.strideH, k.strideW}));
-      set("pad", b.getDenseI64ArrayAttr({k.padH, k.padW}));
-      if (conv && (k.dilationH != 1 || k.dilationW != 1))
-        set("dilation", b.getDenseI64ArrayAttr({k.dilationH, k.dilationW}));
-      if (conv && k.groups != 1)
-        set("groups", i64(k.groups));
-      break;
-    }
-    case TraceKernelKind::BatchNorm:
-      opName = BatchNormOp::getOperationName();
-      positive({k.elements, k.c});
-      set("elements", i64(k.elements));
-      set("channels", i64(k.c));
-      break;
-    case TraceKernelKind::AllReduce:
-    case TraceKernelKind::AllGather:
-    case TraceKernelKind::ReduceScatter:
-    case TraceKernelKind::AllToAll: {
-      collective = true;
-      opName = k.kind == TraceKernelKind::AllReduce
-                   ? AllReduceOp::getOperationName()
-               : k.kind == TraceKernelKind::AllGather
-                   ? AllGatherOp::getOperationName()
-               : k.kind == TraceKernelKind::ReduceScatter
-                   ? ReduceScatterOp::getOperationName()
-                   : AllToAllOp::getOperationName();
-      positive({k.bytes, k.groupSize});
+  Operation *buildKernel(const DeviceWork &work, int64_t device) {
+    Operation *op = nullptr;
+    if (const auto *kernel = std::get_if<KernelDesc>(&work)) {
+      op = buildKernelOp(b, loc, *kernel);
+    } else {
+      const auto &collective = std::get<CollectiveDesc>(work);
       SmallVector<int64_t> group;
-      for (int64_t r = 0; r < k.groupSize; ++r)
+      for (int64_t r = 0; r < collective.groupSize; ++r)
         group.push_back(r);
       if (!llvm::is_contained(group, device))
         group.push_back(device);
-      set("bytes", i64(k.bytes));
-      set("group", b.getDenseI64ArrayAttr(group));
-      break;
+      op = buildCollectiveOp(b, loc, collective, group);
     }
-    }
-    if (!valid) {
+    if (!op) {
       ++invalidInferred;
       return nullptr;
     }
-    set("dtype", TypeAttr::get(getElementType(ctx, k.dtype)));
-    if (!collective && k.pass != "fwd")
-      set("pass", b.getStringAttr(k.pass));
     if (device != 0)
-      set("device", i64(device));
-    OperationState state(loc, opName);
-    state.addAttributes(attrs);
-    return b.create(state);
+      op->setAttr("device", b.getI64IntegerAttr(device));
+    return op;
   }
 
   /// A measured event no inferred kernel describes.
   Operation *buildMeasured(const DeviceEvent &e) {
-    OperationState state(loc, GenericKernelOp::getOperationName());
+    KernelDesc d;
     if (e.kind == DeviceEventKind::Memcpy && e.bytes > 0) {
-      state.name = OperationName(MemcpyOp::getOperationName(), ctx);
+      d.kind = KernelKind::Memcpy;
       StringRef n(e.name);
-      StringRef kind = n.contains("HtoD")   ? "h2d"
-                       : n.contains("DtoH") ? "d2h"
-                                            : "d2d";
-      state.addAttribute("bytes", b.getI64IntegerAttr(e.bytes));
-      state.addAttribute("kind", b.getStringAttr(kind));
+      d.copyKind = n.contains("HtoD")   ? MemcpyKind::HostToDevice
+                   : n.contains("DtoH") ? MemcpyKind::DeviceToHost
+                                        : MemcpyKind::DeviceToDevice;
+      d.bytes = static_cast<double>(e.bytes);
     } else {
-      state.addAttribute("flops", b.getF64FloatAttr(0));
-      state.addAttribute("bytes",
-                         b.getF64FloatAttr(std::max<int64_t>(e.bytes, 0)));
+      d.bytes = static_cast<double>(std::max<int64_t>(e.bytes, 0));
     }
-    Operation *op = b.create(state);
+    Operation *op = buildKernelOp(b, loc, d);
     setLatency(op, e);
     return op;
   }
 
   /// Emits the device work of one op: measured events matched to the
   /// inferred kernels when `measured` is given, else the inferred kernels.
-  void emitWork(ArrayRef<TraceKernel> inferred,
+  void emitWork(ArrayRef<DeviceWork> inferred,
                 const std::vector<const DeviceEvent *> *measured,
                 int64_t device) {
     if (!measured) {
-      for (const TraceKernel &k : inferred)
+      for (const DeviceWork &k : inferred)
         buildKernel(k, device);
       return;
     }
@@ -257,7 +131,7 @@ public:
       StringRef cls = classifyDeviceEvent(*e);
       Operation *op = nullptr;
       for (size_t i = 0; i < inferred.size() && !op; ++i) {
-        if (used[i] || !measuredMatches(cls, inferred[i].kind))
+        if (used[i] || !measuredMatches(cls, inferred[i]))
           continue;
         used[i] = true;
         op = buildKernel(inferred[i], e->device);
@@ -475,7 +349,7 @@ perf::importKinetoTrace(MLIRContext *ctx, StringRef path,
         t.dtype = host.inputTypes[i];
       traced.inputs.push_back(std::move(t));
     }
-    std::vector<TraceKernel> inferred;
+    std::vector<DeviceWork> inferred;
     inferOpKernels(traced, options.worldSize, inferred);
     std::vector<const DeviceEvent *> events = measuredEvents(trace, index);
     OperationState state(loc, FrameworkOp::getOperationName());
@@ -607,7 +481,7 @@ perf::importExecutionTrace(MLIRContext *ctx, StringRef path,
       tensorValue[t.tensorId] = result;
 
     std::vector<std::string> unknown;
-    std::vector<TraceKernel> inferred =
+    std::vector<DeviceWork> inferred =
         inferNodeKernels(et, index, options.worldSize, &unknown);
     std::optional<size_t> kIndex;
     if (kineto)

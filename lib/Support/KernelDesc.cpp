@@ -5,7 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "perf/CostModel/KernelDesc.h"
+#include "perf/Support/KernelDesc.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include <algorithm>
 
 using namespace perf;
@@ -150,3 +152,139 @@ double KernelDesc::totalBytes() const {
   }
   return bytes;
 }
+
+llvm::StringRef perf::kernelPassName(KernelKind kind, KernelPass pass) {
+  switch (pass) {
+  case KernelPass::Forward:
+    return "fwd";
+  case KernelPass::BackwardData:
+    // Kinds with a separate weight gradient name the data gradient dgrad.
+    return kind == KernelKind::Conv2d || kind == KernelKind::Gemm ? "dgrad"
+                                                                   : "bwd";
+  case KernelPass::BackwardWeight:
+    return "wgrad";
+  case KernelPass::Update:
+    return "update";
+  }
+  return "fwd";
+}
+
+std::optional<KernelPass> perf::parseKernelPass(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<KernelPass>>(name)
+      .Case("fwd", KernelPass::Forward)
+      .Cases({"bwd", "dgrad"}, KernelPass::BackwardData)
+      .Case("wgrad", KernelPass::BackwardWeight)
+      .Case("update", KernelPass::Update)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef perf::memcpyKindName(MemcpyKind kind) {
+  switch (kind) {
+  case MemcpyKind::HostToDevice:
+    return "h2d";
+  case MemcpyKind::DeviceToHost:
+    return "d2h";
+  case MemcpyKind::DeviceToDevice:
+    return "d2d";
+  }
+  return "d2d";
+}
+
+std::optional<MemcpyKind> perf::parseMemcpyKind(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<MemcpyKind>>(name)
+      .Case("h2d", MemcpyKind::HostToDevice)
+      .Case("d2h", MemcpyKind::DeviceToHost)
+      .Case("d2d", MemcpyKind::DeviceToDevice)
+      .Default(std::nullopt);
+}
+
+bool KernelDesc::hasWorkOverride() const {
+  return kind != KernelKind::Generic && kind != KernelKind::Memcpy &&
+         (flops > 0 || bytes > 0);
+}
+
+bool KernelDesc::hasValidSizes() const {
+  auto positive = [](std::initializer_list<int64_t> values) {
+    for (int64_t v : values)
+      if (v <= 0)
+        return false;
+    return true;
+  };
+  if (hasWorkOverride())
+    return true;
+  switch (kind) {
+  case KernelKind::Gemm:
+    return positive({batch, m, n, k});
+  case KernelKind::Conv2d:
+  case KernelKind::Pooling: {
+    bool conv = kind == KernelKind::Conv2d;
+    if (!positive({batch, c, h, w, r, s, strideH, strideW}) || padH < 0 ||
+        padW < 0)
+      return false;
+    if (conv && (!positive({outChannels, groups, dilationH, dilationW}) ||
+                 c % groups != 0 || outChannels % groups != 0))
+      return false;
+    // The padded input must hold the dilated window at least once.
+    int64_t dilH = conv ? dilationH : 1, dilW = conv ? dilationW : 1;
+    return h + 2 * padH >= dilH * (r - 1) + 1 &&
+           w + 2 * padW >= dilW * (s - 1) + 1;
+  }
+  case KernelKind::Elementwise:
+    return positive({numElements}) && numInputs >= 0 && flopsPerElement >= 0;
+  case KernelKind::Reduce:
+  case KernelKind::Softmax:
+  case KernelKind::LayerNorm:
+    return positive({rows, cols});
+  case KernelKind::EmbeddingBag:
+    return positive({numTables, tableRows, dim, batch, pooling});
+  case KernelKind::Memcpy:
+    return bytes >= 1;
+  case KernelKind::Transpose:
+  case KernelKind::Concat:
+  case KernelKind::Optimizer:
+    return positive({numElements});
+  case KernelKind::BatchNorm:
+    return positive({numElements, c});
+  case KernelKind::Attention:
+    return positive({batch, heads, m, k});
+  case KernelKind::Generic:
+    return flops >= 0 && bytes >= 0;
+  }
+  return false;
+}
+
+llvm::StringRef perf::collectiveKindName(CollectiveKind kind) {
+  switch (kind) {
+  case CollectiveKind::AllReduce:
+    return "all_reduce";
+  case CollectiveKind::AllGather:
+    return "all_gather";
+  case CollectiveKind::ReduceScatter:
+    return "reduce_scatter";
+  case CollectiveKind::AllToAll:
+    return "all_to_all";
+  case CollectiveKind::Broadcast:
+    return "broadcast";
+  case CollectiveKind::SendRecv:
+    return "send_recv";
+  }
+  return "all_reduce";
+}
+
+std::optional<CollectiveKind> perf::parseCollectiveKind(llvm::StringRef name) {
+  std::string key;
+  for (char c : name)
+    if (c != '_' && c != '-')
+      key.push_back(llvm::toLower(c));
+  return llvm::StringSwitch<std::optional<CollectiveKind>>(key)
+      .Case("allreduce", CollectiveKind::AllReduce)
+      .Case("allgather", CollectiveKind::AllGather)
+      .Case("reducescatter", CollectiveKind::ReduceScatter)
+      .Case("alltoall", CollectiveKind::AllToAll)
+      .Case("broadcast", CollectiveKind::Broadcast)
+      .Case("sendrecv", CollectiveKind::SendRecv)
+      .Case("send", CollectiveKind::SendRecv)
+      .Case("recv", CollectiveKind::SendRecv)
+      .Default(std::nullopt);
+}
+

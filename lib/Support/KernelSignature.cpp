@@ -1,6 +1,6 @@
 //===- KernelSignature.cpp - Canonical shape keys of the perf DB ----------===//
 
-#include "perf/CostModel/KernelSignature.h"
+#include "perf/Support/KernelSignature.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 

@@ -1,4 +1,4 @@
-#include "perf/CostModel/KernelSignature.h"
+#include "perf/Support/KernelSignature.h"
 #include "gtest/gtest.h"
 
 using namespace perf;

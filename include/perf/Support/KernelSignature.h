@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PERF_COSTMODEL_KERNELSIGNATURE_H
-#define PERF_COSTMODEL_KERNELSIGNATURE_H
+#ifndef PERF_SUPPORT_KERNELSIGNATURE_H
+#define PERF_SUPPORT_KERNELSIGNATURE_H
 
-#include "perf/CostModel/KernelDesc.h"
+#include "perf/Support/KernelDesc.h"
 #include "llvm/Support/Error.h"
 #include <string>
 
@@ -31,4 +31,4 @@ llvm::StringRef kernelPassName(const KernelDesc &kernel);
 
 } // namespace perf
 
-#endif // PERF_COSTMODEL_KERNELSIGNATURE_H
+#endif // PERF_SUPPORT_KERNELSIGNATURE_H

@@ -1,18 +1,22 @@
-//===- KernelDesc.h - A device kernel as the cost models see it -*- C++ -*-===//
+//===- KernelDesc.h - Device work as the cost models see it -----*- C++ -*-===//
 //
-// The MLIR-free description of one kernel launch. The dialect's
-// KernelOpInterface fills it; the library API and perf-eval build it directly.
-// Only the fields of the kernel's kind are meaningful.
+// The MLIR-free description of one kernel launch or collective: the one
+// description every importer produces, the dialect's KernelOpInterface reads
+// back from an op (`getKernelDesc`) and `buildKernelOp` turns into an op. The
+// library API and perf-eval build it directly. Only the fields of the
+// kernel's kind are meaningful.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PERF_COSTMODEL_KERNELDESC_H
-#define PERF_COSTMODEL_KERNELDESC_H
+#ifndef PERF_SUPPORT_KERNELDESC_H
+#define PERF_SUPPORT_KERNELDESC_H
 
 #include "perf/Support/DType.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <variant>
 
 namespace perf {
 
@@ -41,6 +45,16 @@ llvm::StringRef kernelKindName(KernelKind kind);
 enum class KernelPass { Forward, BackwardData, BackwardWeight, Update };
 
 enum class MemcpyKind { HostToDevice, DeviceToHost, DeviceToDevice };
+
+/// The `pass` attribute spelling of `pass` on a kernel of `kind`: "fwd",
+/// "dgrad"/"bwd" (conv and gemm say dgrad, others bwd), "wgrad", "update".
+llvm::StringRef kernelPassName(KernelKind kind, KernelPass pass);
+/// Inverse of kernelPassName; "bwd" and "dgrad" are both BackwardData.
+std::optional<KernelPass> parseKernelPass(llvm::StringRef name);
+
+/// "h2d", "d2h", "d2d".
+llvm::StringRef memcpyKindName(MemcpyKind kind);
+std::optional<MemcpyKind> parseMemcpyKind(llvm::StringRef name);
 
 struct KernelDesc {
   KernelKind kind = KernelKind::Generic;
@@ -87,8 +101,41 @@ struct KernelDesc {
   double totalFlops() const;
   /// Bytes it must move to and from device memory at least once.
   double totalBytes() const;
+  /// Whether `flops`/`bytes` replace the counts of a typed kind (a kernel
+  /// only known by its work, built as a generic kernel).
+  bool hasWorkOverride() const;
+  /// Whether every size of the kind is one a kernel op accepts (positive
+  /// sizes, groups dividing channels, a non-empty conv output); importers
+  /// drop kernels whose shapes were not recorded.
+  bool hasValidSizes() const;
 };
+
+enum class CollectiveKind {
+  AllReduce,
+  AllGather,
+  ReduceScatter,
+  AllToAll,
+  Broadcast,
+  SendRecv,
+};
+
+llvm::StringRef collectiveKindName(CollectiveKind kind);
+/// Accepts "all_reduce", "allreduce", "all-reduce", "send_recv", "send",
+/// "recv"...
+std::optional<CollectiveKind> parseCollectiveKind(llvm::StringRef name);
+
+/// A collective a framework op launches: `bytes` per device over a group of
+/// `groupSize` ranks.
+struct CollectiveDesc {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  DType dtype = DType::F32;
+  int64_t bytes = 0;
+  int64_t groupSize = 1;
+};
+
+/// One unit of device work an op launches.
+using DeviceWork = std::variant<KernelDesc, CollectiveDesc>;
 
 } // namespace perf
 
-#endif // PERF_COSTMODEL_KERNELDESC_H
+#endif // PERF_SUPPORT_KERNELDESC_H
