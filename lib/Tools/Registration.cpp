@@ -11,6 +11,7 @@
 #include "perf/Conversion/Passes.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Export/ChakraExport.h"
+#include "perf/Import/ModelConfigImport.h"
 #include "perf/Import/OnnxImport.h"
 #include "perf/Import/TraceImport.h"
 
@@ -27,5 +28,6 @@ void perf::registerPerfToolPasses() { registerPerfConversionPasses(); }
 void perf::registerPerfTranslations() {
   registerOnnxImportTranslation();
   registerTraceImportTranslations();
+  registerModelConfigImportTranslation();
   registerChakraTranslations();
 }

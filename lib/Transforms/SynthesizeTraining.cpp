@@ -77,9 +77,9 @@ struct SynthesizeTrainingPass
   using SynthesizeTrainingBase::SynthesizeTrainingBase;
 
   void runOnOperation() override {
-    if (optimizer != "sgd" && optimizer != "adam") {
+    if (optimizer != "sgd" && optimizer != "adam" && optimizer != "none") {
       getOperation().emitError("--perf-synthesize-training: optimizer must be "
-                               "sgd or adam, got '")
+                               "sgd, adam or none, got '")
           << optimizer.getValue() << "'";
       return signalPassFailure();
     }
@@ -382,7 +382,9 @@ struct SynthesizeTrainingPass
       update.op = optimizer;
       buildKernelOp(b, graph.getLoc(), update);
     };
-    if (totalParams > 0) {
+    if (optimizer == "none") {
+      // Forward and backward only, as step-time benchmarks often measure.
+    } else if (totalParams > 0) {
       if (perLayer) {
         for (auto [grad, info] : llvm::zip(weightGrads, weightGradInfo))
           addOptimizer(ValueRange{grad}, info.first, info.second);

@@ -10,7 +10,7 @@
 //   linear2 dgrad 2*2*4*3 = 48, wgrad 2*4*3*2 = 48; relu bwd 8;
 //   linear1 wgrad 2*8*4*2 = 128; SGD 3 FLOPs x 44 = 132. Total 548.
 
-// BADOPT: optimizer must be sgd or adam, got 'lamb'
+// BADOPT: optimizer must be sgd, adam or none, got 'lamb'
 
 // CHECK-LABEL: perf.graph @mlp
 // CHECK-SAME: perf.grad_bytes = 176 : i64, perf.parameters = 44 : i64, phase = "training"

@@ -247,7 +247,7 @@ def SynthesizeTraining : Pass<"perf-synthesize-training", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"optimizer", "optimizer", "std::string", "\"sgd\"",
-           "sgd (with momentum) or adam">,
+           "sgd (with momentum), adam, or none (no update step)">,
     Option<"perLayer", "per-layer", "bool", "false",
            "One optimizer kernel per parameterized op instead of one "
            "multi-tensor kernel over all parameters">,

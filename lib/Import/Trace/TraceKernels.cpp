@@ -511,11 +511,32 @@ void collectiveRule(RuleContext &c) {
 }
 
 /// Binary (and ternary: where, addcmul, lerp) element-wise ops read up to
-/// three tensors.
+/// three tensors. A broadcast operand (a bias row, a [1, 1, S, S] mask, a
+/// one-element scalar tensor) is read from cache, not once per output, so
+/// only operands of the output's size count.
 void binaryRule(RuleContext &c) {
-  unsigned tensors =
-      std::max<size_t>(1, std::min<size_t>(c.op.inputs.size(), 3));
-  c.out.push_back(c.elementwise(tensors));
+  KernelDesc k = c.elementwise(1);
+  int64_t tensors = 0;
+  for (const TracedTensor &t : c.op.inputs)
+    tensors += t.numel() >= k.numElements;
+  k.numInputs = std::clamp<int64_t>(tensors, 1, 3);
+  c.out.push_back(k);
+}
+
+/// Fused scaled-dot-product attention over q [B, heads, S, d].
+void attentionRule(RuleContext &c) {
+  auto q = c.shape(0);
+  if (q.size() != 4)
+    return;
+  KernelDesc k = c.kernel(KernelKind::Attention, c.dtype(0));
+  k.batch = q[0];
+  k.heads = q[1];
+  k.m = q[2];
+  k.k = q[3];
+  // The backward ops take the output gradient first, of q's shape.
+  if (c.name.ends_with("_backward"))
+    k.pass = KernelPass::BackwardData;
+  c.out.push_back(k);
 }
 
 void unaryRule(RuleContext &c) {
@@ -561,6 +582,12 @@ public:
         "_softmax_backward_data", "_log_softmax_backward_data",
         "native_layer_norm", "layer_norm", "native_layer_norm_backward"},
        lastDimRule);
+    on({"scaled_dot_product_attention", "_scaled_dot_product_flash_attention",
+        "_scaled_dot_product_efficient_attention",
+        "_scaled_dot_product_cudnn_attention",
+        "_scaled_dot_product_flash_attention_backward",
+        "_scaled_dot_product_efficient_attention_backward"},
+       attentionRule);
     on({"record_param_comms"}, collectiveRule);
     on({"add",
         "sub",

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""End-to-end step-time accuracy on measured transformer steps.
+
+For every label of a folder laid out like ../shared/data/e2e/neusight
+(configs/<model>.json, label/<GPU>/<model>-<inf|train>-<seq>-<batch>.json),
+builds the step from the model config with `perf-translate
+--import-model-config`, estimates it with `perf-opt --estimate` on that GPU
+with each model stack, and writes a Markdown report: per label the measured
+and predicted step time and the error, then the mean and worst error per
+stack.
+
+    bench/e2e/run_e2e.py [--data DIR] [--build DIR] [--ml-dir DIR]
+                         [--out docs/e2e-accuracy.md] [--labels N]
+
+The ml stack needs a model folder from perf-train (--ml-dir); without one it
+is left out. Exits non-zero when a label cannot be built or estimated.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# NeuSight's published errors on these labels (its paper, Table 5 and
+# scripts/asplos/summary), where one exists: (gpu, model, phase, seq, batch).
+PUBLISHED = {
+    ("NVIDIA_A100-PCIE-40GB", "bert_large", "inf", 512, 16): 4.5,
+    ("NVIDIA_A100-PCIE-40GB", "bert_large", "inf", 512, 8): 5.4,
+}
+
+# The graphs NeuSight measured: BERT inference ran the encoder with a
+# sequence classifier, BERT training BertForPreTraining.
+HEADS = {("bert_large", "inf"): "classifier", ("bert_large", "train"): "pretraining"}
+
+LABEL = re.compile(r"^(?P<model>.+)-(?P<phase>inf|train)-(?P<seq>\d+)-(?P<batch>\d+)\.json$")
+
+
+def gpu_name(folder):
+    """The catalog name of a label folder (Tesla_T4 -> tesla t4)."""
+    return folder.replace("_", " ").lower()
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(" ".join(cmd) + "\n" + p.stderr.strip())
+    return p.stdout
+
+
+def estimate(build, config, label, gpu, stack, ml_dir, work):
+    step = os.path.join(work, "step.mlir")
+    cmd = [os.path.join(build, "bin", "perf-translate"), "--import-model-config", config,
+           "--batch=%d" % label["batch"], "--seq=%d" % label["seq"], "-o", step]
+    if label["phase"] == "train":
+        cmd += ["--phase=training", "--optimizer=none"]
+    head = HEADS.get((label["model"], label["phase"]))
+    if head:
+        cmd.append("--head=" + head)
+    run(cmd)
+    cmd = [os.path.join(build, "bin", "perf-opt"), step, "--perf-device=" + gpu, "--estimate",
+           "--estimate-format=json", "--estimate-models=" + stack]
+    if "ml" in stack.split(","):
+        cmd.append("--estimate-ml-dir=" + ml_dir)
+    report = json.loads(run(cmd))
+    return report["graphs"][0]["e2e_us"] / 1000.0
+
+
+def labels(data):
+    out = []
+    label_dir = os.path.join(data, "label")
+    for gpu in sorted(os.listdir(label_dir)):
+        for name in sorted(os.listdir(os.path.join(label_dir, gpu))):
+            m = LABEL.match(name)
+            if not m:
+                continue  # fusion experiments and the per-node CSVs
+            with open(os.path.join(label_dir, gpu, name)) as f:
+                measured = json.load(f)
+            out.append({"gpu": gpu, "model": m["model"], "phase": m["phase"],
+                        "seq": int(m["seq"]), "batch": int(m["batch"]),
+                        "measured_ms": measured["e2e_latency"]})
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "e2e", "neusight"))
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--ml-dir", help="perf-train model folder (adds the ml stack)")
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "e2e-accuracy.md"))
+    ap.add_argument("--labels", type=int, default=0, help="first N labels only (0: all)")
+    ap.add_argument("--max-error", type=float, default=0,
+                    help="exit 1 if a stack's mean |error| exceeds this (%%)")
+    ap.add_argument("--stack", action="append", help="model stacks to run (default: all)")
+    args = ap.parse_args()
+
+    stacks = args.stack or ["roofline", "tile,heuristic,roofline"]
+    if args.ml_dir and not args.stack:
+        stacks.append("ml,tile,heuristic,roofline")
+    todo = labels(args.data)
+    if args.labels:
+        todo = todo[: args.labels]
+    rows, unsupported = [], []
+    with tempfile.TemporaryDirectory() as work:
+        for i, label in enumerate(todo):
+            config = os.path.join(args.data, "configs", label["model"] + ".json")
+            name = "%s %s-%s-%d-%d" % (label["gpu"], label["model"], label["phase"],
+                                       label["seq"], label["batch"])
+            print("[%d/%d] %s" % (i + 1, len(todo), name), file=sys.stderr)
+            predicted = {}
+            try:
+                for stack in stacks:
+                    predicted[stack] = estimate(args.build, config, label, gpu_name(label["gpu"]),
+                                                stack, args.ml_dir, work)
+            except RuntimeError as e:
+                if "unsupported model_type" in str(e):
+                    reason = re.search(r"unsupported model_type '[^']*'", str(e))
+                    unsupported.append((name, reason.group(0)))
+                    continue
+                print("error: " + str(e), file=sys.stderr)
+                return 2
+            rows.append((label, predicted))
+
+    def err(label, p):
+        return 100.0 * (p - label["measured_ms"]) / label["measured_ms"]
+
+    lines = ["# End-to-end accuracy: transformer steps from their model configs", "",
+             "Generated by `bench/e2e/run_e2e.py` (do not edit by hand). Each step is built by",
+             "`perf-translate --import-model-config` from the HuggingFace config and estimated by",
+             "`perf-opt --estimate --perf-device=<GPU>`; measured step times are the NeuSight labels",
+             "(FP32, PyTorch 2.1, one GPU; ../shared/data/e2e). Error = (predicted - measured) / measured.",
+             "No stack was fitted on these steps: `roofline` and `tile` use datasheet figures and the",
+             "tile model's shipped fit; `ml` (when present) was trained by perf-train on the NeuSight",
+             "*kernel* measurements of the same five GPUs (in distribution for the kernels, not for",
+             "these steps).", ""]
+    header = "| GPU | model | phase | seq | batch | measured ms | " + " | ".join(
+        "%s ms | err %%" % s for s in stacks) + " | NeuSight err % |"
+    lines += [header, "|" + "---|" * (6 + 2 * len(stacks) + 1)]
+    for label, predicted in rows:
+        key = (label["gpu"], label["model"], label["phase"], label["seq"], label["batch"])
+        cells = ["%.1f | %+.1f" % (predicted[s], err(label, predicted[s])) for s in stacks]
+        pub = PUBLISHED.get(key)
+        lines.append("| %s | %s | %s | %d | %d | %.1f | %s | %s |" % (
+            label["gpu"], label["model"], label["phase"], label["seq"], label["batch"],
+            label["measured_ms"], " | ".join(cells), "%.1f" % pub if pub else ""))
+    lines += ["", "## Summary", "", "| stack | labels | mean abs err % | worst abs err % | within 20 % |",
+              "|---|---|---|---|---|"]
+    failed = False
+    for s in stacks:
+        errors = [abs(err(l, p[s])) for l, p in rows]
+        mean = sum(errors) / len(errors) if errors else 0.0
+        lines.append("| %s | %d | %.1f | %.1f | %d |" % (s, len(errors), mean,
+                                                       max(errors) if errors else 0.0,
+                                                       sum(e <= 20 for e in errors)))
+        if args.max_error and mean > args.max_error:
+            print("error: stack %s mean |error| %.1f%% exceeds %.1f%%" % (s, mean, args.max_error),
+                  file=sys.stderr)
+            failed = True
+    if unsupported:
+        lines += ["", "Labels not estimated (model family not imported yet):", ""]
+        lines += ["- %s: %s" % u for u in unsupported]
+    text = "\n".join(lines) + "\n"
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        with open(args.out, "w") as f:
+            f.write(text)
+        print("wrote " + args.out, file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

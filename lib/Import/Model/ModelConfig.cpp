@@ -1,0 +1,168 @@
+//===- ModelConfig.cpp - Read a HuggingFace config.json -------------------===//
+//
+// Each figure has the key spellings the families use (GPT-2's n_embd, BERT's
+// hidden_size, T5's d_model); the first present wins.
+//
+//===----------------------------------------------------------------------===//
+
+#include "perf/Import/ModelConfig.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/JSON.h"
+#include <optional>
+
+using namespace perf;
+using llvm::StringRef;
+
+namespace {
+llvm::Error configError(StringRef path, const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 (path + ": " + message).str());
+}
+
+/// The first of `keys` present as an integer; an error naming them all when
+/// none is (or when one is present but not a positive integer).
+llvm::Expected<std::optional<int64_t>>
+integer(const llvm::json::Object &o, StringRef path,
+        std::initializer_list<StringRef> keys, bool required) {
+  for (StringRef key : keys) {
+    const llvm::json::Value *v = o.get(key);
+    if (!v || v->kind() == llvm::json::Value::Null)
+      continue;
+    std::optional<int64_t> i = v->getAsInteger();
+    if (!i || *i <= 0)
+      return configError(path, "key '" + key + "' must be a positive integer");
+    return i;
+  }
+  if (!required)
+    return std::nullopt;
+  std::string names;
+  for (StringRef key : keys)
+    names += (names.empty() ? "'" : " or '") + key.str() + "'";
+  return configError(path, "missing key " + names);
+}
+} // namespace
+
+llvm::Expected<TransformerConfig> perf::parseModelConfig(StringRef text,
+                                                         StringRef path) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  if (!parsed)
+    return configError(path, "not JSON: " + llvm::toString(parsed.takeError()));
+  const llvm::json::Object *o = parsed->getAsObject();
+  if (!o)
+    return configError(path, "a model config must be a JSON object");
+
+  TransformerConfig c;
+  std::optional<StringRef> type = o->getString("model_type");
+  if (!type)
+    return configError(path, "missing key 'model_type'");
+  c.modelType = type->str();
+  std::optional<ModelFamily> family =
+      llvm::StringSwitch<std::optional<ModelFamily>>(*type)
+          .Case("gpt2", ModelFamily::Gpt2)
+          .Case("opt", ModelFamily::Opt)
+          .Case("bert", ModelFamily::Bert)
+          .Cases({"llama", "mistral", "qwen2"}, ModelFamily::Llama)
+          .Default(std::nullopt);
+  if (!family)
+    return configError(path, "unsupported model_type '" + *type +
+                                 "' (supported: gpt2, opt, bert, llama, "
+                                 "mistral, qwen2)");
+  c.family = *family;
+
+  auto need = [&](std::initializer_list<StringRef> keys,
+                  int64_t &out) -> llvm::Error {
+    llvm::Expected<std::optional<int64_t>> v = integer(*o, path, keys, true);
+    if (!v)
+      return v.takeError();
+    out = **v;
+    return llvm::Error::success();
+  };
+  auto optional = [&](std::initializer_list<StringRef> keys, int64_t &out,
+                      int64_t dflt) -> llvm::Error {
+    llvm::Expected<std::optional<int64_t>> v = integer(*o, path, keys, false);
+    if (!v)
+      return v.takeError();
+    out = v->value_or(dflt);
+    return llvm::Error::success();
+  };
+  if (llvm::Error e = need({"n_layer", "num_hidden_layers", "num_layers"},
+                           c.layers))
+    return std::move(e);
+  if (llvm::Error e = need({"n_embd", "hidden_size", "d_model"}, c.hidden))
+    return std::move(e);
+  if (llvm::Error e =
+          need({"n_head", "num_attention_heads", "num_heads"}, c.heads))
+    return std::move(e);
+  if (llvm::Error e = need({"vocab_size"}, c.vocab))
+    return std::move(e);
+  if (llvm::Error e = optional({"num_key_value_heads"}, c.kvHeads, c.heads))
+    return std::move(e);
+  // GPT-2 leaves n_inner null for 4 x n_embd.
+  if (llvm::Error e = optional({"n_inner", "intermediate_size", "ffn_dim",
+                                "d_ff"},
+                               c.ffn, 4 * c.hidden))
+    return std::move(e);
+  if (c.family == ModelFamily::Llama && !o->get("intermediate_size"))
+    return configError(path, "missing key 'intermediate_size'");
+  if (llvm::Error e = optional({"n_positions", "max_position_embeddings"},
+                               c.maxPositions, 0))
+    return std::move(e);
+  if (c.maxPositions == 0 && c.family != ModelFamily::Llama)
+    return configError(path,
+                       "missing key 'n_positions' or 'max_position_embeddings'");
+  if (llvm::Error e = optional({"type_vocab_size"}, c.typeVocab,
+                               c.family == ModelFamily::Bert ? 2 : 0))
+    return std::move(e);
+  if (c.hidden % c.heads != 0)
+    return configError(path, "hidden size " + llvm::Twine(c.hidden) +
+                                 " is not a multiple of the " +
+                                 llvm::Twine(c.heads) + " heads");
+  if (c.heads % c.kvHeads != 0)
+    return configError(path, "num_key_value_heads " + llvm::Twine(c.kvHeads) +
+                                 " must divide the " + llvm::Twine(c.heads) +
+                                 " attention heads");
+
+  std::optional<StringRef> act = o->getString("activation_function");
+  if (!act)
+    act = o->getString("hidden_act");
+  StringRef defaultAct = c.family == ModelFamily::Gpt2   ? "gelu_new"
+                         : c.family == ModelFamily::Opt  ? "relu"
+                         : c.family == ModelFamily::Bert ? "gelu"
+                                                         : "silu";
+  c.activation = act.value_or(defaultAct).str();
+  if (!llvm::is_contained({StringRef("gelu_new"), StringRef("gelu"),
+                           StringRef("relu"), StringRef("silu"),
+                           StringRef("gelu_pytorch_tanh")},
+                          StringRef(c.activation)))
+    return configError(path, "unsupported activation '" + c.activation + "'");
+  c.tiedEmbeddings = o->getBoolean("tie_word_embeddings").value_or(true);
+  c.projectionBias = c.family != ModelFamily::Llama ||
+                     o->getBoolean("attention_bias").value_or(false);
+  return c;
+}
+
+llvm::Error perf::checkStepOptions(const TransformerConfig &c,
+                                   const StepOptions &s) {
+  auto error = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   message.str());
+  };
+  if (s.batch <= 0)
+    return error("--batch must be positive, got " + llvm::Twine(s.batch));
+  if (s.seq <= 0)
+    return error("--seq must be positive, got " + llvm::Twine(s.seq));
+  if (c.maxPositions > 0 && s.seq > c.maxPositions &&
+      c.family != ModelFamily::Llama)
+    return error("--seq " + llvm::Twine(s.seq) + " is longer than the " +
+                 llvm::Twine(c.maxPositions) +
+                 " positions the model's position table holds");
+  if (s.optimizer != "none" && s.optimizer != "sgd" && s.optimizer != "adam")
+    return error("--optimizer must be none, sgd or adam, got '" + s.optimizer +
+                 "'");
+  if (s.optimizer != "none" && s.phase != StepPhase::Training)
+    return error("--optimizer needs --phase=training");
+  if (c.family != ModelFamily::Bert &&
+      (s.head == ModelHead::Classifier || s.head == ModelHead::Pretraining))
+    return error("--head=classifier and --head=pretraining are BERT heads");
+  return llvm::Error::success();
+}

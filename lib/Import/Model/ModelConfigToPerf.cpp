@@ -1,0 +1,737 @@
+//===- ModelConfigToPerf.cpp - A transformer step from config.json --------===//
+//
+// Builds the step PyTorch eager runs for a HuggingFace model: one perf.op per
+// ATen op that launches work, with the tensors it reads and writes as SSA
+// values, named after the module it belongs to
+// ("transformer.h.3.mlp.c_fc"). Each op is described the way a trace records
+// it (name, input shapes, output shape) and takes its kernels from the one
+// ATen rule table (TraceKernels.cpp), so an op is priced the same whether it
+// was traced or built here. Views and reshapes launch nothing and are not
+// emitted. Training steps get their backward from --perf-synthesize-training.
+//
+//===----------------------------------------------------------------------===//
+
+#include "perf/Import/ModelConfig.h"
+#include "perf/Import/ModelConfigImport.h"
+#include "perf/Import/TraceKernels.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "perf/Dialect/PerfDialect.h"
+#include "perf/Dialect/PerfOps.h"
+#include "perf/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace perf;
+using namespace mlir;
+
+namespace {
+
+/// How an ATen op's tensors are spelt in a trace, so the rule table parses
+/// them as it parses a real one.
+StringRef traceDtypeName(DType t) {
+  switch (t) {
+  case DType::F16:
+    return "c10::Half";
+  case DType::BF16:
+    return "c10::BFloat16";
+  case DType::I64:
+    return "long int";
+  case DType::Bool:
+    return "bool";
+  case DType::F64:
+    return "double";
+  default:
+    return "float";
+  }
+}
+
+using Shape = SmallVector<int64_t, 4>;
+
+/// A tensor of the step: its SSA value (null for parameters and constants,
+/// which no op produces) and shape.
+struct Tensor {
+  Value value;
+  Shape shape;
+  DType dtype = DType::F32;
+
+  /// The same data seen with another shape (view, reshape, permute).
+  Tensor as(ArrayRef<int64_t> newShape) const {
+    return Tensor{value, Shape(newShape.begin(), newShape.end()), dtype};
+  }
+};
+
+class StepBuilder {
+public:
+  StepBuilder(MLIRContext *ctx, Location loc, const TransformerConfig &c,
+              const StepOptions &s)
+      : b(ctx), loc(loc), c(c), s(s), B(s.batch), S(s.seq), H(c.hidden),
+        nh(c.heads), kvh(c.kvHeads), d(c.headDim()), F(c.ffn), V(c.vocab) {}
+
+  OwningOpRef<ModuleOp> build(StringRef graphName) {
+    OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+    b.setInsertionPointToEnd(module->getBody());
+    auto graph = GraphOp::create(b, loc, graphName);
+    b.setInsertionPointToEnd(&graph.getBodyBlock());
+    switch (c.family) {
+    case ModelFamily::Gpt2:
+      gpt2();
+      break;
+    case ModelFamily::Opt:
+      opt();
+      break;
+    case ModelFamily::Bert:
+      bert();
+      break;
+    case ModelFamily::Llama:
+      llama();
+      break;
+    }
+    return module;
+  }
+
+private:
+  OpBuilder b;
+  Location loc;
+  const TransformerConfig &c;
+  const StepOptions &s;
+  const int64_t B, S, H, nh, kvh, d, F, V;
+  int64_t nextTensorId = 0;
+  std::string scope;
+
+  bool training() const { return s.phase == StepPhase::Training; }
+
+  Tensor param(ArrayRef<int64_t> shape) {
+    return Tensor{Value(), Shape(shape.begin(), shape.end()), s.dtype};
+  }
+  Tensor constant(ArrayRef<int64_t> shape, DType dtype) {
+    return Tensor{Value(), Shape(shape.begin(), shape.end()), dtype};
+  }
+
+  /// Emits ATen op `aten` reading `args` and writing a tensor of `shape`;
+  /// `params` trainable parameters are among its inputs.
+  Tensor op(StringRef name, StringRef aten, ArrayRef<Tensor> args,
+            ArrayRef<int64_t> shape, int64_t params = 0,
+            std::optional<DType> outType = std::nullopt) {
+    DType resultType = outType.value_or(s.dtype);
+    TracedOp traced;
+    traced.name = ("aten::" + aten).str();
+    for (const Tensor &t : args) {
+      TracedTensor in;
+      in.shape.assign(t.shape.begin(), t.shape.end());
+      in.dtype = traceDtypeName(t.dtype).str();
+      in.device = "cuda:0";
+      in.tensorId = nextTensorId++;
+      traced.inputs.push_back(std::move(in));
+    }
+    TracedTensor out;
+    out.shape.assign(shape.begin(), shape.end());
+    out.dtype = traceDtypeName(resultType).str();
+    out.device = "cuda:0";
+    out.tensorId = nextTensorId++;
+    traced.outputs.push_back(out);
+    std::vector<DeviceWork> work;
+    if (!inferOpKernels(traced, 1, work))
+      llvm::report_fatal_error(("no ATen rule for " + traced.name).c_str());
+
+    SmallVector<Value> operands;
+    for (const Tensor &t : args)
+      if (t.value)
+        operands.push_back(t.value);
+    Type resultTensor = RankedTensorType::get(
+        shape, getElementType(b.getContext(), resultType));
+    std::string fullName = scope.empty() ? name.str() : scope + "." + name.str();
+    Location opLoc = NameLoc::get(b.getStringAttr(fullName), loc);
+    auto fw = FrameworkOp::create(b, opLoc, TypeRange{resultTensor},
+                                  b.getStringAttr(traced.name), operands,
+                                  b.getI64IntegerAttr(0));
+    // Stated even when zero: without it the training synthesis would take
+    // an attention matmul's B operand or a tied table for parameters.
+    bool weightedKernel = llvm::any_of(work, [](const DeviceWork &w) {
+      const auto *k = std::get_if<KernelDesc>(&w);
+      return k && (k->kind == KernelKind::Gemm ||
+                   k->kind == KernelKind::EmbeddingBag);
+    });
+    if (params > 0 || weightedKernel)
+      fw->setAttr("perf.params", b.getI64IntegerAttr(params));
+    if (!work.empty()) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(&fw.getOrCreateBodyBlock());
+      for (DeviceWork &w : work) {
+        KernelDesc &k = std::get<KernelDesc>(w);
+        // Half-precision GEMMs and attention run on tensor cores.
+        k.tensorCores = (k.kind == KernelKind::Gemm ||
+                         k.kind == KernelKind::Attention) &&
+                        (k.dtype == DType::F16 || k.dtype == DType::BF16);
+        buildKernelOp(b, opLoc, k);
+      }
+      if (fw.getBodyBlockOrNull()->empty())
+        fw.getBody().getBlocks().clear();
+    }
+    return Tensor{fw.getResult(0), Shape(shape.begin(), shape.end()),
+                  resultType};
+  }
+
+  /// Element-wise op whose output has the shape of its first input.
+  Tensor pointwise(StringRef name, StringRef aten, ArrayRef<Tensor> args) {
+    return op(name, aten, args, args.front().shape);
+  }
+
+  /// A one-element tensor made from a Python scalar (torch.full([], v)).
+  Tensor scalarTensor(StringRef name) { return op(name, "full", {}, {}); }
+
+  /// nn.Linear (and GPT-2's Conv1D): one GEMM with the bias in its epilogue
+  /// (addmm) over the flattened tokens.
+  Tensor linear(StringRef name, const Tensor &x, int64_t in, int64_t out,
+                bool bias) {
+    Shape outShape(x.shape.begin(), x.shape.end());
+    outShape.back() = out;
+    int64_t rows = 1;
+    for (int64_t dim : ArrayRef<int64_t>(x.shape).drop_back())
+      rows *= dim;
+    int64_t params = in * out + (bias ? out : 0);
+    if (bias)
+      return op(name, "addmm", {param({out}), x.as({rows, in}), param({in, out})},
+                {rows, out}, params)
+          .as(outShape);
+    return op(name, "linear", {x, param({out, in})}, outShape, params);
+  }
+
+  Tensor layerNorm(StringRef name, const Tensor &x) {
+    return op(name, "native_layer_norm", {x}, x.shape, 2 * x.shape.back());
+  }
+
+  /// LlamaRMSNorm in eager PyTorch: pow, mean, add eps, rsqrt, two muls
+  /// (plus casts to and from fp32 for half-precision steps).
+  Tensor rmsNorm(StringRef name, const Tensor &x) {
+    std::string n = name.str();
+    Shape rowShape(x.shape.begin(), x.shape.end());
+    rowShape.back() = 1;
+    Tensor h = x;
+    if (s.dtype != DType::F32)
+      h = op(n + ".to_float", "_to_copy", {x}, x.shape, 0, DType::F32);
+    Tensor sq = op(n + ".pow", "pow", {h}, h.shape, 0, DType::F32);
+    Tensor var = op(n + ".mean", "mean", {sq}, rowShape, 0, DType::F32);
+    var = op(n + ".add", "add", {var}, rowShape, 0, DType::F32);
+    var = op(n + ".rsqrt", "rsqrt", {var}, rowShape, 0, DType::F32);
+    h = op(n + ".mul", "mul", {h, var}, h.shape, 0, DType::F32);
+    if (s.dtype != DType::F32)
+      h = op(n + ".to", "_to_copy", {h}, h.shape);
+    return op(n + ".weight", "mul", {param({x.shape.back()}), h}, x.shape,
+              x.shape.back());
+  }
+
+  Tensor dropout(StringRef name, const Tensor &x) {
+    // Dropout is the identity at inference (no kernel).
+    if (!training())
+      return x;
+    return op(name, "native_dropout", {x}, x.shape);
+  }
+
+  /// The activation of the MLP, as its PyTorch module computes it.
+  Tensor activation(StringRef name, const Tensor &x) {
+    std::string n = name.str();
+    if (c.activation == "gelu_new" || c.activation == "gelu_pytorch_tanh") {
+      if (c.activation == "gelu_pytorch_tanh")
+        return op(n, "gelu", {x}, x.shape);
+      // NewGELU: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))),
+      // eight element-wise kernels.
+      Tensor half = pointwise(n + ".mul", "mul", {x});
+      Tensor cube = pointwise(n + ".pow", "pow", {x});
+      Tensor scaled = pointwise(n + ".mul_1", "mul", {cube});
+      Tensor sum = pointwise(n + ".add", "add", {x, scaled});
+      Tensor inner = pointwise(n + ".mul_2", "mul", {sum});
+      Tensor th = pointwise(n + ".tanh", "tanh", {inner});
+      Tensor onePlus = pointwise(n + ".add_1", "add", {th});
+      return pointwise(n + ".mul_3", "mul", {half, onePlus});
+    }
+    StringRef aten = llvm::StringSwitch<StringRef>(c.activation)
+                         .Case("gelu", "gelu")
+                         .Case("relu", "relu")
+                         .Default("silu");
+    return op(n, aten, {x}, x.shape);
+  }
+
+  /// Attention core from q [B, nh, S, d], k and v [B, kvh, S, d], to the
+  /// context [B, S, nh * d] (eager: the kernels HF's eager attention runs;
+  /// fused: one attention kernel). `mask` is how the step masks scores:
+  /// GPT-2 selects with `where`, the others add a mask.
+  enum class Mask { Where, Add, AddThenMax };
+  Tensor attention(Tensor q, Tensor k, Tensor v, Mask mask,
+                   bool scaleScores) {
+    if (kvh != nh) {
+      // repeat_kv: expand and copy k and v to every query head.
+      k = op("repeat_kv", "clone", {k}, {B, nh, S, d});
+      v = op("repeat_kv_1", "clone", {v}, {B, nh, S, d});
+    }
+    Tensor ctx;
+    if (s.attention == AttentionImpl::Fused) {
+      ctx = op("sdpa", "_scaled_dot_product_flash_attention", {q, k, v},
+               {B, nh, S, d});
+    } else {
+      Tensor scores = op("matmul", "matmul", {q, k.as({B, nh, d, S})},
+                         {B, nh, S, S});
+      if (scaleScores) {
+        Tensor scale = scalarTensor("full");
+        scores = pointwise("truediv", "div", {scores, scale});
+      }
+      if (mask == Mask::Where) {
+        Tensor minValue = scalarTensor("full_1");
+        scores = pointwise("where", "where",
+                           {scores, constant({1, 1, S, S}, DType::Bool),
+                            minValue});
+      } else {
+        scores = pointwise("add_mask", "add",
+                           {scores, constant({B, 1, S, S}, s.dtype)});
+        if (mask == Mask::AddThenMax) {
+          Tensor minValue = scalarTensor("tensor");
+          scores = pointwise("max", "maximum", {scores, minValue});
+        }
+      }
+      Tensor probs = pointwise("softmax", "_softmax", {scores});
+      probs = dropout("attn_dropout", probs);
+      ctx = op("matmul_1", "matmul", {probs, v}, {B, nh, S, d});
+    }
+    // transpose(1, 2).contiguous(): a real copy to [B, S, nh, d].
+    return op("contiguous", "contiguous", {ctx.as({B, S, nh, d})},
+              {B, S, nh, d})
+        .as({B, S, H});
+  }
+
+  /// Runs `body` under module path `name`.
+  template <typename Fn> auto within(const std::string &name, Fn body) {
+    std::string saved = scope;
+    scope = scope.empty() ? name : scope + "." + name;
+    auto result = body();
+    scope = saved;
+    return result;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Families
+  //===--------------------------------------------------------------------===//
+
+  void gpt2() {
+    Tensor x = within("transformer", [&] {
+      Tensor ids = constant({B, S}, DType::I64);
+      Tensor pos = op("arange", "arange", {}, {S}, 0, DType::I64);
+      Tensor tok = op("wte", "embedding", {param({V, H}), ids}, {B, S, H},
+                      tokenEmbeddingParams());
+      Tensor p = op("wpe", "embedding", {param({c.maxPositions, H}), pos},
+                    {1, S, H}, c.maxPositions * H);
+      Tensor h = op("add", "add", {tok, p}, {B, S, H});
+      h = dropout("drop", h);
+      for (int64_t i = 0; i < c.layers; ++i)
+        h = within("h." + std::to_string(i), [&] { return gpt2Block(h); });
+      return layerNorm("ln_f", h);
+    });
+    lmHead(x);
+  }
+
+  Tensor gpt2Block(Tensor x) {
+    Tensor h = layerNorm("ln_1", x);
+    Tensor a = within("attn", [&] {
+      Tensor qkv = linear("c_attn", h, H, 3 * H, true);
+      Tensor q = qkv.as({B, nh, S, d});
+      Tensor out = attention(q, q, q, Mask::Where, /*scaleScores=*/true);
+      out = linear("c_proj", out, H, H, true);
+      return dropout("resid_dropout", out);
+    });
+    x = op("add", "add", {a, x}, x.shape);
+    h = layerNorm("ln_2", x);
+    Tensor m = within("mlp", [&] {
+      Tensor up = linear("c_fc", h, H, F, true);
+      Tensor act = activation("act", up);
+      Tensor down = linear("c_proj", act, F, H, true);
+      return dropout("dropout", down);
+    });
+    return op("add_1", "add", {m, x}, x.shape);
+  }
+
+  void opt() {
+    Tensor x = within("model.decoder", [&] {
+      Tensor ids = constant({B, S}, DType::I64);
+      Tensor tok = op("embed_tokens", "embedding", {param({V, H}), ids},
+                      {B, S, H}, tokenEmbeddingParams());
+      // Learned positions with an offset of 2 rows, from a cumsum over the
+      // attention mask.
+      Tensor positions = op("cumsum", "cumsum", {constant({B, S}, DType::I64)},
+                            {B, S}, 0, DType::I64);
+      Tensor p = op("embed_positions", "embedding",
+                    {param({c.maxPositions + 2, H}), positions}, {B, S, H},
+                    (c.maxPositions + 2) * H);
+      Tensor h = op("add", "add", {tok, p}, {B, S, H});
+      for (int64_t i = 0; i < c.layers; ++i)
+        h = within("layers." + std::to_string(i), [&] { return optBlock(h); });
+      return layerNorm("final_layer_norm", h);
+    });
+    lmHead(x);
+  }
+
+  Tensor optBlock(Tensor x) {
+    Tensor h = layerNorm("self_attn_layer_norm", x);
+    Tensor a = within("self_attn", [&] {
+      Tensor q = linear("q_proj", h, H, H, true);
+      q = pointwise("mul", "mul", {q});
+      Tensor k = linear("k_proj", h, H, H, true);
+      k = op("contiguous_k", "contiguous", {k.as({B, S, nh, d})},
+             {B, nh, S, d});
+      Tensor v = linear("v_proj", h, H, H, true);
+      v = op("contiguous_v", "contiguous", {v.as({B, S, nh, d})},
+             {B, nh, S, d});
+      q = op("contiguous_q", "contiguous", {q.as({B, S, nh, d})},
+             {B, nh, S, d});
+      Tensor out = attention(q, k, v, Mask::AddThenMax, /*scaleScores=*/false);
+      return linear("out_proj", out, H, H, true);
+    });
+    a = dropout("dropout", a);
+    x = op("add", "add", {x, a}, x.shape);
+    h = layerNorm("final_layer_norm", x);
+    Tensor up = linear("fc1", h, H, F, true);
+    Tensor act = activation("activation_fn", up);
+    Tensor down = linear("fc2", act, F, H, true);
+    down = dropout("dropout_1", down);
+    return op("add_1", "add", {x, down}, x.shape);
+  }
+
+  void bert() {
+    ModelHead head = s.head;
+    if (head == ModelHead::Default)
+      head = ModelHead::Lm;
+    Tensor x = within("bert", [&] {
+      Tensor h = within("embeddings", [&] {
+        Tensor ids = constant({B, S}, DType::I64);
+        Tensor w = op("word_embeddings", "embedding", {param({V, H}), ids},
+                      {B, S, H}, V * H);
+        Tensor t = op("token_type_embeddings", "embedding",
+                      {param({c.typeVocab, H}), ids}, {B, S, H},
+                      c.typeVocab * H);
+        Tensor e = op("add", "add", {w, t}, {B, S, H});
+        Tensor p = op("position_embeddings", "embedding",
+                      {param({c.maxPositions, H}), constant({1, S}, DType::I64)},
+                      {1, S, H}, c.maxPositions * H);
+        e = op("add_1", "add", {e, p}, {B, S, H});
+        e = layerNorm("LayerNorm", e);
+        return dropout("dropout", e);
+      });
+      for (int64_t i = 0; i < c.layers; ++i)
+        h = within("encoder.layer." + std::to_string(i),
+                   [&] { return bertLayer(h); });
+      return h;
+    });
+    if (head == ModelHead::None)
+      return;
+    if (head == ModelHead::Classifier || head == ModelHead::Pretraining) {
+      Tensor first = op("getitem", "select", {x}, {B, H});
+      Tensor pooled = within("bert.pooler", [&] {
+        Tensor dense = linear("dense", first, H, H, true);
+        return op("activation", "tanh", {dense}, dense.shape);
+      });
+      if (head == ModelHead::Classifier) {
+        pooled = dropout("dropout", pooled);
+        linear("classifier", pooled, H, 2, true);
+        return;
+      }
+      within("cls", [&] {
+        linear("seq_relationship", pooled, H, 2, true);
+        return bertLmPrediction(x);
+      });
+      return;
+    }
+    within("cls", [&] { return bertLmPrediction(x); });
+  }
+
+  Tensor bertLmPrediction(Tensor x) {
+    return within("predictions", [&] {
+      Tensor t = within("transform", [&] {
+        Tensor dense = linear("dense", x, H, H, true);
+        Tensor act = op("transform_act_fn", "gelu", {dense}, dense.shape);
+        return layerNorm("LayerNorm", act);
+      });
+      return linear("decoder", t, H, V, true);
+    });
+  }
+
+  Tensor bertLayer(Tensor x) {
+    Tensor a = within("attention", [&] {
+      Tensor ctx = within("self", [&] {
+        Tensor q = linear("query", x, H, H, true).as({B, nh, S, d});
+        Tensor k = linear("key", x, H, H, true).as({B, nh, S, d});
+        Tensor v = linear("value", x, H, H, true).as({B, nh, S, d});
+        return bertAttention(q, k, v);
+      });
+      return within("output", [&] {
+        Tensor dense = linear("dense", ctx, H, H, true);
+        dense = dropout("dropout", dense);
+        Tensor sum = op("add", "add", {dense, x}, x.shape);
+        return layerNorm("LayerNorm", sum);
+      });
+    });
+    Tensor up = within("intermediate", [&] {
+      Tensor dense = linear("dense", a, H, F, true);
+      return activation("intermediate_act_fn", dense);
+    });
+    return within("output", [&] {
+      Tensor dense = linear("dense", up, F, H, true);
+      dense = dropout("dropout", dense);
+      Tensor sum = op("add", "add", {dense, a}, a.shape);
+      return layerNorm("LayerNorm", sum);
+    });
+  }
+
+  /// BERT scales by a Python float (no scalar tensor) and adds the extended
+  /// padding mask [B, 1, 1, S].
+  Tensor bertAttention(Tensor q, Tensor k, Tensor v) {
+    Tensor ctx;
+    if (s.attention == AttentionImpl::Fused) {
+      ctx = op("sdpa", "_scaled_dot_product_efficient_attention", {q, k, v},
+               {B, nh, S, d});
+    } else {
+      Tensor scores = op("matmul", "matmul", {q, k.as({B, nh, d, S})},
+                         {B, nh, S, S});
+      scores = pointwise("truediv", "div", {scores});
+      scores = pointwise("add", "add",
+                         {scores, constant({B, 1, 1, S}, s.dtype)});
+      Tensor probs = pointwise("softmax", "_softmax", {scores});
+      probs = dropout("dropout", probs);
+      ctx = op("matmul_1", "matmul", {probs, v}, {B, nh, S, d});
+    }
+    return op("contiguous", "contiguous", {ctx.as({B, S, nh, d})},
+              {B, S, nh, d})
+        .as({B, S, H});
+  }
+
+  void llama() {
+    Tensor x = within("model", [&] {
+      Tensor ids = constant({B, S}, DType::I64);
+      Tensor h = op("embed_tokens", "embedding", {param({V, H}), ids},
+                    {B, S, H}, tokenEmbeddingParams());
+      // Rotary tables: cos and sin of [B, S, d], once per step.
+      Tensor angles = within("rotary_emb", [&] {
+        Tensor freqs = op("matmul", "matmul",
+                          {constant({B, d / 2, 1}, DType::F32),
+                           constant({B, 1, S}, DType::F32)},
+                          {B, d / 2, S}, 0, DType::F32);
+        Tensor emb = op("cat", "cat", {freqs, freqs}, {B, S, d}, 0, DType::F32);
+        Tensor cosine = op("cos", "cos", {emb}, emb.shape);
+        op("sin", "sin", {emb}, emb.shape);
+        return cosine;
+      });
+      (void)angles;
+      for (int64_t i = 0; i < c.layers; ++i)
+        h = within("layers." + std::to_string(i),
+                   [&] { return llamaLayer(h); });
+      return rmsNorm("norm", h);
+    });
+    lmHead(x);
+  }
+
+  /// apply_rotary_pos_emb on one of q, k: x * cos + rotate_half(x) * sin.
+  Tensor rotary(StringRef name, Tensor x) {
+    std::string n = name.str();
+    Shape halfShape(x.shape.begin(), x.shape.end());
+    halfShape.back() /= 2;
+    Tensor neg = op(n + ".neg", "neg", {x.as(halfShape)}, halfShape);
+    Tensor rotated = op(n + ".cat", "cat", {neg, x.as(halfShape)}, x.shape);
+    Tensor a = pointwise(n + ".mul", "mul",
+                         {x, constant({B, 1, S, d}, s.dtype)});
+    Tensor b2 = pointwise(n + ".mul_1", "mul",
+                          {rotated, constant({B, 1, S, d}, s.dtype)});
+    return pointwise(n + ".add", "add", {a, b2});
+  }
+
+  Tensor llamaLayer(Tensor x) {
+    Tensor h = rmsNorm("input_layernorm", x);
+    Tensor a = within("self_attn", [&] {
+      bool bias = c.projectionBias;
+      Tensor q = linear("q_proj", h, H, nh * d, bias).as({B, nh, S, d});
+      Tensor k = linear("k_proj", h, H, kvh * d, bias).as({B, kvh, S, d});
+      Tensor v = linear("v_proj", h, H, kvh * d, bias).as({B, kvh, S, d});
+      q = rotary("q_rotary", q);
+      k = rotary("k_rotary", k);
+      Tensor ctx;
+      if (s.attention == AttentionImpl::Fused) {
+        ctx = attention(q, k, v, Mask::Add, /*scaleScores=*/false);
+      } else {
+        // Eager Llama attention multiplies the scores by the scale and takes
+        // the softmax in fp32.
+        if (kvh != nh) {
+          k = op("repeat_kv", "clone", {k}, {B, nh, S, d});
+          v = op("repeat_kv_1", "clone", {v}, {B, nh, S, d});
+        }
+        Tensor scores = op("matmul", "matmul", {q, k.as({B, nh, d, S})},
+                           {B, nh, S, S});
+        scores = pointwise("mul", "mul", {scores});
+        scores = pointwise("add", "add",
+                           {scores, constant({B, 1, S, S}, s.dtype)});
+        Tensor probs = op("softmax", "_softmax", {scores}, scores.shape, 0,
+                          DType::F32);
+        if (s.dtype != DType::F32)
+          probs = op("to", "_to_copy", {probs}, probs.shape);
+        probs = dropout("attn_dropout", probs);
+        ctx = op("matmul_1", "matmul", {probs, v}, {B, nh, S, d});
+        ctx = op("contiguous", "contiguous", {ctx.as({B, S, nh, d})},
+                 {B, S, nh, d})
+                  .as({B, S, H});
+      }
+      return linear("o_proj", ctx, nh * d, H, bias);
+    });
+    x = op("add", "add", {x, a}, x.shape);
+    h = rmsNorm("post_attention_layernorm", x);
+    Tensor m = within("mlp", [&] {
+      Tensor gate = linear("gate_proj", h, H, F, false);
+      Tensor act = activation("act_fn", gate);
+      Tensor up = linear("up_proj", h, H, F, false);
+      Tensor prod = op("mul", "mul", {act, up}, act.shape);
+      return linear("down_proj", prod, F, H, false);
+    });
+    return op("add_1", "add", {x, m}, x.shape);
+  }
+
+  /// The LM head: a bias-free linear to the vocabulary.
+  void lmHead(Tensor x) {
+    if (s.head == ModelHead::None)
+      return;
+    op("lm_head", "linear", {x, param({V, H})}, {B, S, V}, V * H);
+  }
+
+  /// Parameters of the token embedding: none of its own when the LM head
+  /// shares its table (the head's weight gradient is the table's, and the
+  /// optimizer updates it once).
+  int64_t tokenEmbeddingParams() const {
+    bool tied = c.tiedEmbeddings && s.head != ModelHead::None;
+    return tied ? 0 : V * H;
+  }
+};
+
+llvm::Expected<StepOptions> stepOptionsFromFlags(int64_t batch, int64_t seq,
+                                                 StringRef phase,
+                                                 StringRef dtype,
+                                                 StringRef attention,
+                                                 StringRef head,
+                                                 StringRef optimizer) {
+  auto error = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   message.str());
+  };
+  StepOptions s;
+  s.batch = batch;
+  s.seq = seq;
+  if (phase == "training")
+    s.phase = StepPhase::Training;
+  else if (phase != "inference")
+    return error("--phase must be inference or training, got '" + phase +
+                 "'");
+  std::optional<DType> type = parseDType(dtype);
+  if (!type || (*type != DType::F32 && *type != DType::F16 &&
+                *type != DType::BF16))
+    return error("--dtype must be fp32, fp16 or bf16, got '" + dtype + "'");
+  s.dtype = *type;
+  if (attention == "sdpa" || attention == "flash")
+    s.attention = AttentionImpl::Fused;
+  else if (attention != "eager")
+    return error("--attention must be eager, sdpa or flash, got '" +
+                 attention + "'");
+  std::optional<ModelHead> h = llvm::StringSwitch<std::optional<ModelHead>>(head)
+                                   .Case("default", ModelHead::Default)
+                                   .Case("lm", ModelHead::Lm)
+                                   .Case("classifier", ModelHead::Classifier)
+                                   .Case("pretraining", ModelHead::Pretraining)
+                                   .Case("none", ModelHead::None)
+                                   .Default(std::nullopt);
+  if (!h)
+    return error("--head must be default, lm, classifier, pretraining or "
+                 "none, got '" +
+                 head + "'");
+  s.head = *h;
+  s.optimizer = optimizer.str();
+  return s;
+}
+} // namespace
+
+OwningOpRef<ModuleOp> perf::importModelConfig(MLIRContext *ctx,
+                                              llvm::StringRef text,
+                                              llvm::StringRef path,
+                                              const StepOptions &options) {
+  ctx->loadDialect<PerfDialect>();
+  Location loc = FileLineColLoc::get(ctx, path, 1, 1);
+  llvm::Expected<TransformerConfig> config = parseModelConfig(text, path);
+  if (!config) {
+    emitError(loc) << llvm::toString(config.takeError());
+    return nullptr;
+  }
+  if (llvm::Error e = checkStepOptions(*config, options)) {
+    emitError(loc) << path << ": " << llvm::toString(std::move(e));
+    return nullptr;
+  }
+  StepBuilder builder(ctx, loc, *config, options);
+  OwningOpRef<ModuleOp> module = builder.build("step");
+  module->getOperation()->setAttr("perf.model_config",
+                                  StringAttr::get(ctx, path));
+  if (options.phase == StepPhase::Training) {
+    PassManager pm(ctx);
+    SynthesizeTrainingOptions training;
+    training.optimizer = options.optimizer;
+    pm.addPass(createSynthesizeTraining(training));
+    if (failed(pm.run(*module)))
+      return nullptr;
+  }
+  return module;
+}
+
+void perf::registerModelConfigImportTranslation() {
+  static llvm::cl::OptionCategory category("--import-model-config options");
+  static llvm::cl::opt<int64_t> batch(
+      "batch", llvm::cl::desc("Batch size of the step (model config import)"),
+      llvm::cl::init(1), llvm::cl::cat(category));
+  static llvm::cl::opt<int64_t> seq(
+      "seq", llvm::cl::desc("Sequence length (model config import)"),
+      llvm::cl::init(0), llvm::cl::cat(category));
+  static llvm::cl::opt<std::string> phase(
+      "phase", llvm::cl::desc("inference or training (model config import)"),
+      llvm::cl::init("inference"), llvm::cl::cat(category));
+  static llvm::cl::opt<std::string> dtype(
+      "dtype", llvm::cl::desc("fp32, fp16 or bf16 (model config import)"),
+      llvm::cl::init("fp32"), llvm::cl::cat(category));
+  static llvm::cl::opt<std::string> attention(
+      "attention",
+      llvm::cl::desc("eager, sdpa or flash attention (model config import)"),
+      llvm::cl::init("eager"), llvm::cl::cat(category));
+  static llvm::cl::opt<std::string> head(
+      "head",
+      llvm::cl::desc("default, lm, classifier, pretraining or none (model "
+                     "config import)"),
+      llvm::cl::init("default"), llvm::cl::cat(category));
+  static llvm::cl::opt<std::string> optimizer(
+      "optimizer",
+      llvm::cl::desc("none, sgd or adam for training steps (model config "
+                     "import)"),
+      llvm::cl::init("none"), llvm::cl::cat(category));
+  static TranslateToMLIRRegistration registration(
+      "import-model-config",
+      "Build a transformer step from a HuggingFace config.json",
+      [](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+         MLIRContext *ctx) -> OwningOpRef<Operation *> {
+        const llvm::MemoryBuffer *buffer =
+            sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
+        StringRef path = buffer->getBufferIdentifier();
+        llvm::Expected<StepOptions> options = stepOptionsFromFlags(
+            batch, seq, phase, dtype, attention, head, optimizer);
+        if (!options) {
+          emitError(FileLineColLoc::get(ctx, path, 1, 1))
+              << llvm::toString(options.takeError());
+          return nullptr;
+        }
+        OwningOpRef<ModuleOp> module =
+            importModelConfig(ctx, buffer->getBuffer(), path, *options);
+        if (!module)
+          return nullptr;
+        return OwningOpRef<Operation *>(module.release());
+      },
+      [](DialectRegistry &registry) { registry.insert<PerfDialect>(); });
+}
