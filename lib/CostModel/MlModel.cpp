@@ -151,6 +151,28 @@ static llvm::Error xgbError(llvm::StringRef what) {
   return llvm::createStringError("xgboost: " + what + ": " + XGBGetLastError());
 }
 
+int64_t perf::mlParallelExtent(const KernelDesc &k) {
+  switch (k.kind) {
+  case KernelKind::Elementwise:
+    return k.numElements;
+  case KernelKind::Softmax:
+  case KernelKind::LayerNorm:
+  case KernelKind::Reduce:
+    return k.rows;
+  default:
+    return 0;
+  }
+}
+
+KernelDesc perf::mlWithParallelExtent(const KernelDesc &k, int64_t extent) {
+  KernelDesc scaled = k;
+  if (k.kind == KernelKind::Elementwise)
+    scaled.numElements = extent;
+  else
+    scaled.rows = extent;
+  return scaled;
+}
+
 std::string perf::mlCoverageKey(const KernelDesc &k) {
   std::string key = dtypeName(k.dtype).str();
   if (k.tensorCores)
@@ -299,6 +321,19 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
           out.push_back(text->str());
         }
       }
+      // Folders written before the extents were recorded have none.
+      if (auto extents = readJsonSection(path, "extents")) {
+        for (const auto &[kind, value] : *extents) {
+          std::optional<int64_t> extent = value.getAsInteger();
+          if (!extent || *extent <= 0)
+            return llvm::createStringError(path + ": extent of '" +
+                                           kind.str() +
+                                           "' must be a positive integer");
+          model->maxExtent[kind.str()] = *extent;
+        }
+      } else {
+        llvm::consumeError(extents.takeError());
+      }
       continue;
     }
     if (file == "tile.json") {
@@ -368,7 +403,18 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
   if (covered != coverage.end() &&
       !llvm::is_contained(covered->second, mlCoverageKey(k)))
     return std::nullopt;
-  std::vector<float> f = mlFeatures(k, gpu);
+  // Past the largest training extent the kernel is a longer run of the
+  // same full-GPU waves: price the largest trained size and scale.
+  double extentScale = 1;
+  KernelDesc clamped;
+  const KernelDesc *priced = &k;
+  auto max = maxExtent.find(kind);
+  if (max != maxExtent.end() && mlParallelExtent(k) > max->second) {
+    extentScale = double(mlParallelExtent(k)) / double(max->second);
+    clamped = mlWithParallelExtent(k, max->second);
+    priced = &clamped;
+  }
+  std::vector<float> f = mlFeatures(*priced, gpu);
   std::lock_guard<std::mutex> lock(mutex);
   DMatrix dm;
   if (XGDMatrixCreateFromMat(f.data(), 1, kMlFeatureCount, NAN, &dm.handle))
@@ -385,7 +431,8 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
     return std::nullopt;
   KernelCost cost;
   cost.model = "ml";
-  cost.latencyUs = mlBaselineUs(k, gpu, launchUsFor(gpu)) * std::exp(*residual);
+  cost.latencyUs =
+      mlBaselineUs(*priced, gpu, launchUsFor(gpu)) * std::exp(*residual);
   // GEMM: the geometric mean with the booster over the tile model's price.
   auto tileBooster = boosters.find(kMlGemmTileResidual);
   double tileUs = gemmTile && tileBooster != boosters.end()
@@ -394,6 +441,7 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
   if (tileUs > 0)
     if (std::optional<double> r = predict(tileBooster->second))
       cost.latencyUs = std::sqrt(cost.latencyUs * tileUs * std::exp(*r));
+  cost.latencyUs *= extentScale;
   double peak = gpu.peakFlops(k.dtype, k.tensorCores);
   cost.computeBound = peak > 0 && gpu.memBandwidth > 0 &&
                       k.totalFlops() / peak > k.totalBytes() / gpu.memBandwidth;

@@ -106,9 +106,14 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
   // The number types each kind is trained on: the ml model declines others
   // (an FP32-trained booster would extrapolate to tensor cores).
   std::map<std::string, std::set<std::string>> types;
+  std::map<std::string, int64_t> extents;
   for (const TrainingRow &r : rows) {
     types[kernelKindName(r.kernel->kind).str()].insert(
         mlCoverageKey(*r.kernel));
+    if (int64_t extent = mlParallelExtent(*r.kernel)) {
+      int64_t &max = extents[kernelKindName(r.kernel->kind).str()];
+      max = std::max(max, extent);
+    }
     auto it = launch.find(r.gpu->name);
     MlSample sample{r.kernel, r.gpu, r.measuredUs,
                     it != launch.end() ? it->second : meanLaunchUs};
@@ -125,8 +130,13 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
     for (const auto &[kind, keys] : types)
       kinds[kind] =
           llvm::json::Array(std::vector<std::string>(keys.begin(), keys.end()));
+    llvm::json::Object maxExtents;
+    for (const auto &[kind, extent] : extents)
+      maxExtents[kind] = extent;
     auto written = writeJsonFile(
-        dir, "coverage.json", llvm::json::Object{{"kinds", std::move(kinds)}});
+        dir, "coverage.json",
+        llvm::json::Object{{"kinds", std::move(kinds)},
+                           {"extents", std::move(maxExtents)}});
     if (!written)
       return written.takeError();
   }

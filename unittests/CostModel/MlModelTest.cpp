@@ -288,3 +288,45 @@ TEST(MlModel, DeclinesTypesItWasNotTrainedOn) {
   EXPECT_FALSE((*model)->estimate(f16, v100).has_value());
   llvm::sys::fs::remove_directories(dir);
 }
+
+// Trees cannot extrapolate: a softmax with four times the rows of the
+// largest training row is priced as four of that row (the GPU is full, so
+// more rows are more waves of the same work), and coverage.json records the
+// largest extent.
+TEST(MlModel, ScalesLinearlyPastTheLargestTrainedExtent) {
+  GpuSpec v100 = *lookupGpu("V100");
+  std::vector<KernelDesc> kernels;
+  for (int64_t rows = 1024; rows <= 16384; rows *= 2) {
+    KernelDesc s;
+    s.kind = KernelKind::Softmax;
+    s.rows = rows;
+    s.cols = 1024;
+    kernels.push_back(s);
+  }
+  std::vector<TrainingRow> rows;
+  for (const KernelDesc &k : kernels)
+    rows.push_back({&k, &v100, 1.5 * mlBaselineUs(k, v100) + 5});
+  std::string dir = trainTemporaryModelDir(rows, "perf-ml-extent", 20);
+  ASSERT_FALSE(dir.empty());
+  llvm::SmallString<128> coverage(dir);
+  llvm::sys::path::append(coverage, "coverage.json");
+  auto text = llvm::MemoryBuffer::getFile(coverage);
+  ASSERT_TRUE(bool(text));
+  EXPECT_NE((*text)->getBuffer().find("\"softmax\": 16384"),
+            llvm::StringRef::npos)
+      << (*text)->getBuffer().str();
+
+  auto model = MlModel::load(dir);
+  ASSERT_TRUE(bool(model)) << llvm::toString(model.takeError());
+  KernelDesc largest = kernels.back();
+  KernelDesc bigger = largest;
+  bigger.rows = 4 * largest.rows;
+  auto atLargest = (*model)->estimate(largest, v100);
+  auto past = (*model)->estimate(bigger, v100);
+  ASSERT_TRUE(atLargest && past);
+  EXPECT_NEAR(past->latencyUs, 4 * atLargest->latencyUs,
+              1e-9 * atLargest->latencyUs);
+  EXPECT_EQ(mlParallelExtent(bigger), 65536);
+  EXPECT_EQ(mlWithParallelExtent(bigger, 16384).rows, 16384);
+  llvm::sys::fs::remove_directories(dir);
+}

@@ -84,6 +84,13 @@ struct MlTrainOptions {
 /// tensor-core ones.
 std::string mlCoverageKey(const KernelDesc &kernel);
 
+/// The independent extent of a memory-bound kernel that its time grows
+/// linearly with once the GPU is full: elements of an element-wise kernel,
+/// rows of a softmax, layer norm or reduction; 0 for other kinds.
+int64_t mlParallelExtent(const KernelDesc &kernel);
+/// `kernel` with its parallel extent set to `extent`.
+KernelDesc mlWithParallelExtent(const KernelDesc &kernel, int64_t extent);
+
 /// The rows a booster trains on: every row weighted above 1, then the others
 /// in a uniform sample (seeded) up to `maxRows` in all.
 std::vector<size_t> selectTrainingRows(llvm::ArrayRef<MlSample> samples,
@@ -123,6 +130,10 @@ private:
   /// kind without an entry (a folder written before the file existed) is
   /// priced whatever its type.
   llvm::StringMap<std::vector<std::string>> coverage;
+  /// Per kind, the largest parallel extent of its training rows
+  /// (coverage.json's "extents"). Trees cannot extrapolate past their data,
+  /// so a larger kernel is priced at this extent and scaled linearly.
+  llvm::StringMap<int64_t> maxExtent;
   /// XGBoost's predictor is not documented as thread-safe.
   mutable std::mutex mutex;
 };
