@@ -74,6 +74,21 @@ def estimate(build, config, label, gpu, stack, ml_dir, work):
     return report["graphs"][0]["e2e_us"] / 1000.0
 
 
+def estimate_fx(build, csv, gpu, stack, ml_dir, work, measured):
+    """The step of a label's per-node fx CSV: with its measured node times,
+    or priced by `stack`. Returns (e2e ms, {kernel kind: ms})."""
+    step = os.path.join(work, "fx.mlir")
+    run([os.path.join(build, "bin", "perf-translate"), "--import-fx-csv", csv,
+         "--fx-measured=" + ("true" if measured else "false"), "-o", step])
+    cmd = [os.path.join(build, "bin", "perf-opt"), step, "--perf-device=" + gpu, "--estimate",
+           "--estimate-format=json", "--estimate-models=" + stack]
+    if "ml" in stack.split(","):
+        cmd.append("--estimate-ml-dir=" + ml_dir)
+    graph = json.loads(run(cmd))["graphs"][0]
+    kinds = {k: v["us"] / 1000.0 for k, v in graph.get("by_kernel_kind", {}).items()}
+    return graph["e2e_us"] / 1000.0, kinds
+
+
 def labels(data):
     out = []
     label_dir = os.path.join(data, "label")
@@ -84,9 +99,11 @@ def labels(data):
                 continue  # fusion experiments and the per-node CSVs
             with open(os.path.join(label_dir, gpu, name)) as f:
                 measured = json.load(f)
+            csv = os.path.join(label_dir, gpu, name[:-len(".json")] + ".csv.gz")
             out.append({"gpu": gpu, "model": m["model"], "phase": m["phase"],
                         "seq": int(m["seq"]), "batch": int(m["batch"]),
-                        "measured_ms": measured["e2e_latency"]})
+                        "measured_ms": measured["e2e_latency"],
+                        "csv": csv if os.path.exists(csv) else None})
     return out
 
 
@@ -105,6 +122,8 @@ def main():
     ap.add_argument("--max-worst", type=float, default=0,
                     help="exit 1 if the default stack's worst |error| exceeds this (%%)")
     ap.add_argument("--stack", action="append", help="model stacks to run (default: all)")
+    ap.add_argument("--no-fx", dest="fx", action="store_false",
+                    help="skip the per-node fx CSV imports")
     ap.add_argument("--skip-without-data", action="store_true",
                     help="exit 77 (skipped) when the data folders are absent")
     args = ap.parse_args()
@@ -142,6 +161,16 @@ def main():
                     continue
                 print("error: " + str(e), file=sys.stderr)
                 return 2
+            if label["csv"] and args.fx:
+                try:
+                    gpu = gpu_name(label["gpu"])
+                    label["fx_measured"], label["kinds_measured"] = estimate_fx(
+                        args.build, label["csv"], gpu, "roofline", None, work, True)
+                    label["fx_predicted"], label["kinds_predicted"] = estimate_fx(
+                        args.build, label["csv"], gpu, stacks[-1], args.ml_dir, work, False)
+                except RuntimeError as e:
+                    print("error: " + str(e), file=sys.stderr)
+                    return 2
             rows.append((label, predicted))
 
     def err(label, p):
@@ -192,6 +221,42 @@ def main():
         mine = [(l, p) for l, p in rows if l["gpu"] == gpu]
         lines.append("| %s | %d | %s |" % (gpu, len(mine), " | ".join(
             "%.1f" % (sum(abs(err(l, p[s])) for l, p in mine) / len(mine)) for s in stacks)))
+    fx = [(l, p) for l, p in rows if "fx_measured" in l]
+    if fx:
+        last = stacks[-1]
+        lines += ["", "## The per-node fx graphs", "",
+                  "The same steps imported from the labels' per-node torch.fx CSVs "
+                  "(`perf-translate --import-fx-csv`): *fx measured* keeps every node's "
+                  "measured time (what the per-node measurements add up to, through the "
+                  "critical path), *fx %s* prices the same kernels with that stack, "
+                  "*config* is the config import above with the same stack." % last, "",
+                  "| GPU | model | phase | seq | batch | measured ms | fx measured err %% | "
+                  "fx %s err %% | config err %% |" % last, "|---|---|---|---|---|---|---|---|---|"]
+        for l, p in fx:
+            lines.append("| %s | %s | %s | %d | %d | %.1f | %+.1f | %+.1f | %+.1f |" % (
+                l["gpu"], l["model"], l["phase"], l["seq"], l["batch"], l["measured_ms"],
+                err(l, l["fx_measured"]), err(l, l["fx_predicted"]), err(l, p[last])))
+        n = len(fx)
+        lines += ["", "| | mean abs err % |", "|---|---|",
+                  "| fx measured | %.1f |" % (sum(abs(err(l, l["fx_measured"])) for l, _ in fx) / n),
+                  "| fx %s | %.1f |" % (last, sum(abs(err(l, l["fx_predicted"])) for l, _ in fx) / n),
+                  "| config %s | %.1f |" % (last, sum(abs(err(l, p[last])) for l, p in fx) / n)]
+        # Training graphs measure the backward per node, not per kernel kind.
+        fx = [(l, p) for l, p in fx if l["phase"] == "inf"]
+        n = len(fx)
+        kinds = sorted({k for l, _ in fx for k in l["kinds_measured"]})
+        lines += ["", "Where the remaining error is: device time per kernel kind over the %d "
+                  "inference fx graphs, predicted by %s against the measured node times (ms, "
+                  "and the kind's share of the total difference)." % (n, last), "",
+                  "| kind | measured ms | predicted ms | difference ms | share of difference % |",
+                  "|---|---|---|---|---|"]
+        totals = {k: (sum(l["kinds_measured"].get(k, 0) for l, _ in fx),
+                      sum(l["kinds_predicted"].get(k, 0) for l, _ in fx)) for k in kinds}
+        absdiff = sum(abs(b - a) for a, b in totals.values()) or 1.0
+        for k in sorted(kinds, key=lambda k: -abs(totals[k][1] - totals[k][0])):
+            a, b = totals[k]
+            lines.append("| %s | %.1f | %.1f | %+.1f | %.1f |" % (k, a, b, b - a,
+                                                                100.0 * abs(b - a) / absdiff))
     if unsupported:
         lines += ["", "Labels not estimated (model family not imported yet):", ""]
         lines += ["- %s: %s" % u for u in unsupported]

@@ -29,5 +29,6 @@ void perf::registerPerfTranslations() {
   registerOnnxImportTranslation();
   registerTraceImportTranslations();
   registerModelConfigImportTranslation();
+  registerFxCsvImportTranslation();
   registerChakraTranslations();
 }

@@ -1,4 +1,4 @@
-//===- ModelConfigImport.h - perf-translate --import-model-config -*- C++ -*-===//
+//===- ModelConfigImport.h - Transformer steps, configs and fx -*- C++ -*-===//
 
 #ifndef PERF_IMPORT_MODELCONFIGIMPORT_H
 #define PERF_IMPORT_MODELCONFIGIMPORT_H
@@ -19,6 +19,26 @@ importModelConfig(mlir::MLIRContext *context, llvm::StringRef text,
 /// Registers --import-model-config with its --batch, --seq, --phase,
 /// --dtype, --attention, --head and --optimizer options.
 void registerModelConfigImportTranslation();
+
+struct FxImportOptions {
+  /// Times the graph's transformer block repeats; 0: num_layer of the label
+  /// JSON beside the CSV, else 1.
+  int64_t numLayers = 0;
+  /// Keep each node's measured time on its kernels.
+  bool measured = true;
+  /// "inference" or "training"; empty: training when a node has a backward
+  /// time.
+  std::string phase;
+};
+
+/// The step of a NeuSight per-node torch.fx CSV (.csv or .csv.gz) at
+/// `path`. Errors name the file and line and give null.
+mlir::OwningOpRef<mlir::ModuleOp> importFxCsv(mlir::MLIRContext *context,
+                                              llvm::StringRef path,
+                                              const FxImportOptions &options);
+
+/// Registers --import-fx-csv with --num-layer and --fx-measured.
+void registerFxCsvImportTranslation();
 
 } // namespace perf
 
