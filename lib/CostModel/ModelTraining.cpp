@@ -18,12 +18,15 @@ TileParamsSet perf::fitTileFamilies(llvm::ArrayRef<TrainingRow> rows,
                                     size_t maxRows, unsigned seed,
                                     unsigned iterations) {
   std::map<std::string, std::vector<TileSample>> byFamily;
+  std::map<std::string, std::set<std::string>> types;
   for (const TrainingRow &r : rows) {
     llvm::StringRef family = tileFamily(*r.kernel);
     if (family.empty())
       continue;
-    if (std::optional<TileAnalysis> a = analyzeTiles(*r.kernel, *r.gpu))
+    if (std::optional<TileAnalysis> a = analyzeTiles(*r.kernel, *r.gpu)) {
       byFamily[family.str()].push_back({*a, r.measuredUs});
+      types[family.str()].insert(mlCoverageKey(*r.kernel));
+    }
   }
   TileParamsSet set;
   for (auto &[family, samples] : byFamily) {
@@ -33,6 +36,7 @@ TileParamsSet perf::fitTileFamilies(llvm::ArrayRef<TrainingRow> rows,
       samples.resize(maxRows);
     }
     set[family] = fitTileParams(samples, iterations);
+    set[family].coverage.assign(types[family].begin(), types[family].end());
   }
   return set;
 }

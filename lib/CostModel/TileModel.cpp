@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "perf/CostModel/TileModel.h"
+#include "perf/CostModel/MlModel.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <algorithm>
@@ -278,6 +279,7 @@ llvm::json::Value perf::tileParamsToJson(const TileParamsSet &set) {
     o["beta"] = llvm::json::Array(p.beta);
     o["overhead_us"] = p.overheadUs;
     o["trained_rows"] = p.trainedRows;
+    o["coverage"] = llvm::json::Array(p.coverage);
     root[family] = std::move(o);
   }
   return root;
@@ -320,6 +322,18 @@ perf::tileParamsFromJson(const llvm::json::Value &v) {
       return std::move(e);
     p.overheadUs = o->getNumber("overhead_us").value_or(0);
     p.trainedRows = o->getInteger("trained_rows").value_or(0);
+    // Files written before coverage was recorded were fitted on the FP32
+    // NeuSight rows, the default.
+    if (const llvm::json::Array *types = o->getArray("coverage")) {
+      p.coverage.clear();
+      for (const llvm::json::Value &t : *types) {
+        std::optional<llvm::StringRef> name = t.getAsString();
+        if (!name)
+          return llvm::createStringError("tile params: '" + key.str() +
+                                         ".coverage' must be type strings");
+        p.coverage.push_back(name->str());
+      }
+    }
     set[key.str()] = p;
   }
   return set;
@@ -348,7 +362,8 @@ std::optional<KernelCost> TileModel::estimate(const KernelDesc &k,
   if (family.empty())
     return std::nullopt;
   auto it = params.find(family.str());
-  if (it == params.end())
+  if (it == params.end() ||
+      !llvm::is_contained(it->second.coverage, mlCoverageKey(k)))
     return std::nullopt;
   std::optional<TileAnalysis> a = analyzeTiles(k, gpu);
   if (!a)

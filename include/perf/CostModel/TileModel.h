@@ -29,6 +29,8 @@
 #include "llvm/Support/JSON.h"
 #include <array>
 #include <map>
+#include <string>
+#include <vector>
 
 namespace perf {
 
@@ -83,6 +85,11 @@ struct TileParams {
   double overheadUs = 0;
   /// Rows the fit saw (0: built-in defaults).
   int64_t trainedRows = 0;
+  /// Number types of the rows it was fitted on (mlCoverageKey: "f32",
+  /// "f16+tc"). A kernel of another type falls through to the next model:
+  /// utilization learned on CUDA-core FP32 GEMMs does not hold on tensor
+  /// cores.
+  std::vector<std::string> coverage{"f32"};
 };
 
 /// utilization = alpha - beta / num_waves for `analysis` under `params`.
