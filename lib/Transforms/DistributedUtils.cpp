@@ -153,3 +153,12 @@ Value perf::ensureResult(FrameworkOp &op) {
   op = rebuilt;
   return rebuilt->getResult(0);
 }
+
+std::optional<int64_t> perf::declaredParameters(FrameworkOp op) {
+  for (llvm::StringRef name : {"perf.params", "onnx.params"})
+    if (auto a = op->getAttrOfType<mlir::IntegerAttr>(name))
+      return a.getInt();
+  if (op->hasAttr("onnx.name"))
+    return 0;
+  return std::nullopt;
+}

@@ -13,6 +13,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -26,7 +27,6 @@ namespace perf {
 using namespace perf;
 using namespace mlir;
 
-static constexpr StringLiteral kGradBytesAttr = "perf.grad_bytes";
 static constexpr StringLiteral kParamsAttr = "perf.params";
 
 /// Element size of a kernel's dtype (f32 when absent).
@@ -39,15 +39,11 @@ static int64_t dtypeSize(Operation *kernel) {
   return 4;
 }
 
-/// Trainable parameters an op reads: `perf.params`, else the importer's
-/// `onnx.params` (absent on an imported op means none), else the weights its
-/// kernels imply.
+/// Trainable parameters an op reads: what it declares, else the weights
+/// its kernels imply.
 static int64_t parameterCount(FrameworkOp op) {
-  for (StringRef name : {kParamsAttr, StringLiteral("onnx.params")})
-    if (auto a = op->getAttrOfType<IntegerAttr>(name))
-      return a.getInt();
-  if (op->hasAttr("onnx.name"))
-    return 0;
+  if (std::optional<int64_t> declared = declaredParameters(op))
+    return *declared;
   int64_t params = 0;
   if (Block *body = op.getBodyBlockOrNull())
     for (Operation &k : *body) {

@@ -152,6 +152,16 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
           continue;
         }
         int64_t elem = dtypeBytes(gemm.getKernelDesc().dtype);
+        if (inside && declaredParameters(op) == 0) {
+          // Activation x activation (attention scores and context): each
+          // rank multiplies its own heads, and the tensor stays split.
+          if (int64_t(gemm.getBatch()) >= devices)
+            gemm.setBatchAttr(
+                b.getI64IntegerAttr(divideUp(gemm.getBatch(), devices)));
+          else
+            gemm.setMAttr(b.getI64IntegerAttr(divideUp(gemm.getM(), devices)));
+          continue;
+        }
         if (!inside) {
           columns.push_back({int64_t(gemm.getBatch()), int64_t(gemm.getM()),
                              int64_t(gemm.getN()), int64_t(gemm.getK()),

@@ -13,6 +13,7 @@
 #include "mlir/Support/LLVM.h"
 #include "perf/Comm/SystemSpec.h"
 #include "perf/Dialect/PerfOps.h"
+#include <optional>
 
 namespace perf {
 
@@ -50,6 +51,11 @@ int64_t tensorBytes(mlir::Type type);
 bool isForwardOp(FrameworkOp op);
 /// Whether a framework op is an optimizer step (an optimizer kernel).
 bool isOptimizerOp(FrameworkOp op);
+
+/// Trainable parameters an op declares: `perf.params`, else the ONNX
+/// importer's `onnx.params` (absent on an imported ONNX op means none);
+/// nullopt when the op says nothing (its kernels must be read).
+std::optional<int64_t> declaredParameters(FrameworkOp op);
 
 /// Gradient bytes an op produces: its `perf.grad_bytes`, else the weight
 /// size of its wgrad GEMMs (m x n) and convolutions (k x c/groups x r x s).
