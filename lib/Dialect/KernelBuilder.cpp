@@ -22,7 +22,7 @@ OpT createKernel(OpBuilder &b, Location loc, const KernelDesc &d) {
                         ArrayRef<NamedAttribute>());
   op.setDtypeAttr(TypeAttr::get(getElementType(b.getContext(), d.dtype)));
   if (d.pass != KernelPass::Forward)
-    op.setPassAttr(b.getStringAttr(kernelPassName(d.kind, d.pass)));
+    op.setPassAttr(b.getStringAttr(kernelPassAttrName(d.kind, d.pass)));
   if (d.tensorCores)
     op.setTensorCoresAttr(b.getUnitAttr());
   if (!d.name.empty())

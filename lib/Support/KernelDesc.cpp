@@ -153,7 +153,7 @@ double KernelDesc::totalBytes() const {
   return bytes;
 }
 
-llvm::StringRef perf::kernelPassName(KernelKind kind, KernelPass pass) {
+llvm::StringRef perf::kernelPassAttrName(KernelKind kind, KernelPass pass) {
   switch (pass) {
   case KernelPass::Forward:
     return "fwd";

@@ -21,18 +21,6 @@ llvm::StringRef perf::kernelPassName(const KernelDesc &kernel) {
   return "fwd";
 }
 
-static llvm::StringRef copyDirection(MemcpyKind kind) {
-  switch (kind) {
-  case MemcpyKind::HostToDevice:
-    return "h2d";
-  case MemcpyKind::DeviceToHost:
-    return "d2h";
-  case MemcpyKind::DeviceToDevice:
-    return "d2d";
-  }
-  return "d2d";
-}
-
 std::string perf::kernelSignature(const KernelDesc &d) {
   std::string out;
   llvm::raw_string_ostream os(out);
@@ -64,7 +52,7 @@ std::string perf::kernelSignature(const KernelDesc &d) {
     break;
   case KernelKind::Memcpy:
     os << "bytes=" << static_cast<int64_t>(d.totalBytes())
-       << " dir=" << copyDirection(d.copyKind);
+       << " dir=" << memcpyKindName(d.copyKind);
     break;
   case KernelKind::Transpose:
   case KernelKind::Concat:

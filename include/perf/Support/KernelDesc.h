@@ -48,8 +48,8 @@ enum class MemcpyKind { HostToDevice, DeviceToHost, DeviceToDevice };
 
 /// The `pass` attribute spelling of `pass` on a kernel of `kind`: "fwd",
 /// "dgrad"/"bwd" (conv and gemm say dgrad, others bwd), "wgrad", "update".
-llvm::StringRef kernelPassName(KernelKind kind, KernelPass pass);
-/// Inverse of kernelPassName; "bwd" and "dgrad" are both BackwardData.
+llvm::StringRef kernelPassAttrName(KernelKind kind, KernelPass pass);
+/// Inverse of kernelPassAttrName; "bwd" and "dgrad" are both BackwardData.
 std::optional<KernelPass> parseKernelPass(llvm::StringRef name);
 
 /// "h2d", "d2h", "d2d".
