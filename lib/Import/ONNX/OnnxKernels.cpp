@@ -400,12 +400,22 @@ OnnxLoweredNode NodeLowerer::lower(const OnnxNode &n) {
     return r;
   }
   if (naryOps().contains(op)) {
-    int64_t inputs = 0;
-    for (const std::string &name : n.inputs)
-      inputs += !name.empty();
+    // A broadcast operand (a bias row, a mask, a scalar) is read from cache,
+    // not once per output element: only operands of the output's size (or
+    // of unknown size) count as streamed inputs.
+    int64_t inputs = 0, streamed = 0;
+    for (unsigned i = 0; i < n.inputs.size(); ++i) {
+      if (n.inputs[i].empty())
+        continue;
+      ++inputs;
+      int64_t size = elems(in(n, i));
+      streamed += size == 0 || size >= elems(y);
+    }
     double flops = std::max<int64_t>(inputs - 1, 1);
-    add(op.lower(),
-        elementwise(elems(y), std::max<int64_t>(inputs, 1), flops, dt));
+    // Where(condition, x, y) moves the values, not the boolean condition.
+    DType valueType = op == "Where" ? dtypeOf(in(n, 1)) : dt;
+    add(op.lower(), elementwise(elems(y), std::max<int64_t>(streamed, 1),
+                                flops, valueType));
     return r;
   }
   if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" ||

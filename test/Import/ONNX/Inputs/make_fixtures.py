@@ -89,3 +89,15 @@ g = helper.make_graph([loop], "g", [table, idx], [out],
                       initializer=[trip, cond])
 save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]),
      "embedding_bag_loop.onnx")
+
+# Broadcast operands: x [64, 128] + bias [128], then Where(mask [1, 128],
+# x, scalar). Only x is streamed per output element by either kernel.
+x = helper.make_tensor_value_info("x", F, [64, 128])
+mask = helper.make_tensor_value_info("mask", TensorProto.BOOL, [1, 128])
+y = helper.make_tensor_value_info("y", F, [64, 128])
+bias = helper.make_tensor("bias", F, [128], [0.0] * 128)
+zero = helper.make_tensor("zero", F, [], [0.0])
+add = helper.make_node("Add", ["x", "bias"], ["a"], name="add0")
+where = helper.make_node("Where", ["mask", "a", "zero"], ["y"], name="where0")
+g = helper.make_graph([add, where], "g", [x, mask], [y], initializer=[bias, zero])
+save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "broadcast.onnx")
