@@ -7,6 +7,10 @@
 // from ONNX shape inference; a node whose shapes are unknown is lowered with
 // what is known and counts zero for the rest.
 //
+// Each family of ops is one rule, and OnnxRuleTable maps op types to rules
+// (as the ATen table of TraceKernels.cpp does), so supporting another op is
+// one table entry.
+//
 //===----------------------------------------------------------------------===//
 
 #include "perf/Import/OnnxKernels.h"
@@ -32,507 +36,567 @@ double perf::kernelMacs(const KernelDesc &desc) {
 
 namespace {
 
-struct NodeLowerer {
+int64_t elems(const OnnxValueInfo *v) {
+  return v ? std::max<int64_t>(v->numElements(), 0) : 0;
+}
+
+DType dtypeOf(const OnnxValueInfo *v) { return v ? v->dtype : DType::F32; }
+
+KernelDesc elementwise(int64_t numElements, int64_t numInputs,
+                       double flopsPerElement, DType dtype) {
+  KernelDesc d;
+  d.kind = KernelKind::Elementwise;
+  d.numElements = numElements;
+  d.numInputs = numInputs;
+  d.flopsPerElement = flopsPerElement;
+  d.dtype = dtype;
+  return d;
+}
+
+KernelDesc moved(KernelKind kind, int64_t numElements, DType dtype) {
+  KernelDesc d;
+  d.kind = kind;
+  d.numElements = numElements;
+  d.dtype = dtype;
+  return d;
+}
+
+/// Pads that reproduce the inferred output size with KernelDesc's
+/// symmetric formula: asymmetric or auto padding is folded into the input
+/// extent.
+void setSpatial(int64_t in, int64_t outSize, int64_t kernel, int64_t stride,
+                int64_t dilation, int64_t padBegin, int64_t padEnd,
+                int64_t &descIn, int64_t &descPad) {
+  int64_t total = padBegin + padEnd;
+  if (outSize > 0) {
+    int64_t needed = (outSize - 1) * stride + dilation * (kernel - 1) + 1;
+    total = std::max<int64_t>(needed - in, total < 0 ? 0 : total);
+    // Ceil-mode pooling and SAME padding need the extra row/column.
+    total = std::max<int64_t>(total, needed - in);
+  }
+  descPad = total / 2;
+  descIn = in + (total - 2 * descPad);
+}
+
+/// rows x cols split of `v` at `axis` (Softmax before opset 13 flattens).
+void splitAt(const OnnxValueInfo *v, int64_t axis, bool onlyAxis, int64_t &rows,
+             int64_t &cols) {
+  rows = cols = 0;
+  if (!v || !v->isFullyKnown() || v->shape.empty())
+    return;
+  int64_t rank = v->shape.size();
+  if (axis < 0)
+    axis += rank;
+  axis = std::clamp<int64_t>(axis, 0, rank - 1);
+  int64_t total = std::max<int64_t>(v->numElements(), 0);
+  cols = 1;
+  if (onlyAxis)
+    cols = v->shape[axis];
+  else
+    for (int64_t i = axis; i < rank; ++i)
+      cols *= v->shape[i];
+  rows = cols ? total / cols : 0;
+}
+
+/// What a rule sees: the node, the graph that types its values, the ai.onnx
+/// opset, and the lowered node its kernels go to.
+struct RuleContext {
   const OnnxGraph &graph;
   int64_t opset;
+  const OnnxNode &node;
+  llvm::StringRef op;
+  OnnxLoweredNode &result;
 
-  const OnnxValueInfo *value(const OnnxNode &n, unsigned i, bool output) {
-    const auto &names = output ? n.outputs : n.inputs;
+  const OnnxValueInfo *value(unsigned i, bool output) const {
+    const auto &names = output ? node.outputs : node.inputs;
     if (i >= names.size() || names[i].empty())
       return nullptr;
     return graph.lookup(names[i]);
   }
-  const OnnxValueInfo *in(const OnnxNode &n, unsigned i) {
-    return value(n, i, false);
+  const OnnxValueInfo *in(unsigned i) const { return value(i, false); }
+  const OnnxValueInfo *out(unsigned i) const { return value(i, true); }
+  /// Element type of the first input, the type most kernels compute in.
+  DType inputType() const { return dtypeOf(in(0)); }
+  /// Whether optional input `i` is given (a bias, for instance).
+  bool hasInput(unsigned i) const {
+    return i < node.inputs.size() && !node.inputs[i].empty();
   }
-  const OnnxValueInfo *out(const OnnxNode &n, unsigned i) {
-    return value(n, i, true);
+  void add(llvm::StringRef role, KernelDesc d) {
+    d.name = "";
+    result.kernels.push_back({role.str(), std::move(d)});
   }
-  static int64_t elems(const OnnxValueInfo *v) {
-    return v ? std::max<int64_t>(v->numElements(), 0) : 0;
-  }
-  static DType dtypeOf(const OnnxValueInfo *v) {
-    return v ? v->dtype : DType::F32;
-  }
-
-  static KernelDesc elementwise(int64_t numElements, int64_t numInputs,
-                                double flopsPerElement, DType dtype) {
-    KernelDesc d;
-    d.kind = KernelKind::Elementwise;
-    d.numElements = numElements;
-    d.numInputs = numInputs;
-    d.flopsPerElement = flopsPerElement;
-    d.dtype = dtype;
-    return d;
-  }
-
-  static KernelDesc moved(KernelKind kind, int64_t numElements, DType dtype) {
-    KernelDesc d;
-    d.kind = kind;
-    d.numElements = numElements;
-    d.dtype = dtype;
-    return d;
-  }
-
-  /// Pads that reproduce the inferred output size with KernelDesc's
-  /// symmetric formula: asymmetric or auto padding is folded into the input
-  /// extent.
-  static void setSpatial(int64_t in, int64_t outSize, int64_t kernel,
-                         int64_t stride, int64_t dilation, int64_t padBegin,
-                         int64_t padEnd, int64_t &descIn, int64_t &descPad) {
-    int64_t total = padBegin + padEnd;
-    if (outSize > 0) {
-      int64_t needed = (outSize - 1) * stride + dilation * (kernel - 1) + 1;
-      total = std::max<int64_t>(needed - in, total < 0 ? 0 : total);
-      // Ceil-mode pooling and SAME padding need the extra row/column.
-      total = std::max<int64_t>(total, needed - in);
-    }
-    descPad = total / 2;
-    descIn = in + (total - 2 * descPad);
-  }
-
-  bool convLike(const OnnxNode &n, KernelDesc &d, bool pooling) {
-    const OnnxValueInfo *x = in(n, 0), *y = out(n, 0);
-    if (!x || !y || !x->hasShape || !y->hasShape || x->shape.size() < 3 ||
-        !x->isFullyKnown() || !y->isFullyKnown())
-      return false;
-    unsigned spatial = x->shape.size() - 2;
-    if (spatial > 2)
-      return false;
-    std::vector<int64_t> kshape = n.getInts("kernel_shape");
-    if (!pooling) {
-      const OnnxValueInfo *w = in(n, 1);
-      if (!w || !w->isFullyKnown() || w->shape.size() != x->shape.size())
-        return false;
-      d.outChannels = w->shape[0];
-      kshape.assign(w->shape.begin() + 2, w->shape.end());
-      d.groups = n.getInt("group", 1);
-    }
-    if (n.opType.rfind("Global", 0) == 0)
-      kshape.assign(x->shape.begin() + 2, x->shape.end());
-    if (kshape.size() != spatial)
-      return false;
-    std::vector<int64_t> strides = n.getInts("strides"),
-                         dil = n.getInts("dilations"), pads = n.getInts("pads");
-    strides.resize(spatial, 1);
-    dil.resize(spatial, 1);
-    pads.resize(2 * spatial, 0);
-    d.batch = x->shape[0];
-    d.c = x->shape[1];
-    d.dtype = x->dtype;
-    std::vector<int64_t> inSz(x->shape.begin() + 2, x->shape.end()),
-        outSz(y->shape.begin() + 2, y->shape.end());
-    // A 1-D window is a 2-D one of height 1.
-    if (spatial == 1) {
-      inSz.insert(inSz.begin(), 1);
-      outSz.insert(outSz.begin(), 1);
-      kshape.insert(kshape.begin(), 1);
-      strides.insert(strides.begin(), 1);
-      dil.insert(dil.begin(), 1);
-      pads = {0, pads[0], 0, pads[1]};
-    }
-    d.r = kshape[0];
-    d.s = kshape[1];
-    d.strideH = strides[0];
-    d.strideW = strides[1];
-    d.dilationH = dil[0];
-    d.dilationW = dil[1];
-    setSpatial(inSz[0], outSz[0], d.r, d.strideH, d.dilationH, pads[0], pads[2],
-               d.h, d.padH);
-    setSpatial(inSz[1], outSz[1], d.s, d.strideW, d.dilationW, pads[1], pads[3],
-               d.w, d.padW);
-    return true;
-  }
-
-  bool gemm(const OnnxNode &n, KernelDesc &d) {
-    const OnnxValueInfo *a = in(n, 0), *b = in(n, 1), *y = out(n, 0);
-    if (!a || !b || !a->isFullyKnown() || !b->isFullyKnown())
-      return false;
-    d.kind = KernelKind::Gemm;
-    d.dtype = a->dtype;
-    if (n.opType == "Gemm") {
-      if (a->shape.size() != 2 || b->shape.size() != 2)
-        return false;
-      d.transA = n.getInt("transA", 0);
-      d.transB = n.getInt("transB", 0);
-      d.m = d.transA ? a->shape[1] : a->shape[0];
-      d.k = d.transA ? a->shape[0] : a->shape[1];
-      d.n = d.transB ? b->shape[0] : b->shape[1];
-      return true;
-    }
-    // MatMul: numpy semantics; 1-D operands gain a unit dimension.
-    std::vector<int64_t> as = a->shape, bs = b->shape;
-    if (as.size() == 1)
-      as.insert(as.begin(), 1);
-    if (bs.size() == 1)
-      bs.push_back(1);
-    if (as.size() < 2 || bs.size() < 2)
-      return false;
-    d.m = as[as.size() - 2];
-    d.k = as.back();
-    d.n = bs.back();
-    d.batch = 1;
-    if (y && y->isFullyKnown() && y->shape.size() >= 2) {
-      for (size_t i = 0; i + 2 < y->shape.size(); ++i)
-        d.batch *= y->shape[i];
-    } else {
-      for (size_t i = 0; i + 2 < as.size(); ++i)
-        d.batch *= as[i];
-    }
-    return true;
-  }
-
-  /// rows x cols split of `v` at `axis` (Softmax before opset 13 flattens).
-  static void splitAt(const OnnxValueInfo *v, int64_t axis, bool onlyAxis,
-                      int64_t &rows, int64_t &cols) {
-    rows = cols = 0;
-    if (!v || !v->isFullyKnown() || v->shape.empty())
-      return;
-    int64_t rank = v->shape.size();
-    if (axis < 0)
-      axis += rank;
-    axis = std::clamp<int64_t>(axis, 0, rank - 1);
-    int64_t total = std::max<int64_t>(v->numElements(), 0);
-    cols = 1;
-    if (onlyAxis)
-      cols = v->shape[axis];
-    else
-      for (int64_t i = axis; i < rank; ++i)
-        cols *= v->shape[i];
-    rows = cols ? total / cols : 0;
-  }
-
-  OnnxLoweredNode lower(const OnnxNode &n);
 };
 
-} // namespace
+using Rule = void (*)(RuleContext &);
 
-static const llvm::StringSet<> &metadataOps() {
-  static const llvm::StringSet<> ops = {"Reshape",
-                                        "Flatten",
-                                        "Squeeze",
-                                        "Unsqueeze",
-                                        "Identity",
-                                        "Shape",
-                                        "Size",
-                                        "Constant",
-                                        "ConstantOfShape",
-                                        "Dropout",
-                                        "EyeLike",
-                                        "Optional",
-                                        "OptionalGetElement",
-                                        "OptionalHasElement"};
-  return ops;
+OnnxLoweredNode lowerNode(const OnnxGraph &graph, int64_t opset,
+                          const OnnxNode &n);
+
+/// Fills `d` from a convolution or pooling node whose shapes are known and
+/// whose window is 1-D or 2-D; false otherwise.
+bool convLike(const RuleContext &c, KernelDesc &d, bool pooling) {
+  const OnnxNode &n = c.node;
+  const OnnxValueInfo *x = c.in(0), *y = c.out(0);
+  if (!x || !y || !x->hasShape || !y->hasShape || x->shape.size() < 3 ||
+      !x->isFullyKnown() || !y->isFullyKnown())
+    return false;
+  unsigned spatial = x->shape.size() - 2;
+  if (spatial > 2)
+    return false;
+  std::vector<int64_t> kshape = n.getInts("kernel_shape");
+  if (!pooling) {
+    const OnnxValueInfo *w = c.in(1);
+    if (!w || !w->isFullyKnown() || w->shape.size() != x->shape.size())
+      return false;
+    d.outChannels = w->shape[0];
+    kshape.assign(w->shape.begin() + 2, w->shape.end());
+    d.groups = n.getInt("group", 1);
+  }
+  if (n.opType.rfind("Global", 0) == 0)
+    kshape.assign(x->shape.begin() + 2, x->shape.end());
+  if (kshape.size() != spatial)
+    return false;
+  std::vector<int64_t> strides = n.getInts("strides"),
+                       dil = n.getInts("dilations"), pads = n.getInts("pads");
+  strides.resize(spatial, 1);
+  dil.resize(spatial, 1);
+  pads.resize(2 * spatial, 0);
+  d.batch = x->shape[0];
+  d.c = x->shape[1];
+  d.dtype = x->dtype;
+  std::vector<int64_t> inSz(x->shape.begin() + 2, x->shape.end()),
+      outSz(y->shape.begin() + 2, y->shape.end());
+  // A 1-D window is a 2-D one of height 1.
+  if (spatial == 1) {
+    inSz.insert(inSz.begin(), 1);
+    outSz.insert(outSz.begin(), 1);
+    kshape.insert(kshape.begin(), 1);
+    strides.insert(strides.begin(), 1);
+    dil.insert(dil.begin(), 1);
+    pads = {0, pads[0], 0, pads[1]};
+  }
+  d.r = kshape[0];
+  d.s = kshape[1];
+  d.strideH = strides[0];
+  d.strideW = strides[1];
+  d.dilationH = dil[0];
+  d.dilationW = dil[1];
+  setSpatial(inSz[0], outSz[0], d.r, d.strideH, d.dilationH, pads[0], pads[2],
+             d.h, d.padH);
+  setSpatial(inSz[1], outSz[1], d.s, d.strideW, d.dilationW, pads[1], pads[3],
+             d.w, d.padW);
+  return true;
 }
 
-/// FLOPs per output element of unary element-wise ops (transcendentals are
-/// counted as a few operations, as roofline models do).
-static double unaryFlops(llvm::StringRef op) {
-  if (op == "Sigmoid" || op == "Tanh" || op == "Exp" || op == "Log" ||
-      op == "Erf" || op == "Softplus" || op == "Elu" || op == "Selu" ||
-      op == "Gelu" || op == "HardSwish" || op == "Mish" || op == "Sin" ||
-      op == "Cos")
-    return 4;
-  if (op == "Cast" || op == "Not" || op == "IsNaN" || op == "IsInf")
-    return 0;
-  return 1;
+/// Fills `d` from a Gemm or MatMul node whose operand shapes are known;
+/// false otherwise.
+bool gemmShape(const RuleContext &c, KernelDesc &d) {
+  const OnnxNode &n = c.node;
+  const OnnxValueInfo *a = c.in(0), *b = c.in(1), *y = c.out(0);
+  if (!a || !b || !a->isFullyKnown() || !b->isFullyKnown())
+    return false;
+  d.kind = KernelKind::Gemm;
+  d.dtype = a->dtype;
+  if (n.opType == "Gemm") {
+    if (a->shape.size() != 2 || b->shape.size() != 2)
+      return false;
+    d.transA = n.getInt("transA", 0);
+    d.transB = n.getInt("transB", 0);
+    d.m = d.transA ? a->shape[1] : a->shape[0];
+    d.k = d.transA ? a->shape[0] : a->shape[1];
+    d.n = d.transB ? b->shape[0] : b->shape[1];
+    return true;
+  }
+  // MatMul: numpy semantics; 1-D operands gain a unit dimension.
+  std::vector<int64_t> as = a->shape, bs = b->shape;
+  if (as.size() == 1)
+    as.insert(as.begin(), 1);
+  if (bs.size() == 1)
+    bs.push_back(1);
+  if (as.size() < 2 || bs.size() < 2)
+    return false;
+  d.m = as[as.size() - 2];
+  d.k = as.back();
+  d.n = bs.back();
+  d.batch = 1;
+  if (y && y->isFullyKnown() && y->shape.size() >= 2) {
+    for (size_t i = 0; i + 2 < y->shape.size(); ++i)
+      d.batch *= y->shape[i];
+  } else {
+    for (size_t i = 0; i + 2 < as.size(); ++i)
+      d.batch *= as[i];
+  }
+  return true;
 }
 
-static const llvm::StringSet<> &unaryOps() {
-  static const llvm::StringSet<> ops = {"Relu",
-                                        "Sigmoid",
-                                        "Tanh",
-                                        "Clip",
-                                        "LeakyRelu",
-                                        "Elu",
-                                        "Selu",
-                                        "Exp",
-                                        "Log",
-                                        "Sqrt",
-                                        "Neg",
-                                        "Abs",
-                                        "Erf",
-                                        "Reciprocal",
-                                        "Floor",
-                                        "Ceil",
-                                        "Round",
-                                        "Cast",
-                                        "HardSigmoid",
-                                        "HardSwish",
-                                        "Softplus",
-                                        "Softsign",
-                                        "Sign",
-                                        "Not",
-                                        "Gelu",
-                                        "Mish",
-                                        "Sin",
-                                        "Cos",
-                                        "IsNaN",
-                                        "IsInf",
-                                        "ThresholdedRelu",
-                                        "Celu",
-                                        "Shrink",
-                                        "CastLike",
-                                        "BitShift"};
-  return ops;
+//===----------------------------------------------------------------------===//
+// Rules, one per family of ONNX ops
+//===----------------------------------------------------------------------===//
+
+/// Views, shapes and weight materialisation: no kernel and no cost.
+void metadataRule(RuleContext &c) { c.result.metadataOnly = true; }
+
+void convRule(RuleContext &c) {
+  const OnnxValueInfo *y = c.out(0);
+  DType dt = c.inputType();
+  KernelDesc d;
+  d.kind = KernelKind::Conv2d;
+  if (!convLike(c, d, /*pooling=*/false)) {
+    // 3-D or unknown-shape convolutions: FLOPs from the output size.
+    const OnnxValueInfo *w = c.in(1);
+    d = KernelDesc();
+    d.kind = KernelKind::Generic;
+    if (w && w->isFullyKnown() && y && y->isFullyKnown() &&
+        w->shape.size() >= 2) {
+      double perOut = 1;
+      for (size_t i = 1; i < w->shape.size(); ++i)
+        perOut *= w->shape[i];
+      d.flops = 2.0 * elems(y) * perOut;
+      d.bytes = dtypeBytes(dt) * (elems(c.in(0)) + elems(w) + elems(y));
+    }
+  }
+  c.add("conv", d);
+  if (c.hasInput(2))
+    c.add("bias", elementwise(elems(y), 2, 1, dt));
 }
 
-static const llvm::StringSet<> &naryOps() {
-  static const llvm::StringSet<> ops = {"Add",
-                                        "Sub",
-                                        "Mul",
-                                        "Div",
-                                        "Pow",
-                                        "Sum",
-                                        "Max",
-                                        "Min",
-                                        "Mean",
-                                        "Equal",
-                                        "Greater",
-                                        "Less",
-                                        "GreaterOrEqual",
-                                        "LessOrEqual",
-                                        "Where",
-                                        "And",
-                                        "Or",
-                                        "Xor",
-                                        "Mod",
-                                        "PRelu"};
-  return ops;
+/// Priced as the data-gradient convolution it is.
+void convTransposeRule(RuleContext &c) {
+  const OnnxValueInfo *y = c.out(0);
+  DType dt = c.inputType();
+  KernelDesc d;
+  d.kind = KernelKind::Generic;
+  const OnnxValueInfo *w = c.in(1);
+  if (w && w->isFullyKnown() && w->shape.size() >= 2) {
+    double perIn = 1;
+    for (size_t i = 1; i < w->shape.size(); ++i)
+      perIn *= w->shape[i];
+    d.flops = 2.0 * elems(c.in(0)) * perIn;
+    d.bytes = dtypeBytes(dt) * (elems(c.in(0)) + elems(w) + elems(y));
+  }
+  c.add("conv_transpose", d);
+  if (c.hasInput(2))
+    c.add("bias", elementwise(elems(y), 2, 1, dt));
 }
 
-static const llvm::StringSet<> &copyOps() {
-  static const llvm::StringSet<> ops = {
-      "Slice",        "Split",           "Pad",       "Tile",
-      "Expand",       "Resize",          "Upsample",  "DepthToSpace",
-      "SpaceToDepth", "GatherElements",  "ScatterND", "ScatterElements",
-      "Trilu",        "ReverseSequence", "Range",     "OneHot",
-      "GatherND",     "Compress"};
-  return ops;
+/// One cuBLAS call; an empty GEMM when the shapes are unknown.
+void gemmRule(RuleContext &c) {
+  KernelDesc d;
+  if (!gemmShape(c, d)) {
+    d = KernelDesc();
+    d.kind = KernelKind::Gemm;
+  }
+  c.add("gemm", d);
 }
 
-OnnxLoweredNode NodeLowerer::lower(const OnnxNode &n) {
+/// Inference: (x - mean) * scale / sqrt(var + eps) + bias.
+void batchNormRule(RuleContext &c) {
+  KernelDesc d = moved(KernelKind::BatchNorm, elems(c.out(0)), c.inputType());
+  d.flopsPerElement = 2;
+  const OnnxValueInfo *x = c.in(0);
+  d.c = x && x->hasShape && x->shape.size() > 1 ? x->shape[1] : 1;
+  c.add("batchnorm", d);
+}
+
+void layerNormRule(RuleContext &c) {
+  KernelDesc d;
+  d.kind = KernelKind::LayerNorm;
+  d.dtype = c.inputType();
+  splitAt(c.in(0), c.node.getInt("axis", -1), false, d.rows, d.cols);
+  c.add("layernorm", d);
+}
+
+/// One element-wise kernel over the output, named after the op.
+void unaryKernel(RuleContext &c, double flopsPerElement) {
+  c.add(c.op.lower(),
+        elementwise(elems(c.out(0)), 1, flopsPerElement, c.inputType()));
+}
+
+void unaryRule(RuleContext &c) { unaryKernel(c, 1); }
+
+/// Transcendentals are counted as a few operations, as roofline models do.
+void transcendentalRule(RuleContext &c) { unaryKernel(c, 4); }
+
+/// Conversions and predicates move data without arithmetic.
+void conversionRule(RuleContext &c) { unaryKernel(c, 0); }
+
+void naryRule(RuleContext &c) {
+  const OnnxNode &n = c.node;
+  const OnnxValueInfo *y = c.out(0);
+  // A broadcast operand (a bias row, a mask, a scalar) is read from cache,
+  // not once per output element: only operands of the output's size (or
+  // of unknown size) count as streamed inputs.
+  int64_t inputs = 0, streamed = 0;
+  for (unsigned i = 0; i < n.inputs.size(); ++i) {
+    if (n.inputs[i].empty())
+      continue;
+    ++inputs;
+    int64_t size = elems(c.in(i));
+    streamed += size == 0 || size >= elems(y);
+  }
+  double flops = std::max<int64_t>(inputs - 1, 1);
+  // Where(condition, x, y) moves the values, not the boolean condition.
+  DType valueType = c.op == "Where" ? dtypeOf(c.in(1)) : c.inputType();
+  c.add(c.op.lower(), elementwise(elems(y), std::max<int64_t>(streamed, 1),
+                                  flops, valueType));
+}
+
+/// A pooling kernel; shapes it cannot describe read the input once.
+void poolingRule(RuleContext &c) {
+  const OnnxValueInfo *y = c.out(0);
+  KernelDesc d;
+  d.kind = KernelKind::Pooling;
+  if (!convLike(c, d, /*pooling=*/true)) {
+    d = KernelDesc();
+    d.kind = KernelKind::Generic;
+    d.bytes = dtypeBytes(c.inputType()) * (elems(c.in(0)) + elems(y));
+    d.flops = elems(c.in(0));
+  }
+  c.add("pool", d);
+}
+
+void concatRule(RuleContext &c) {
+  const OnnxValueInfo *y = c.out(0);
+  c.add("concat", moved(KernelKind::Concat, elems(y), dtypeOf(y)));
+}
+
+void transposeRule(RuleContext &c) {
+  const OnnxValueInfo *y = c.out(0);
+  c.add("transpose", moved(KernelKind::Transpose, elems(y), dtypeOf(y)));
+}
+
+/// Data movement: one read and one write of each output element.
+void copyRule(RuleContext &c) {
+  int64_t total = 0;
+  for (unsigned i = 0; i < c.node.outputs.size(); ++i)
+    total += elems(c.out(i));
+  c.add(c.op.lower(), moved(KernelKind::Transpose, total, dtypeOf(c.out(0))));
+}
+
+void softmaxRule(RuleContext &c) {
+  KernelDesc d;
+  d.kind = KernelKind::Softmax;
+  d.dtype = c.inputType();
+  bool onlyAxis = c.opset >= 13;
+  splitAt(c.in(0), c.node.getInt("axis", onlyAxis ? -1 : 1), onlyAxis, d.rows,
+          d.cols);
+  c.add("softmax", d);
+}
+
+/// Sum of squares over `size` channels, then scale and power.
+void lrnRule(RuleContext &c) {
+  int64_t size = c.node.getInt("size", 5);
+  c.add("lrn", elementwise(elems(c.out(0)), 1, 2.0 * size + 3, c.inputType()));
+}
+
+void reduceRule(RuleContext &c) {
+  KernelDesc d;
+  d.kind = KernelKind::Reduce;
+  d.dtype = c.inputType();
+  int64_t inElems = elems(c.in(0)),
+          outElems = std::max<int64_t>(elems(c.out(0)), 1);
+  d.rows = outElems;
+  d.cols = inElems / outElems;
+  c.add("reduce", d);
+}
+
+/// Row gather (embedding lookup): each output element read once from the
+/// table and written once, plus the indices.
+void gatherRule(RuleContext &c) {
+  const OnnxValueInfo *y = c.out(0);
+  KernelDesc d;
+  d.kind = KernelKind::Generic;
+  d.dtype = dtypeOf(y);
+  d.bytes = 2.0 * dtypeBytes(d.dtype) * elems(y) + 8.0 * elems(c.in(1));
+  c.add("gather", d);
+}
+
+/// A body runs once per iteration; its kernels are folded into this node
+/// with FLOPs and bytes scaled by the trip count (If: the larger branch).
+void controlFlowRule(RuleContext &c) {
+  const OnnxNode &n = c.node;
+  int64_t trips = 1;
+  if (c.op == "Loop") {
+    const OnnxValueInfo *m = c.in(0);
+    if (m && m->intData && !m->intData->empty())
+      trips = std::max<int64_t>((*m->intData)[0], 0);
+  } else if (c.op == "Scan") {
+    const OnnxValueInfo *x = c.in(n.inputs.size() - 1);
+    if (x && x->isFullyKnown() && !x->shape.empty())
+      trips = x->shape[0];
+  }
+  double bestFlops = -1;
+  std::vector<OnnxKernel> best;
+  for (const auto &[attrName, body] : n.subgraphs) {
+    std::vector<OnnxKernel> kernels;
+    double flops = 0;
+    for (const OnnxNode &bn : body->nodes) {
+      OnnxLoweredNode ln = lowerNode(*body, c.opset, bn);
+      if (!ln.supported)
+        c.result.supported = false;
+      for (OnnxKernel &k : ln.kernels) {
+        flops += k.desc.totalFlops();
+        kernels.push_back(std::move(k));
+      }
+    }
+    if (flops > bestFlops) {
+      bestFlops = flops;
+      best = std::move(kernels);
+    }
+  }
+  for (OnnxKernel &k : best) {
+    double f = k.desc.totalFlops() * trips, b = k.desc.totalBytes() * trips;
+    if (trips != 1) {
+      k.desc.flops = f;
+      k.desc.bytes = b;
+      // A zero-work kind would read the overrides as "unset".
+      if (f == 0 && k.desc.kind != KernelKind::Generic)
+        k.desc.kind = KernelKind::Generic;
+    }
+    c.result.kernels.push_back(std::move(k));
+  }
+}
+
+/// The ai.onnx op table. The first entry for a name wins, so the groups are
+/// listed in priority order. ONNX has no in-place variants, so unlike the
+/// ATen table a name never falls back to another one: a name without an
+/// entry is unsupported.
+class OnnxRuleTable {
+public:
+  OnnxRuleTable() {
+    on({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Shape",
+        "Size", "Constant", "ConstantOfShape", "Dropout", "EyeLike", "Optional",
+        "OptionalGetElement", "OptionalHasElement"},
+       metadataRule);
+    on({"Conv"}, convRule);
+    on({"ConvTranspose"}, convTransposeRule);
+    on({"Gemm", "MatMul"}, gemmRule);
+    on({"BatchNormalization", "InstanceNormalization"}, batchNormRule);
+    on({"LayerNormalization"}, layerNormRule);
+    on({"Sigmoid", "Tanh", "Exp", "Log", "Erf", "Softplus", "Elu", "Selu",
+        "Gelu", "HardSwish", "Mish", "Sin", "Cos"},
+       transcendentalRule);
+    on({"Cast", "Not", "IsNaN", "IsInf"}, conversionRule);
+    on({"Relu", "Clip", "LeakyRelu", "Sqrt", "Neg", "Abs", "Reciprocal",
+        "Floor", "Ceil", "Round", "HardSigmoid", "Softsign", "Sign",
+        "ThresholdedRelu", "Celu", "Shrink", "CastLike", "BitShift"},
+       unaryRule);
+    on({"Add",
+        "Sub",
+        "Mul",
+        "Div",
+        "Pow",
+        "Sum",
+        "Max",
+        "Min",
+        "Mean",
+        "Equal",
+        "Greater",
+        "Less",
+        "GreaterOrEqual",
+        "LessOrEqual",
+        "Where",
+        "And",
+        "Or",
+        "Xor",
+        "Mod",
+        "PRelu"},
+       naryRule);
+    on({"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
+        "LpPool"},
+       poolingRule);
+    on({"Concat"}, concatRule);
+    on({"Transpose"}, transposeRule);
+    on({"Slice", "Split", "Pad", "Tile", "Expand", "Resize", "Upsample",
+        "DepthToSpace", "SpaceToDepth", "GatherElements", "ScatterND",
+        "ScatterElements", "Trilu", "ReverseSequence", "Range", "OneHot",
+        "GatherND", "Compress"},
+       copyRule);
+    on({"Softmax", "LogSoftmax", "Hardmax"}, softmaxRule);
+    on({"LRN"}, lrnRule);
+    on({"ArgMax", "ArgMin"}, reduceRule);
+    on({"Gather"}, gatherRule);
+    on({"Loop", "Scan", "If"}, controlFlowRule);
+  }
+
+  /// The rule of `op`: exact, then the Reduce* family (ReduceSum,
+  /// ReduceLogSumExp, ...), whose members differ only in the operation.
+  Rule lookup(llvm::StringRef op) const {
+    if (auto it = rules.find(op); it != rules.end())
+      return it->second;
+    if (op.starts_with("Reduce"))
+      return reduceRule;
+    return nullptr;
+  }
+
+private:
+  void on(std::initializer_list<llvm::StringRef> names, Rule rule) {
+    for (llvm::StringRef name : names)
+      rules.try_emplace(name, rule);
+  }
+
+  llvm::StringMap<Rule> rules;
+};
+
+const OnnxRuleTable &onnxRules() {
+  static const OnnxRuleTable table;
+  return table;
+}
+
+bool isMetadataOp(llvm::StringRef op) {
+  return onnxRules().lookup(op) == metadataRule;
+}
+
+OnnxLoweredNode lowerNode(const OnnxGraph &graph, int64_t opset,
+                          const OnnxNode &n) {
   OnnxLoweredNode r;
   r.node = &n;
-  llvm::StringRef op = n.opType;
-  auto add = [&](llvm::StringRef role, KernelDesc d) {
-    d.name = "";
-    r.kernels.push_back({role.str(), std::move(d)});
-  };
+  // Custom and contrib domains have no lowering, even for names ai.onnx
+  // also has.
   if (!n.domain.empty() && n.domain != "ai.onnx") {
     r.supported = false;
     return r;
   }
-  if (metadataOps().contains(op)) {
-    r.metadataOnly = true;
+  Rule rule = onnxRules().lookup(n.opType);
+  if (!rule) {
+    r.supported = false;
     return r;
   }
-  const OnnxValueInfo *y = out(n, 0);
-  DType dt = dtypeOf(in(n, 0));
-
-  if (op == "Conv") {
-    KernelDesc d;
-    d.kind = KernelKind::Conv2d;
-    if (!convLike(n, d, /*pooling=*/false)) {
-      // 3-D or unknown-shape convolutions: FLOPs from the output size.
-      const OnnxValueInfo *w = in(n, 1);
-      d = KernelDesc();
-      d.kind = KernelKind::Generic;
-      if (w && w->isFullyKnown() && y && y->isFullyKnown() &&
-          w->shape.size() >= 2) {
-        double perOut = 1;
-        for (size_t i = 1; i < w->shape.size(); ++i)
-          perOut *= w->shape[i];
-        d.flops = 2.0 * elems(y) * perOut;
-        d.bytes = dtypeBytes(dt) * (elems(in(n, 0)) + elems(w) + elems(y));
-      }
-    }
-    add("conv", d);
-    if (n.inputs.size() > 2 && !n.inputs[2].empty())
-      add("bias", elementwise(elems(y), 2, 1, dt));
-    return r;
-  }
-  if (op == "ConvTranspose") {
-    // Priced as the data-gradient convolution it is.
-    KernelDesc d;
-    d.kind = KernelKind::Generic;
-    const OnnxValueInfo *w = in(n, 1);
-    if (w && w->isFullyKnown() && w->shape.size() >= 2) {
-      double perIn = 1;
-      for (size_t i = 1; i < w->shape.size(); ++i)
-        perIn *= w->shape[i];
-      d.flops = 2.0 * elems(in(n, 0)) * perIn;
-      d.bytes = dtypeBytes(dt) * (elems(in(n, 0)) + elems(w) + elems(y));
-    }
-    add("conv_transpose", d);
-    if (n.inputs.size() > 2 && !n.inputs[2].empty())
-      add("bias", elementwise(elems(y), 2, 1, dt));
-    return r;
-  }
-  if (op == "Gemm" || op == "MatMul") {
-    KernelDesc d;
-    if (!gemm(n, d)) {
-      d = KernelDesc();
-      d.kind = KernelKind::Gemm;
-    }
-    add("gemm", d);
-    return r;
-  }
-  if (op == "BatchNormalization" || op == "InstanceNormalization") {
-    KernelDesc d = moved(KernelKind::BatchNorm, elems(y), dt);
-    // Inference: (x - mean) * scale / sqrt(var + eps) + bias.
-    d.flopsPerElement = 2;
-    const OnnxValueInfo *x = in(n, 0);
-    d.c = x && x->hasShape && x->shape.size() > 1 ? x->shape[1] : 1;
-    add("batchnorm", d);
-    return r;
-  }
-  if (op == "LayerNormalization") {
-    KernelDesc d;
-    d.kind = KernelKind::LayerNorm;
-    d.dtype = dt;
-    splitAt(in(n, 0), n.getInt("axis", -1), false, d.rows, d.cols);
-    add("layernorm", d);
-    return r;
-  }
-  if (unaryOps().contains(op)) {
-    add(op.lower(), elementwise(elems(y), 1, unaryFlops(op), dt));
-    return r;
-  }
-  if (naryOps().contains(op)) {
-    // A broadcast operand (a bias row, a mask, a scalar) is read from cache,
-    // not once per output element: only operands of the output's size (or
-    // of unknown size) count as streamed inputs.
-    int64_t inputs = 0, streamed = 0;
-    for (unsigned i = 0; i < n.inputs.size(); ++i) {
-      if (n.inputs[i].empty())
-        continue;
-      ++inputs;
-      int64_t size = elems(in(n, i));
-      streamed += size == 0 || size >= elems(y);
-    }
-    double flops = std::max<int64_t>(inputs - 1, 1);
-    // Where(condition, x, y) moves the values, not the boolean condition.
-    DType valueType = op == "Where" ? dtypeOf(in(n, 1)) : dt;
-    add(op.lower(), elementwise(elems(y), std::max<int64_t>(streamed, 1),
-                                flops, valueType));
-    return r;
-  }
-  if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" ||
-      op == "GlobalMaxPool" || op == "LpPool") {
-    KernelDesc d;
-    d.kind = KernelKind::Pooling;
-    if (!convLike(n, d, /*pooling=*/true)) {
-      d = KernelDesc();
-      d.kind = KernelKind::Generic;
-      d.bytes = dtypeBytes(dt) * (elems(in(n, 0)) + elems(y));
-      d.flops = elems(in(n, 0));
-    }
-    add("pool", d);
-    return r;
-  }
-  if (op == "Concat") {
-    add("concat", moved(KernelKind::Concat, elems(y), dtypeOf(y)));
-    return r;
-  }
-  if (op == "Transpose") {
-    add("transpose", moved(KernelKind::Transpose, elems(y), dtypeOf(y)));
-    return r;
-  }
-  if (copyOps().contains(op)) {
-    // Data movement: one read and one write of each output element.
-    int64_t total = 0;
-    for (unsigned i = 0; i < n.outputs.size(); ++i)
-      total += elems(out(n, i));
-    add(op.lower(), moved(KernelKind::Transpose, total, dtypeOf(y)));
-    return r;
-  }
-  if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") {
-    KernelDesc d;
-    d.kind = KernelKind::Softmax;
-    d.dtype = dt;
-    bool onlyAxis = opset >= 13;
-    splitAt(in(n, 0), n.getInt("axis", onlyAxis ? -1 : 1), onlyAxis, d.rows,
-            d.cols);
-    add("softmax", d);
-    return r;
-  }
-  if (op == "LRN") {
-    // Sum of squares over `size` channels, then scale and power.
-    int64_t size = n.getInt("size", 5);
-    add("lrn", elementwise(elems(y), 1, 2.0 * size + 3, dt));
-    return r;
-  }
-  if (op.starts_with("Reduce") || op == "ArgMax" || op == "ArgMin") {
-    KernelDesc d;
-    d.kind = KernelKind::Reduce;
-    d.dtype = dt;
-    int64_t inElems = elems(in(n, 0)),
-            outElems = std::max<int64_t>(elems(y), 1);
-    d.rows = outElems;
-    d.cols = inElems / outElems;
-    add("reduce", d);
-    return r;
-  }
-  if (op == "Gather") {
-    // Row gather (embedding lookup): each output element read once from the
-    // table and written once, plus the indices.
-    KernelDesc d;
-    d.kind = KernelKind::Generic;
-    d.dtype = dtypeOf(y);
-    d.bytes = 2.0 * dtypeBytes(d.dtype) * elems(y) + 8.0 * elems(in(n, 1));
-    add("gather", d);
-    return r;
-  }
-  if (op == "Loop" || op == "Scan" || op == "If") {
-    // A body runs once per iteration; its kernels are folded into this node
-    // with FLOPs and bytes scaled by the trip count (If: the larger branch).
-    int64_t trips = 1;
-    if (op == "Loop") {
-      const OnnxValueInfo *m = in(n, 0);
-      if (m && m->intData && !m->intData->empty())
-        trips = std::max<int64_t>((*m->intData)[0], 0);
-    } else if (op == "Scan") {
-      const OnnxValueInfo *x = in(n, n.inputs.size() - 1);
-      if (x && x->isFullyKnown() && !x->shape.empty())
-        trips = x->shape[0];
-    }
-    double bestFlops = -1;
-    std::vector<OnnxKernel> best;
-    for (const auto &[attrName, body] : n.subgraphs) {
-      NodeLowerer inner{*body, opset};
-      std::vector<OnnxKernel> kernels;
-      double flops = 0;
-      for (const OnnxNode &bn : body->nodes) {
-        OnnxLoweredNode ln = inner.lower(bn);
-        if (!ln.supported)
-          r.supported = false;
-        for (OnnxKernel &k : ln.kernels) {
-          flops += k.desc.totalFlops();
-          kernels.push_back(std::move(k));
-        }
-      }
-      if (flops > bestFlops) {
-        bestFlops = flops;
-        best = std::move(kernels);
-      }
-    }
-    for (OnnxKernel &k : best) {
-      double f = k.desc.totalFlops() * trips, b = k.desc.totalBytes() * trips;
-      if (trips != 1) {
-        k.desc.flops = f;
-        k.desc.bytes = b;
-        // A zero-work kind would read the overrides as "unset".
-        if (f == 0 && k.desc.kind != KernelKind::Generic)
-          k.desc.kind = KernelKind::Generic;
-      }
-      r.kernels.push_back(std::move(k));
-    }
-    return r;
-  }
-  r.supported = false;
+  RuleContext context{graph, opset, n, n.opType, r};
+  rule(context);
   return r;
 }
+
+/// Operands of an op that may hold parameters, as [first, last).
+struct ParameterOperands {
+  unsigned first, last;
+};
+
+/// Which operands of each compute op read weights, by op type.
+const llvm::StringMap<ParameterOperands> &parameterOperands() {
+  constexpr unsigned all = ~0u;
+  static const llvm::StringMap<ParameterOperands> table = {
+      // Weights and biases (PRelu: the slope).
+      {"Conv", {1, 3}},
+      {"ConvTranspose", {1, 3}},
+      {"Gemm", {1, 3}},
+      {"PRelu", {1, 3}},
+      {"LayerNormalization", {1, 3}},
+      {"InstanceNormalization", {1, 3}},
+      // Scale and bias; mean and var are statistics.
+      {"BatchNormalization", {1, 3}},
+      {"MatMul", {1, 2}},
+      // The embedding table.
+      {"Gather", {0, 1}},
+      // Any operand: a bias added, a scale multiplied.
+      {"Add", {0, all}},
+      {"Mul", {0, all}},
+      {"Sub", {0, all}},
+      {"Sum", {0, all}}};
+  return table;
+}
+
+} // namespace
 
 /// Names of values that carry weights: operands of compute ops that hold
 /// parameters, followed back through metadata ops to their source.
@@ -545,24 +609,14 @@ static void collectParameters(const OnnxModel &model, OnnxLowering &lowering) {
         weightLike.insert(n.inputs[i]);
   };
   for (const OnnxNode &n : g.nodes) {
-    llvm::StringRef op = n.opType;
-    if (op == "Conv" || op == "ConvTranspose" || op == "Gemm" ||
-        op == "PRelu" || op == "LayerNormalization" ||
-        op == "InstanceNormalization")
-      markFrom(n, 1, 3);
-    else if (op == "BatchNormalization")
-      markFrom(n, 1, 3); // scale and bias; mean and var are statistics
-    else if (op == "MatMul")
-      markFrom(n, 1, 2);
-    else if (op == "Gather")
-      markFrom(n, 0, 1);
-    else if (op == "Add" || op == "Mul" || op == "Sub" || op == "Sum")
-      markFrom(n, 0, n.inputs.size());
+    auto it = parameterOperands().find(n.opType);
+    if (it != parameterOperands().end())
+      markFrom(n, it->second.first, it->second.last);
   }
   // Back through metadata ops (Unsqueeze of a BN scale, Identity of a
   // weight): the source is the parameter.
   for (auto it = g.nodes.rbegin(); it != g.nodes.rend(); ++it) {
-    if (!metadataOps().contains(it->opType) || it->outputs.empty() ||
+    if (!isMetadataOp(it->opType) || it->outputs.empty() ||
         it->inputs.empty() || it->opType == "ConstantOfShape")
       continue;
     if (weightLike.count(it->outputs[0]))
@@ -600,11 +654,10 @@ OnnxLowering perf::lowerOnnxModel(const OnnxModel &model) {
   for (const auto &[domain, version] : model.opsets)
     if (domain.empty())
       opset = version;
-  NodeLowerer lowerer{model.graph, opset};
   OnnxLowering result;
   result.nodes.reserve(model.graph.nodes.size());
   for (const OnnxNode &n : model.graph.nodes) {
-    OnnxLoweredNode lowered = lowerer.lower(n);
+    OnnxLoweredNode lowered = lowerNode(model.graph, opset, n);
     if (!lowered.supported)
       ++result.unsupported[n.domain.empty() ? n.opType
                                             : n.domain + "::" + n.opType];

@@ -147,6 +147,68 @@ TEST(OnnxImport, UnsupportedOpsAreCounted) {
   EXPECT_EQ(lowering.unsupported.begin()->second, 2u);
 }
 
+// Dispatch by op type: a name without a rule is unsupported (an ATen-style
+// in-place spelling does not fall back to the op), so is an ai.onnx name in
+// another domain; the Reduce family matches by prefix; and a node whose
+// shapes are unknown still gets its kernels, with no work counted.
+TEST(OnnxImport, OpTableDispatch) {
+  OnnxModel model;
+  model.opsets.push_back({"", 13});
+  OnnxGraph &g = model.graph;
+  auto value = [&](const char *name, std::vector<int64_t> shape) {
+    OnnxValueInfo &v = g.values[name];
+    v.name = name;
+    v.hasShape = true;
+    v.shape = std::move(shape);
+  };
+  value("x", {4, 8});
+  value("r", {4, 1});
+  auto node = [&](const char *op, const char *domain,
+                  std::vector<std::string> inputs, const char *output) {
+    OnnxNode n;
+    n.opType = op;
+    n.domain = domain;
+    n.name = std::string(op) + "_0";
+    n.inputs = std::move(inputs);
+    n.outputs = {output};
+    g.nodes.push_back(std::move(n));
+  };
+  node("Relu_", "", {"x"}, "a");
+  node("NotAnOnnxOp", "", {"x"}, "b");
+  node("Relu", "com.example", {"x"}, "c");
+  node("ReduceLogSumExp", "", {"x"}, "r");
+  node("Identity", "", {"x"}, "i");
+  node("Conv", "", {"u", "w"}, "y");
+
+  OnnxLowering lowering = lowerOnnxModel(model);
+  ASSERT_EQ(lowering.nodes.size(), 6u);
+  std::map<std::string, unsigned> unsupported = {
+      {"NotAnOnnxOp", 1}, {"Relu_", 1}, {"com.example::Relu", 1}};
+  EXPECT_EQ(lowering.unsupported, unsupported);
+  for (unsigned i = 0; i < 3; ++i) {
+    EXPECT_FALSE(lowering.nodes[i].supported) << i;
+    EXPECT_TRUE(lowering.nodes[i].kernels.empty()) << i;
+  }
+
+  const OnnxLoweredNode &reduce = lowering.nodes[3];
+  ASSERT_EQ(reduce.kernels.size(), 1u);
+  EXPECT_EQ(reduce.kernels[0].role, "reduce");
+  EXPECT_EQ(reduce.kernels[0].desc.kind, KernelKind::Reduce);
+  EXPECT_EQ(reduce.kernels[0].desc.rows, 4);
+  EXPECT_EQ(reduce.kernels[0].desc.cols, 8);
+
+  EXPECT_TRUE(lowering.nodes[4].supported);
+  EXPECT_TRUE(lowering.nodes[4].metadataOnly);
+  EXPECT_TRUE(lowering.nodes[4].kernels.empty());
+
+  const OnnxLoweredNode &conv = lowering.nodes[5];
+  EXPECT_TRUE(conv.supported);
+  ASSERT_EQ(conv.kernels.size(), 1u);
+  EXPECT_EQ(conv.kernels[0].role, "conv");
+  EXPECT_EQ(conv.kernels[0].desc.kind, KernelKind::Generic);
+  EXPECT_EQ(conv.kernels[0].desc.totalFlops(), 0);
+}
+
 TEST(OnnxImport, LoopBodyScaledByTripCount) {
   auto model = loadOnnxModel(fixture("embedding_bag_loop.onnx"));
   ASSERT_TRUE(bool(model)) << llvm::toString(model.takeError());
