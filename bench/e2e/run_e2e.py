@@ -66,12 +66,16 @@ def estimate(build, config, label, gpu, stack, ml_dir, work):
     if head:
         cmd.append("--head=" + head)
     run(cmd)
+    return estimate_graph(build, step, gpu, stack, ml_dir)["e2e_us"] / 1000.0
+
+
+def estimate_graph(build, step, gpu, stack, ml_dir):
+    """perf-opt --estimate's JSON report of the graph in `step`."""
     cmd = [os.path.join(build, "bin", "perf-opt"), step, "--perf-device=" + gpu, "--estimate",
            "--estimate-format=json", "--estimate-models=" + stack]
     if "ml" in stack.split(","):
         cmd.append("--estimate-ml-dir=" + ml_dir)
-    report = json.loads(run(cmd))
-    return report["graphs"][0]["e2e_us"] / 1000.0
+    return json.loads(run(cmd))["graphs"][0]
 
 
 def estimate_fx(build, csv, gpu, stack, ml_dir, work, measured):
@@ -80,11 +84,7 @@ def estimate_fx(build, csv, gpu, stack, ml_dir, work, measured):
     step = os.path.join(work, "fx.mlir")
     run([os.path.join(build, "bin", "perf-translate"), "--import-fx-csv", csv,
          "--fx-measured=" + ("true" if measured else "false"), "-o", step])
-    cmd = [os.path.join(build, "bin", "perf-opt"), step, "--perf-device=" + gpu, "--estimate",
-           "--estimate-format=json", "--estimate-models=" + stack]
-    if "ml" in stack.split(","):
-        cmd.append("--estimate-ml-dir=" + ml_dir)
-    graph = json.loads(run(cmd))["graphs"][0]
+    graph = estimate_graph(build, step, gpu, stack, ml_dir)
     kinds = {k: v["us"] / 1000.0 for k, v in graph.get("by_kernel_kind", {}).items()}
     return graph["e2e_us"] / 1000.0, kinds
 

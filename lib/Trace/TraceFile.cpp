@@ -19,7 +19,10 @@ Expected<std::string> readMaybeGzipped(StringRef path) {
                                         /*RequiresNullTerminator=*/false);
   if (!bufferOr)
     return fileError(path, bufferOr.getError().message());
-  StringRef bytes = (*bufferOr)->getBuffer();
+  return inflateIfGzipped((*bufferOr)->getBuffer(), path);
+}
+
+Expected<std::string> inflateIfGzipped(StringRef bytes, StringRef path) {
   if (bytes.size() < 2 || (unsigned char)bytes[0] != 0x1f ||
       (unsigned char)bytes[1] != 0x8b)
     return bytes.str();

@@ -31,9 +31,11 @@ struct FxImportOptions {
   std::string phase;
 };
 
-/// The step of a NeuSight per-node torch.fx CSV (.csv or .csv.gz) at
-/// `path`. Errors name the file and line and give null.
+/// The step of a NeuSight per-node torch.fx CSV, `contents` read from
+/// `path` (plain or gzip-compressed). Errors name the file and line and
+/// give null.
 mlir::OwningOpRef<mlir::ModuleOp> importFxCsv(mlir::MLIRContext *context,
+                                              llvm::StringRef contents,
                                               llvm::StringRef path,
                                               const FxImportOptions &options);
 

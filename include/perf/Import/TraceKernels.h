@@ -52,9 +52,6 @@ struct TracedOp {
 bool inferOpKernels(const TracedOp &op, int64_t worldSize,
                     std::vector<DeviceWork> &work);
 
-/// Whether the ATen op table has a rule for `name` ("aten::addmm", "relu_").
-bool hasAtenRule(llvm::StringRef name);
-
 /// Device work of ET node `index`: its rule, or the work of its children.
 /// `unknown` receives the names of leaf operators without a rule.
 std::vector<DeviceWork> inferNodeKernels(const trace::ExecutionTrace &et,

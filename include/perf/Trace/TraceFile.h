@@ -18,6 +18,11 @@ namespace trace {
 /// Reads the whole file, inflating it when it starts with the gzip magic.
 llvm::Expected<std::string> readMaybeGzipped(llvm::StringRef path);
 
+/// `bytes` (read from `path`, which errors name), inflated when they start
+/// with the gzip magic.
+llvm::Expected<std::string> inflateIfGzipped(llvm::StringRef bytes,
+                                             llvm::StringRef path);
+
 /// Reads and parses a JSON file. The error names the file and, for a parse
 /// error, the line and column llvm::json reports (a truncated file fails
 /// here).

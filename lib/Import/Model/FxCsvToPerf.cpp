@@ -27,6 +27,7 @@
 #include "perf/CostModel/KernelMeasurements.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Trace/TraceFile.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -169,14 +170,7 @@ std::string atenOf(const FxNode &n, bool training) {
 std::string layerOf(StringRef meta) {
   static const llvm::Regex entry("'([A-Za-z0-9_.]+\\.[0-9]+)'");
   SmallVector<StringRef> m;
-  StringRef rest = meta;
-  std::string layer;
-  while (entry.match(rest, &m)) {
-    layer = m[1].str();
-    rest = rest.substr(rest.find(m[0]) + m[0].size());
-    break;
-  }
-  return layer;
+  return entry.match(meta, &m) ? m[1].str() : std::string();
 }
 
 /// The innermost module class of a row's nn_module_stack.
@@ -268,7 +262,7 @@ public:
                               int64_t numLayers) {
     OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
     b.setInsertionPointToEnd(module->getBody());
-    auto graph = GraphOp::create(b, fileLoc, "step");
+    graph = GraphOp::create(b, fileLoc, "step");
     b.setInsertionPointToEnd(&graph.getBodyBlock());
     // The first block's rows, repeated.
     std::string firstLayer;
@@ -302,6 +296,7 @@ private:
   OpBuilder b;
   Location fileLoc;
   bool measured, training;
+  GraphOp graph;
   llvm::StringMap<Value> values;
   /// The dtype each node's output has ("torch.float32").
   llvm::StringMap<std::string> dtypes;
@@ -347,13 +342,6 @@ private:
         }
       return;
     }
-    if (StringRef(aten).starts_with("module:") || !hasAtenRule(aten)) {
-      ++unknown;
-      if (unknownList.size() < 200)
-        unknownList += (unknownList.empty() ? "" : ", ") + n.name + " (" +
-                       aten + ")";
-      return;
-    }
     DType type = parseDType(n.dtype).value_or(DType::F32);
     TracedOp traced;
     traced.name = "aten::" + aten;
@@ -384,7 +372,14 @@ private:
     out.tensorId = nextTensorId++;
     traced.outputs.push_back(out);
     std::vector<DeviceWork> work;
-    inferOpKernels(traced, 1, work);
+    if (StringRef(aten).starts_with("module:") ||
+        !inferOpKernels(traced, 1, work)) {
+      ++unknown;
+      if (unknownList.size() < 200)
+        unknownList += (unknownList.empty() ? "" : ", ") + n.name + " (" +
+                       aten + ")";
+      return;
+    }
 
     SmallVector<Value> operands;
     for (const std::string &in : n.inputs)
@@ -456,9 +451,7 @@ private:
       setMeasured(buildKernelOp(b, e.op.getLoc(), d), e.bwMs * 1000);
       grad = bwd.getResult(0);
     }
-    for (auto graph : b.getBlock()->getParentOp()->getParentOfType<ModuleOp>()
-                          .getOps<GraphOp>())
-      graph.setPhase("training");
+    graph.setPhase("training");
   }
 };
 
@@ -483,11 +476,12 @@ std::optional<int64_t> labelLayers(StringRef csvPath) {
 }
 } // namespace
 
-OwningOpRef<ModuleOp> perf::importFxCsv(MLIRContext *ctx, StringRef path,
+OwningOpRef<ModuleOp> perf::importFxCsv(MLIRContext *ctx, StringRef contents,
+                                        StringRef path,
                                         const FxImportOptions &options) {
   ctx->loadDialect<PerfDialect>();
   Location loc = FileLineColLoc::get(ctx, path, 1, 1);
-  llvm::Expected<std::string> text = readMaybeGzipFile(path);
+  llvm::Expected<std::string> text = trace::inflateIfGzipped(contents, path);
   if (!text) {
     emitError(loc) << llvm::toString(text.takeError());
     return nullptr;
@@ -551,8 +545,8 @@ void perf::registerFxCsvImportTranslation() {
         }
         options.numLayers = numLayer;
         options.measured = fxMeasured;
-        OwningOpRef<ModuleOp> module =
-            importFxCsv(ctx, buffer->getBufferIdentifier(), options);
+        OwningOpRef<ModuleOp> module = importFxCsv(
+            ctx, buffer->getBuffer(), buffer->getBufferIdentifier(), options);
         if (!module)
           return nullptr;
         return OwningOpRef<Operation *>(module.release());

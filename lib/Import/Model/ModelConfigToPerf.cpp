@@ -257,13 +257,30 @@ private:
     return op(n, aten, {x}, x.shape);
   }
 
+  /// How a family's eager attention scales, masks and normalizes the
+  /// scores, as its HuggingFace module does.
+  struct AttentionStyle {
+    /// GPT-2 divides by a one-element tensor, BERT by a Python float, Llama
+    /// multiplies; OPT scales q before (none here).
+    enum class Scale { None, DivByScalarTensor, Div, Mul } scale;
+    /// GPT-2 selects with `where` against a [1, 1, S, S] mask; the others
+    /// add `maskShape`, and OPT then takes the maximum with the minimum.
+    enum class Mask { Where, Add, AddThenMax } mask;
+    Shape maskShape;
+    StringRef maskName = "add";
+    /// Llama takes the softmax in fp32 and casts back.
+    bool fp32Softmax = false;
+    StringRef dropoutName = "attn_dropout";
+    /// The ATen op of the fused kernel (--attention=sdpa|flash).
+    StringRef fusedOp = "_scaled_dot_product_flash_attention";
+  };
+
   /// Attention core from q [B, nh, S, d], k and v [B, kvh, S, d], to the
-  /// context [B, S, nh * d] (eager: the kernels HF's eager attention runs;
-  /// fused: one attention kernel). `mask` is how the step masks scores:
-  /// GPT-2 selects with `where`, the others add a mask.
-  enum class Mask { Where, Add, AddThenMax };
-  Tensor attention(Tensor q, Tensor k, Tensor v, Mask mask,
-                   bool scaleScores) {
+  /// context [B, S, nh * d]: the kernels of the eager module, or one fused
+  /// attention kernel.
+  Tensor attention(Tensor q, Tensor k, Tensor v, const AttentionStyle &style) {
+    using Scale = AttentionStyle::Scale;
+    using Mask = AttentionStyle::Mask;
     if (kvh != nh) {
       // repeat_kv: expand and copy k and v to every query head.
       k = op("repeat_kv", "clone", {k}, {B, nh, S, d});
@@ -271,30 +288,39 @@ private:
     }
     Tensor ctx;
     if (s.attention == AttentionImpl::Fused) {
-      ctx = op("sdpa", "_scaled_dot_product_flash_attention", {q, k, v},
-               {B, nh, S, d});
+      ctx = op("sdpa", style.fusedOp, {q, k, v}, {B, nh, S, d});
     } else {
       Tensor scores = op("matmul", "matmul", {q, k.as({B, nh, d, S})},
                          {B, nh, S, S});
-      if (scaleScores) {
-        Tensor scale = scalarTensor("full");
-        scores = pointwise("truediv", "div", {scores, scale});
-      }
-      if (mask == Mask::Where) {
+      if (style.scale == Scale::DivByScalarTensor)
+        scores = pointwise("truediv", "div", {scores, scalarTensor("full")});
+      else if (style.scale == Scale::Div)
+        scores = pointwise("truediv", "div", {scores});
+      else if (style.scale == Scale::Mul)
+        scores = pointwise("mul", "mul", {scores});
+      if (style.mask == Mask::Where) {
         Tensor minValue = scalarTensor("full_1");
         scores = pointwise("where", "where",
                            {scores, constant({1, 1, S, S}, DType::Bool),
                             minValue});
       } else {
-        scores = pointwise("add_mask", "add",
-                           {scores, constant({B, 1, S, S}, s.dtype)});
-        if (mask == Mask::AddThenMax) {
+        scores = pointwise(style.maskName, "add",
+                           {scores, constant(style.maskShape, s.dtype)});
+        if (style.mask == Mask::AddThenMax) {
           Tensor minValue = scalarTensor("tensor");
           scores = pointwise("max", "maximum", {scores, minValue});
         }
       }
-      Tensor probs = pointwise("softmax", "_softmax", {scores});
-      probs = dropout("attn_dropout", probs);
+      Tensor probs;
+      if (style.fp32Softmax) {
+        probs = op("softmax", "_softmax", {scores}, scores.shape, 0,
+                   DType::F32);
+        if (s.dtype != DType::F32)
+          probs = op("to", "_to_copy", {probs}, probs.shape);
+      } else {
+        probs = pointwise("softmax", "_softmax", {scores});
+      }
+      probs = dropout(style.dropoutName, probs);
       ctx = op("matmul_1", "matmul", {probs, v}, {B, nh, S, d});
     }
     // transpose(1, 2).contiguous(): a real copy to [B, S, nh, d].
@@ -338,7 +364,9 @@ private:
     Tensor a = within("attn", [&] {
       Tensor qkv = linear("c_attn", h, H, 3 * H, true);
       Tensor q = qkv.as({B, nh, S, d});
-      Tensor out = attention(q, q, q, Mask::Where, /*scaleScores=*/true);
+      AttentionStyle style{AttentionStyle::Scale::DivByScalarTensor,
+                           AttentionStyle::Mask::Where};
+      Tensor out = attention(q, q, q, style);
       out = linear("c_proj", out, H, H, true);
       return dropout("resid_dropout", out);
     });
@@ -386,7 +414,11 @@ private:
              {B, nh, S, d});
       q = op("contiguous_q", "contiguous", {q.as({B, S, nh, d})},
              {B, nh, S, d});
-      Tensor out = attention(q, k, v, Mask::AddThenMax, /*scaleScores=*/false);
+      AttentionStyle style{AttentionStyle::Scale::None,
+                           AttentionStyle::Mask::AddThenMax,
+                           {B, 1, S, S}};
+      style.maskName = "add_mask";
+      Tensor out = attention(q, k, v, style);
       return linear("out_proj", out, H, H, true);
     });
     a = dropout("dropout", a);
@@ -463,7 +495,13 @@ private:
         Tensor q = linear("query", x, H, H, true).as({B, nh, S, d});
         Tensor k = linear("key", x, H, H, true).as({B, nh, S, d});
         Tensor v = linear("value", x, H, H, true).as({B, nh, S, d});
-        return bertAttention(q, k, v);
+        // A Python-float scale and the extended padding mask [B, 1, 1, S].
+        AttentionStyle style{AttentionStyle::Scale::Div,
+                             AttentionStyle::Mask::Add,
+                             {B, 1, 1, S}};
+        style.dropoutName = "dropout";
+        style.fusedOp = "_scaled_dot_product_efficient_attention";
+        return attention(q, k, v, style);
       });
       return within("output", [&] {
         Tensor dense = linear("dense", ctx, H, H, true);
@@ -482,28 +520,6 @@ private:
       Tensor sum = op("add", "add", {dense, a}, a.shape);
       return layerNorm("LayerNorm", sum);
     });
-  }
-
-  /// BERT scales by a Python float (no scalar tensor) and adds the extended
-  /// padding mask [B, 1, 1, S].
-  Tensor bertAttention(Tensor q, Tensor k, Tensor v) {
-    Tensor ctx;
-    if (s.attention == AttentionImpl::Fused) {
-      ctx = op("sdpa", "_scaled_dot_product_efficient_attention", {q, k, v},
-               {B, nh, S, d});
-    } else {
-      Tensor scores = op("matmul", "matmul", {q, k.as({B, nh, d, S})},
-                         {B, nh, S, S});
-      scores = pointwise("truediv", "div", {scores});
-      scores = pointwise("add", "add",
-                         {scores, constant({B, 1, 1, S}, s.dtype)});
-      Tensor probs = pointwise("softmax", "_softmax", {scores});
-      probs = dropout("dropout", probs);
-      ctx = op("matmul_1", "matmul", {probs, v}, {B, nh, S, d});
-    }
-    return op("contiguous", "contiguous", {ctx.as({B, S, nh, d})},
-              {B, S, nh, d})
-        .as({B, S, H});
   }
 
   void llama() {
@@ -554,31 +570,11 @@ private:
       Tensor v = linear("v_proj", h, H, kvh * d, bias).as({B, kvh, S, d});
       q = rotary("q_rotary", q);
       k = rotary("k_rotary", k);
-      Tensor ctx;
-      if (s.attention == AttentionImpl::Fused) {
-        ctx = attention(q, k, v, Mask::Add, /*scaleScores=*/false);
-      } else {
-        // Eager Llama attention multiplies the scores by the scale and takes
-        // the softmax in fp32.
-        if (kvh != nh) {
-          k = op("repeat_kv", "clone", {k}, {B, nh, S, d});
-          v = op("repeat_kv_1", "clone", {v}, {B, nh, S, d});
-        }
-        Tensor scores = op("matmul", "matmul", {q, k.as({B, nh, d, S})},
-                           {B, nh, S, S});
-        scores = pointwise("mul", "mul", {scores});
-        scores = pointwise("add", "add",
-                           {scores, constant({B, 1, S, S}, s.dtype)});
-        Tensor probs = op("softmax", "_softmax", {scores}, scores.shape, 0,
-                          DType::F32);
-        if (s.dtype != DType::F32)
-          probs = op("to", "_to_copy", {probs}, probs.shape);
-        probs = dropout("attn_dropout", probs);
-        ctx = op("matmul_1", "matmul", {probs, v}, {B, nh, S, d});
-        ctx = op("contiguous", "contiguous", {ctx.as({B, S, nh, d})},
-                 {B, S, nh, d})
-                  .as({B, S, H});
-      }
+      AttentionStyle style{AttentionStyle::Scale::Mul,
+                           AttentionStyle::Mask::Add,
+                           {B, 1, S, S}};
+      style.fp32Softmax = true;
+      Tensor ctx = attention(q, k, v, style);
       return linear("o_proj", ctx, nh * d, H, bias);
     });
     x = op("add", "add", {x, a}, x.shape);

@@ -715,10 +715,6 @@ const AtenRuleTable &atenRules() {
 }
 } // namespace
 
-bool perf::hasAtenRule(StringRef name) {
-  return atenRules().lookup(baseName(name)) != nullptr;
-}
-
 bool perf::inferOpKernels(const TracedOp &op, int64_t worldSize,
                           std::vector<DeviceWork> &work) {
   StringRef name = baseName(op.name);
