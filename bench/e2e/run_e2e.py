@@ -184,7 +184,8 @@ def main():
              "No stack was fitted on these steps: `roofline` and `tile` use datasheet figures and the",
              "tile model's shipped fit; `ml` (when present) was trained by perf-train on the NeuSight",
              "*kernel* measurements of the same five GPUs (in distribution for the kernels, not for",
-             "these steps).", ""]
+             "these steps). Those measurements time each kernel alone between two events; `ml` prices",
+             "a kernel as it runs behind others on a stream, without that isolated launch.", ""]
     header = "| GPU | model | phase | seq | batch | measured ms | " + " | ".join(
         "%s ms | err %%" % s for s in stacks) + " | NeuSight err % |"
     lines += [header, "|" + "---|" * (6 + 2 * len(stacks) + 1)]
@@ -215,12 +216,15 @@ def main():
             print("error: stack %s worst |error| %.1f%% exceeds %.1f%%" % (s, worst, args.max_worst),
                   file=sys.stderr)
             failed = True
-    lines += ["", "Per GPU (mean abs err %):", "", "| GPU | labels | " + " | ".join(stacks) + " |",
-              "|" + "---|" * (2 + len(stacks))]
-    for gpu in sorted({l["gpu"] for l, _ in rows}):
-        mine = [(l, p) for l, p in rows if l["gpu"] == gpu]
-        lines.append("| %s | %d | %s |" % (gpu, len(mine), " | ".join(
-            "%.1f" % (sum(abs(err(l, p[s])) for l, p in mine) / len(mine)) for s in stacks)))
+    for key, title in (("gpu", "GPU"), ("model", "model")):
+        lines += ["", "Per %s (mean abs err %%):" % title, "",
+                  "| %s | labels | " % title + " | ".join(stacks) + " |",
+                  "|" + "---|" * (2 + len(stacks))]
+        for value in sorted({l[key] for l, _ in rows}):
+            mine = [(l, p) for l, p in rows if l[key] == value]
+            lines.append("| %s | %d | %s |" % (value, len(mine), " | ".join(
+                "%.1f" % (sum(abs(err(l, p[s])) for l, p in mine) / len(mine))
+                for s in stacks)))
     fx = [(l, p) for l, p in rows if "fx_measured" in l]
     if fx:
         last = stacks[-1]

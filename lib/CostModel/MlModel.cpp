@@ -15,6 +15,10 @@
 
 using namespace perf;
 
+/// Device time of the smallest kernel queued behind others on a stream:
+/// back-to-back empty kernels retire about every 2 us on Pascal to Hopper.
+static constexpr double kStreamedKernelUs = 2.0;
+
 static float lg(double x) {
   return static_cast<float>(std::log1p(std::max(x, 0.0)));
 }
@@ -441,6 +445,16 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
   if (tileUs > 0)
     if (std::optional<double> r = predict(tileBooster->second))
       cost.latencyUs = std::sqrt(cost.latencyUs * tileUs * std::exp(*r));
+  // Each training row times one kernel alone between two events, so it
+  // carries the fixed cost of an isolated launch (launch.json: the fastest
+  // element-wise row of the device, 24-31 us in the NeuSight data). Behind
+  // other kernels on a stream the device does not wait for it, and the
+  // host's side of a launch is priced by the host overheads.
+  double isolatedUs = cost.latencyUs;
+  cost.isolationUs = std::max(launchUsFor(gpu) - kStreamedKernelUs, 0.0);
+  cost.latencyUs = std::max(isolatedUs - cost.isolationUs,
+                            std::min(isolatedUs, kStreamedKernelUs));
+  cost.isolationUs = isolatedUs - cost.latencyUs;
   cost.latencyUs *= extentScale;
   double peak = gpu.peakFlops(k.dtype, k.tensorCores);
   cost.computeBound = peak > 0 && gpu.memBandwidth > 0 &&

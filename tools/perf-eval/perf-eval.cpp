@@ -187,7 +187,8 @@ static int evaluateFiles() {
       return fail(m.file + ":" + llvm::Twine(m.line) + ": " +
                   llvm::toString(gpu.takeError()));
     KernelCost cost = stack->estimate(m.kernel, *gpu);
-    PricedRow p{&m, cost.latencyUs, cost.model};
+    // The rows time each kernel alone: compare with the isolated price.
+    PricedRow p{&m, cost.latencyUs + cost.isolationUs, cost.model};
     ++pricedBy[cost.model];
     eval.priced.push_back(p);
     eval.byOpAndGpu[{m.op, shortGpuName(m.device)}].push_back(p);
@@ -421,9 +422,17 @@ static int runCrossValidation() {
         return fail(llvm::toString(model.takeError()));
       for (const KernelMeasurement *m : test) {
         const GpuSpec &gpu = devices[m->device];
-        std::optional<KernelCost> cost = (*model)->estimate(m->kernel, gpu);
+        // The rows time each kernel alone: compare with isolated prices.
+        auto isolated =
+            [&](const KernelCostModel &priced) -> std::optional<KernelCost> {
+          std::optional<KernelCost> c = priced.estimate(m->kernel, gpu);
+          if (c)
+            c->latencyUs += c->isolationUs;
+          return c;
+        };
+        std::optional<KernelCost> cost = isolated(**model);
         if (second) {
-          std::optional<KernelCost> other = second->estimate(m->kernel, gpu);
+          std::optional<KernelCost> other = isolated(*second);
           if (!cost || !other)
             continue;
           cost->latencyUs = std::sqrt(cost->latencyUs * other->latencyUs);

@@ -21,7 +21,11 @@
 namespace perf {
 
 struct KernelCost {
+  /// Device time of the kernel queued behind others on a stream.
   double latencyUs = 0;
+  /// What timing the kernel alone between two events adds (the isolated
+  /// launch a measurement sweep sees); 0 where the model does not know.
+  double isolationUs = 0;
   /// Name of the model that priced the kernel ("roofline", "db", ...).
   std::string model;
   /// Whether the compute or the memory side bounds it (roofline view).

@@ -19,7 +19,15 @@
 namespace perf {
 
 /// The transformer families whose eager PyTorch kernels the importer knows.
-enum class ModelFamily { Gpt2, Opt, Bert, Llama };
+enum class ModelFamily {
+  Gpt2,
+  Opt,
+  Bert,
+  Llama,
+  /// Encoder-decoder T5 and its mixture-of-experts variant, Switch
+  /// Transformers (relative position bias, RMS layer norm, no biases).
+  T5
+};
 
 struct TransformerConfig {
   std::string modelType;
@@ -33,8 +41,23 @@ struct TransformerConfig {
   bool tiedEmbeddings = true;
   /// Attention and MLP projections carry a bias (Llama's do not).
   bool projectionBias = true;
+  /// Width of one attention head: T5's d_kv (its heads need not split the
+  /// hidden size), else hidden / heads.
+  int64_t headDimension = 0;
+  /// Layers of the decoder stack of an encoder-decoder model (T5).
+  int64_t decoderLayers = 0;
+  /// T5's relative position buckets (a [buckets, heads] bias table).
+  int64_t relativeBuckets = 0;
+  /// The MLP multiplies an activated projection by a second one
+  /// (T5 v1.1's gated-gelu).
+  bool gatedMlp = false;
+  /// Mixture of experts (Switch Transformers): experts of a sparse MLP, the
+  /// tokens each takes per sequence, and every how many layers of the
+  /// encoder and decoder the MLP is sparse (0: never).
+  int64_t experts = 0, expertCapacity = 0;
+  int64_t encoderSparseStep = 0, decoderSparseStep = 0;
 
-  int64_t headDim() const { return hidden / heads; }
+  int64_t headDim() const { return headDimension; }
 };
 
 /// Reads `text` (the contents of `path`) as a HuggingFace config. Errors

@@ -62,11 +62,12 @@ llvm::Expected<TransformerConfig> perf::parseModelConfig(StringRef text,
           .Case("opt", ModelFamily::Opt)
           .Case("bert", ModelFamily::Bert)
           .Cases({"llama", "mistral", "qwen2"}, ModelFamily::Llama)
+          .Cases({"t5", "switch_transformers"}, ModelFamily::T5)
           .Default(std::nullopt);
   if (!family)
     return configError(path, "unsupported model_type '" + *type +
                                  "' (supported: gpt2, opt, bert, llama, "
-                                 "mistral, qwen2)");
+                                 "mistral, qwen2, t5, switch_transformers)");
   c.family = *family;
 
   auto need = [&](std::initializer_list<StringRef> keys,
@@ -107,16 +108,45 @@ llvm::Expected<TransformerConfig> perf::parseModelConfig(StringRef text,
   if (llvm::Error e = optional({"n_positions", "max_position_embeddings"},
                                c.maxPositions, 0))
     return std::move(e);
-  if (c.maxPositions == 0 && c.family != ModelFamily::Llama)
+  bool relativePositions =
+      c.family == ModelFamily::Llama || c.family == ModelFamily::T5;
+  if (c.maxPositions == 0 && !relativePositions)
     return configError(path,
                        "missing key 'n_positions' or 'max_position_embeddings'");
   if (llvm::Error e = optional({"type_vocab_size"}, c.typeVocab,
                                c.family == ModelFamily::Bert ? 2 : 0))
     return std::move(e);
-  if (c.hidden % c.heads != 0)
+  if (llvm::Error e = optional({"d_kv", "head_dim"}, c.headDimension, 0))
+    return std::move(e);
+  if (c.headDimension == 0 && c.hidden % c.heads != 0)
     return configError(path, "hidden size " + llvm::Twine(c.hidden) +
                                  " is not a multiple of the " +
                                  llvm::Twine(c.heads) + " heads");
+  if (c.headDimension == 0)
+    c.headDimension = c.hidden / c.heads;
+  if (c.family == ModelFamily::T5) {
+    if (llvm::Error e =
+            optional({"num_decoder_layers"}, c.decoderLayers, c.layers))
+      return std::move(e);
+    if (llvm::Error e =
+            optional({"relative_attention_num_buckets"}, c.relativeBuckets, 32))
+      return std::move(e);
+    // SwitchTransformersConfig's defaults; T5 has no experts.
+    bool switchModel = *type == "switch_transformers";
+    if (llvm::Error e =
+            optional({"num_experts"}, c.experts, switchModel ? 8 : 0))
+      return std::move(e);
+    if (llvm::Error e = optional({"expert_capacity"}, c.expertCapacity, 64))
+      return std::move(e);
+    if (llvm::Error e = optional({"encoder_sparse_step"}, c.encoderSparseStep,
+                                 switchModel ? 3 : 0))
+      return std::move(e);
+    if (llvm::Error e = optional({"decoder_sparse_step"}, c.decoderSparseStep,
+                                 switchModel ? 3 : 0))
+      return std::move(e);
+    if (!switchModel)
+      c.experts = c.encoderSparseStep = c.decoderSparseStep = 0;
+  }
   if (c.heads % c.kvHeads != 0)
     return configError(path, "num_key_value_heads " + llvm::Twine(c.kvHeads) +
                                  " must divide the " + llvm::Twine(c.heads) +
@@ -125,9 +155,19 @@ llvm::Expected<TransformerConfig> perf::parseModelConfig(StringRef text,
   std::optional<StringRef> act = o->getString("activation_function");
   if (!act)
     act = o->getString("hidden_act");
+  if (!act)
+    act = o->getString("dense_act_fn");
+  if (std::optional<StringRef> proj = o->getString("feed_forward_proj");
+      proj && c.family == ModelFamily::T5) {
+    // T5's "relu" or "gated-gelu"; T5Config maps gated-gelu to gelu_new.
+    c.gatedMlp = proj->consume_front("gated-");
+    if (!act)
+      act = c.gatedMlp && *proj == "gelu" ? StringRef("gelu_new") : *proj;
+  }
   StringRef defaultAct = c.family == ModelFamily::Gpt2   ? "gelu_new"
                          : c.family == ModelFamily::Opt  ? "relu"
                          : c.family == ModelFamily::Bert ? "gelu"
+                         : c.family == ModelFamily::T5   ? "relu"
                                                          : "silu";
   c.activation = act.value_or(defaultAct).str();
   if (!llvm::is_contained({StringRef("gelu_new"), StringRef("gelu"),
@@ -164,5 +204,9 @@ llvm::Error perf::checkStepOptions(const TransformerConfig &c,
   if (c.family != ModelFamily::Bert &&
       (s.head == ModelHead::Classifier || s.head == ModelHead::Pretraining))
     return error("--head=classifier and --head=pretraining are BERT heads");
+  if (c.family == ModelFamily::T5 && s.attention == AttentionImpl::Fused)
+    return error("--attention=sdpa|flash: T5 and Switch Transformers attention "
+                 "adds a relative "
+                 "position bias and has no fused kernel; use eager");
   return llvm::Error::success();
 }

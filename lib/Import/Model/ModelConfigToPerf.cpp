@@ -91,6 +91,9 @@ public:
     case ModelFamily::Llama:
       llama();
       break;
+    case ModelFamily::T5:
+      t5();
+      break;
     }
     return module;
   }
@@ -326,8 +329,12 @@ private:
     // transpose(1, 2).contiguous(): a real copy to [B, S, nh, d].
     return op("contiguous", "contiguous", {ctx.as({B, S, nh, d})},
               {B, S, nh, d})
-        .as({B, S, H});
+        .as({B, S, nh * d});
   }
+
+  /// The host blocks until the device drains: a data-dependent size
+  /// (nonzero, a tensor used as a Python int) is read back.
+  void hostSync() { SyncOp::create(b, loc, b.getI64IntegerAttr(0), nullptr); }
 
   /// Runs `body` under module path `name`.
   template <typename Fn> auto within(const std::string &name, Fn body) {
@@ -587,6 +594,328 @@ private:
       return linear("down_proj", prod, F, H, false);
     });
     return op("add_1", "add", {x, m}, x.shape);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // T5 and Switch Transformers
+  //===--------------------------------------------------------------------===//
+
+  /// Encoder and decoder over the sequence: HF's seq2seq forward given
+  /// decoder_input_ids (the first token's step), then the LM head.
+  void t5() {
+    Tensor ids = constant({B, S}, DType::I64);
+    Tensor shared = param({V, H});
+    Tensor encoded = within("encoder", [&] {
+      return t5Stack(shared, ids, nullptr, c.layers, c.encoderSparseStep);
+    });
+    Tensor decoded = within("decoder", [&] {
+      return t5Stack(shared, ids, &encoded, c.decoderLayers,
+                     c.decoderSparseStep);
+    });
+    if (c.experts > 0) {
+      routerLosses("encoder", c.layers, c.encoderSparseStep);
+      routerLosses("decoder", c.decoderLayers, c.decoderSparseStep);
+    }
+    if (s.head == ModelHead::None)
+      return;
+    // A tied head rescales by d_model^-0.5 first.
+    if (c.tiedEmbeddings)
+      decoded = pointwise("mul", "mul", {decoded});
+    lmHead(decoded);
+  }
+
+  /// Whether layer `i` of a stack with sparse step `step` has a sparse MLP
+  /// (SwitchTransformersStack: every step-th layer, starting at the second).
+  static bool sparseLayer(int64_t i, int64_t step) {
+    return step > 0 && (step == 1 || i % step == 1);
+  }
+
+  /// (1 - mask) * dtype's minimum: the additive form of a 0/1 mask.
+  Tensor additiveMask(StringRef name, const Tensor &mask) {
+    std::string n = name.str();
+    Tensor inverted = op(n + ".rsub", "rsub", {mask}, mask.shape);
+    return pointwise(n + ".mul", "mul", {inverted});
+  }
+
+  /// T5Attention.compute_bias: bucketed relative positions, [S, S] int64
+  /// arithmetic, looked up in the [buckets, heads] table.
+  Tensor relativePositionBias(bool bidirectional) {
+    return within("relative_attention_bias", [&] {
+      Shape ss{S, S};
+      Tensor ctxPos = op("arange", "arange", {}, {S}, 0, DType::I64);
+      Tensor memPos = op("arange_1", "arange", {}, {S}, 0, DType::I64);
+      Tensor rel = op("sub", "sub", {memPos.as({1, S}), ctxPos.as({S, 1})}, ss,
+                      0, DType::I64);
+      auto i64 = [&](StringRef n, StringRef aten, ArrayRef<Tensor> args,
+                     DType t = DType::I64) {
+        return op(n, aten, args, ss, 0, t);
+      };
+      Tensor buckets;
+      if (bidirectional) {
+        Tensor positive = i64("gt", "gt", {rel}, DType::Bool);
+        positive = i64("to", "_to_copy", {positive});
+        positive = i64("mul", "mul", {positive});
+        buckets = i64("add", "add", {positive});
+        rel = i64("abs", "abs", {rel});
+      } else {
+        Tensor zeros = i64("zeros_like", "zeros_like", {rel});
+        rel = i64("min", "minimum", {rel, zeros});
+        rel = i64("neg", "neg", {rel});
+      }
+      Tensor small = i64("lt", "lt", {rel}, DType::Bool);
+      Tensor large = i64("float", "_to_copy", {rel}, DType::F32);
+      large = i64("div", "div", {large}, DType::F32);
+      large = i64("log", "log", {large}, DType::F32);
+      large = i64("div_1", "div", {large}, DType::F32);
+      large = i64("mul_1", "mul", {large}, DType::F32);
+      large = i64("to_1", "_to_copy", {large});
+      large = i64("add_1", "add", {large});
+      Tensor cap = i64("full_like", "full_like", {large});
+      large = i64("min_1", "minimum", {large, cap});
+      Tensor chosen =
+          i64("where", "where", {constant(ss, DType::Bool), rel, large});
+      buckets = buckets.value ? i64("add_2", "add", {buckets, chosen})
+                              : i64("add_2", "add", {chosen});
+      return op("embedding", "embedding",
+                {param({c.relativeBuckets, nh}), buckets}, {S, S, nh},
+                c.relativeBuckets * nh);
+    });
+  }
+
+  /// Where an attention layer's position bias comes from: the first layer
+  /// of a stack builds it (relative buckets, bidirectional in the encoder
+  /// and causal in the decoder, or zeros for cross-attention) and folds the
+  /// mask in; later layers reuse it.
+  enum class PositionBias { Reuse, Bidirectional, Causal, Zeros };
+
+  /// T5Attention: q from `x`, k and v from `kv` (x itself, or the encoder
+  /// output), no 1/sqrt(d) scale, the position bias added to the scores,
+  /// softmax in fp32.
+  Tensor t5Attention(const Tensor &x, const Tensor &kv, PositionBias bias) {
+    int64_t inner = nh * d;
+    Tensor q = linear("q", x, H, inner, false).as({B, nh, S, d});
+    Tensor k = linear("k", kv, H, inner, false).as({B, nh, S, d});
+    Tensor v = linear("v", kv, H, inner, false).as({B, nh, S, d});
+    Shape maskShape =
+        bias == PositionBias::Causal ? Shape{B, 1, S, S} : Shape{B, 1, 1, S};
+    Tensor table;
+    if (bias == PositionBias::Zeros)
+      table = op("zeros", "zeros", {}, {1, nh, S, S});
+    else if (bias != PositionBias::Reuse)
+      table = relativePositionBias(bias == PositionBias::Bidirectional)
+                  .as({1, nh, S, S});
+    if (bias != PositionBias::Reuse)
+      op("add", "add", {table, constant(maskShape, s.dtype)}, {B, nh, S, S});
+    AttentionStyle style{
+        AttentionStyle::Scale::None, AttentionStyle::Mask::Add, {B, nh, S, S}};
+    style.fp32Softmax = true;
+    style.dropoutName = "dropout";
+    Tensor ctx = attention(q, k, v, style);
+    return linear("o", ctx, inner, H, false);
+  }
+
+  /// fp16 T5 clamps every sublayer's output away from infinity.
+  Tensor clampInf(const Tensor &x) {
+    if (s.dtype != DType::F16)
+      return x;
+    Tensor inf = op("isinf", "isinf", {x}, x.shape, 0, DType::Bool);
+    Tensor any = op("any", "any", {inf}, {}, 0, DType::Bool);
+    Tensor limit = op("where", "where", {any}, {});
+    return op("clamp", "clamp", {x, limit}, x.shape);
+  }
+
+  /// T5DenseActDense / T5DenseGatedActDense.
+  Tensor t5DenseMlp(const Tensor &x, int64_t rows) {
+    Shape in{rows, H};
+    if (c.gatedMlp) {
+      Tensor gate = linear("wi_0", x.as(in), H, F, false);
+      gate = activation("act", gate);
+      Tensor up = linear("wi_1", x.as(in), H, F, false);
+      Tensor prod = op("mul", "mul", {gate, up}, gate.shape);
+      prod = dropout("dropout", prod);
+      return linear("wo", prod, F, H, false);
+    }
+    Tensor up = linear("wi", x.as(in), H, F, false);
+    up = activation("act", up);
+    up = dropout("dropout", up);
+    return linear("wo", up, F, H, false);
+  }
+
+  /// SwitchTransformersTop1Router and the sparse MLP as eager PyTorch runs
+  /// it: each expert gathers its tokens (a boolean-mask index: nonzero and
+  /// a host sync), runs its MLP on `expert_capacity` rows per sequence, and
+  /// scatters back (a second nonzero and sync); tokens over capacity pass
+  /// through unchanged.
+  Tensor switchMlp(const Tensor &x) {
+    Shape bse{B, S, c.experts};
+    Tensor probs, mask;
+    within("router", [&] {
+      Tensor h = x;
+      if (s.dtype != DType::F32)
+        h = op("to", "_to_copy", {x}, x.shape, 0, DType::F32);
+      if (training()) {
+        Tensor noise = op("uniform", "uniform", {}, x.shape, 0, DType::F32);
+        h = op("mul", "mul", {h, noise}, x.shape, 0, DType::F32);
+      }
+      Tensor logits = op("classifier", "linear",
+                         {h, Tensor{Value(), {c.experts, H}, DType::F32}}, bse,
+                         c.experts * H, DType::F32);
+      probs = op("softmax", "_softmax", {logits}, bse, 0, DType::F32);
+      if (s.dtype != DType::F32)
+        probs = op("to_1", "_to_copy", {probs}, bse);
+      Tensor index = op("argmax", "argmax", {probs}, {B, S}, 0, DType::I64);
+      Tensor oneHot = op("one_hot", "one_hot", {index}, bse, 0, DType::I64);
+      Tensor priority = op("cumsum", "cumsum", {oneHot}, bse, 0, DType::I64);
+      Tensor inCapacity = op("le", "le", {priority}, bse, 0, DType::Bool);
+      mask = op("mul", "mul", {oneHot, inCapacity}, bse, 0, DType::I64);
+      probs = op("max", "max", {probs}, {B, S}, 0, probs.dtype);
+      return probs;
+    });
+    op("argmax", "argmax", {mask}, {B, S}, 0, DType::I64);
+    Tensor next = op("clone", "clone", {x}, x.shape);
+    int64_t rows = B * c.expertCapacity;
+    Tensor padded = op("zeros", "zeros", {}, {rows, H});
+    // Tokens an expert takes: an even share, up to its capacity.
+    int64_t chosen =
+        B * std::min(c.expertCapacity, (S + c.experts - 1) / c.experts);
+    for (int64_t e = 0; e < c.experts; ++e) {
+      within("experts.expert_" + std::to_string(e), [&] {
+        Tensor selected =
+            op("bool", "_to_copy", {mask.as({B, S})}, {B, S}, 0, DType::Bool);
+        op("count_nonzero", "count_nonzero", {selected}, {}, 0, DType::I64);
+        Tensor where =
+            op("nonzero", "nonzero", {selected}, {chosen, 2}, 0, DType::I64);
+        hostSync();
+        Tensor gathered = op("index", "index", {x, where}, {chosen, H});
+        hostSync(); // num_chosen as a slice bound
+        op("copy_", "copy_", {padded.as({chosen, H}), gathered}, {chosen, H});
+        padded = t5DenseMlp(padded, rows);
+        hostSync();
+        where =
+            op("nonzero_1", "nonzero", {selected}, {chosen, 2}, 0, DType::I64);
+        hostSync();
+        next = op("index_put_", "index_put_",
+                  {next, where, padded.as({chosen, H})}, x.shape);
+        return next;
+      });
+    }
+    return op("mul", "mul", {probs.as({B, S, 1}), next}, x.shape);
+  }
+
+  /// One T5 block: self-attention, cross-attention (decoder), MLP, each a
+  /// pre-norm residual sublayer.
+  Tensor t5Block(Tensor x, const Tensor *encoded, bool first, bool sparse) {
+    bool decoder = encoded != nullptr;
+    Tensor a = within("layer.0", [&] {
+      Tensor n = rmsNorm("layer_norm", x);
+      Tensor out = within("SelfAttention", [&] {
+        PositionBias bias = !first    ? PositionBias::Reuse
+                            : decoder ? PositionBias::Causal
+                                      : PositionBias::Bidirectional;
+        return t5Attention(n, n, bias);
+      });
+      return dropout("dropout", out);
+    });
+    x = clampInf(op("add", "add", {x, a}, x.shape));
+    if (decoder) {
+      Tensor cross = within("layer.1", [&] {
+        Tensor n = rmsNorm("layer_norm", x);
+        Tensor out = within("EncDecAttention", [&] {
+          return t5Attention(n, *encoded,
+                             first ? PositionBias::Zeros : PositionBias::Reuse);
+        });
+        return dropout("dropout", out);
+      });
+      x = clampInf(op("add_1", "add", {x, cross}, x.shape));
+    }
+    std::string ff = decoder ? "layer.2" : "layer.1";
+    Tensor m = within(ff, [&] {
+      Tensor n = rmsNorm("layer_norm", x);
+      Tensor out = within("mlp", [&] {
+        return sparse ? switchMlp(n) : t5DenseMlp(n, B * S).as(x.shape);
+      });
+      return dropout("dropout", out);
+    });
+    x = clampInf(op("add_2", "add", {x, m}, x.shape));
+    // A dense Switch block returns a placeholder router tuple.
+    if (c.experts > 0 && !sparse)
+      op("router_placeholder", "zeros", {}, {1}, 0, DType::I64);
+    return x;
+  }
+
+  /// A T5 stack: embedding, masks, blocks, final norm. `encoded` is the
+  /// encoder output for the decoder stack, null for the encoder.
+  Tensor t5Stack(const Tensor &table, const Tensor &ids, const Tensor *encoded,
+                 int64_t layers, int64_t sparseStep) {
+    bool decoder = encoded != nullptr;
+    Tensor h = op("embed_tokens", "embedding", {table, ids}, {B, S, H},
+                  decoder ? 0 : tokenEmbeddingParams());
+    h = dropout("dropout", h);
+    if (!decoder) {
+      Tensor ones = op("ones", "ones", {}, {B, S});
+      additiveMask("extended_attention_mask", ones.as({B, 1, 1, S}));
+    } else {
+      // Causal mask times the decoder attention mask, then additive; the
+      // encoder mask for cross-attention.
+      Tensor seqIds = op("arange", "arange", {}, {S}, 0, DType::I64);
+      Tensor causal =
+          op("repeat", "repeat", {seqIds}, {B, S, S}, 0, DType::I64);
+      causal = op("le", "le", {causal}, {B, S, S}, 0, DType::Bool);
+      causal = op("to", "_to_copy", {causal}, {B, S, S}, 0, DType::I64);
+      causal = op("mul", "mul", {causal.as({B, 1, S, S})}, {B, 1, S, S}, 0,
+                  DType::I64);
+      causal = op("to_1", "_to_copy", {causal}, {B, 1, S, S});
+      additiveMask("extended_attention_mask", causal);
+      Tensor ones = op("ones", "ones", {}, {B, S}, 0, DType::I64);
+      Tensor crossMask =
+          op("to_2", "_to_copy", {ones.as({B, 1, 1, S})}, {B, 1, 1, S});
+      additiveMask("encoder_extended_attention_mask", crossMask);
+    }
+    for (int64_t i = 0; i < layers; ++i)
+      h = within("block." + std::to_string(i), [&] {
+        return t5Block(h, encoded, i == 0, sparseLayer(i, sparseStep));
+      });
+    h = rmsNorm("final_layer_norm", h);
+    return dropout("dropout_1", h);
+  }
+
+  /// Router z-loss and load-balancing loss over the stack's sparse layers,
+  /// which SwitchTransformersForConditionalGeneration computes in every
+  /// forward (small [B, layers * S, experts] tensors).
+  void routerLosses(StringRef stack, int64_t layers, int64_t step) {
+    int64_t sparse = 0;
+    for (int64_t i = 0; i < layers; ++i)
+      sparse += sparseLayer(i, step);
+    if (sparse == 0)
+      return;
+    within((stack + "_router_loss").str(), [&] {
+      Shape logitsShape{B, sparse * S, c.experts};
+      Tensor logits = op("cat", "cat", {constant(logitsShape, DType::F32)},
+                         logitsShape, 0, DType::F32);
+      Tensor index = op("cat_1", "cat", {constant({B, sparse * S}, DType::I64)},
+                        {B, sparse * S}, 0, DType::I64);
+      // z-loss: mean of logsumexp squared.
+      Tensor lse = op("logsumexp", "logsumexp", {logits}, {B, sparse * S}, 0,
+                      DType::F32);
+      lse = op("pow", "pow", {lse}, lse.shape, 0, DType::F32);
+      op("sum", "sum", {lse}, {}, 0, DType::F32);
+      // Load balancing: fraction of tokens and of probability per expert.
+      Tensor probs =
+          op("softmax", "_softmax", {logits}, logitsShape, 0, DType::F32);
+      Tensor oneHot =
+          op("one_hot", "one_hot", {index}, logitsShape, 0, DType::I64);
+      Tensor routed =
+          op("to", "_to_copy", {oneHot}, logitsShape, 0, DType::F32);
+      Tensor tokens =
+          op("mean", "mean", {routed}, {B, c.experts}, 0, DType::F32);
+      Tensor prob =
+          op("mean_1", "mean", {probs}, {B, c.experts}, 0, DType::F32);
+      Tensor prod =
+          op("mul", "mul", {tokens, prob}, {B, c.experts}, 0, DType::F32);
+      Tensor mean = op("mean_2", "mean", {prod}, {}, 0, DType::F32);
+      op("mul_1", "mul", {mean}, {}, 0, DType::F32);
+      return mean;
+    });
   }
 
   /// The LM head: a bias-free linear to the vocabulary.

@@ -539,6 +539,40 @@ void attentionRule(RuleContext &c) {
   c.out.push_back(k);
 }
 
+/// A scatter (index_put, scatter_add) writes as many elements as its source
+/// (the last input), not the whole destination.
+void scatterRule(RuleContext &c) {
+  if (c.op.inputs.empty())
+    return;
+  KernelDesc k = c.elementwise(1);
+  k.numElements = c.op.inputs.back().numel();
+  if (k.numElements > 0)
+    c.out.push_back(k);
+}
+
+/// nonzero scans its whole input (its output size is data-dependent; the
+/// host waits for it, a sync the caller states).
+void nonzeroRule(RuleContext &c) {
+  if (c.op.inputs.empty())
+    return;
+  KernelDesc k = c.elementwise(1);
+  k.numElements = c.op.inputs[0].numel();
+  c.out.push_back(k);
+}
+
+/// one_hot on a GPU: a zero fill of the output, then a scatter of ones.
+void oneHotRule(RuleContext &c) {
+  KernelDesc fill = c.elementwise(0);
+  fill.op = "zero";
+  c.out.push_back(fill);
+  if (c.op.inputs.empty())
+    return;
+  KernelDesc scatter = c.elementwise(1);
+  scatter.op = "scatter";
+  scatter.numElements = c.op.inputs[0].numel();
+  c.out.push_back(scatter);
+}
+
 void unaryRule(RuleContext &c) {
   c.out.push_back(c.elementwise(std::min<size_t>(c.op.inputs.size(), 1)));
 }
@@ -576,8 +610,13 @@ public:
     on({"mse_loss"}, mseLossRule);
     on({"mse_loss_backward"}, mseLossBackwardRule);
     on({"sum", "mean", "nll_loss_forward", "norm", "amax", "max", "min",
-        "nll_loss2d_forward"},
+        "nll_loss2d_forward", "argmax", "argmin", "count_nonzero", "any", "all",
+        "logsumexp"},
        reduceRule);
+    on({"index_put", "scatter", "scatter_add", "index_add", "index_copy"},
+       scatterRule);
+    on({"nonzero"}, nonzeroRule);
+    on({"one_hot"}, oneHotRule);
     on({"_softmax", "softmax", "_log_softmax", "log_softmax",
         "_softmax_backward_data", "_log_softmax_backward_data",
         "native_layer_norm", "layer_norm", "native_layer_norm_backward"},
@@ -621,19 +660,26 @@ public:
         "bitwise_or",
         "pow"},
        binaryRule);
-    on({"relu",       "clamp_min",   "clamp",       "clamp_max",
-        "threshold",  "sigmoid",     "tanh",        "gelu",
-        "silu",       "neg",         "exp",         "log",
-        "sqrt",       "rsqrt",       "abs",         "reciprocal",
-        "dropout",    "native_dropout", "fill",     "zero",
-        "ones_like",  "zeros_like",  "zeros",       "ones",
-        "full",       "uniform",     "normal",      "bernoulli",
-        "square",     "sign",        "floor",       "ceil",
-        "round",      "hardtanh",    "leaky_relu",  "elu",
-        "cumsum",     "arange",      "remainder",   "cos",
-        "sin",        "erf",         "log1p",       "expm1",
-        "softplus",   "masked_fill", "nan_to_num",  "logical_not",
-        "bitwise_not", "copy"},
+    on({"relu",         "clamp_min",  "clamp",
+        "clamp_max",    "threshold",  "sigmoid",
+        "tanh",         "gelu",       "silu",
+        "neg",          "exp",        "log",
+        "sqrt",         "rsqrt",      "abs",
+        "reciprocal",   "dropout",    "native_dropout",
+        "fill",         "zero",       "ones_like",
+        "zeros_like",   "zeros",      "ones",
+        "full",         "uniform",    "normal",
+        "bernoulli",    "square",     "sign",
+        "floor",        "ceil",       "round",
+        "hardtanh",     "leaky_relu", "elu",
+        "cumsum",       "arange",     "remainder",
+        "cos",          "sin",        "erf",
+        "log1p",        "expm1",      "softplus",
+        "masked_fill",  "nan_to_num", "logical_not",
+        "bitwise_not",  "copy",       "full_like",
+        "isinf",        "isnan",      "repeat",
+        "index",        "gather",     "index_select",
+        "masked_select"},
        unaryRule);
     // Ops that only change metadata (views, shapes, allocation).
     on({"view",
