@@ -24,18 +24,20 @@ def gpt2(layers, hidden, heads):
             "n_positions": 2048, "vocab_size": 50257}
 
 
-def step_ms(build, config, work, batch, seq, dtype="fp32", gpu="a100", phase="inference"):
+def step_ms(build, config, work, batch, seq, dtype="fp32", gpu="a100", phase="inference",
+            context=0, key="e2e_us"):
     path = os.path.join(work, "config.json")
     with open(path, "w") as f:
         json.dump(config, f)
     ir = subprocess.run([os.path.join(build, "bin", "perf-translate"), "--import-model-config",
                          path, "--batch=%d" % batch, "--seq=%d" % seq, "--dtype=" + dtype,
-                         "--phase=" + phase], capture_output=True, text=True, check=True).stdout
+                         "--phase=" + phase] + (["--context=%d" % context] if context else []),
+                        capture_output=True, text=True, check=True).stdout
     out = subprocess.run([os.path.join(build, "bin", "perf-opt"), "--perf-device=" + gpu,
                           "--estimate", "--estimate-format=json",
                           "--estimate-models=tile,heuristic,roofline"],
                          input=ir, capture_output=True, text=True, check=True).stdout
-    return json.loads(out)["graphs"][0]["e2e_us"] / 1000.0
+    return json.loads(out)["graphs"][0][key] / 1000.0
 
 
 def main():
@@ -61,6 +63,19 @@ def main():
             times = [step_ms(args.build, c, work, 2, 512, phase=phase) for c in sizes]
             if times != sorted(times):
                 failures.append("%s: model sizes give %s" % (phase, times))
+        # A decode step reads the whole KV cache: longer contexts take more
+        # device time (the step itself is host-bound in eager PyTorch), and
+        # one token costs less than a prefill of the same context.
+        for i, config in enumerate(sizes):
+            times = [step_ms(args.build, config, work, 8, 1, "fp16", "h100", "decode", c,
+                             "sum_kernel_us") for c in (128, 512, 1024, 2000)]
+            if times != sorted(set(times)):
+                failures.append("decode size %d: context 128-2000 gives %s" % (i, times))
+            prefill = step_ms(args.build, config, work, 8, 1024, "fp16", "h100",
+                              key="sum_kernel_us")
+            if not times[2] < prefill:
+                failures.append("decode size %d: one token after 1024 (%.2f ms) is not "
+                                "under the 1024-token prefill (%.2f ms)" % (i, times[2], prefill))
         fp32 = step_ms(args.build, sizes[1], work, 8, 512, "fp32", "h100")
         bf16 = step_ms(args.build, sizes[1], work, 8, 512, "bf16", "h100")
         if not bf16 < fp32 / 2:

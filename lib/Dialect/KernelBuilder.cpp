@@ -148,6 +148,8 @@ KernelOpInterface perf::buildKernelOp(OpBuilder &b, Location loc,
     op.setHeadsAttr(i64(d.heads));
     op.setSeqAttr(i64(d.m));
     op.setHeadDimAttr(i64(d.k));
+    if (d.n > 0 && d.n != d.m)
+      op.setKvSeqAttr(i64(d.n));
     return op;
   }
   case KernelKind::Optimizer: {

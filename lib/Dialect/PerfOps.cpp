@@ -22,8 +22,10 @@ void GraphOp::build(OpBuilder &builder, OperationState &state,
 }
 
 LogicalResult GraphOp::verify() {
-  if (getPhase() != "inference" && getPhase() != "training")
-    return emitOpError("phase must be \"inference\" or \"training\", got \"")
+  if (getPhase() != "inference" && getPhase() != "training" &&
+      getPhase() != "decode")
+    return emitOpError("phase must be \"inference\", \"training\" or "
+                       "\"decode\", got \"")
            << getPhase() << "\"";
   if (Attribute target = getTargetAttr())
     if (!isa<GpuAttr>(target) && !isa<SymbolRefAttr, StringAttr>(target) &&
@@ -323,6 +325,8 @@ LogicalResult AttentionOp::verify() {
   check.positive("heads", getHeads());
   check.positive("seq", getSeq());
   check.positive("head_dim", getHeadDim());
+  if (std::optional<int64_t> keys = getKvSeq())
+    check.positive("kv_seq", *keys);
   return verifyCommon(*this, check);
 }
 
@@ -332,6 +336,7 @@ KernelDesc AttentionOp::getKernelDesc() {
   d.heads = getHeads();
   d.m = getSeq();
   d.k = getHeadDim();
+  d.n = getKvSeq().value_or(0);
   return d;
 }
 

@@ -92,8 +92,8 @@ double KernelDesc::totalFlops() const {
     // One add per looked-up element.
     return static_cast<double>(numTables) * b * pooling * dim;
   case KernelKind::Attention:
-    // QK^T and PV: 2 GEMMs of seq x seq x headDim, plus softmax.
-    return b * heads * (4.0 * m * m * k + 5.0 * m * m);
+    // QK^T and PV: 2 GEMMs of queries x keys x headDim, plus softmax.
+    return b * heads * (4.0 * m * keyLength() * k + 5.0 * m * keyLength());
   case KernelKind::Pooling:
     return b * c * outH() * outW() * static_cast<double>(r * s);
   case KernelKind::Memcpy:
@@ -142,8 +142,9 @@ double KernelDesc::totalBytes() const {
            e * numTables * b * dim;
   }
   case KernelKind::Attention:
-    // Q, K, V read and O written (flash-style, the score matrix on chip).
-    return e * b * heads * 4.0 * m * k;
+    // Q and O of the queries, K and V of the keys (flash-style, the score
+    // matrix on chip).
+    return e * b * heads * 2.0 * (m + keyLength()) * k;
   case KernelKind::Pooling:
     return e * b * c * (double(h) * w + double(outH()) * outW());
   case KernelKind::Memcpy:

@@ -213,9 +213,10 @@ struct SynthesizeTrainingPass
   }
 
   LogicalResult runOnGraph(GraphOp graph) {
-    if (graph.getPhase() == "training")
+    if (graph.getPhase() != "inference")
       return graph.emitError("--perf-synthesize-training: graph @")
-             << graph.getSymName() << " is already a training step";
+             << graph.getSymName() << " is already a " << graph.getPhase()
+             << " step";
     Block &block = graph.getBodyBlock();
     SmallVector<FrameworkOp> forward;
     for (Operation &op : block)

@@ -81,7 +81,7 @@ perf.graph @g {
 
 // -----
 
-// expected-error @+1 {{'perf.graph' op phase must be "inference" or "training", got "eval"}}
+// expected-error @+1 {{'perf.graph' op phase must be "inference", "training" or "decode", got "eval"}}
 perf.graph @g attributes {phase = "eval"} {
 }
 

@@ -182,6 +182,17 @@ TEST_F(KernelBuilder, AttentionOptimizerGeneric) {
   EXPECT_EQ(r.heads, 20);
   EXPECT_EQ(r.m, 1024);
   EXPECT_EQ(r.k, 64);
+  EXPECT_EQ(r.n, 0);
+  // A decode step: one query over 2048 cached keys. 4 x 20 heads x
+  // (4 x 1 x 2048 x 64 + 5 x 2048) FLOPs; Q and O of one row and K and V of
+  // 2048 rows of 64 bf16 values.
+  a.m = 1;
+  a.n = 2048;
+  r = roundTrip(a);
+  EXPECT_EQ(r.m, 1);
+  EXPECT_EQ(r.n, 2048);
+  EXPECT_DOUBLE_EQ(r.totalFlops(), 80.0 * (4.0 * 2048 * 64 + 5.0 * 2048));
+  EXPECT_DOUBLE_EQ(r.totalBytes(), 80.0 * 2 * 2 * (1 + 2048) * 64);
 
   KernelDesc o = desc(KernelKind::Optimizer, DType::F32);
   o.numElements = 1000;

@@ -20,7 +20,8 @@ def Perf_GraphOp : Perf_Op<"graph", [Symbol, IsolatedFromAbove, SingleBlock,
   let description = [{
     Lists the host-side work of one iteration in the order the host launches
     it. `target` is the GPU (`#perf.gpu<...>`) or system the step runs on;
-    `phase` is "inference" or "training".
+    `phase` is "inference", "training" or "decode" (one generation step
+    with a KV cache).
 
     ```mlir
     perf.graph @step attributes {target = #perf.gpu<"A100">, phase = "training"} {
@@ -179,8 +180,13 @@ def Perf_BatchNormOp : Perf_KernelOp<"batchnorm", (ins I64Attr:$elements,
 }
 
 def Perf_AttentionOp : Perf_KernelOp<"attention", (ins I64Attr:$batch,
-    I64Attr:$heads, I64Attr:$seq, I64Attr:$head_dim)> {
+    I64Attr:$heads, I64Attr:$seq, I64Attr:$head_dim,
+    OptionalAttr<I64Attr>:$kv_seq)> {
   let summary = "Fused scaled-dot-product attention";
+  let description = [{
+    `seq` queries attend to `kv_seq` keys (absent: `seq`, self-attention
+    without a cache; a decode step has one query and the cached keys).
+  }];
 }
 
 def Perf_OptimizerOp : Perf_KernelOp<"optimizer", (ins I64Attr:$elements,

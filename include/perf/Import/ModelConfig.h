@@ -65,7 +65,9 @@ struct TransformerConfig {
 llvm::Expected<TransformerConfig> parseModelConfig(llvm::StringRef text,
                                                    llvm::StringRef path);
 
-enum class StepPhase { Inference, Training };
+/// A forward over the sequence, a training step, or one decode step that
+/// extends a KV cache.
+enum class StepPhase { Inference, Training, Decode };
 /// eager: matmul, scale, mask, softmax, matmul as separate kernels (HF's
 /// eager attention); sdpa/flash: one fused attention kernel.
 enum class AttentionImpl { Eager, Fused };
@@ -76,6 +78,9 @@ enum class ModelHead { Default, Lm, Classifier, Pretraining, None };
 struct StepOptions {
   int64_t batch = 1, seq = 0;
   StepPhase phase = StepPhase::Inference;
+  /// Tokens already in the KV cache (decode): the step's `seq` new tokens
+  /// attend to `context + seq` keys.
+  int64_t context = 0;
   DType dtype = DType::F32;
   AttentionImpl attention = AttentionImpl::Eager;
   ModelHead head = ModelHead::Default;

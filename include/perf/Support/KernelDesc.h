@@ -31,7 +31,7 @@ enum class KernelKind {
   Memcpy,       // bytes, direction
   Transpose,    // numElements moved
   Concat,       // numElements moved
-  Attention,    // batch x heads, seq x seq, headDim
+  Attention,    // batch x heads, seq x keys (kv seq), headDim
   Pooling,      // window reductions over NCHW
   BatchNorm,    // numElements, channels
   Optimizer,    // numElements parameters updated
@@ -85,8 +85,10 @@ struct KernelDesc {
   // EmbeddingBag: numTables tables of tableRows x dim; `batch` bags per table
   // each pooling `pooling` rows.
   int64_t numTables = 1, tableRows = 0, dim = 0, pooling = 1;
-  // Attention: heads, sequence length (m), head dim (k).
+  // Attention: heads, query length (m), key length (n; 0: m, as in
+  // self-attention without a cache), head dim (k).
   int64_t heads = 1;
+  int64_t keyLength() const { return n > 0 ? n : m; }
   // Memcpy
   MemcpyKind copyKind = MemcpyKind::DeviceToDevice;
   // Generic (and an override for any kind when > 0).

@@ -191,9 +191,21 @@ llvm::Error perf::checkStepOptions(const TransformerConfig &c,
     return error("--batch must be positive, got " + llvm::Twine(s.batch));
   if (s.seq <= 0)
     return error("--seq must be positive, got " + llvm::Twine(s.seq));
-  if (c.maxPositions > 0 && s.seq > c.maxPositions &&
+  bool decode = s.phase == StepPhase::Decode;
+  if (decode && s.context <= 0)
+    return error("--phase=decode needs --context=N > 0, the tokens already "
+                 "in the KV cache");
+  if (!decode && s.context != 0)
+    return error("--context needs --phase=decode");
+  if (decode && c.family != ModelFamily::Gpt2 && c.family != ModelFamily::Opt &&
       c.family != ModelFamily::Llama)
-    return error("--seq " + llvm::Twine(s.seq) + " is longer than the " +
+    return error("--phase=decode needs a decoder-only model (gpt2, opt, "
+                 "llama, mistral, qwen2), not '" +
+                 c.modelType + "'");
+  if (c.maxPositions > 0 && s.seq + s.context > c.maxPositions &&
+      c.family != ModelFamily::Llama)
+    return error((decode ? "--context + --seq " : "--seq ") +
+                 llvm::Twine(s.seq + s.context) + " is longer than the " +
                  llvm::Twine(c.maxPositions) +
                  " positions the model's position table holds");
   if (s.optimizer != "none" && s.optimizer != "sgd" && s.optimizer != "adam")

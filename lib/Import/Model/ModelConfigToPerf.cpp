@@ -70,8 +70,9 @@ class StepBuilder {
 public:
   StepBuilder(MLIRContext *ctx, Location loc, const TransformerConfig &c,
               const StepOptions &s)
-      : b(ctx), loc(loc), c(c), s(s), B(s.batch), S(s.seq), H(c.hidden),
-        nh(c.heads), kvh(c.kvHeads), d(c.headDim()), F(c.ffn), V(c.vocab) {}
+      : b(ctx), loc(loc), c(c), s(s), B(s.batch), S(s.seq),
+        K(s.seq + s.context), H(c.hidden), nh(c.heads), kvh(c.kvHeads),
+        d(c.headDim()), F(c.ffn), V(c.vocab) {}
 
   OwningOpRef<ModuleOp> build(StringRef graphName) {
     OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
@@ -103,7 +104,9 @@ private:
   Location loc;
   const TransformerConfig &c;
   const StepOptions &s;
-  const int64_t B, S, H, nh, kvh, d, F, V;
+  /// B: batch; S: tokens of the step; K: keys each attends to (S, or the
+  /// KV cache's context plus S when decoding).
+  const int64_t B, S, K, H, nh, kvh, d, F, V;
   int64_t nextTensorId = 0;
   std::string scope;
 
@@ -266,8 +269,9 @@ private:
     /// GPT-2 divides by a one-element tensor, BERT by a Python float, Llama
     /// multiplies; OPT scales q before (none here).
     enum class Scale { None, DivByScalarTensor, Div, Mul } scale;
-    /// GPT-2 selects with `where` against a [1, 1, S, S] mask; the others
-    /// add `maskShape`, and OPT then takes the maximum with the minimum.
+    /// GPT-2 selects with `where` against a [1, 1, S, K] mask; the others
+    /// add a mask of `maskShape` then the keys, and OPT then takes the
+    /// maximum with the minimum.
     enum class Mask { Where, Add, AddThenMax } mask;
     Shape maskShape;
     StringRef maskName = "add";
@@ -280,21 +284,30 @@ private:
 
   /// Attention core from q [B, nh, S, d], k and v [B, kvh, S, d], to the
   /// context [B, S, nh * d]: the kernels of the eager module, or one fused
-  /// attention kernel.
+  /// attention kernel. Decoding appends k and v to the KV cache first.
   Tensor attention(Tensor q, Tensor k, Tensor v, const AttentionStyle &style) {
     using Scale = AttentionStyle::Scale;
     using Mask = AttentionStyle::Mask;
+    int64_t heads = k.shape[1];
+    if (s.context > 0) {
+      // HF's cache update is torch.cat of the cached keys (values) and this
+      // step's: a copy of the whole cache each step.
+      Tensor pastK = constant({B, heads, s.context, d}, s.dtype);
+      Tensor pastV = constant({B, heads, s.context, d}, s.dtype);
+      k = op("cache_k", "cat", {pastK, k}, {B, heads, K, d});
+      v = op("cache_v", "cat", {pastV, v}, {B, heads, K, d});
+    }
     if (kvh != nh) {
       // repeat_kv: expand and copy k and v to every query head.
-      k = op("repeat_kv", "clone", {k}, {B, nh, S, d});
-      v = op("repeat_kv_1", "clone", {v}, {B, nh, S, d});
+      k = op("repeat_kv", "clone", {k.as({B, nh, K, d})}, {B, nh, K, d});
+      v = op("repeat_kv_1", "clone", {v.as({B, nh, K, d})}, {B, nh, K, d});
     }
     Tensor ctx;
     if (s.attention == AttentionImpl::Fused) {
       ctx = op("sdpa", style.fusedOp, {q, k, v}, {B, nh, S, d});
     } else {
-      Tensor scores = op("matmul", "matmul", {q, k.as({B, nh, d, S})},
-                         {B, nh, S, S});
+      Tensor scores =
+          op("matmul", "matmul", {q, k.as({B, nh, d, K})}, {B, nh, S, K});
       if (style.scale == Scale::DivByScalarTensor)
         scores = pointwise("truediv", "div", {scores, scalarTensor("full")});
       else if (style.scale == Scale::Div)
@@ -303,12 +316,14 @@ private:
         scores = pointwise("mul", "mul", {scores});
       if (style.mask == Mask::Where) {
         Tensor minValue = scalarTensor("full_1");
-        scores = pointwise("where", "where",
-                           {scores, constant({1, 1, S, S}, DType::Bool),
-                            minValue});
+        scores =
+            pointwise("where", "where",
+                      {scores, constant({1, 1, S, K}, DType::Bool), minValue});
       } else {
-        scores = pointwise(style.maskName, "add",
-                           {scores, constant(style.maskShape, s.dtype)});
+        Shape mask = style.maskShape;
+        mask.push_back(K);
+        scores =
+            pointwise(style.maskName, "add", {scores, constant(mask, s.dtype)});
         if (style.mask == Mask::AddThenMax) {
           Tensor minValue = scalarTensor("tensor");
           scores = pointwise("max", "maximum", {scores, minValue});
@@ -395,11 +410,11 @@ private:
                       {B, S, H}, tokenEmbeddingParams());
       // Learned positions with an offset of 2 rows, from a cumsum over the
       // attention mask.
-      Tensor positions = op("cumsum", "cumsum", {constant({B, S}, DType::I64)},
-                            {B, S}, 0, DType::I64);
+      Tensor positions = op("cumsum", "cumsum", {constant({B, K}, DType::I64)},
+                            {B, K}, 0, DType::I64);
       Tensor p = op("embed_positions", "embedding",
-                    {param({c.maxPositions + 2, H}), positions}, {B, S, H},
-                    (c.maxPositions + 2) * H);
+                    {param({c.maxPositions + 2, H}), positions.as({B, S})},
+                    {B, S, H}, (c.maxPositions + 2) * H);
       Tensor h = op("add", "add", {tok, p}, {B, S, H});
       for (int64_t i = 0; i < c.layers; ++i)
         h = within("layers." + std::to_string(i), [&] { return optBlock(h); });
@@ -423,7 +438,7 @@ private:
              {B, nh, S, d});
       AttentionStyle style{AttentionStyle::Scale::None,
                            AttentionStyle::Mask::AddThenMax,
-                           {B, 1, S, S}};
+                           {B, 1, S}};
       style.maskName = "add_mask";
       Tensor out = attention(q, k, v, style);
       return linear("out_proj", out, H, H, true);
@@ -503,9 +518,8 @@ private:
         Tensor k = linear("key", x, H, H, true).as({B, nh, S, d});
         Tensor v = linear("value", x, H, H, true).as({B, nh, S, d});
         // A Python-float scale and the extended padding mask [B, 1, 1, S].
-        AttentionStyle style{AttentionStyle::Scale::Div,
-                             AttentionStyle::Mask::Add,
-                             {B, 1, 1, S}};
+        AttentionStyle style{
+            AttentionStyle::Scale::Div, AttentionStyle::Mask::Add, {B, 1, 1}};
         style.dropoutName = "dropout";
         style.fusedOp = "_scaled_dot_product_efficient_attention";
         return attention(q, k, v, style);
@@ -577,9 +591,8 @@ private:
       Tensor v = linear("v_proj", h, H, kvh * d, bias).as({B, kvh, S, d});
       q = rotary("q_rotary", q);
       k = rotary("k_rotary", k);
-      AttentionStyle style{AttentionStyle::Scale::Mul,
-                           AttentionStyle::Mask::Add,
-                           {B, 1, S, S}};
+      AttentionStyle style{
+          AttentionStyle::Scale::Mul, AttentionStyle::Mask::Add, {B, 1, S}};
       style.fp32Softmax = true;
       Tensor ctx = attention(q, k, v, style);
       return linear("o_proj", ctx, nh * d, H, bias);
@@ -707,7 +720,7 @@ private:
     if (bias != PositionBias::Reuse)
       op("add", "add", {table, constant(maskShape, s.dtype)}, {B, nh, S, S});
     AttentionStyle style{
-        AttentionStyle::Scale::None, AttentionStyle::Mask::Add, {B, nh, S, S}};
+        AttentionStyle::Scale::None, AttentionStyle::Mask::Add, {B, nh, S}};
     style.fp32Softmax = true;
     style.dropoutName = "dropout";
     Tensor ctx = attention(q, k, v, style);
@@ -934,12 +947,10 @@ private:
   }
 };
 
-llvm::Expected<StepOptions> stepOptionsFromFlags(int64_t batch, int64_t seq,
-                                                 StringRef phase,
-                                                 StringRef dtype,
-                                                 StringRef attention,
-                                                 StringRef head,
-                                                 StringRef optimizer) {
+llvm::Expected<StepOptions>
+stepOptionsFromFlags(int64_t batch, int64_t seq, int64_t context,
+                     StringRef phase, StringRef dtype, StringRef attention,
+                     StringRef head, StringRef optimizer) {
   auto error = [](const llvm::Twine &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    message.str());
@@ -947,11 +958,17 @@ llvm::Expected<StepOptions> stepOptionsFromFlags(int64_t batch, int64_t seq,
   StepOptions s;
   s.batch = batch;
   s.seq = seq;
+  s.context = context;
   if (phase == "training")
     s.phase = StepPhase::Training;
+  else if (phase == "decode")
+    s.phase = StepPhase::Decode;
   else if (phase != "inference")
-    return error("--phase must be inference or training, got '" + phase +
-                 "'");
+    return error("--phase must be inference, training or decode, got '" +
+                 phase + "'");
+  // A decode step generates one token unless told otherwise.
+  if (s.phase == StepPhase::Decode && seq == 0)
+    s.seq = 1;
   std::optional<DType> type = parseDType(dtype);
   if (!type || (*type != DType::F32 && *type != DType::F16 &&
                 *type != DType::BF16))
@@ -998,6 +1015,8 @@ OwningOpRef<ModuleOp> perf::importModelConfig(MLIRContext *ctx,
   OwningOpRef<ModuleOp> module = builder.build("step");
   module->getOperation()->setAttr("perf.model_config",
                                   StringAttr::get(ctx, path));
+  if (options.phase == StepPhase::Decode)
+    module->walk([&](GraphOp graph) { graph.setPhase("decode"); });
   if (options.phase == StepPhase::Training) {
     PassManager pm(ctx);
     SynthesizeTrainingOptions training;
@@ -1018,8 +1037,14 @@ void perf::registerModelConfigImportTranslation() {
       "seq", llvm::cl::desc("Sequence length (model config import)"),
       llvm::cl::init(0), llvm::cl::cat(category));
   static llvm::cl::opt<std::string> phase(
-      "phase", llvm::cl::desc("inference or training (model config import)"),
+      "phase",
+      llvm::cl::desc("inference, training or decode (model config import)"),
       llvm::cl::init("inference"), llvm::cl::cat(category));
+  static llvm::cl::opt<int64_t> context(
+      "context",
+      llvm::cl::desc("Tokens already in the KV cache of a decode step (model "
+                     "config import)"),
+      llvm::cl::init(0), llvm::cl::cat(category));
   static llvm::cl::opt<std::string> dtype(
       "dtype", llvm::cl::desc("fp32, fp16 or bf16 (model config import)"),
       llvm::cl::init("fp32"), llvm::cl::cat(category));
@@ -1046,7 +1071,7 @@ void perf::registerModelConfigImportTranslation() {
             sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
         StringRef path = buffer->getBufferIdentifier();
         llvm::Expected<StepOptions> options = stepOptionsFromFlags(
-            batch, seq, phase, dtype, attention, head, optimizer);
+            batch, seq, context, phase, dtype, attention, head, optimizer);
         if (!options) {
           emitError(FileLineColLoc::get(ctx, path, 1, 1))
               << llvm::toString(options.takeError());

@@ -533,6 +533,10 @@ void attentionRule(RuleContext &c) {
   k.heads = q[1];
   k.m = q[2];
   k.k = q[3];
+  // Keys from k [B, heads, keys, d] when they differ (a KV cache).
+  auto keys = c.shape(1);
+  if (keys.size() == 4 && keys[2] != q[2] && !c.name.ends_with("_backward"))
+    k.n = keys[2];
   // The backward ops take the output gradient first, of q's shape.
   if (c.name.ends_with("_backward"))
     k.pass = KernelPass::BackwardData;
