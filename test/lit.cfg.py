@@ -23,6 +23,11 @@ if os.path.isdir(shared_data):
 config.substitutions.append(("%shared_data", shared_data))
 config.substitutions.append(("%perf_src", config.perf_src_root))
 
+# --estimate without model flags uses the shipped model folder; the tests
+# check figures worked out by hand from the roofline, so they run without
+# it (test/Tools/estimate-default.test runs the default).
+config.environment["PERF_MODEL_DIR"] = "none"
+
 tool_dirs = [config.perf_tools_dir, config.llvm_tools_dir]
 tools = ["perf-opt", "perf-translate", "perf-trace", "perf-eval",
          "perf-train", "perf-sweep"]

@@ -13,8 +13,9 @@ stack.
                          [--ml-dir DIR] [--out docs/e2e-accuracy.md]
                          [--per-gpu N] [--max-error PCT] [--max-worst PCT]
 
-The ml stack uses a model folder from perf-train: --ml-dir, or one trained
-here on the NeuSight kernel measurements (--kernels, about 10 s). Exits 2
+The ml stack uses a model folder from perf-train: --ml-dir (default: the
+folder perf-opt --estimate ships with, data/models/neusight), or one trained
+here on the NeuSight kernel measurements (--train --kernels DIR, about 10 s). Exits 2
 when a label cannot be built or estimated, 1 when an error bound is exceeded.
 """
 
@@ -40,6 +41,7 @@ PUBLISHED = {
 HEADS = {("bert_large", "inf"): "classifier", ("bert_large", "train"): "pretraining"}
 
 DEFAULT_STACK = "ml,tile,heuristic,roofline"
+SHIPPED_MODELS = os.path.join(ROOT, "data", "models", "neusight")
 
 LABEL = re.compile(r"^(?P<model>.+)-(?P<phase>inf|train)-(?P<seq>\d+)-(?P<batch>\d+)\.json$")
 
@@ -111,7 +113,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "e2e", "neusight"))
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--ml-dir", help="perf-train model folder (default: train one)")
+    ap.add_argument("--ml-dir", default=SHIPPED_MODELS if os.path.isdir(SHIPPED_MODELS) else None,
+                    help="perf-train model folder (default: the shipped data/models/neusight, "
+                    "which perf-opt --estimate uses by default; --train: train one here)")
+    ap.add_argument("--train", action="store_true",
+                    help="train the ml stack on --kernels instead of using --ml-dir")
     ap.add_argument("--kernels",
                     default=os.path.join(ROOT, "..", "shared", "data", "kernels", "neusight"),
                     help="kernel measurements to train the ml stack on")
@@ -127,7 +133,9 @@ def main():
     ap.add_argument("--skip-without-data", action="store_true",
                     help="exit 77 (skipped) when the data folders are absent")
     args = ap.parse_args()
-    if args.skip_without_data and not (os.path.isdir(args.data) and os.path.isdir(args.kernels)):
+    training = args.train or not args.ml_dir
+    if args.skip_without_data and not (os.path.isdir(args.data) and
+                                       (not training or os.path.isdir(args.kernels))):
         print("skipped: no data at %s or %s" % (args.data, args.kernels), file=sys.stderr)
         return 77
 
@@ -139,7 +147,7 @@ def main():
                 and len(seen[l["gpu"]]) <= args.per_gpu]
     rows, unsupported = [], []
     with tempfile.TemporaryDirectory() as work:
-        if any("ml" in s.split(",") for s in stacks) and not args.ml_dir:
+        if any("ml" in s.split(",") for s in stacks) and (args.train or not args.ml_dir):
             args.ml_dir = os.path.join(work, "ml")
             print("training the ml stack on " + args.kernels, file=sys.stderr)
             run([os.path.join(args.build, "bin", "perf-train"), "--neusight", args.kernels,
@@ -182,9 +190,10 @@ def main():
              "`perf-opt --estimate --perf-device=<GPU>`; measured step times are the NeuSight labels",
              "(FP32, PyTorch 2.1, one GPU; ../shared/data/e2e). Error = (predicted - measured) / measured.",
              "No stack was fitted on these steps: `roofline` and `tile` use datasheet figures and the",
-             "tile model's shipped fit; `ml` (when present) was trained by perf-train on the NeuSight",
-             "*kernel* measurements of the same five GPUs (in distribution for the kernels, not for",
-             "these steps). Those measurements time each kernel alone between two events; `ml` prices",
+             "tile model's shipped fit; `ml,tile,heuristic,roofline` is what `perf-opt --estimate` uses",
+             "by default: its `ml` folder (data/models/neusight) was trained by perf-train on the",
+             "NeuSight *kernel* measurements of the same five GPUs (in distribution for the kernels,",
+             "not for these steps). Those measurements time each kernel alone between two events; `ml` prices",
              "a kernel as it runs behind others on a stream, without that isolated launch.", ""]
     header = "| GPU | model | phase | seq | batch | measured ms | " + " | ".join(
         "%s ms | err %%" % s for s in stacks) + " | NeuSight err % |"

@@ -1,6 +1,7 @@
 //===- MlModel.cpp - Learned kernel latency models (XGBoost) --------------===//
 
 #include "perf/CostModel/MlModel.h"
+#include "perf/CostModel/KernelMeasurements.h"
 #include "perf/CostModel/TileModel.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -152,7 +153,10 @@ struct DMatrix {
 } // namespace
 
 static llvm::Error xgbError(llvm::StringRef what) {
-  return llvm::createStringError("xgboost: " + what + ": " + XGBGetLastError());
+  // XGBoost appends its own stack trace; the first line says what failed.
+  llvm::StringRef message = XGBGetLastError();
+  message = message.split("\nStack trace:").first.rtrim();
+  return llvm::createStringError("xgboost: " + what + ": " + message);
 }
 
 int64_t perf::mlParallelExtent(const KernelDesc &k) {
@@ -349,13 +353,27 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
         model->gemmTile = gemm->second;
       continue;
     }
-    if (!file.ends_with(".json"))
+    // <kind>.json, or <kind>.json.gz as the shipped folder stores them.
+    bool gzipped = file.ends_with(".json.gz");
+    if (!gzipped && !file.ends_with(".json"))
       continue;
-    llvm::StringRef kind = file.drop_back(5);
+    llvm::StringRef kind = file.drop_back(gzipped ? 8 : 5);
     BoosterHandle booster = nullptr;
     if (XGBoosterCreate(nullptr, 0, &booster))
       return xgbError("creating a booster");
-    if (XGBoosterLoadModel(booster, path.str().c_str())) {
+    int failed = 0;
+    if (gzipped) {
+      llvm::Expected<std::string> bytes = readMaybeGzipFile(path);
+      if (!bytes) {
+        XGBoosterFree(booster);
+        return bytes.takeError();
+      }
+      failed =
+          XGBoosterLoadModelFromBuffer(booster, bytes->data(), bytes->size());
+    } else {
+      failed = XGBoosterLoadModel(booster, path.str().c_str());
+    }
+    if (failed) {
       XGBoosterFree(booster);
       return xgbError("loading " + path.str());
     }

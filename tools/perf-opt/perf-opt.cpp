@@ -21,10 +21,12 @@
 #include "perf/Tools/Registration.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -44,7 +46,10 @@ static llvm::cl::opt<std::string>
                    llvm::cl::init("text"), llvm::cl::cat(perfCategory));
 static llvm::cl::opt<std::string>
     estimateModels("estimate-models",
-                   llvm::cl::desc("Kernel cost model order used by --estimate"),
+                   llvm::cl::desc("Kernel cost model order used by --estimate "
+                                  "(default: ml,tile,heuristic,roofline with "
+                                  "the shipped model folder, roofline "
+                                  "without one)"),
                    llvm::cl::cat(perfCategory));
 static llvm::cl::opt<std::string>
     estimateDb("estimate-db",
@@ -65,6 +70,19 @@ static llvm::cl::opt<std::string> estimateOverheads(
     "estimate-overheads",
     llvm::cl::desc("Host overhead table (JSON) used by --estimate"),
     llvm::cl::cat(perfCategory));
+
+/// The model folder --estimate uses when none is given: $PERF_MODEL_DIR
+/// (empty or "none": no folder), else the one trained from the NeuSight
+/// kernel measurements that ships in the source tree (data/models).
+static std::string shippedModelDir() {
+  if (const char *env = std::getenv("PERF_MODEL_DIR"))
+    return llvm::StringRef(env) == "none" ? std::string() : std::string(env);
+#ifdef PERF_DEFAULT_MODEL_DIR
+  if (llvm::sys::fs::is_directory(PERF_DEFAULT_MODEL_DIR))
+    return PERF_DEFAULT_MODEL_DIR;
+#endif
+  return "";
+}
 
 /// Whether the pipeline on the command line includes the estimate pipeline.
 static bool requestsEstimate(int argc, char **argv) {
@@ -177,11 +195,17 @@ int main(int argc, char **argv) {
   perf::registerPerfPassesAndPipelines([] {
     perf::EstimateOptions options;
     options.format = estimateFormat;
+    // With no model flags, the learned stack on the shipped (or given)
+    // folder; the roofline alone where there is none.
+    options.mlModelDir = estimateMlDir;
+    if (options.mlModelDir.empty() && estimateModels.empty())
+      options.mlModelDir = shippedModelDir();
     if (!estimateModels.empty())
       options.models = estimateModels;
+    else if (!options.mlModelDir.empty())
+      options.models = "ml,tile,heuristic,roofline";
     options.overheads = estimateOverheads;
     options.database = estimateDb;
-    options.mlModelDir = estimateMlDir;
     options.iterations = estimateIterations;
     options.annotate = !estimateOnly;
     return options;
