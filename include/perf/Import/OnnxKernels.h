@@ -35,6 +35,11 @@ struct OnnxLoweredNode {
   /// OnnxLowering::unsupported and has no kernels.
   bool supported = true;
   std::vector<OnnxKernel> kernels;
+  /// The node whose kernel does this node's work too, as eager PyTorch runs
+  /// one kernel where the export spells several nodes (a Linear's bias Add
+  /// in the GEMM's epilogue, the five nodes of an exact GELU); empty
+  /// otherwise. Such a node keeps its data flow and has no kernels.
+  std::string fusedInto;
 };
 
 struct OnnxLowering {

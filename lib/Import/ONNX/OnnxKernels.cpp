@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringSet.h"
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 using namespace perf;
 
@@ -225,6 +226,12 @@ bool gemmShape(const RuleContext &c, KernelDesc &d) {
   } else {
     for (size_t i = 0; i + 2 < as.size(); ++i)
       d.batch *= as[i];
+  }
+  // [..., M, K] x [K, N] (a Linear's weight): the leading dimensions are
+  // rows of one GEMM over the flattened tokens, as PyTorch runs it.
+  if (b->shape.size() == 2 && as.size() > 2) {
+    d.m *= d.batch;
+    d.batch = 1;
   }
   return true;
 }
@@ -596,6 +603,137 @@ const llvm::StringMap<ParameterOperands> &parameterOperands() {
   return table;
 }
 
+/// The node patterns eager PyTorch runs as one kernel that an ONNX export
+/// spells as several: nn.Linear's MatMul + bias Add (addmm: the bias is the
+/// GEMM's epilogue) and the exact GELU (Div by sqrt(2), Erf, Add 1, Mul by
+/// x, Mul by 0.5: one gelu kernel).
+class EagerPatterns {
+public:
+  EagerPatterns(const OnnxGraph &g, std::vector<OnnxLoweredNode> &nodes)
+      : g(g), nodes(nodes) {
+    for (const std::string &name : g.initializers)
+      constants.insert(name);
+    for (unsigned i = 0; i < g.nodes.size(); ++i) {
+      const OnnxNode &n = g.nodes[i];
+      for (const std::string &out : n.outputs)
+        if (!out.empty()) {
+          producer[out] = i;
+          if (n.opType == "Constant")
+            constants.insert(out);
+        }
+      for (const std::string &in : n.inputs)
+        if (!in.empty())
+          consumers[in].push_back(i);
+    }
+  }
+
+  void run() {
+    for (unsigned i = 0; i < g.nodes.size(); ++i) {
+      if (g.nodes[i].opType == "MatMul")
+        linearBias(i);
+      else if (g.nodes[i].opType == "Erf")
+        exactGelu(i);
+    }
+  }
+
+private:
+  const OnnxGraph &g;
+  std::vector<OnnxLoweredNode> &nodes;
+  llvm::StringMap<unsigned> producer;
+  llvm::StringMap<llvm::SmallVector<unsigned, 2>> consumers;
+  llvm::StringSet<> constants;
+
+  /// The only node reading `node`'s first output, when it is an `opType`
+  /// node not yet fused.
+  std::optional<unsigned> soleConsumer(unsigned node, llvm::StringRef opType) {
+    const OnnxNode &n = g.nodes[node];
+    if (n.outputs.empty() || llvm::is_contained(g.outputs, n.outputs[0]))
+      return std::nullopt;
+    auto it = consumers.find(n.outputs[0]);
+    if (it == consumers.end() || it->second.size() != 1)
+      return std::nullopt;
+    unsigned c = it->second.front();
+    if (g.nodes[c].opType != opType || !nodes[c].fusedInto.empty())
+      return std::nullopt;
+    return c;
+  }
+  /// The input of binary node `node` that is not `value`, when the other is.
+  std::optional<std::string> otherInput(unsigned node, llvm::StringRef value) {
+    const OnnxNode &n = g.nodes[node];
+    if (n.inputs.size() != 2)
+      return std::nullopt;
+    if (n.inputs[0] == value)
+      return n.inputs[1];
+    if (n.inputs[1] == value)
+      return n.inputs[0];
+    return std::nullopt;
+  }
+  void fuse(unsigned node, unsigned into) {
+    nodes[node].kernels.clear();
+    nodes[node].fusedInto = g.nodes[into].name;
+  }
+
+  /// MatMul(x, W) + b with W and b constant and b one row: addmm.
+  void linearBias(unsigned mm) {
+    const OnnxNode &m = g.nodes[mm];
+    if (m.inputs.size() != 2 || !constants.count(m.inputs[1]) ||
+        nodes[mm].kernels.size() != 1)
+      return;
+    std::optional<unsigned> add = soleConsumer(mm, "Add");
+    if (!add)
+      return;
+    std::optional<std::string> bias = otherInput(*add, m.outputs[0]);
+    const OnnxValueInfo *b = bias ? g.lookup(*bias) : nullptr;
+    const OnnxValueInfo *y = g.lookup(m.outputs[0]);
+    if (!b || !constants.count(*bias) || !b->isFullyKnown() || !y ||
+        !y->isFullyKnown() || y->shape.empty() ||
+        b->numElements() != y->shape.back())
+      return;
+    fuse(*add, mm);
+    nodes[mm].kernels.front().role = "addmm";
+  }
+
+  /// Div(x, c) | Mul(x, c) -> Erf -> Add(., 1) -> Mul(x, .) -> Mul(., 0.5).
+  void exactGelu(unsigned erf) {
+    const OnnxNode &e = g.nodes[erf];
+    if (e.inputs.empty())
+      return;
+    auto scaled = producer.find(e.inputs[0]);
+    if (scaled == producer.end())
+      return;
+    unsigned first = scaled->second;
+    const OnnxNode &d = g.nodes[first];
+    if ((d.opType != "Div" && d.opType != "Mul") || d.inputs.size() != 2 ||
+        !constants.count(d.inputs[1]) || soleConsumer(first, "Erf") != erf)
+      return;
+    const std::string &x = d.inputs[0];
+    std::optional<unsigned> add = soleConsumer(erf, "Add");
+    if (!add)
+      return;
+    std::optional<std::string> one = otherInput(*add, e.outputs[0]);
+    if (!one || !constants.count(*one))
+      return;
+    std::optional<unsigned> timesX = soleConsumer(*add, "Mul");
+    if (!timesX || otherInput(*timesX, g.nodes[*add].outputs[0]) != x)
+      return;
+    std::optional<unsigned> half = soleConsumer(*timesX, "Mul");
+    if (!half)
+      return;
+    std::optional<std::string> c =
+        otherInput(*half, g.nodes[*timesX].outputs[0]);
+    if (!c || !constants.count(*c))
+      return;
+    const OnnxValueInfo *in = g.lookup(x);
+    if (!in || !in->isFullyKnown())
+      return;
+    nodes[first].kernels.clear();
+    nodes[first].kernels.push_back(
+        {"gelu", elementwise(in->numElements(), 1, 8, dtypeOf(in))});
+    for (unsigned n : {erf, *add, *timesX, *half})
+      fuse(n, first);
+  }
+};
+
 } // namespace
 
 /// Names of values that carry weights: operands of compute ops that hold
@@ -603,9 +741,19 @@ const llvm::StringMap<ParameterOperands> &parameterOperands() {
 static void collectParameters(const OnnxModel &model, OnnxLowering &lowering) {
   const OnnxGraph &g = model.graph;
   llvm::StringSet<> weightLike;
+  // A one-element operand of an element-wise op is a Python scalar the
+  // export made a tensor (the 1 and 0.5 of a GELU, a scale), not a weight.
+  auto isScalar = [&](llvm::StringRef name) {
+    const OnnxValueInfo *v = g.lookup(name);
+    return v && v->isFullyKnown() && v->numElements() <= 1;
+  };
   auto markFrom = [&](const OnnxNode &n, unsigned first, unsigned last) {
+    bool elementwiseOp =
+        llvm::is_contained({llvm::StringRef("Add"), llvm::StringRef("Mul"),
+                            llvm::StringRef("Sub"), llvm::StringRef("Sum")},
+                           llvm::StringRef(n.opType));
     for (unsigned i = first; i < std::min<size_t>(last, n.inputs.size()); ++i)
-      if (!n.inputs[i].empty())
+      if (!n.inputs[i].empty() && !(elementwiseOp && isScalar(n.inputs[i])))
         weightLike.insert(n.inputs[i]);
   };
   for (const OnnxNode &n : g.nodes) {
@@ -663,6 +811,7 @@ OnnxLowering perf::lowerOnnxModel(const OnnxModel &model) {
                                             : n.domain + "::" + n.opType];
     result.nodes.push_back(std::move(lowered));
   }
+  EagerPatterns(model.graph, result.nodes).run();
   collectParameters(model, result);
   return result;
 }

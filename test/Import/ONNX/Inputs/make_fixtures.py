@@ -101,3 +101,29 @@ add = helper.make_node("Add", ["x", "bias"], ["a"], name="add0")
 where = helper.make_node("Where", ["mask", "a", "zero"], ["y"], name="where0")
 g = helper.make_graph([add, where], "g", [x, mask], [y], initializer=[bias, zero])
 save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "broadcast.onnx")
+
+# nn.Linear + exact GELU + nn.Linear as torch.onnx exports them: MatMul and
+# a bias Add per Linear, and GELU as Div(sqrt 2), Erf, Add 1, Mul x, Mul 0.5.
+# Eager PyTorch runs three kernels: addmm, gelu, addmm.
+x = helper.make_tensor_value_info("x", F, [8, 16, 64])
+y = helper.make_tensor_value_info("y", F, [8, 16, 64])
+w1 = helper.make_tensor("w1", F, [64, 256], [0.0] * (64 * 256))
+b1 = helper.make_tensor("b1", F, [256], [0.0] * 256)
+w2 = helper.make_tensor("w2", F, [256, 64], [0.0] * (256 * 64))
+b2 = helper.make_tensor("b2", F, [64], [0.0] * 64)
+sqrt2 = helper.make_tensor("sqrt2", F, [], [1.4142135])
+one = helper.make_tensor("one", F, [], [1.0])
+half = helper.make_tensor("half", F, [], [0.5])
+nodes = [
+    helper.make_node("MatMul", ["x", "w1"], ["mm1"], name="fc1.matmul"),
+    helper.make_node("Add", ["b1", "mm1"], ["h"], name="fc1.bias"),
+    helper.make_node("Div", ["h", "sqrt2"], ["d"], name="gelu.div"),
+    helper.make_node("Erf", ["d"], ["e"], name="gelu.erf"),
+    helper.make_node("Add", ["e", "one"], ["a"], name="gelu.add"),
+    helper.make_node("Mul", ["h", "a"], ["m"], name="gelu.mul"),
+    helper.make_node("Mul", ["m", "half"], ["g"], name="gelu.mul_1"),
+    helper.make_node("MatMul", ["g", "w2"], ["mm2"], name="fc2.matmul"),
+    helper.make_node("Add", ["mm2", "b2"], ["y"], name="fc2.bias"),
+]
+g = helper.make_graph(nodes, "g", [x], [y], initializer=[w1, b1, w2, b2, sqrt2, one, half])
+save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "linear_gelu.onnx")
