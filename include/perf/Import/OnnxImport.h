@@ -18,6 +18,9 @@ namespace perf {
 struct OnnxImportOptions {
   /// Batch size to re-infer shapes with; 0 keeps the model's.
   int64_t batchSize = 0;
+  /// Sequence length (dim 1 of the inputs) to re-infer shapes with; 0 keeps
+  /// the model's.
+  int64_t sequenceLength = 0;
   /// Fail instead of warning when some op has no lowering.
   bool strict = false;
 };
@@ -35,7 +38,8 @@ mlir::OwningOpRef<mlir::ModuleOp>
 importOnnxFile(mlir::MLIRContext *context, llvm::StringRef path,
                const OnnxImportOptions &options = {});
 
-/// Registers `--import-onnx` (with `--onnx-batch` and `--onnx-strict`).
+/// Registers `--import-onnx` (with `--onnx-batch`, `--onnx-seq` and
+/// `--onnx-strict`).
 void registerOnnxImportTranslation();
 
 } // namespace perf

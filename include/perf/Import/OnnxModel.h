@@ -118,6 +118,9 @@ struct OnnxLoadOptions {
   /// When > 0, dim 0 of every runtime input is set to this and shapes are
   /// inferred again.
   int64_t batchSize = 0;
+  /// When > 0, dim 1 (the sequence) of every runtime input of rank 2 or more
+  /// is set to this and shapes are inferred again.
+  int64_t sequenceLength = 0;
   /// Run the ONNX checker before shape inference.
   bool runChecker = true;
 };

@@ -390,6 +390,31 @@ void softmaxRule(RuleContext &c) {
   c.add("softmax", d);
 }
 
+/// SoftmaxCrossEntropyLoss / NegativeLogLikelihoodLoss over scores
+/// [N, C, d1, ...]: the log-softmax over the C classes (the loss alone has
+/// none), then the pick of each label's score and the reduction.
+void crossEntropyRule(RuleContext &c) {
+  const OnnxValueInfo *scores = c.in(0);
+  if (!scores || !scores->isFullyKnown() || scores->shape.size() < 2)
+    return;
+  int64_t classes = scores->shape[1];
+  int64_t rows = scores->numElements() / std::max<int64_t>(classes, 1);
+  if (c.op == "SoftmaxCrossEntropyLoss") {
+    KernelDesc s;
+    s.kind = KernelKind::Softmax;
+    s.dtype = c.inputType();
+    s.rows = rows;
+    s.cols = classes;
+    c.add("log_softmax", s);
+  }
+  KernelDesc r;
+  r.kind = KernelKind::Reduce;
+  r.dtype = c.inputType();
+  r.rows = 1;
+  r.cols = rows;
+  c.add("nll", r);
+}
+
 /// Sum of squares over `size` channels, then scale and power.
 void lrnRule(RuleContext &c) {
   int64_t size = c.node.getInt("size", 5);
@@ -486,8 +511,10 @@ public:
     on({"Cast", "Not", "IsNaN", "IsInf"}, conversionRule);
     on({"Relu", "Clip", "LeakyRelu", "Sqrt", "Neg", "Abs", "Reciprocal",
         "Floor", "Ceil", "Round", "HardSigmoid", "Softsign", "Sign",
-        "ThresholdedRelu", "Celu", "Shrink", "CastLike", "BitShift"},
+        "ThresholdedRelu", "Celu", "Shrink", "CastLike", "BitShift", "CumSum"},
        unaryRule);
+    on({"SoftmaxCrossEntropyLoss", "NegativeLogLikelihoodLoss"},
+       crossEntropyRule);
     on({"Add",
         "Sub",
         "Mul",

@@ -348,14 +348,14 @@ static int64_t firstInputBatch(const onnx::GraphProto &g) {
 /// Sets dim 0 of each runtime input to `batch` and drops the shapes inferred
 /// for the old batch. Reshape targets that bake the exported batch into
 /// their leading entry (Caffe2 exports write [1, 2048]) follow the new batch.
-static void overrideBatch(onnx::GraphProto &g, int64_t batch) {
+/// Runtime inputs that carry data: not initializers, with a leading dim that
+/// is the exported batch (or symbolic); exports without parameters also list
+/// weights as inputs, and those are recognised by the operand they feed.
+static llvm::StringSet<> dataInputNames(const onnx::GraphProto &g) {
   int64_t oldBatch = firstInputBatch(g);
   llvm::StringSet<> initNames;
   for (const auto &init : g.initializer())
     initNames.insert(init.name());
-  // Runtime inputs whose leading dim is the exported batch (or symbolic) are
-  // data; exports without parameters also list weights as inputs, and those
-  // are recognised by the operand they feed.
   llvm::StringSet<> dataInputs;
   for (const auto &in : g.input()) {
     if (initNames.count(in.name()) || !in.type().has_tensor_type())
@@ -381,15 +381,13 @@ static void overrideBatch(onnx::GraphProto &g, int64_t batch) {
     if (n.op_type() == "Gather" && n.input_size() > 0)
       dataInputs.erase(n.input(0));
   }
-  for (auto &in : *g.mutable_input())
-    if (dataInputs.count(in.name()))
-      in.mutable_type()
-          ->mutable_tensor_type()
-          ->mutable_shape()
-          ->mutable_dim(0)
-          ->set_dim_value(batch);
+  return dataInputs;
+}
+
+/// Drops the shapes inferred for the old input sizes; outputs keep their
+/// rank (the checker wants a shape) but forget the sizes.
+static void forgetInferredShapes(onnx::GraphProto &g) {
   g.clear_value_info();
-  // Outputs keep their rank (the checker wants a shape) but forget the sizes.
   for (auto &o : *g.mutable_output())
     if (o.type().has_tensor_type() && o.type().tensor_type().has_shape())
       for (auto &dim : *o.mutable_type()
@@ -397,6 +395,44 @@ static void overrideBatch(onnx::GraphProto &g, int64_t batch) {
                             ->mutable_shape()
                             ->mutable_dim())
         dim.clear_dim_value();
+}
+
+/// Sets dim 1 of each data input of rank 2 or more (token ids and masks
+/// [batch, sequence], features [batch, sequence, hidden]) to `seq`. Returns
+/// false when no input has such a dimension. Shapes computed inside the
+/// graph follow where the export computes them (dynamic axes); a sequence
+/// length baked into a Reshape constant does not.
+static bool overrideSequence(onnx::GraphProto &g, int64_t seq) {
+  llvm::StringSet<> dataInputs = dataInputNames(g);
+  bool changed = false;
+  for (auto &in : *g.mutable_input()) {
+    if (!dataInputs.count(in.name()))
+      continue;
+    auto *shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (shape->dim_size() < 2)
+      continue;
+    shape->mutable_dim(1)->set_dim_value(seq);
+    changed = true;
+  }
+  if (changed)
+    forgetInferredShapes(g);
+  return changed;
+}
+
+static void overrideBatch(onnx::GraphProto &g, int64_t batch) {
+  int64_t oldBatch = firstInputBatch(g);
+  llvm::StringSet<> initNames;
+  for (const auto &init : g.initializer())
+    initNames.insert(init.name());
+  llvm::StringSet<> dataInputs = dataInputNames(g);
+  for (auto &in : *g.mutable_input())
+    if (dataInputs.count(in.name()))
+      in.mutable_type()
+          ->mutable_tensor_type()
+          ->mutable_shape()
+          ->mutable_dim(0)
+          ->set_dim_value(batch);
+  forgetInferredShapes(g);
 
   if (oldBatch <= 0 || oldBatch == batch)
     return;
@@ -512,6 +548,10 @@ static llvm::Expected<OnnxModel> loadImpl(llvm::StringRef bytes,
   detachWeightData(*graph);
   if (options.batchSize > 0)
     overrideBatch(*graph, options.batchSize);
+  if (options.sequenceLength > 0 &&
+      !overrideSequence(*graph, options.sequenceLength))
+    return makeError(file, "--onnx-seq: no runtime input has a second "
+                           "(sequence) dimension to set");
 
   if (options.runChecker) {
     try {

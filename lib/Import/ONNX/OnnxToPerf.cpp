@@ -241,6 +241,7 @@ OwningOpRef<ModuleOp> perf::importOnnxFile(MLIRContext *ctx, StringRef path,
                                            const OnnxImportOptions &options) {
   OnnxLoadOptions load;
   load.batchSize = options.batchSize;
+  load.sequenceLength = options.sequenceLength;
   auto model = loadOnnxModel(path, load);
   if (!model) {
     emitError(UnknownLoc::get(ctx)) << llvm::toString(model.takeError());
@@ -254,6 +255,11 @@ void perf::registerOnnxImportTranslation() {
   static llvm::cl::opt<int64_t> batch(
       "onnx-batch", llvm::cl::desc("Batch size to re-infer ONNX shapes with"),
       llvm::cl::init(0));
+  static llvm::cl::opt<int64_t> seq(
+      "onnx-seq",
+      llvm::cl::desc("Sequence length (dim 1 of the inputs) to re-infer ONNX "
+                     "shapes with"),
+      llvm::cl::init(0));
   static llvm::cl::opt<bool> strict(
       "onnx-strict", llvm::cl::desc("Fail when an ONNX op has no lowering"),
       llvm::cl::init(false));
@@ -263,8 +269,16 @@ void perf::registerOnnxImportTranslation() {
          MLIRContext *ctx) -> OwningOpRef<Operation *> {
         const llvm::MemoryBuffer *buffer =
             sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
+        if (batch < 0 || seq < 0) {
+          emitError(UnknownLoc::get(ctx))
+              << (batch < 0 ? "--onnx-batch" : "--onnx-seq")
+              << " must be positive (0 keeps the model's), got "
+              << (batch < 0 ? int64_t(batch) : int64_t(seq));
+          return nullptr;
+        }
         OnnxLoadOptions load;
         load.batchSize = batch;
+        load.sequenceLength = seq;
         std::string name = buffer->getBufferIdentifier().str();
         if (name.empty() || name == "<stdin>")
           name = "<stdin>";
@@ -276,6 +290,7 @@ void perf::registerOnnxImportTranslation() {
         OnnxLowering lowering = lowerOnnxModel(*model);
         OnnxImportOptions options;
         options.batchSize = batch;
+        options.sequenceLength = seq;
         options.strict = strict;
         OwningOpRef<ModuleOp> module =
             buildPerfModuleFromOnnx(ctx, *model, lowering, options);

@@ -127,3 +127,26 @@ nodes = [
 ]
 g = helper.make_graph(nodes, "g", [x], [y], initializer=[w1, b1, w2, b2, sqrt2, one, half])
 save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "linear_gelu.onnx")
+
+# A token model with a dynamic sequence axis: ids [1, 8] -> embedding
+# Gather [100, 16] -> MatMul [16, 32]. --onnx-seq resizes dim 1.
+ids = helper.make_tensor_value_info("ids", TensorProto.INT64, [1, 8])
+y = helper.make_tensor_value_info("y", F, [1, 8, 32])
+table = helper.make_tensor("table", F, [100, 16], [0.0] * 1600)
+w = helper.make_tensor("w", F, [16, 32], [0.0] * 512)
+nodes = [helper.make_node("Gather", ["table", "ids"], ["e"], name="embed"),
+         helper.make_node("MatMul", ["e", "w"], ["y"], name="proj")]
+g = helper.make_graph(nodes, "g", [ids], [y], initializer=[table, w])
+save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "tokens.onnx")
+
+# A classifier's loss as a training export writes it: CumSum over the
+# logits [4, 10] and SoftmaxCrossEntropyLoss against labels [4].
+logits = helper.make_tensor_value_info("logits", F, [4, 10])
+labels = helper.make_tensor_value_info("labels", TensorProto.INT64, [4])
+loss = helper.make_tensor_value_info("loss", F, [])
+axis = helper.make_tensor("axis", TensorProto.INT64, [], [1])
+nodes = [helper.make_node("CumSum", ["logits", "axis"], ["c"], name="cumsum"),
+         helper.make_node("SoftmaxCrossEntropyLoss", ["c", "labels"], ["loss"],
+                          name="loss", reduction="mean")]
+g = helper.make_graph(nodes, "g", [logits, labels], [loss], initializer=[axis])
+save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "loss.onnx")
