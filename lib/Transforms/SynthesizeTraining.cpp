@@ -212,6 +212,27 @@ struct SynthesizeTrainingPass
     }
   }
 
+  /// A dropout an inference graph left out (an ONNX Dropout node) runs in
+  /// training: one kernel writing its output and mask, whose backward the
+  /// synthesis then mirrors.
+  void addTrainingDropout(FrameworkOp op) {
+    if (!op->hasAttr("perf.training_dropout") || op->getNumResults() == 0)
+      return;
+    op->removeAttr("perf.training_dropout");
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || !type.hasStaticShape() || type.getNumElements() == 0)
+      return;
+    KernelDesc d;
+    d.kind = KernelKind::Elementwise;
+    d.op = "native_dropout";
+    d.numElements = type.getNumElements();
+    d.numInputs = 1;
+    d.dtype = getDType(type.getElementType());
+    OpBuilder b(op.getContext());
+    b.setInsertionPointToEnd(&op.getOrCreateBodyBlock());
+    buildKernelOp(b, op.getLoc(), d);
+  }
+
   LogicalResult runOnGraph(GraphOp graph) {
     if (graph.getPhase() != "inference")
       return graph.emitError("--perf-synthesize-training: graph @")
@@ -222,6 +243,8 @@ struct SynthesizeTrainingPass
     for (Operation &op : block)
       if (auto fw = dyn_cast<FrameworkOp>(op))
         forward.push_back(fw);
+    for (FrameworkOp op : forward)
+      addTrainingDropout(op);
 
     // Autograd's requires_grad: tensors computed from parameters.
     llvm::DenseSet<Value> needsGrad;

@@ -40,6 +40,10 @@ struct OnnxLoweredNode {
   /// in the GEMM's epilogue, the five nodes of an exact GELU); empty
   /// otherwise. Such a node keeps its data flow and has no kernels.
   std::string fusedInto;
+  /// A Dropout: nothing at inference, a kernel in a training step (the
+  /// importer marks the op `perf.training_dropout` for the training
+  /// synthesis).
+  bool trainingDropout = false;
 };
 
 struct OnnxLowering {

@@ -243,6 +243,13 @@ bool gemmShape(const RuleContext &c, KernelDesc &d) {
 /// Views, shapes and weight materialisation: no kernel and no cost.
 void metadataRule(RuleContext &c) { c.result.metadataOnly = true; }
 
+/// Dropout is the identity at inference; a training step runs it (opset <
+/// 12 gives the ratio as an attribute, later opsets as an input).
+void dropoutRule(RuleContext &c) {
+  c.result.metadataOnly = true;
+  c.result.trainingDropout = c.opset >= 12 || c.node.getFloat("ratio", 0.5) > 0;
+}
+
 void convRule(RuleContext &c) {
   const OnnxValueInfo *y = c.out(0);
   DType dt = c.inputType();
@@ -497,9 +504,10 @@ class OnnxRuleTable {
 public:
   OnnxRuleTable() {
     on({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Shape",
-        "Size", "Constant", "ConstantOfShape", "Dropout", "EyeLike", "Optional",
+        "Size", "Constant", "ConstantOfShape", "EyeLike", "Optional",
         "OptionalGetElement", "OptionalHasElement"},
        metadataRule);
+    on({"Dropout"}, dropoutRule);
     on({"Conv"}, convRule);
     on({"ConvTranspose"}, convTransposeRule);
     on({"Gemm", "MatMul"}, gemmRule);

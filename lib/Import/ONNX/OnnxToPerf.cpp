@@ -191,6 +191,8 @@ perf::buildPerfModuleFromOnnx(MLIRContext *ctx, const OnnxModel &model,
       state.addAttribute("onnx.params", b.getI64IntegerAttr(params));
     if (!ln.supported)
       state.addAttribute("onnx.unsupported", b.getUnitAttr());
+    if (ln.trainingDropout)
+      state.addAttribute("perf.training_dropout", b.getUnitAttr());
     if (!ln.fusedInto.empty())
       state.addAttribute("onnx.fused_into", b.getStringAttr(ln.fusedInto));
     state.addRegion();

@@ -150,3 +150,13 @@ nodes = [helper.make_node("CumSum", ["logits", "axis"], ["c"], name="cumsum"),
                           name="loss", reduction="mean")]
 g = helper.make_graph(nodes, "g", [logits, labels], [loss], initializer=[axis])
 save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "loss.onnx")
+
+# Linear then Dropout (opset 11: the ratio is an attribute): nothing at
+# inference, one kernel and its backward in a synthesized training step.
+x = helper.make_tensor_value_info("x", F, [4, 64])
+y = helper.make_tensor_value_info("y", F, [4, 32])
+w = helper.make_tensor("w", F, [64, 32], [0.0] * (64 * 32))
+nodes = [helper.make_node("MatMul", ["x", "w"], ["h"], name="fc"),
+         helper.make_node("Dropout", ["h"], ["y"], name="drop", ratio=0.1)]
+g = helper.make_graph(nodes, "g", [x], [y], initializer=[w])
+save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)]), "dropout.onnx")
