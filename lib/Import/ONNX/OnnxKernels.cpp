@@ -138,8 +138,11 @@ OnnxLoweredNode lowerNode(const OnnxGraph &graph, int64_t opset,
 bool convLike(const RuleContext &c, KernelDesc &d, bool pooling) {
   const OnnxNode &n = c.node;
   const OnnxValueInfo *x = c.in(0), *y = c.out(0);
+  // The output has the input's rank ([N, C, spatial...]); a model that says
+  // otherwise (shape inference skipped) falls back to a generic kernel.
   if (!x || !y || !x->hasShape || !y->hasShape || x->shape.size() < 3 ||
-      !x->isFullyKnown() || !y->isFullyKnown())
+      y->shape.size() != x->shape.size() || !x->isFullyKnown() ||
+      !y->isFullyKnown())
     return false;
   unsigned spatial = x->shape.size() - 2;
   if (spatial > 2)

@@ -209,6 +209,45 @@ TEST(OnnxImport, OpTableDispatch) {
   EXPECT_EQ(conv.kernels[0].desc.totalFlops(), 0);
 }
 
+// A conv or pool whose declared output has a lower rank than its input
+// (shape inference skipped) is not read as a 2-D window past the output's
+// dimensions: it falls back to a generic kernel priced by its output.
+TEST(OnnxImport, ConvOutputOfAnotherRankIsGeneric) {
+  OnnxModel model;
+  model.opsets.push_back({"", 13});
+  OnnxGraph &g = model.graph;
+  auto value = [&](const char *name, std::vector<int64_t> shape) {
+    OnnxValueInfo &v = g.values[name];
+    v.name = name;
+    v.hasShape = true;
+    v.shape = std::move(shape);
+  };
+  value("x", {1, 3, 8, 8});
+  value("w", {8, 3, 3, 3});
+  value("c", {1, 8});
+  value("p", {1});
+  for (auto [op, inputs, output] :
+       {std::tuple<const char *, std::vector<std::string>, const char *>{
+            "Conv", {"x", "w"}, "c"},
+        {"MaxPool", {"x"}, "p"}}) {
+    OnnxNode n;
+    n.opType = op;
+    n.name = std::string(op) + "_0";
+    n.inputs = inputs;
+    n.outputs = {output};
+    OnnxAttribute &kernel = n.attributes["kernel_shape"];
+    kernel.kind = OnnxAttribute::Kind::Ints;
+    kernel.ints = {3, 3};
+    g.nodes.push_back(std::move(n));
+  }
+  OnnxLowering lowering = lowerOnnxModel(model);
+  ASSERT_EQ(lowering.nodes.size(), 2u);
+  for (const OnnxLoweredNode &n : lowering.nodes) {
+    ASSERT_EQ(n.kernels.size(), 1u) << n.node->opType;
+    EXPECT_EQ(n.kernels[0].desc.kind, KernelKind::Generic) << n.node->opType;
+  }
+}
+
 TEST(OnnxImport, LoopBodyScaledByTripCount) {
   auto model = loadOnnxModel(fixture("embedding_bag_loop.onnx"));
   ASSERT_TRUE(bool(model)) << llvm::toString(model.takeError());
