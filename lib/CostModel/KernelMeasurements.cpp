@@ -65,7 +65,8 @@ std::vector<std::string> perf::splitCsvRecord(llvm::StringRef line) {
 }
 
 llvm::Expected<std::vector<KernelMeasurement>>
-perf::parseNeuSightCsv(llvm::StringRef text, llvm::StringRef path) {
+perf::parseNeuSightCsv(llvm::StringRef text, llvm::StringRef path,
+                       SkippedOps *skipped) {
   std::vector<KernelMeasurement> rows;
   llvm::SmallVector<llvm::StringRef> lines;
   text.split(lines, '\n', -1, /*KeepEmpty=*/true);
@@ -157,28 +158,36 @@ perf::parseNeuSightCsv(llvm::StringRef text, llvm::StringRef path) {
       k.h = k.w = size;
       k.strideH = k.strideW = std::max<int64_t>(stride, 1);
       k.padH = k.padW = pad;
-    } else if (op == "add" || op == "relu" || op == "gelu" || op == "mul" ||
-               op == "div" || op == "tanh") {
+    } else if (llvm::is_contained({"add", "sub", "mul", "div", "pow"}, op) ||
+               llvm::is_contained({"addu", "subu", "mulu", "divu", "powu",
+                                   "relu", "gelu", "tanh"},
+                                  op)) {
       PERF_INT(b, "B");
       PERF_INT(h, "H");
       k.kind = KernelKind::Elementwise;
       k.numElements = b * h;
-      bool binary = op == "add" || op == "mul" || op == "div";
+      // Two tensors, or one and a Python scalar (NeuSight's "u" ops).
+      bool binary = llvm::is_contained({"add", "sub", "mul", "div", "pow"}, op);
       k.numInputs = binary ? 2 : 1;
       k.op = op.str();
-      // erf-based GELU and tanh are a handful of FLOPs per element.
-      k.flopsPerElement = (op == "gelu" || op == "tanh") ? 10 : 1;
+      // erf-based GELU, tanh and pow are a handful of FLOPs per element.
+      bool transcendental =
+          llvm::is_contained({"gelu", "tanh", "pow", "powu"}, op);
+      k.flopsPerElement = transcendental ? 10 : 1;
     } else if (op == "softmax" || op == "ln") {
       PERF_INT(b, "B");
       PERF_INT(h, "H");
       k.kind = op == "softmax" ? KernelKind::Softmax : KernelKind::LayerNorm;
       k.rows = b;
       k.cols = h;
+    } else if (skipped) {
+      ++(*skipped)[op.str()];
+      continue;
     } else {
-      return llvm::createStringError(where() + ": unknown operator '" + op +
-                                     "' (known: bmm, linear, conv, add, "
-                                     "relu, gelu, mul, div, tanh, softmax, "
-                                     "ln)");
+      return llvm::createStringError(
+          where() + ": unknown operator '" + op +
+          "' (known: bmm, linear, conv, add, sub, mul, div, pow, their "
+          "tensor-scalar forms addu ... powu, relu, gelu, tanh, softmax, ln)");
     }
 #undef PERF_INT
     rows.push_back(std::move(m));
@@ -187,15 +196,15 @@ perf::parseNeuSightCsv(llvm::StringRef text, llvm::StringRef path) {
 }
 
 llvm::Expected<std::vector<KernelMeasurement>>
-perf::readNeuSightCsv(llvm::StringRef path) {
+perf::readNeuSightCsv(llvm::StringRef path, SkippedOps *skipped) {
   llvm::Expected<std::string> text = readMaybeGzipFile(path);
   if (!text)
     return text.takeError();
-  return parseNeuSightCsv(*text, path);
+  return parseNeuSightCsv(*text, path, skipped);
 }
 
 llvm::Expected<std::vector<KernelMeasurement>>
-perf::readNeuSightDir(llvm::StringRef dir) {
+perf::readNeuSightDir(llvm::StringRef dir, SkippedOps *skipped) {
   std::vector<std::string> files;
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator op(dir, ec), end; op != end && !ec;
@@ -217,7 +226,7 @@ perf::readNeuSightDir(llvm::StringRef dir) {
   llvm::sort(files);
   std::vector<KernelMeasurement> all;
   for (const std::string &f : files) {
-    auto rows = readNeuSightCsv(f);
+    auto rows = readNeuSightCsv(f, skipped);
     if (!rows)
       return rows.takeError();
     for (KernelMeasurement &m : *rows)

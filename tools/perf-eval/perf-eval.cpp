@@ -110,6 +110,14 @@ static cl::opt<std::string>
                      "(default: a fresh temporary folder)"),
             cl::cat(category));
 
+/// Rows of operators no model knows are left out and counted, not a failure
+/// of the whole file.
+static void reportSkipped(const SkippedOps &skipped) {
+  for (const auto &[op, count] : skipped)
+    llvm::errs() << "perf-eval: skipped " << count
+                 << " rows of unknown operator '" << op << "'\n";
+}
+
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "perf-eval") << message << "\n";
   return 1;
@@ -171,13 +179,15 @@ static int evaluateFiles() {
   if (!stack)
     return fail(llvm::toString(stack.takeError()));
   std::vector<KernelMeasurement> rows;
+  SkippedOps skipped;
   for (const std::string &file : inputs) {
-    auto part = readNeuSightCsv(file);
+    auto part = readNeuSightCsv(file, &skipped);
     if (!part)
       return fail(llvm::toString(part.takeError()));
     for (KernelMeasurement &m : *part)
       rows.push_back(std::move(m));
   }
+  reportSkipped(skipped);
   llvm::StringMap<GpuSpec> devices;
   Evaluation eval;
   std::map<std::string, size_t> pricedBy;
@@ -261,9 +271,11 @@ static int runCrossValidation() {
     return fail("--few-shot goes with --leave-one-out");
   if (!(fewShotWeight > 0))
     return fail("--few-shot-weight must be positive");
-  auto rowsOrErr = readNeuSightDir(neusightDir);
+  SkippedOps skipped;
+  auto rowsOrErr = readNeuSightDir(neusightDir, &skipped);
   if (!rowsOrErr)
     return fail(llvm::toString(rowsOrErr.takeError()));
+  reportSkipped(skipped);
   std::vector<KernelMeasurement> &rows = *rowsOrErr;
   llvm::StringMap<GpuSpec> devices;
   for (const KernelMeasurement &m : rows)

@@ -86,9 +86,13 @@ int main(int argc, char **argv) {
   std::vector<TrainingRow> rows;
 
   if (!neusight.empty()) {
-    auto read = readNeuSightDir(neusight);
+    SkippedOps skipped;
+    auto read = readNeuSightDir(neusight, &skipped);
     if (!read)
       return fail(llvm::toString(read.takeError()));
+    for (const auto &[op, count] : skipped)
+      llvm::errs() << "perf-train: skipped " << count
+                   << " rows of unknown operator '" << op << "'\n";
     measured = std::move(*read);
     for (const KernelMeasurement &m : measured)
       if (!devices.count(m.device)) {

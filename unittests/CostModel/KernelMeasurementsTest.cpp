@@ -48,6 +48,16 @@ TEST(NeuSightCsv, BadRowNamesFileAndLine) {
                 .find("u.csv:2: unknown "
                       "operator 'foo'"),
             std::string::npos);
+  // Given a tally, unknown operators are skipped and counted instead.
+  SkippedOps skipped;
+  auto kept = parseNeuSightCsv(
+      "OPName,Latency,Device,B,H\nfoo,1,T4,1,1\nmulu,1,T4,4,8\nfoo,2,T4,1,1\n",
+      "u.csv", &skipped);
+  ASSERT_TRUE(bool(kept)) << llvm::toString(kept.takeError());
+  ASSERT_EQ(kept->size(), 1u);
+  EXPECT_EQ((*kept)[0].kernel.numElements, 32);
+  EXPECT_EQ((*kept)[0].kernel.numInputs, 1);
+  EXPECT_EQ(skipped, (SkippedOps{{"foo", 2}}));
 }
 
 TEST(ErrorStats, MapeAndGmaeByHand) {

@@ -9,10 +9,11 @@
 #ifndef PERF_COSTMODEL_KERNELMEASUREMENTS_H
 #define PERF_COSTMODEL_KERNELMEASUREMENTS_H
 
-#include "perf/Support/KernelDesc.h"
 #include "perf/Support/GpuSpec.h"
+#include "perf/Support/KernelDesc.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,14 +43,19 @@ std::vector<std::string> splitCsvRecord(llvm::StringRef line);
 /// grids: bmm is [B,M,N] x [B,N,K]; linear is [B*M,N] x [N,K]; conv has
 /// B, Input_Channel, Output_Channel, Kernel_Szie, Input_Size, Stride,
 /// Padding; add/relu/gelu/softmax/ln are B x H.
+/// Rows of operators the reader does not know, by operator name. When a
+/// reader is given one, such rows are skipped and counted here; without
+/// one they are an error naming the file and line.
+using SkippedOps = std::map<std::string, int64_t>;
 llvm::Expected<std::vector<KernelMeasurement>>
-parseNeuSightCsv(llvm::StringRef text, llvm::StringRef path);
+parseNeuSightCsv(llvm::StringRef text, llvm::StringRef path,
+                 SkippedOps *skipped = nullptr);
 llvm::Expected<std::vector<KernelMeasurement>>
-readNeuSightCsv(llvm::StringRef path);
+readNeuSightCsv(llvm::StringRef path, SkippedOps *skipped = nullptr);
 
 /// Every <op>/<GPU>.csv[.gz] under a NeuSight data directory.
 llvm::Expected<std::vector<KernelMeasurement>>
-readNeuSightDir(llvm::StringRef dir);
+readNeuSightDir(llvm::StringRef dir, SkippedOps *skipped = nullptr);
 
 /// The device JSON of a NeuSight device name ("Tesla T4" ->
 /// DIR/Tesla_T4.json), else the catalog GPU of that name.
