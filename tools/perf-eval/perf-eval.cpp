@@ -11,14 +11,15 @@
 #include "perf/CostModel/DbModel.h"
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/CostModel/KernelMeasurements.h"
-#include "perf/Support/KernelSignature.h"
 #include "perf/CostModel/MlModel.h"
 #include "perf/CostModel/ModelTraining.h"
+#include "perf/Support/KernelSignature.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include <algorithm>
@@ -52,6 +53,12 @@ static cl::opt<std::string> modelDir("model-dir",
                                      cl::cat(category));
 static cl::opt<std::string> dbPath("db", cl::desc("Perf database (db model)"),
                                    cl::cat(category));
+static cl::opt<std::string> outputFormat(
+    "output", cl::init("table"),
+    cl::desc("What file mode prints: table (per-kind errors), csv or json "
+             "(every priced row: file, line, op, device, measured and "
+             "predicted us, model, relative error)"),
+    cl::cat(category));
 static cl::opt<unsigned> worst("worst", cl::init(5),
                                cl::desc("Worst rows to list"),
                                cl::cat(category));
@@ -109,6 +116,33 @@ static cl::opt<std::string>
             cl::desc("Where --leave-one-out writes its models "
                      "(default: a fresh temporary folder)"),
             cl::cat(category));
+
+/// Every priced row, as CSV or JSON (one object per row in "rows").
+static int printRows(llvm::ArrayRef<PricedRow> priced, bool json) {
+  if (json) {
+    llvm::json::Array out;
+    for (const PricedRow &p : priced)
+      out.push_back(llvm::json::Object{{"file", p.row->file},
+                                       {"line", p.row->line},
+                                       {"op", p.row->op},
+                                       {"device", p.row->device},
+                                       {"measured_us", p.row->latencyUs},
+                                       {"predicted_us", p.predictedUs},
+                                       {"model", p.model},
+                                       {"error", p.relativeError()}});
+    llvm::outs() << llvm::formatv(
+        "{0:2}\n",
+        llvm::json::Value(llvm::json::Object{{"rows", std::move(out)}}));
+    return 0;
+  }
+  llvm::outs() << "file,line,op,device,measured_us,predicted_us,model,error\n";
+  for (const PricedRow &p : priced)
+    llvm::outs() << llvm::formatv(
+        "{0},{1},{2},\"{3}\",{4:f3},{5:f3},{6},{7:f4}\n", p.row->file,
+        p.row->line, p.row->op, p.row->device, p.row->latencyUs, p.predictedUs,
+        p.model, p.relativeError());
+  return 0;
+}
 
 /// Rows of operators no model knows are left out and counted, not a failure
 /// of the whole file.
@@ -188,22 +222,37 @@ static int evaluateFiles() {
       rows.push_back(std::move(m));
   }
   reportSkipped(skipped);
+  if (outputFormat != "table" && outputFormat != "csv" &&
+      outputFormat != "json")
+    return fail("--output must be table, csv or json, got '" + outputFormat +
+                "'");
   llvm::StringMap<GpuSpec> devices;
   Evaluation eval;
   std::map<std::string, size_t> pricedBy;
+  size_t declined = 0;
   for (const KernelMeasurement &m : rows) {
     auto gpu = deviceFor(m, devices);
     if (!gpu)
       return fail(m.file + ":" + llvm::Twine(m.line) + ": " +
                   llvm::toString(gpu.takeError()));
     KernelCost cost = stack->estimate(m.kernel, *gpu);
+    // A row no model of the stack prices is left out, not scored as -100%.
+    if (cost.model == "none") {
+      ++declined;
+      continue;
+    }
     // The rows time each kernel alone: compare with the isolated price.
     PricedRow p{&m, cost.latencyUs + cost.isolationUs, cost.model};
     ++pricedBy[cost.model];
     eval.priced.push_back(p);
     eval.byOpAndGpu[{m.op, shortGpuName(m.device)}].push_back(p);
   }
-  llvm::outs() << "models: " << modelNames << "  rows: " << rows.size()
+  if (declined)
+    llvm::errs() << "perf-eval: " << declined
+                 << " rows no model of the stack prices were left out\n";
+  if (outputFormat != "table")
+    return printRows(eval.priced, outputFormat == "json");
+  llvm::outs() << "models: " << modelNames << "  rows: " << eval.priced.size()
                << "  priced by:";
   for (const auto &[model, n] : pricedBy)
     llvm::outs() << " " << model << "=" << n;
