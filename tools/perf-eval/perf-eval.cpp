@@ -199,6 +199,11 @@ static llvm::Expected<GpuSpec> deviceFor(const KernelMeasurement &m,
   }
   if (!spec)
     return spec.takeError();
+  // Say once which figures price the rows of each device.
+  llvm::errs() << "perf-eval: device '" << key << "': " << spec->name;
+  if (!spec->source.empty())
+    llvm::errs() << " (" << spec->source << ")";
+  llvm::errs() << "\n";
   cache[key] = *spec;
   return *spec;
 }
