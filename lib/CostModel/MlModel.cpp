@@ -469,8 +469,8 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
   // other kernels on a stream the device does not wait for it, and the
   // host's side of a launch is priced by the host overheads.
   double isolatedUs = cost.latencyUs;
-  cost.isolationUs = std::max(launchUsFor(gpu) - kStreamedKernelUs, 0.0);
-  cost.latencyUs = std::max(isolatedUs - cost.isolationUs,
+  double overlapUs = std::max(launchUsFor(gpu) - kStreamedKernelUs, 0.0);
+  cost.latencyUs = std::max(isolatedUs - overlapUs,
                             std::min(isolatedUs, kStreamedKernelUs));
   cost.isolationUs = isolatedUs - cost.latencyUs;
   cost.latencyUs *= extentScale;

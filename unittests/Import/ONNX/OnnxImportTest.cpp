@@ -147,6 +147,15 @@ TEST(OnnxImport, UnsupportedOpsAreCounted) {
   EXPECT_EQ(lowering.unsupported.begin()->second, 2u);
 }
 
+/// A value of `g` with a known shape.
+static void addValue(OnnxGraph &g, const char *name,
+                     std::vector<int64_t> shape) {
+  OnnxValueInfo &v = g.values[name];
+  v.name = name;
+  v.hasShape = true;
+  v.shape = std::move(shape);
+}
+
 // Dispatch by op type: a name without a rule is unsupported (an ATen-style
 // in-place spelling does not fall back to the op), so is an ai.onnx name in
 // another domain; the Reduce family matches by prefix; and a node whose
@@ -156,10 +165,7 @@ TEST(OnnxImport, OpTableDispatch) {
   model.opsets.push_back({"", 13});
   OnnxGraph &g = model.graph;
   auto value = [&](const char *name, std::vector<int64_t> shape) {
-    OnnxValueInfo &v = g.values[name];
-    v.name = name;
-    v.hasShape = true;
-    v.shape = std::move(shape);
+    addValue(g, name, std::move(shape));
   };
   value("x", {4, 8});
   value("r", {4, 1});
@@ -217,10 +223,7 @@ TEST(OnnxImport, ConvOutputOfAnotherRankIsGeneric) {
   model.opsets.push_back({"", 13});
   OnnxGraph &g = model.graph;
   auto value = [&](const char *name, std::vector<int64_t> shape) {
-    OnnxValueInfo &v = g.values[name];
-    v.name = name;
-    v.hasShape = true;
-    v.shape = std::move(shape);
+    addValue(g, name, std::move(shape));
   };
   value("x", {1, 3, 8, 8});
   value("w", {8, 3, 3, 3});
