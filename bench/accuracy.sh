@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Regenerates the leave-one-GPU-out tables of docs/accuracy.md from the
 # NeuSight measurements: for each GPU, the ml and tile models are trained on
-# the other four and every model prices the held-out GPU's rows.
+# the other four and every model prices the held-out GPU's rows; then the
+# same protocol on Vidur's FP16 layer ops (train on A100 or A40, test the
+# other).
 #
-#   bench/accuracy.sh [build-dir] [neusight-dir]
+#   bench/accuracy.sh [build-dir] [neusight-dir] [vidur-dir]
 #
 # Takes 3-20 minutes on two cores (21 trainings: five folds of the model
 # comparison, one in-distribution split, three few-shot sizes; about 4 min
@@ -12,16 +14,18 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 data=${2:-$root/../shared/data/kernels/neusight}
+vidur=${3:-$root/../shared/data/kernels/vidur}
 doc=$root/docs/accuracy.md
 eval_bin=$build/bin/perf-eval
 [ -x "$eval_bin" ] || { echo "error: $eval_bin not built (ninja perf-eval)" >&2; exit 1; }
 [ -d "$data" ] || { echo "error: NeuSight data not found at $data" >&2; exit 1; }
+[ -d "$vidur" ] || { echo "error: Vidur data not found at $vidur" >&2; exit 1; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 start=$(date +%s)
 "$eval_bin" --leave-one-out --neusight "$data" --work-dir "$work/models" \
-  --models="roofline,heuristic,tile,ml,ml-calibrated,ml*tile,db" --max-rows=40000 \
+  --models="roofline,heuristic,calibrated,tile,ml,ml-calibrated,ml*tile,db" --max-rows=40000 \
   --rounds=300 --debiased \
   > "$work/tables.md" 2> "$work/log.txt"
 # NeuSight's own protocol: a random 20% of every GPU's rows held out, the
@@ -38,6 +42,11 @@ for n in 50 200 500; do
     sed "s/^### ml$/### ml, $n rows per op of the held-out GPU/" \
     > "$work/few-shot-$n.md"
 done
+# FP16 on tensor cores: Vidur's layer ops of eight LLMs on A100-80GB and
+# A40, each GPU held out in turn.
+"$eval_bin" --leave-one-out --vidur "$vidur" --work-dir "$work/models" \
+  --models="roofline,heuristic,calibrated,ml" --max-rows=40000 --rounds=300 \
+  > "$work/vidur.md" 2>> "$work/log.txt"
 elapsed=$(( $(date +%s) - start ))
 
 {
@@ -50,6 +59,9 @@ elapsed=$(( $(date +%s) - start ))
   echo
   echo "## A few measurements of the held-out GPU (\`--few-shot=N\`, weight 10)"
   for n in 50 200 500; do cat "$work/few-shot-$n.md"; done
+  echo
+  echo "## FP16 on tensor cores (Vidur layer ops; train on one of A100-80GB and A40, test the other)"
+  cat "$work/vidur.md"
   echo "<!-- END RESULTS -->"
 } > "$work/results.md"
 

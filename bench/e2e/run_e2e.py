@@ -40,7 +40,7 @@ PUBLISHED = {
 # sequence classifier, BERT training BertForPreTraining.
 HEADS = {("bert_large", "inf"): "classifier", ("bert_large", "train"): "pretraining"}
 
-DEFAULT_STACK = "ml,tile,heuristic,roofline"
+DEFAULT_STACK = "ml,tile,calibrated,heuristic,roofline"
 SHIPPED_MODELS = os.path.join(ROOT, "data", "models", "neusight")
 
 LABEL = re.compile(r"^(?P<model>.+)-(?P<phase>inf|train)-(?P<seq>\d+)-(?P<batch>\d+)\.json$")
@@ -75,7 +75,7 @@ def estimate_graph(build, step, gpu, stack, ml_dir):
     """perf-opt --estimate's JSON report of the graph in `step`."""
     cmd = [os.path.join(build, "bin", "perf-opt"), step, "--perf-device=" + gpu, "--estimate",
            "--estimate-format=json", "--estimate-models=" + stack]
-    if "ml" in stack.split(","):
+    if {"ml", "calibrated"} & set(stack.split(",")):
         cmd.append("--estimate-ml-dir=" + ml_dir)
     return json.loads(run(cmd))["graphs"][0]
 
@@ -139,7 +139,8 @@ def main():
         print("skipped: no data at %s or %s" % (args.data, args.kernels), file=sys.stderr)
         return 77
 
-    stacks = args.stack or ["roofline", "tile,heuristic,roofline", DEFAULT_STACK]
+    stacks = args.stack or ["roofline", "tile,heuristic,roofline", "calibrated,heuristic,roofline",
+                            DEFAULT_STACK]
     todo = labels(args.data)
     if args.per_gpu:
         seen = {}
@@ -147,7 +148,8 @@ def main():
                 and len(seen[l["gpu"]]) <= args.per_gpu]
     rows, unsupported = [], []
     with tempfile.TemporaryDirectory() as work:
-        if any("ml" in s.split(",") for s in stacks) and (args.train or not args.ml_dir):
+        if any({"ml", "calibrated"} & set(s.split(",")) for s in stacks) and \
+                (args.train or not args.ml_dir):
             args.ml_dir = os.path.join(work, "ml")
             print("training the ml stack on " + args.kernels, file=sys.stderr)
             run([os.path.join(args.build, "bin", "perf-train"), "--neusight", args.kernels,

@@ -10,10 +10,27 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include <algorithm>
 
 using namespace perf;
 
 KernelCostModel::~KernelCostModel() = default;
+
+std::string perf::numberTypeKey(const KernelDesc &k) {
+  std::string key = dtypeName(k.dtype).str();
+  if (k.tensorCores)
+    key += "+tc";
+  return key;
+}
+
+KernelCost perf::splitIsolatedCost(double isolatedUs, double launchUs) {
+  double overlapUs = std::max(launchUs - kStreamedKernelUs, 0.0);
+  KernelCost cost;
+  cost.latencyUs =
+      std::max(isolatedUs - overlapUs, std::min(isolatedUs, kStreamedKernelUs));
+  cost.isolationUs = isolatedUs - cost.latencyUs;
+  return cost;
+}
 
 void KernelCostStack::add(std::unique_ptr<KernelCostModel> model) {
   models.push_back(std::move(model));
@@ -74,6 +91,21 @@ perf::createKernelCostModel(llvm::StringRef name,
     }
     return std::make_unique<TileModel>(std::move(params));
   }
+  if (name == "calibrated") {
+    llvm::SmallString<256> path(options.mlModelDir);
+    llvm::sys::path::append(path, "roofline.json");
+    if (options.mlModelDir.empty() || !llvm::sys::fs::exists(path))
+      return llvm::createStringError(
+          "the calibrated model needs a model folder with roofline.json "
+          "(perf-train writes it; perf-opt: --estimate-ml-dir=DIR)" +
+          (options.mlModelDir.empty()
+               ? std::string()
+               : "; none in '" + options.mlModelDir + "'"));
+    auto calibration = RooflineCalibration::load(path);
+    if (!calibration)
+      return calibration.takeError();
+    return std::make_unique<CalibratedRooflineModel>(std::move(*calibration));
+  }
   if (name == "ml") {
     auto model = MlModel::load(options.mlModelDir);
     if (!model)
@@ -93,7 +125,7 @@ perf::createKernelCostModel(llvm::StringRef name,
   }
   return llvm::createStringError(
       "unknown kernel cost model '" + name +
-      "' (known: db, ml, tile, heuristic, roofline)");
+      "' (known: db, ml, tile, calibrated, heuristic, roofline)");
 }
 
 llvm::Expected<KernelCostStack>

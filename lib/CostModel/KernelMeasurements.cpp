@@ -7,6 +7,7 @@
 #include "llvm/Support/Path.h"
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <zlib.h>
 
 using namespace perf;
@@ -111,6 +112,7 @@ perf::parseNeuSightCsv(llvm::StringRef text, llvm::StringRef path,
 
     KernelMeasurement m;
     m.file = path.str();
+    m.source = "neusight";
     m.line = lineNo;
     m.op = text("OPName").str();
     m.device = text("Device").str();
@@ -203,15 +205,17 @@ perf::readNeuSightCsv(llvm::StringRef path, SkippedOps *skipped) {
   return parseNeuSightCsv(*text, path, skipped);
 }
 
-llvm::Expected<std::vector<KernelMeasurement>>
-perf::readNeuSightDir(llvm::StringRef dir, SkippedOps *skipped) {
+/// The CSV files one folder level below `dir` (`layout` names that level
+/// in the error when there are none), sorted.
+static llvm::Expected<std::vector<std::string>>
+listCsvFiles(llvm::StringRef dir, llvm::StringRef layout) {
   std::vector<std::string> files;
   std::error_code ec;
-  for (llvm::sys::fs::directory_iterator op(dir, ec), end; op != end && !ec;
-       op.increment(ec)) {
-    if (!llvm::sys::fs::is_directory(op->path()))
+  for (llvm::sys::fs::directory_iterator sub(dir, ec), end; sub != end && !ec;
+       sub.increment(ec)) {
+    if (!llvm::sys::fs::is_directory(sub->path()))
       continue;
-    for (llvm::sys::fs::directory_iterator f(op->path(), ec), fend;
+    for (llvm::sys::fs::directory_iterator f(sub->path(), ec), fend;
          f != fend && !ec; f.increment(ec)) {
       llvm::StringRef p = f->path();
       if (p.ends_with(".csv") || p.ends_with(".csv.gz"))
@@ -221,12 +225,209 @@ perf::readNeuSightDir(llvm::StringRef dir, SkippedOps *skipped) {
   if (ec)
     return llvm::createStringError(ec, "cannot list '" + dir + "'");
   if (files.empty())
-    return llvm::createStringError("no <op>/<gpu>.csv[.gz] files under '" +
+    return llvm::createStringError("no " + layout + ".csv[.gz] files under '" +
                                    dir + "'");
   llvm::sort(files);
+  return files;
+}
+
+llvm::Expected<std::vector<KernelMeasurement>>
+perf::readNeuSightDir(llvm::StringRef dir, SkippedOps *skipped) {
+  auto files = listCsvFiles(dir, "<op>/<gpu>");
+  if (!files)
+    return files.takeError();
   std::vector<KernelMeasurement> all;
-  for (const std::string &f : files) {
+  for (const std::string &f : *files) {
     auto rows = readNeuSightCsv(f, skipped);
+    if (!rows)
+      return rows.takeError();
+    for (KernelMeasurement &m : *rows)
+      all.push_back(std::move(m));
+  }
+  return all;
+}
+
+llvm::Expected<GpuSpec> perf::vidurDevice(llvm::StringRef folder) {
+  static const std::pair<const char *, const char *> named[] = {
+      {"a100", "A100-SXM4-80GB"},
+      {"a40", "A40"},
+      {"h100", "H100-SXM5-80GB"},
+  };
+  for (const auto &[dir, gpu] : named)
+    if (folder.equals_insensitive(dir))
+      return *lookupGpu(gpu);
+  if (const GpuSpec *known = lookupGpu(folder))
+    return *known;
+  return llvm::createStringError(
+      "Vidur folder '" + folder +
+      "' names no known GPU (a100, a40, h100 or a catalog GPU name)");
+}
+
+llvm::Expected<std::vector<KernelMeasurement>>
+perf::parseVidurCsv(llvm::StringRef text, llvm::StringRef path,
+                    llvm::StringRef device, SkippedOps *skipped) {
+  llvm::SmallVector<llvm::StringRef> lines;
+  text.split(lines, '\n', -1, /*KeepEmpty=*/true);
+  if (lines.empty() || lines[0].trim().empty())
+    return llvm::createStringError(path + ":1: empty file, expected a header");
+  std::vector<std::string> header = splitCsvRecord(lines[0]);
+  llvm::StringMap<unsigned> column;
+  // The ops of the file, in header order: time_stats.<op>.median.
+  std::vector<std::pair<std::string, unsigned>> ops;
+  for (unsigned i = 0; i < header.size(); ++i) {
+    llvm::StringRef name = llvm::StringRef(header[i]).trim();
+    column[name] = i;
+    if (name.consume_front("time_stats.") && name.consume_back(".median"))
+      ops.push_back({name.str(), i});
+  }
+  if (ops.empty())
+    return llvm::createStringError(
+        path + ":1: no 'time_stats.<op>.median' column (not a Vidur profile)");
+  for (const char *required :
+       {"n_head", "n_kv_head", "n_embd", "n_expanded_embd", "use_gated_mlp",
+        "num_tokens", "num_tensor_parallel_workers"})
+    if (!column.count(required))
+      return llvm::createStringError(path + ":1: missing column '" + required +
+                                     "'");
+  std::vector<KernelMeasurement> rows;
+  for (unsigned lineNo = 2; lineNo <= lines.size(); ++lineNo) {
+    llvm::StringRef line = lines[lineNo - 1];
+    if (line.trim().empty())
+      continue;
+    std::vector<std::string> fields = splitCsvRecord(line);
+    auto where = [&]() { return path.str() + ":" + std::to_string(lineNo); };
+    auto field = [&](unsigned index) -> llvm::StringRef {
+      return index < fields.size() ? llvm::StringRef(fields[index]).trim()
+                                   : llvm::StringRef();
+    };
+    auto positive = [&](llvm::StringRef col) -> llvm::Expected<int64_t> {
+      int64_t v = 0;
+      llvm::StringRef s = field(column[col]);
+      if (s.getAsInteger(10, v) || v <= 0)
+        return llvm::createStringError(where() + ": column '" + col +
+                                       "' must be a positive integer, got '" +
+                                       s + "'");
+      return v;
+    };
+    int64_t size[6];
+    const char *names[6] = {"n_head",     "n_kv_head",
+                            "n_embd",     "n_expanded_embd",
+                            "num_tokens", "num_tensor_parallel_workers"};
+    for (unsigned i = 0; i < 6; ++i) {
+      auto v = positive(names[i]);
+      if (!v)
+        return v.takeError();
+      size[i] = *v;
+    }
+    auto [heads, kvHeads, hidden, expanded, tokens, tp] =
+        std::tuple(size[0], size[1], size[2], size[3], size[4], size[5]);
+    if (hidden % heads)
+      return llvm::createStringError(
+          where() + ": n_embd " + std::to_string(hidden) +
+          " is not a multiple of n_head " + std::to_string(heads));
+    bool gated = field(column["use_gated_mlp"]).equals_insensitive("true");
+    int64_t headDim = hidden / heads;
+    for (const auto &[op, index] : ops) {
+      double ms = 0;
+      if (field(index).getAsDouble(ms) || !(ms > 0))
+        return llvm::createStringError(where() + ": column 'time_stats." + op +
+                                       ".median' must be a positive number "
+                                       "of milliseconds, got '" +
+                                       field(index) + "'");
+      KernelMeasurement m;
+      m.file = path.str();
+      m.source = "vidur";
+      m.line = lineNo;
+      m.op = op;
+      m.device = device.str();
+      m.latencyUs = ms * 1e3;
+      KernelDesc &k = m.kernel;
+      k.dtype = DType::F16;
+      auto gemm = [&](int64_t in, int64_t out) {
+        k.kind = KernelKind::Gemm;
+        k.tensorCores = true;
+        k.m = tokens;
+        k.k = in;
+        k.n = out;
+        k.transB = true; // nn.Linear's weight is [out, in].
+      };
+      auto elementwise = [&](llvm::StringRef name, int64_t elements,
+                             int64_t inputs, double flops) {
+        k.kind = KernelKind::Elementwise;
+        k.op = name.str();
+        k.numElements = elements;
+        k.numInputs = inputs;
+        k.flopsPerElement = flops;
+      };
+      if (op == "attn_pre_proj") {
+        gemm(hidden, (heads + 2 * kvHeads) * headDim / tp);
+      } else if (op == "attn_post_proj") {
+        gemm(hidden / tp, hidden);
+      } else if (op == "mlp_up_proj") {
+        gemm(hidden, (gated ? 2 : 1) * expanded / tp);
+      } else if (op == "mlp_down_proj") {
+        gemm(expanded / tp, hidden);
+      } else if (op == "input_layernorm" || op == "post_attention_layernorm") {
+        k.kind = KernelKind::LayerNorm;
+        k.rows = tokens;
+        k.cols = hidden;
+      } else if (op == "mlp_act") {
+        // SiluAndMul reads both halves of the up projection.
+        if (gated)
+          elementwise("silu_and_mul", tokens * expanded / tp, 2, 5);
+        else
+          elementwise("gelu", tokens * expanded / tp, 1, 10);
+      } else if (op == "attn_rope") {
+        // Rotates the query and key heads in place (cos/sin cached).
+        elementwise("rotary", tokens * (heads + kvHeads) * headDim / tp, 1, 3);
+      } else if (op == "add") {
+        elementwise("add", tokens * hidden, 2, 1);
+      } else if (skipped) {
+        ++(*skipped)[op];
+        continue;
+      } else {
+        return llvm::createStringError(
+            where() + ": operator '" + op +
+            "' is not one kernel perf-eval knows (known: attn_pre_proj, "
+            "attn_post_proj, mlp_up_proj, mlp_down_proj, input_layernorm, "
+            "post_attention_layernorm, mlp_act, attn_rope, add)");
+      }
+      rows.push_back(std::move(m));
+    }
+  }
+  return rows;
+}
+
+/// Whether `text` starts with a Vidur profile's header.
+static bool isVidurCsv(llvm::StringRef text) {
+  return text.take_until([](char c) { return c == '\n'; })
+      .contains("time_stats.");
+}
+
+llvm::Expected<std::vector<KernelMeasurement>>
+perf::readMeasurementCsv(llvm::StringRef path, SkippedOps *skipped) {
+  llvm::Expected<std::string> text = readMaybeGzipFile(path);
+  if (!text)
+    return text.takeError();
+  if (!isVidurCsv(*text))
+    return parseNeuSightCsv(*text, path, skipped);
+  llvm::StringRef folder =
+      llvm::sys::path::filename(llvm::sys::path::parent_path(path));
+  auto gpu = vidurDevice(folder);
+  if (!gpu)
+    return llvm::createStringError(path + ": " +
+                                   llvm::toString(gpu.takeError()));
+  return parseVidurCsv(*text, path, gpu->name, skipped);
+}
+
+llvm::Expected<std::vector<KernelMeasurement>>
+perf::readVidurDir(llvm::StringRef dir, SkippedOps *skipped) {
+  auto files = listCsvFiles(dir, "<gpu>/<model>");
+  if (!files)
+    return files.takeError();
+  std::vector<KernelMeasurement> all;
+  for (const std::string &f : *files) {
+    auto rows = readMeasurementCsv(f, skipped);
     if (!rows)
       return rows.takeError();
     for (KernelMeasurement &m : *rows)

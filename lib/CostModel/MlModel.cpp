@@ -16,10 +16,6 @@
 
 using namespace perf;
 
-/// Device time of the smallest kernel queued behind others on a stream:
-/// back-to-back empty kernels retire about every 2 us on Pascal to Hopper.
-static constexpr double kStreamedKernelUs = 2.0;
-
 static float lg(double x) {
   return static_cast<float>(std::log1p(std::max(x, 0.0)));
 }
@@ -179,13 +175,6 @@ KernelDesc perf::mlWithParallelExtent(const KernelDesc &k, int64_t extent) {
   else
     scaled.rows = extent;
   return scaled;
-}
-
-std::string perf::mlCoverageKey(const KernelDesc &k) {
-  std::string key = dtypeName(k.dtype).str();
-  if (k.tensorCores)
-    key += "+tc";
-  return key;
 }
 
 std::vector<size_t> perf::selectTrainingRows(llvm::ArrayRef<MlSample> samples,
@@ -353,6 +342,9 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
         model->gemmTile = gemm->second;
       continue;
     }
+    // The calibrated roofline's fits, read by that model.
+    if (file == "roofline.json")
+      continue;
     // <kind>.json, or <kind>.json.gz as the shipped folder stores them.
     bool gzipped = file.ends_with(".json.gz");
     if (!gzipped && !file.ends_with(".json"))
@@ -423,7 +415,7 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
   // A type the kind's training rows did not have falls through.
   auto covered = coverage.find(kind);
   if (covered != coverage.end() &&
-      !llvm::is_contained(covered->second, mlCoverageKey(k)))
+      !llvm::is_contained(covered->second, numberTypeKey(k)))
     return std::nullopt;
   // Past the largest training extent the kernel is a longer run of the
   // same full-GPU waves: price the largest trained size and scale.
@@ -465,15 +457,10 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
       cost.latencyUs = std::sqrt(cost.latencyUs * tileUs * std::exp(*r));
   // Each training row times one kernel alone between two events, so it
   // carries the fixed cost of an isolated launch (launch.json: the fastest
-  // element-wise row of the device, 24-31 us in the NeuSight data). Behind
-  // other kernels on a stream the device does not wait for it, and the
-  // host's side of a launch is priced by the host overheads.
-  double isolatedUs = cost.latencyUs;
-  double overlapUs = std::max(launchUsFor(gpu) - kStreamedKernelUs, 0.0);
-  cost.latencyUs = std::max(isolatedUs - overlapUs,
-                            std::min(isolatedUs, kStreamedKernelUs));
-  cost.isolationUs = isolatedUs - cost.latencyUs;
-  cost.latencyUs *= extentScale;
+  // element-wise row of the device, 24-31 us in the NeuSight data).
+  KernelCost split = splitIsolatedCost(cost.latencyUs, launchUsFor(gpu));
+  cost.latencyUs = split.latencyUs * extentScale;
+  cost.isolationUs = split.isolationUs;
   double peak = gpu.peakFlops(k.dtype, k.tensorCores);
   cost.computeBound = peak > 0 && gpu.memBandwidth > 0 &&
                       k.totalFlops() / peak > k.totalBytes() / gpu.memBandwidth;

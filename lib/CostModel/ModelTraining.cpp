@@ -8,6 +8,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 #include <set>
@@ -25,7 +26,7 @@ TileParamsSet perf::fitTileFamilies(llvm::ArrayRef<TrainingRow> rows,
       continue;
     if (std::optional<TileAnalysis> a = analyzeTiles(*r.kernel, *r.gpu)) {
       byFamily[family.str()].push_back({*a, r.measuredUs});
-      types[family.str()].insert(mlCoverageKey(*r.kernel));
+      types[family.str()].insert(numberTypeKey(*r.kernel));
     }
   }
   TileParamsSet set;
@@ -54,6 +55,178 @@ perf::measureLaunchCalibration(llvm::ArrayRef<TrainingRow> rows) {
   return out;
 }
 
+namespace {
+/// One row of a roofline fit: its bound at 100% of peak on each side.
+struct BoundRow {
+  double computeUs, memoryUs, measuredUs;
+};
+} // namespace
+
+/// Mean |log(predicted / measured)| of `rows` under `fit`.
+static double meanLogError(llvm::ArrayRef<BoundRow> rows,
+                           const RooflineFit &fit) {
+  double sum = 0;
+  for (const BoundRow &r : rows) {
+    double us = fit.fixedUs + std::max(r.computeUs / fit.computeEfficiency,
+                                       r.memoryUs / fit.memoryEfficiency);
+    sum += std::fabs(std::log(std::max(us, 1e-3) / r.measuredUs));
+  }
+  return sum / rows.size();
+}
+
+/// Coordinate descent over fixed grids: efficiencies from 1 down to 0.01
+/// (2% steps, tried from the top so ties keep the higher one), the fixed
+/// cost from 0 to the fastest row.
+static RooflineFit fitRoofline(llvm::ArrayRef<BoundRow> rows,
+                               bool fitsCompute) {
+  std::vector<double> efficiencies;
+  for (double e = 1.0; e >= 0.01; e /= 1.02)
+    efficiencies.push_back(e);
+  double fastest = rows.front().measuredUs;
+  for (const BoundRow &r : rows)
+    fastest = std::min(fastest, r.measuredUs);
+  std::vector<double> fixed;
+  for (int i = 0; i <= 100; ++i)
+    fixed.push_back(fastest * i / 100.0);
+  RooflineFit fit;
+  fit.fixedUs = 0.5 * fastest;
+  double best = meanLogError(rows, fit);
+  auto sweep = [&](double RooflineFit::*field,
+                   const std::vector<double> &grid) {
+    RooflineFit trial = fit;
+    for (double v : grid) {
+      trial.*field = v;
+      double err = meanLogError(rows, trial);
+      if (err < best - 1e-12) {
+        best = err;
+        fit = trial;
+      }
+    }
+  };
+  for (int pass = 0; pass < 4; ++pass) {
+    if (fitsCompute)
+      sweep(&RooflineFit::computeEfficiency, efficiencies);
+    sweep(&RooflineFit::memoryEfficiency, efficiencies);
+    sweep(&RooflineFit::fixedUs, fixed);
+  }
+  return fit;
+}
+
+/// Relative errors of `fit` on `rows`: {GMAE, MAPE}.
+static std::pair<double, double> fitErrors(llvm::ArrayRef<BoundRow> rows,
+                                           const RooflineFit &fit) {
+  double sumAbs = 0, sumLog = 0;
+  for (const BoundRow &r : rows) {
+    double us = fit.fixedUs + std::max(r.computeUs / fit.computeEfficiency,
+                                       r.memoryUs / fit.memoryEfficiency);
+    double e = std::fabs(us - r.measuredUs) / r.measuredUs;
+    sumAbs += e;
+    sumLog += std::log(std::max(e, 1e-4));
+  }
+  return {std::exp(sumLog / rows.size()), sumAbs / rows.size()};
+}
+
+/// Each figure of `fits` at its median.
+static RooflineFit medianFit(llvm::ArrayRef<RooflineFit> fits) {
+  auto median = [&](double RooflineFit::*field) {
+    std::vector<double> v;
+    for (const RooflineFit &f : fits)
+      v.push_back(f.*field);
+    llvm::sort(v);
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  };
+  RooflineFit out;
+  out.computeEfficiency = median(&RooflineFit::computeEfficiency);
+  out.memoryEfficiency = median(&RooflineFit::memoryEfficiency);
+  out.fixedUs = median(&RooflineFit::fixedUs);
+  out.launchUs = median(&RooflineFit::launchUs);
+  for (const RooflineFit &f : fits)
+    out.rows += f.rows;
+  return out;
+}
+
+RooflineCalibration
+perf::fitRooflineCalibration(llvm::ArrayRef<TrainingRow> rows,
+                             const LaunchCalibration &launch, size_t maxRows,
+                             size_t minRows, unsigned seed) {
+  std::map<RooflineCalibration::Key, std::vector<BoundRow>> groups;
+  for (const TrainingRow &r : rows) {
+    if (r.measuredUs <= 0)
+      continue;
+    auto [compute, memory] = rooflineSeconds(*r.kernel, *r.gpu);
+    groups[{r.gpu->name, kernelKindName(r.kernel->kind).str(),
+            numberTypeKey(*r.kernel)}]
+        .push_back({compute * 1e6, memory * 1e6, r.measuredUs});
+  }
+  // A device without element-wise rows gets the mean, as MlModel does.
+  double meanLaunchUs = 0;
+  for (const auto &entry : launch)
+    meanLaunchUs += entry.second / launch.size();
+  RooflineCalibration out;
+  // (kind, type) -> the devices' fits and rows, for the "*" fits.
+  std::map<std::pair<std::string, std::string>,
+           std::vector<std::pair<RooflineFit, const std::vector<BoundRow> *>>>
+      byKind;
+  for (auto &[key, group] : groups) {
+    if (group.size() < minRows)
+      continue;
+    if (group.size() > maxRows) {
+      std::mt19937_64 rng(seed);
+      std::shuffle(group.begin(), group.end(), rng);
+      group.resize(maxRows);
+    }
+    // Kinds that stream their bytes keep the compute side at peak: their
+    // FLOP counts are nominal (a few per element), and a fitted compute
+    // efficiency would only stand in for the slower ops of the kind.
+    llvm::StringRef kind = std::get<1>(key);
+    bool fitsCompute = kind == kernelKindName(KernelKind::Gemm) ||
+                       kind == kernelKindName(KernelKind::Conv2d) ||
+                       kind == kernelKindName(KernelKind::Attention);
+    RooflineFit fit = fitRoofline(group, fitsCompute);
+    auto it = launch.find(std::get<0>(key));
+    fit.launchUs = it != launch.end() ? it->second : meanLaunchUs;
+    fit.rows = group.size();
+    std::tie(fit.gmae, fit.mape) = fitErrors(group, fit);
+    out.add(key, fit);
+    byKind[{std::get<1>(key), std::get<2>(key)}].push_back({fit, &group});
+  }
+  // A GPU without measurements gets the median of the others' fits where,
+  // with each device held out in turn, that median priced the held-out
+  // device better than the plain roofline did.
+  RooflineFit plain;
+  plain.computeEfficiency = CostModelOptions().computeEfficiency;
+  plain.memoryEfficiency = CostModelOptions().memoryEfficiency;
+  for (const auto &[kind, devices] : byKind) {
+    if (devices.size() < 2)
+      continue;
+    bool better = true;
+    double heldOut = 0, roofline = 0;
+    for (size_t held = 0; held < devices.size(); ++held) {
+      std::vector<RooflineFit> others;
+      for (size_t i = 0; i < devices.size(); ++i)
+        if (i != held)
+          others.push_back(devices[i].first);
+      const std::vector<BoundRow> &rowsOfHeld = *devices[held].second;
+      double fitted = fitErrors(rowsOfHeld, medianFit(others)).first;
+      double bound = fitErrors(rowsOfHeld, plain).first;
+      better &= fitted <= bound;
+      heldOut += fitted / devices.size();
+      roofline += bound / devices.size();
+    }
+    if (!better)
+      continue;
+    std::vector<RooflineFit> all;
+    for (const auto &entry : devices)
+      all.push_back(entry.first);
+    RooflineFit any = medianFit(all);
+    any.heldOutGmae = heldOut;
+    any.rooflineGmae = roofline;
+    out.add({RooflineCalibration::kAnyDevice, kind.first, kind.second}, any);
+  }
+  return out;
+}
+
 /// Writes `value` as indented JSON to `dir`/`name`; returns the path.
 static llvm::Expected<std::string>
 writeJsonFile(llvm::StringRef dir, llvm::StringRef name,
@@ -75,7 +248,7 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return llvm::createStringError(ec, "cannot create '" + dir + "'");
   LaunchCalibration launch = measureLaunchCalibration(rows);
-  if (options.trainBoosters) {
+  if (options.trainBoosters && !options.rooflineOnly) {
     llvm::json::Object devices;
     for (const auto &[device, us] : launch) {
       devices[device] = us;
@@ -92,6 +265,31 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
   double meanLaunchUs = 0;
   for (const auto &entry : launch)
     meanLaunchUs += entry.second / launch.size();
+  RooflineCalibration roofline =
+      fitRooflineCalibration(rows, launch, 4000, 20, options.seed);
+  if (!roofline.empty()) {
+    auto path = writeJsonFile(dir, "roofline.json", roofline.toJson());
+    if (!path)
+      return path.takeError();
+    for (const auto &[key, fit] : roofline.entries())
+      if (std::get<0>(key) == RooflineCalibration::kAnyDevice)
+        log << llvm::formatv("roofline: any GPU {0} {1}: compute {2:f2}, "
+                             "memory {3:f2}, fixed {4:f1} us; held-out GMAE "
+                             "{5:P1} (plain roofline {6:P1})\n",
+                             std::get<1>(key), std::get<2>(key),
+                             fit.computeEfficiency, fit.memoryEfficiency,
+                             fit.fixedUs, fit.heldOutGmae, fit.rooflineGmae);
+      else
+        log << llvm::formatv("roofline: {0} {1} {2}: compute {3:f2}, memory "
+                             "{4:f2}, fixed {5:f1} us; GMAE {6:P1} on {7} "
+                             "rows\n",
+                             std::get<0>(key), std::get<1>(key),
+                             std::get<2>(key), fit.computeEfficiency,
+                             fit.memoryEfficiency, fit.fixedUs, fit.gmae,
+                             fit.rows);
+  }
+  if (options.rooflineOnly)
+    return llvm::Error::success();
   TileParamsSet tile = fitTileFamilies(rows, 20000, options.seed);
   if (!tile.empty()) {
     auto path = writeJsonFile(dir, "tile.json", tileParamsToJson(tile));
@@ -113,7 +311,7 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
   std::map<std::string, int64_t> extents;
   for (const TrainingRow &r : rows) {
     types[kernelKindName(r.kernel->kind).str()].insert(
-        mlCoverageKey(*r.kernel));
+        numberTypeKey(*r.kernel));
     if (int64_t extent = mlParallelExtent(*r.kernel)) {
       int64_t &max = extents[kernelKindName(r.kernel->kind).str()];
       max = std::max(max, extent);

@@ -363,7 +363,7 @@ std::optional<KernelCost> TileModel::estimate(const KernelDesc &k,
     return std::nullopt;
   auto it = params.find(family.str());
   if (it == params.end() ||
-      !llvm::is_contained(it->second.coverage, mlCoverageKey(k)))
+      !llvm::is_contained(it->second.coverage, numberTypeKey(k)))
     return std::nullopt;
   std::optional<TileAnalysis> a = analyzeTiles(k, gpu);
   if (!a)

@@ -96,6 +96,11 @@ static cl::opt<std::string> neusightDir("neusight",
                                         cl::desc("NeuSight data directory"),
                                         cl::cat(category));
 static cl::opt<std::string>
+    vidurDir("vidur",
+             cl::desc("Vidur profiling directory (FP16 layer ops), for "
+                      "--leave-one-out and --in-distribution"),
+             cl::cat(category));
+static cl::opt<std::string>
     looModels("models", cl::init("roofline,heuristic,tile,ml,db"),
               cl::desc("Models compared by --leave-one-out"),
               cl::cat(category));
@@ -220,7 +225,7 @@ static int evaluateFiles() {
   std::vector<KernelMeasurement> rows;
   SkippedOps skipped;
   for (const std::string &file : inputs) {
-    auto part = readNeuSightCsv(file, &skipped);
+    auto part = readMeasurementCsv(file, &skipped);
     if (!part)
       return fail(llvm::toString(part.takeError()));
     for (KernelMeasurement &m : *part)
@@ -305,6 +310,8 @@ static std::string groupOf(llvm::StringRef op) {
   if (op == "add" || op == "relu" || op == "gelu" || op == "mul" ||
       op == "div" || op == "tanh")
     return "elementwise (add+relu+gelu)";
+  if (llvm::StringRef(op).ends_with("_proj"))
+    return "projections (qkv+out+up+down)";
   return "";
 }
 
@@ -317,8 +324,9 @@ struct Split {
 };
 
 static int runCrossValidation() {
-  if (neusightDir.empty())
-    return fail("--leave-one-out and --in-distribution need --neusight DIR");
+  if (neusightDir.empty() && vidurDir.empty())
+    return fail("--leave-one-out and --in-distribution need --neusight DIR "
+                "and/or --vidur DIR");
   if (inDistribution && (testFraction <= 0 || testFraction >= 1))
     return fail("--test-fraction must be in (0, 1)");
   if (fewShot > 0 && inDistribution)
@@ -326,20 +334,28 @@ static int runCrossValidation() {
   if (!(fewShotWeight > 0))
     return fail("--few-shot-weight must be positive");
   SkippedOps skipped;
-  auto rowsOrErr = readNeuSightDir(neusightDir, &skipped);
-  if (!rowsOrErr)
-    return fail(llvm::toString(rowsOrErr.takeError()));
-  reportSkipped(skipped);
-  std::vector<KernelMeasurement> &rows = *rowsOrErr;
+  std::vector<KernelMeasurement> rows;
   llvm::StringMap<GpuSpec> devices;
-  for (const KernelMeasurement &m : rows)
-    if (!devices.count(m.device)) {
-      auto spec = neuSightDevice(neusightDir, m.device);
-      if (!spec)
-        return fail(m.file + ":" + llvm::Twine(m.line) + ": " +
-                    llvm::toString(spec.takeError()));
-      devices[m.device] = *spec;
+  for (bool isVidur : {false, true}) {
+    const std::string &dir = isVidur ? vidurDir : neusightDir;
+    if (dir.empty())
+      continue;
+    auto read =
+        isVidur ? readVidurDir(dir, &skipped) : readNeuSightDir(dir, &skipped);
+    if (!read)
+      return fail(llvm::toString(read.takeError()));
+    for (KernelMeasurement &m : *read) {
+      if (!devices.count(m.device)) {
+        auto spec = neuSightDevice(dir, m.device);
+        if (!spec)
+          return fail(m.file + ":" + llvm::Twine(m.line) + ": " +
+                      llvm::toString(spec.takeError()));
+        devices[m.device] = *spec;
+      }
+      rows.push_back(std::move(m));
     }
+  }
+  reportSkipped(skipped);
   std::vector<std::string> folds;
   for (const KernelMeasurement &m : rows)
     if (llvm::find(folds, foldOf(m.device)) == folds.end())
@@ -415,7 +431,8 @@ static int runCrossValidation() {
     bool trainsMl = llvm::is_contained(models, "ml") ||
                     llvm::is_contained(models, "ml-calibrated") ||
                     llvm::is_contained(models, "ml*tile");
-    bool needsTraining = trainsMl || llvm::is_contained(models, "tile");
+    bool needsTraining = trainsMl || llvm::is_contained(models, "tile") ||
+                         llvm::is_contained(models, "calibrated");
     // (ml*tile trains both: trainModelDirectory always fits tile.json.)
     if (needsTraining) {
       MlTrainOptions ml;
@@ -440,7 +457,8 @@ static int runCrossValidation() {
       if (auto e = (*writer)->begin())
         return fail(llvm::toString(std::move(e)));
       for (const TrainingRow &m : train) {
-        PerfDbEntry e{m.gpu->name, "f32", kernelKindName(m.kernel->kind).str(),
+        PerfDbEntry e{m.gpu->name, dtypeName(m.kernel->dtype).str(),
+                      kernelKindName(m.kernel->kind).str(),
                       kernelSignature(*m.kernel), m.measuredUs};
         e.source = "neusight";
         if (auto err = (*writer)->addKernel(e))
@@ -577,7 +595,8 @@ int main(int argc, char **argv) {
       "perf-eval: accuracy of the kernel cost models on measured kernels\n\n"
       "  perf-eval --model=tile --device=auto bmm/Tesla_T4.csv.gz\n"
       "  perf-eval --leave-one-out --neusight DIR --models=roofline,tile,ml\n"
-      "  perf-eval --in-distribution --neusight DIR --models=ml\n");
+      "  perf-eval --in-distribution --neusight DIR --models=ml\n"
+      "  perf-eval --leave-one-out --vidur DIR --models=roofline,calibrated\n");
   if (leaveOneOut && inDistribution)
     return fail("--leave-one-out and --in-distribution are exclusive");
   return leaveOneOut || inDistribution ? runCrossValidation() : evaluateFiles();

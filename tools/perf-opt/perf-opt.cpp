@@ -15,6 +15,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "perf/CostModel/KernelCostModel.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Import/OnnxImport.h"
 #include "perf/Support/GpuSpec.h"
@@ -47,8 +48,9 @@ static llvm::cl::opt<std::string>
 static llvm::cl::opt<std::string>
     estimateModels("estimate-models",
                    llvm::cl::desc("Kernel cost model order used by --estimate "
-                                  "(default: ml,tile,heuristic,roofline with "
-                                  "the shipped model folder, roofline "
+                                  "(default: " +
+                                  std::string(perf::kDefaultModelStack) +
+                                  " with the shipped model folder, roofline "
                                   "without one)"),
                    llvm::cl::cat(perfCategory));
 static llvm::cl::opt<std::string>
@@ -203,7 +205,7 @@ int main(int argc, char **argv) {
     if (!estimateModels.empty())
       options.models = estimateModels;
     else if (!options.mlModelDir.empty())
-      options.models = "ml,tile,heuristic,roofline";
+      options.models = perf::kDefaultModelStack;
     options.overheads = estimateOverheads;
     options.database = estimateDb;
     options.iterations = estimateIterations;

@@ -1,8 +1,9 @@
 //===- perf-train.cpp - Train the learned kernel cost models --------------===//
 //
-// Reads measured latencies (the perf database of docs/perf-db.md and/or
-// NeuSight CSVs), trains one XGBoost model per kernel kind and fits the tile
-// model's coefficients, into a folder the `ml` and `tile` models load
+// Reads measured latencies (the perf database of docs/perf-db.md, NeuSight
+// CSVs and/or Vidur's FP16 layer-op profiles), trains one XGBoost model per
+// kernel kind and fits the tile model's coefficients, into a folder the `ml`
+// and `tile` models load
 // (--perf-kernel-cost=...,model-dir=DIR or CostModelOptions::mlModelDir).
 //
 //===----------------------------------------------------------------------===//
@@ -30,6 +31,11 @@ static cl::opt<std::string> neusight("neusight",
                                      cl::desc("NeuSight data folder to learn "
                                               "from"),
                                      cl::cat(category));
+static cl::opt<std::string>
+    vidur("vidur",
+          cl::desc("Vidur profiling folder (<gpu>/<model>.mlp.csv.gz, FP16 "
+                   "transformer layer ops) to learn from"),
+          cl::cat(category));
 static cl::list<std::string>
     exclude("exclude-device",
             cl::desc("Leave a device out of training (substring match)"),
@@ -43,6 +49,11 @@ static cl::opt<double> dbWeight(
     cl::desc("Weight of the --db rows in the ml loss (e.g. 10 for a few "
              "hundred measurements of a new GPU next to the NeuSight data); "
              "rows weighted above 1 are never subsampled away"),
+    cl::cat(category));
+static cl::opt<bool> rooflineOnly(
+    "roofline-only",
+    cl::desc("Write only roofline.json, the calibrated roofline's fits (into "
+             "a folder whose ml and tile models were trained on other rows)"),
     cl::cat(category));
 static cl::opt<unsigned> maxRows("max-rows", cl::init(40000),
                                  cl::desc("ml training rows per kind"),
@@ -70,9 +81,11 @@ int main(int argc, char **argv) {
       argc, argv,
       "perf-train: train the ml and tile kernel cost models\n\n"
       "  perf-train --neusight ../shared/data/kernels/neusight -o models\n"
+      "  perf-train --vidur ../shared/data/kernels/vidur -o models-fp16\n"
       "  perf-train --db perf.sqlite -o models\n");
-  if (neusight.empty() && dbPath.empty())
-    return fail("nothing to learn from: give --neusight DIR and/or --db FILE");
+  if (neusight.empty() && vidur.empty() && dbPath.empty())
+    return fail("nothing to learn from: give --neusight DIR, --vidur DIR "
+                "and/or --db FILE");
   if (output.empty() && writeDb.empty())
     return fail("no output: give -o DIR and/or --write-db FILE");
   if (!(dbWeight > 0))
@@ -85,23 +98,32 @@ int main(int argc, char **argv) {
   std::vector<std::pair<size_t, std::string>> measuredDevice;
   std::vector<TrainingRow> rows;
 
-  if (!neusight.empty()) {
+  if (!neusight.empty() || !vidur.empty()) {
     SkippedOps skipped;
-    auto read = readNeuSightDir(neusight, &skipped);
-    if (!read)
-      return fail(llvm::toString(read.takeError()));
-    for (const auto &[op, count] : skipped)
-      llvm::errs() << "perf-train: skipped " << count
-                   << " rows of unknown operator '" << op << "'\n";
-    measured = std::move(*read);
-    for (const KernelMeasurement &m : measured)
-      if (!devices.count(m.device)) {
-        auto spec = neuSightDevice(neusight, m.device);
-        if (!spec)
-          return fail(m.file + ":" + llvm::Twine(m.line) + ": " +
-                      llvm::toString(spec.takeError()));
-        devices[m.device] = *spec;
+    for (bool isVidur : {false, true}) {
+      const std::string &dir = isVidur ? vidur : neusight;
+      if (dir.empty())
+        continue;
+      auto read = isVidur ? readVidurDir(dir, &skipped)
+                          : readNeuSightDir(dir, &skipped);
+      if (!read)
+        return fail(llvm::toString(read.takeError()));
+      for (KernelMeasurement &m : *read) {
+        if (!devices.count(m.device)) {
+          // NeuSight names devices by their JSON beside the data; Vidur's
+          // are catalog names.
+          auto spec = neuSightDevice(dir, m.device);
+          if (!spec)
+            return fail(m.file + ":" + llvm::Twine(m.line) + ": " +
+                        llvm::toString(spec.takeError()));
+          devices[m.device] = *spec;
+        }
+        measured.push_back(std::move(m));
       }
+    }
+    for (const auto &[op, count] : skipped)
+      llvm::errs() << "perf-train: skipped " << count << " rows of operator '"
+                   << op << "' (not one kernel perf-train knows)\n";
     if (!writeDb.empty()) {
       auto db = PerfDatabase::openForWriting(writeDb);
       if (!db)
@@ -114,11 +136,11 @@ int main(int argc, char **argv) {
                 llvm::formatv("{0}", toJson(entry.second)).str()))
           return fail(llvm::toString(std::move(e)));
       for (const KernelMeasurement &m : measured) {
-        PerfDbEntry e{devices[m.device].name, "f32",
+        PerfDbEntry e{devices[m.device].name, dtypeName(m.kernel.dtype).str(),
                       kernelKindName(m.kernel.kind).str(),
                       kernelSignature(m.kernel), m.latencyUs};
         e.kernelName = m.kernel.name;
-        e.source = "neusight";
+        e.source = m.source;
         if (auto err = (*db)->addKernel(e))
           return fail(llvm::toString(std::move(err)));
       }
@@ -183,6 +205,7 @@ int main(int argc, char **argv) {
   MlTrainOptions options;
   options.maxRows = maxRows;
   options.rounds = rounds;
+  options.rooflineOnly = rooflineOnly;
   if (auto e = trainModelDirectory(rows, output, options, llvm::errs()))
     return fail(llvm::toString(std::move(e)));
   return 0;

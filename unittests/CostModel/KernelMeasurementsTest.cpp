@@ -104,3 +104,109 @@ TEST(NeuSightData, RealFilesParse) {
   ASSERT_TRUE(bool(t4)) << llvm::toString(t4.takeError());
   EXPECT_EQ(t4->numSMs, 40u);
 }
+
+TEST(VidurCsv, LayerOpsBecomeKernels) {
+  // Llama-3-8B's shapes (32 heads, 8 KV heads, 4096 wide, 14336 gated MLP)
+  // at 16 tokens over 2 tensor-parallel GPUs; head_dim = 4096 / 32 = 128.
+  const char *csv =
+      "time_stats.emb.median,time_stats.attn_pre_proj.median,"
+      "time_stats.attn_post_proj.median,time_stats.mlp_up_proj.median,"
+      "time_stats.mlp_down_proj.median,time_stats.mlp_act.median,"
+      "time_stats.attn_rope.median,time_stats.input_layernorm.median,"
+      "time_stats.add.median,n_head,n_kv_head,n_embd,n_expanded_embd,"
+      "vocab_size,use_gated_mlp,num_tokens,num_tensor_parallel_workers\n"
+      "0.003,0.02,0.01,0.05,0.03,0.004,0.005,0.006,0.007,32,8,4096,14336,"
+      "128256,True,16,2\n";
+  SkippedOps skipped;
+  auto rows = parseVidurCsv(csv, "l.csv", "A40", &skipped);
+  ASSERT_TRUE(bool(rows)) << llvm::toString(rows.takeError());
+  EXPECT_EQ(skipped, (SkippedOps{{"emb", 1}}));
+  ASSERT_EQ(rows->size(), 8u);
+  auto op = [&](llvm::StringRef name) -> const KernelMeasurement & {
+    for (const KernelMeasurement &m : *rows)
+      if (m.op == name)
+        return m;
+    ADD_FAILURE() << "no " << name.str();
+    return rows->front();
+  };
+  // QKV: (32 + 2 * 8) * 128 / 2 = 3072 outputs of 4096 inputs.
+  const KernelMeasurement &qkv = op("attn_pre_proj");
+  EXPECT_EQ(qkv.kernel.kind, KernelKind::Gemm);
+  EXPECT_EQ(qkv.kernel.dtype, DType::F16);
+  EXPECT_TRUE(qkv.kernel.tensorCores);
+  EXPECT_EQ(qkv.kernel.m, 16);
+  EXPECT_EQ(qkv.kernel.k, 4096);
+  EXPECT_EQ(qkv.kernel.n, 3072);
+  EXPECT_DOUBLE_EQ(qkv.latencyUs, 20.0);
+  EXPECT_EQ(qkv.device, "A40");
+  EXPECT_EQ(qkv.source, "vidur");
+  EXPECT_EQ(op("attn_post_proj").kernel.k, 2048);
+  EXPECT_EQ(op("attn_post_proj").kernel.n, 4096);
+  // Gated: gate and up in one GEMM, 2 * 14336 / 2 outputs.
+  EXPECT_EQ(op("mlp_up_proj").kernel.n, 14336);
+  EXPECT_EQ(op("mlp_down_proj").kernel.k, 7168);
+  // SiluAndMul: 16 * 7168 outputs from both halves of the up projection.
+  const KernelDesc &act = op("mlp_act").kernel;
+  EXPECT_EQ(act.op, "silu_and_mul");
+  EXPECT_EQ(act.numElements, 114688);
+  EXPECT_EQ(act.numInputs, 2);
+  // Rope rotates 16 tokens of (32 + 8) * 128 / 2 values in place.
+  EXPECT_EQ(op("attn_rope").kernel.numElements, 40960);
+  EXPECT_EQ(op("attn_rope").kernel.numInputs, 1);
+  EXPECT_EQ(op("input_layernorm").kernel.kind, KernelKind::LayerNorm);
+  EXPECT_EQ(op("input_layernorm").kernel.rows, 16);
+  EXPECT_EQ(op("input_layernorm").kernel.cols, 4096);
+  EXPECT_EQ(op("add").kernel.numElements, 65536);
+}
+
+TEST(VidurCsv, BadInputNamesFileLineAndColumn) {
+  auto noOps = parseVidurCsv("n_head,n_embd\n1,2\n", "a.csv", "A40");
+  ASSERT_FALSE(bool(noOps));
+  EXPECT_NE(llvm::toString(noOps.takeError()).find("a.csv:1: no 'time_stats"),
+            std::string::npos);
+  const char *header =
+      "time_stats.add.median,n_head,n_kv_head,n_embd,n_expanded_embd,"
+      "use_gated_mlp,num_tokens,num_tensor_parallel_workers\n";
+  auto zero = parseVidurCsv(
+      std::string(header) + "0.1,32,8,4096,100,True,0,1\n", "b.csv", "A40");
+  ASSERT_FALSE(bool(zero));
+  EXPECT_NE(llvm::toString(zero.takeError())
+                .find("b.csv:2: column 'num_tokens' must be a positive"),
+            std::string::npos);
+  auto missing =
+      parseVidurCsv("time_stats.add.median,n_head\n0.1,32\n", "c.csv", "A40");
+  ASSERT_FALSE(bool(missing));
+  EXPECT_NE(llvm::toString(missing.takeError())
+                .find("c.csv:1: missing column 'n_kv_head'"),
+            std::string::npos);
+  // Without a tally, an op that is not one kernel is an error.
+  auto emb = parseVidurCsv(
+      "time_stats.emb.median,n_head,n_kv_head,n_embd,n_expanded_embd,"
+      "use_gated_mlp,num_tokens,num_tensor_parallel_workers\n"
+      "0.1,32,8,4096,100,True,4,1\n",
+      "d.csv", "A40");
+  ASSERT_FALSE(bool(emb));
+  EXPECT_NE(llvm::toString(emb.takeError()).find("d.csv:2: operator 'emb'"),
+            std::string::npos);
+  auto a100 = vidurDevice("a100");
+  ASSERT_TRUE(bool(a100)) << llvm::toString(a100.takeError());
+  EXPECT_EQ(a100->name, "A100-SXM4-80GB");
+  auto unknown = vidurDevice("b200x");
+  ASSERT_FALSE(bool(unknown));
+  EXPECT_NE(llvm::toString(unknown.takeError()).find("'b200x'"),
+            std::string::npos);
+}
+
+TEST(VidurData, RealFilesParse) {
+  std::string dir =
+      std::string(PERF_SOURCE_DIR) + "/../shared/data/kernels/vidur";
+  if (!llvm::sys::fs::is_directory(dir))
+    GTEST_SKIP() << "shared data not found at " << dir;
+  SkippedOps skipped;
+  auto rows = readMeasurementCsv(dir + "/a40/phi-2.mlp.csv.gz", &skipped);
+  ASSERT_TRUE(bool(rows)) << llvm::toString(rows.takeError());
+  // phi-2 has no post-attention norm: 8 single-kernel ops per profiled row.
+  ASSERT_EQ(rows->size() % 8, 0u);
+  EXPECT_EQ(rows->size() / 8, size_t(skipped["emb"]));
+  EXPECT_EQ((*rows)[0].device, "A40");
+}

@@ -288,7 +288,7 @@ TEST(MlModel, DeclinesTypesItWasNotTrainedOn) {
   KernelDesc f16 = f32;
   f16.dtype = DType::F16;
   f16.tensorCores = true;
-  EXPECT_EQ(mlCoverageKey(f16), "f16+tc");
+  EXPECT_EQ(numberTypeKey(f16), "f16+tc");
   EXPECT_FALSE((*model)->estimate(f16, v100).has_value());
   llvm::sys::fs::remove_directories(dir);
 }

@@ -32,6 +32,24 @@ struct KernelCost {
   bool computeBound = false;
 };
 
+/// The number type a fitted model must have seen to price a kernel: "f32",
+/// or "f16+tc" for f16 on tensor cores (coverage.json, tile.json and
+/// roofline.json key their fits by it). A fit on FP32 CUDA-core kernels says
+/// nothing about tensor-core ones.
+std::string numberTypeKey(const KernelDesc &kernel);
+
+/// Device time of the smallest kernel queued behind others on a stream:
+/// back-to-back empty kernels retire about every 2 us on Pascal to Hopper.
+constexpr double kStreamedKernelUs = 2.0;
+
+/// The price of a kernel fitted on rows that time each kernel alone between
+/// two events: `isolatedUs` carries the device's fixed cost of an isolated
+/// launch, `launchUs` (its fastest measured kernel). Behind other kernels on
+/// a stream the device does not wait for that launch, and the host's side
+/// of it is priced by the host overheads, so latencyUs is the isolated time
+/// less the launch beyond kStreamedKernelUs, and isolationUs what it gave up.
+KernelCost splitIsolatedCost(double isolatedUs, double launchUs);
+
 /// A kernel a lookup model was asked about and could not find; the report
 /// lists these so the missing measurements can be taken.
 struct KernelCostMiss {
@@ -88,8 +106,15 @@ private:
   std::vector<std::unique_ptr<KernelCostModel>> models;
 };
 
-/// Builds a model by name: roofline, heuristic, tile, ml, db. The db model
-/// needs options.databasePath, the ml model options.mlModelDir.
+/// The stack `perf-opt --estimate` uses on a model folder when no model is
+/// named: learned models first, the calibrated roofline for what they do
+/// not cover (tensor-core GEMMs), the analytic models last.
+constexpr const char *kDefaultModelStack =
+    "ml,tile,calibrated,heuristic,roofline";
+
+/// Builds a model by name: roofline, heuristic, calibrated, tile, ml, db.
+/// The db model needs options.databasePath, the ml and calibrated models
+/// options.mlModelDir.
 llvm::Expected<std::unique_ptr<KernelCostModel>>
 createKernelCostModel(llvm::StringRef name, const CostModelOptions &options);
 

@@ -28,6 +28,9 @@ struct KernelMeasurement {
   double latencyUs = 0;
   /// Where the row came from, for error messages and worst-row listings.
   std::string file;
+  /// The data set's format: "neusight" or "vidur" (the perf database's
+  /// `source` column).
+  std::string source;
   unsigned line = 0;
 };
 
@@ -56,6 +59,39 @@ readNeuSightCsv(llvm::StringRef path, SkippedOps *skipped = nullptr);
 /// Every <op>/<GPU>.csv[.gz] under a NeuSight data directory.
 llvm::Expected<std::vector<KernelMeasurement>>
 readNeuSightDir(llvm::StringRef dir, SkippedOps *skipped = nullptr);
+
+/// The catalog GPU a Vidur profiling folder is named for ("a100" is the
+/// DGX A100-SXM4-80GB Vidur profiles on, "a40" the A40), else the catalog
+/// GPU of that name.
+llvm::Expected<GpuSpec> vidurDevice(llvm::StringRef folder);
+
+/// Parses a Vidur MLP-profile CSV (`time_stats.<op>.median` in ms per op of
+/// one transformer layer, then n_head, n_kv_head, n_embd, n_expanded_embd,
+/// use_gated_mlp, num_tokens, num_tensor_parallel_workers). Each op of a row
+/// becomes one FP16 kernel on `device` (a catalog name): the four
+/// projections are tensor-core GEMMs of num_tokens rows with the
+/// tensor-parallel split of their weights (QKV: (n_head + 2 n_kv_head) *
+/// head_dim / tp outputs; out: n_embd / tp inputs; up: (2 if gated) *
+/// n_expanded / tp outputs; down: n_expanded / tp inputs); the norms are
+/// num_tokens x n_embd; the activation (silu_and_mul when gated, else gelu)
+/// is n_expanded / tp per token; rope rotates the q and k heads in place;
+/// add is the residual. `emb`, several kernels of the vocab-parallel lookup,
+/// is skipped and counted in `skipped` (an error without it), as are ops of
+/// other names.
+llvm::Expected<std::vector<KernelMeasurement>>
+parseVidurCsv(llvm::StringRef text, llvm::StringRef path,
+              llvm::StringRef device, SkippedOps *skipped = nullptr);
+
+/// Every <gpu>/<model>.csv[.gz] under a Vidur profiling directory, each
+/// folder's device from vidurDevice.
+llvm::Expected<std::vector<KernelMeasurement>>
+readVidurDir(llvm::StringRef dir, SkippedOps *skipped = nullptr);
+
+/// Reads a measurement CSV of either format, told apart by its header
+/// (Vidur's `time_stats.` columns, else NeuSight's); a Vidur file's device
+/// is its folder's (vidurDevice).
+llvm::Expected<std::vector<KernelMeasurement>>
+readMeasurementCsv(llvm::StringRef path, SkippedOps *skipped = nullptr);
 
 /// The device JSON of a NeuSight device name ("Tesla T4" ->
 /// DIR/Tesla_T4.json), else the catalog GPU of that name.

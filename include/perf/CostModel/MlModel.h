@@ -74,15 +74,12 @@ struct MlTrainOptions {
   /// training to seconds on two cores; rows weighted above 1 are kept.
   size_t maxRows = 40000;
   unsigned seed = 1;
-  /// Whether trainModelDirectory trains boosters (false: tile.json only).
+  /// Whether trainModelDirectory trains boosters (false: tile.json and
+  /// roofline.json only).
   bool trainBoosters = true;
+  /// Whether trainModelDirectory writes roofline.json and nothing else.
+  bool rooflineOnly = false;
 };
-
-/// What a kernel's number type must match in a model folder's
-/// coverage.json for the ml model to price it: "f32", or "f16+tc" for f16 on
-/// tensor cores. Boosters trained on FP32 CUDA-core kernels say nothing about
-/// tensor-core ones.
-std::string mlCoverageKey(const KernelDesc &kernel);
 
 /// The independent extent of a memory-bound kernel that its time grows
 /// linearly with once the GPU is full: elements of an element-wise kernel,

@@ -10,6 +10,7 @@
 #define PERF_COSTMODEL_MODELTRAINING_H
 
 #include "perf/CostModel/MlModel.h"
+#include "perf/CostModel/RooflineModel.h"
 #include "perf/CostModel/TileModel.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -36,9 +37,24 @@ TileParamsSet fitTileFamilies(llvm::ArrayRef<TrainingRow> rows,
 /// rows are absent).
 LaunchCalibration measureLaunchCalibration(llvm::ArrayRef<TrainingRow> rows);
 
+/// Fits a RooflineFit per device, kernel kind and number type with at least
+/// `minRows` rows (on at most `maxRows` of them, fixed seed), minimizing
+/// the mean |log(predicted / measured)| by coordinate descent over grids of
+/// the two efficiencies and the fixed cost; ties go to the higher
+/// efficiency, so a side that never binds stays at 1. Each fit's launchUs is
+/// its device's in `launch` (the mean of `launch` for a device without
+/// element-wise rows). Then adds the "*" fits that pass a leave-one-device-
+/// out check against the plain roofline.
+RooflineCalibration fitRooflineCalibration(llvm::ArrayRef<TrainingRow> rows,
+                                           const LaunchCalibration &launch,
+                                           size_t maxRows = 4000,
+                                           size_t minRows = 20,
+                                           unsigned seed = 1);
+
 /// Trains an ml booster per kernel kind into `dir`/<kind>.json (targets
 /// over mlBaselineUs with the devices' measureLaunchCalibration, saved to
-/// `dir`/launch.json) and fits the tile coefficients into `dir`/tile.json.
+/// `dir`/launch.json), fits the tile coefficients into `dir`/tile.json and
+/// the roofline calibration into `dir`/roofline.json.
 /// Progress goes to `log`.
 llvm::Error trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
                                 llvm::StringRef dir,

@@ -85,7 +85,7 @@ struct TileParams {
   double overheadUs = 0;
   /// Rows the fit saw (0: built-in defaults).
   int64_t trainedRows = 0;
-  /// Number types of the rows it was fitted on (mlCoverageKey: "f32",
+  /// Number types of the rows it was fitted on (numberTypeKey: "f32",
   /// "f16+tc"). A kernel of another type falls through to the next model:
   /// utilization learned on CUDA-core FP32 GEMMs does not hold on tensor
   /// cores.
