@@ -9,6 +9,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
 
@@ -36,8 +37,105 @@ void KernelCostStack::add(std::unique_ptr<KernelCostModel> model) {
   models.push_back(std::move(model));
 }
 
+llvm::StringRef ModelSelection::choose(const KernelDesc &kernel,
+                                       const GpuSpec &gpu) const {
+  if (first.empty() || trainedDevices.count(gpu.name))
+    return "";
+  std::string kind = kernelKindName(kernel.kind).str();
+  auto it = first.find({kind, numberTypeKey(kernel)});
+  if (it == first.end() && kernel.dtype == DType::BF16) {
+    // BF16 runs on the FP16 pipes: the FP16 evidence stands for it, as in
+    // the calibrated roofline.
+    KernelDesc half = kernel;
+    half.dtype = DType::F16;
+    it = first.find({kind, numberTypeKey(half)});
+  }
+  return it == first.end() ? "" : llvm::StringRef(it->second);
+}
+
+llvm::json::Value ModelSelection::toJson() const {
+  llvm::json::Array choices;
+  for (const auto &[key, model] : first) {
+    llvm::json::Object gmae;
+    auto scores = heldOutGmae.find(key);
+    if (scores != heldOutGmae.end())
+      for (const auto &[candidate, value] : scores->second)
+        gmae[candidate] = value;
+    choices.push_back(llvm::json::Object{{"kind", key.first},
+                                         {"type", key.second},
+                                         {"model", model},
+                                         {"held_out_gmae", std::move(gmae)}});
+  }
+  return llvm::json::Object{
+      {"version", kVersion},
+      {"trained_devices",
+       llvm::json::Array(std::vector<std::string>(trainedDevices.begin(),
+                                                  trainedDevices.end()))},
+      {"choices", std::move(choices)}};
+}
+
+llvm::Expected<ModelSelection> ModelSelection::load(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return llvm::createStringError(buffer.getError(),
+                                   "cannot read '" + path + "'");
+  auto value = llvm::json::parse((*buffer)->getBuffer());
+  if (!value)
+    return llvm::createStringError(path + ": " +
+                                   llvm::toString(value.takeError()));
+  const llvm::json::Object *root = value->getAsObject();
+  if (!root)
+    return llvm::createStringError(path + ": expected a JSON object");
+  std::optional<int64_t> version = root->getInteger("version");
+  if (!version || *version != kVersion)
+    return llvm::createStringError(
+        path + ": model selection version " +
+        (version ? std::to_string(*version) : std::string("missing")) +
+        ", this build reads version " + std::to_string(kVersion) +
+        " (rerun perf-train --select)");
+  const llvm::json::Array *devices = root->getArray("trained_devices");
+  const llvm::json::Array *choices = root->getArray("choices");
+  if (!devices || !choices)
+    return llvm::createStringError(
+        path + ": needs arrays 'trained_devices' and 'choices'");
+  ModelSelection out;
+  for (const llvm::json::Value &d : *devices) {
+    std::optional<llvm::StringRef> name = d.getAsString();
+    if (!name)
+      return llvm::createStringError(path +
+                                     ": 'trained_devices' holds non-strings");
+    out.trainedDevices.insert(name->str());
+  }
+  for (auto [i, entry] : llvm::enumerate(*choices)) {
+    const llvm::json::Object *o = entry.getAsObject();
+    std::optional<llvm::StringRef> kind, type, model;
+    if (o) {
+      kind = o->getString("kind");
+      type = o->getString("type");
+      model = o->getString("model");
+    }
+    if (!kind || !type || !model)
+      return llvm::createStringError(
+          path + ": choices[" + std::to_string(i) +
+          "]: needs strings 'kind', 'type' and 'model'");
+    ModelSelection::Key key{kind->str(), type->str()};
+    out.first[key] = model->str();
+    if (const llvm::json::Object *gmae = o->getObject("held_out_gmae"))
+      for (const auto &[candidate, value] : *gmae)
+        if (std::optional<double> v = value.getAsNumber())
+          out.heldOutGmae[key][candidate.str()] = *v;
+  }
+  return out;
+}
+
 KernelCost KernelCostStack::estimate(const KernelDesc &kernel,
                                      const GpuSpec &gpu) const {
+  llvm::StringRef preferred = selection.choose(kernel, gpu);
+  if (!preferred.empty())
+    for (const auto &model : models)
+      if (model->name() == preferred)
+        if (std::optional<KernelCost> cost = model->estimate(kernel, gpu))
+          return *cost;
   for (const auto &model : models)
     if (std::optional<KernelCost> cost = model->estimate(kernel, gpu))
       return *cost;
@@ -131,6 +229,32 @@ perf::createKernelCostModel(llvm::StringRef name,
 llvm::Expected<KernelCostStack>
 perf::createKernelCostStack(llvm::StringRef names,
                             const CostModelOptions &options) {
+  if (names.trim() == kAutoModelStack) {
+    // Folders written before the calibrated roofline have no roofline.json:
+    // the stack goes without it.
+    auto inFolder = [&](llvm::StringRef file) {
+      llvm::SmallString<256> path(options.mlModelDir);
+      llvm::sys::path::append(path, file);
+      return path;
+    };
+    std::optional<ModelSelection> selection;
+    llvm::SmallString<256> path = inFolder("selection.json");
+    if (llvm::sys::fs::exists(path)) {
+      auto loaded = ModelSelection::load(path);
+      if (!loaded)
+        return loaded.takeError();
+      selection = std::move(*loaded);
+    }
+    std::string names = kDefaultModelStack;
+    if (!llvm::sys::fs::exists(inFolder("roofline.json")))
+      names = "ml,tile,heuristic,roofline";
+    auto stack = createKernelCostStack(names, options);
+    if (!stack)
+      return stack.takeError();
+    if (selection)
+      stack->setSelection(std::move(*selection));
+    return stack;
+  }
   KernelCostStack stack;
   llvm::SmallVector<llvm::StringRef> parts;
   names.split(parts, ',', -1, /*KeepEmpty=*/false);

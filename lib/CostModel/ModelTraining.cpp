@@ -1,6 +1,7 @@
 //===- ModelTraining.cpp - Fitting the tile and ml models -----------------===//
 
 #include "perf/CostModel/ModelTraining.h"
+#include "perf/CostModel/KernelMeasurements.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -241,6 +242,119 @@ writeJsonFile(llvm::StringRef dir, llvm::StringRef name,
   return path.str().str();
 }
 
+std::string perf::chipOf(llvm::StringRef device) {
+  return llvm::StringRef(shortGpuName(device)).split('-').first.str();
+}
+
+llvm::Expected<ModelSelection>
+perf::selectModelsByHeldOutGpu(llvm::ArrayRef<TrainingRow> rows,
+                               llvm::StringRef workDir,
+                               const MlTrainOptions &options,
+                               llvm::raw_ostream &log) {
+  ModelSelection selection;
+  std::map<std::string, std::vector<size_t>> byChip;
+  for (auto [i, r] : llvm::enumerate(rows)) {
+    selection.trainedDevices.insert(r.gpu->name);
+    byChip[chipOf(r.gpu->name)].push_back(i);
+  }
+  if (byChip.size() < 2) {
+    log << "select: one GPU only, nothing to hold out\n";
+    return selection;
+  }
+  llvm::SmallVector<llvm::StringRef> candidates;
+  llvm::StringRef(kDefaultModelStack).split(candidates, ',');
+  struct Score {
+    double sumLog = 0;
+    size_t priced = 0;
+  };
+  // key -> chip -> rows held out, and key -> model -> chip -> score.
+  std::map<ModelSelection::Key, std::map<std::string, size_t>> heldRows;
+  std::map<ModelSelection::Key,
+           std::map<std::string, std::map<std::string, Score>>>
+      scores;
+  MlTrainOptions foldOptions = options;
+  foldOptions.select = false;
+  foldOptions.rooflineOnly = false;
+  for (const auto &[chip, held] : byChip) {
+    std::vector<TrainingRow> train;
+    std::set<size_t> heldSet(held.begin(), held.end());
+    for (auto [i, r] : llvm::enumerate(rows))
+      if (!heldSet.count(i))
+        train.push_back(r);
+    llvm::SmallString<256> dir(workDir);
+    llvm::sys::path::append(dir, "without-" + chip);
+    log << "select: training without " << chip << " (" << train.size()
+        << " rows)\n";
+    std::string quiet;
+    llvm::raw_string_ostream sink(quiet);
+    if (auto e = trainModelDirectory(train, dir, foldOptions, sink))
+      return std::move(e);
+    CostModelOptions modelOptions;
+    modelOptions.mlModelDir = dir.str().str();
+    std::vector<std::unique_ptr<KernelCostModel>> models;
+    for (llvm::StringRef name : candidates) {
+      auto model = createKernelCostModel(name, modelOptions);
+      if (!model) {
+        // A fold may leave a model nothing to fit (no roofline.json).
+        llvm::consumeError(model.takeError());
+        models.push_back(nullptr);
+        continue;
+      }
+      models.push_back(std::move(*model));
+    }
+    for (size_t i : held) {
+      const TrainingRow &r = rows[i];
+      ModelSelection::Key key{kernelKindName(r.kernel->kind).str(),
+                              numberTypeKey(*r.kernel)};
+      ++heldRows[key][chip];
+      for (auto [m, model] : llvm::enumerate(models)) {
+        if (!model)
+          continue;
+        std::optional<KernelCost> cost = model->estimate(*r.kernel, *r.gpu);
+        if (!cost)
+          continue;
+        double isolated = cost->latencyUs + cost->isolationUs;
+        double e = std::fabs(isolated - r.measuredUs) / r.measuredUs;
+        Score &s = scores[key][candidates[m].str()][chip];
+        s.sumLog += std::log(std::max(e, 1e-4));
+        ++s.priced;
+      }
+    }
+  }
+  for (const auto &[key, chips] : heldRows) {
+    std::string best;
+    double bestGmae = 0;
+    for (llvm::StringRef name : candidates) {
+      auto &byChipScore = scores[key][name.str()];
+      double mean = 0;
+      bool covers = true;
+      for (const auto &[chip, n] : chips) {
+        const Score &s = byChipScore[chip];
+        if (s.priced < 0.9 * n) {
+          covers = false;
+          break;
+        }
+        mean += std::exp(s.sumLog / s.priced) / chips.size();
+      }
+      if (!covers)
+        continue;
+      selection.heldOutGmae[key][name.str()] = mean;
+      if (best.empty() || mean < bestGmae) {
+        best = name.str();
+        bestGmae = mean;
+      }
+    }
+    if (best.empty())
+      continue;
+    selection.first[key] = best;
+    log << "select: " << key.first << " " << key.second << ": " << best;
+    for (const auto &[name, gmae] : selection.heldOutGmae[key])
+      log << llvm::formatv(" {0}={1:P1}", name, gmae);
+    log << "\n";
+  }
+  return selection;
+}
+
 llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
                                       llvm::StringRef dir,
                                       const MlTrainOptions &options,
@@ -357,6 +471,19 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
     if (weighted)
       log << " (" << weighted << " weighted)";
     log << " -> " << path << "\n";
+  }
+  if (options.select) {
+    llvm::SmallString<128> work;
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueDirectory("perf-train-select", work))
+      return llvm::createStringError(ec, "cannot create a temporary folder");
+    auto selection = selectModelsByHeldOutGpu(rows, work, options, log);
+    llvm::sys::fs::remove_directories(work);
+    if (!selection)
+      return selection.takeError();
+    auto path = writeJsonFile(dir, "selection.json", selection->toJson());
+    if (!path)
+      return path.takeError();
   }
   return llvm::Error::success();
 }

@@ -315,6 +315,25 @@ static std::string groupOf(llvm::StringRef op) {
   return "";
 }
 
+namespace {
+/// A stack priced as one model (the "auto" stack in cross-validation).
+class StackModel : public KernelCostModel {
+public:
+  explicit StackModel(KernelCostStack stack) : stack(std::move(stack)) {}
+  llvm::StringRef name() const override { return kAutoModelStack; }
+  std::optional<KernelCost> estimate(const KernelDesc &kernel,
+                                     const GpuSpec &gpu) const override {
+    KernelCost cost = stack.estimate(kernel, gpu);
+    if (cost.model == "none")
+      return std::nullopt;
+    return cost;
+  }
+
+private:
+  KernelCostStack stack;
+};
+} // namespace
+
 /// One training run and the rows it is judged on.
 struct Split {
   /// Folder name of the models trained for this split.
@@ -428,9 +447,10 @@ static int runCrossValidation() {
     llvm::sys::path::append(dir, split.name);
     CostModelOptions options;
     options.mlModelDir = dir.str().str();
+    bool selects = llvm::is_contained(models, kAutoModelStack);
     bool trainsMl = llvm::is_contained(models, "ml") ||
                     llvm::is_contained(models, "ml-calibrated") ||
-                    llvm::is_contained(models, "ml*tile");
+                    llvm::is_contained(models, "ml*tile") || selects;
     bool needsTraining = trainsMl || llvm::is_contained(models, "tile") ||
                          llvm::is_contained(models, "calibrated");
     // (ml*tile trains both: trainModelDirectory always fits tile.json.)
@@ -440,6 +460,8 @@ static int runCrossValidation() {
       ml.rounds = rounds;
       ml.maxDepth = maxDepth;
       ml.trainBoosters = trainsMl;
+      // "auto" is judged with a selection made without the held-out GPU.
+      ml.select = selects;
       llvm::errs() << split.name << ": training on " << train.size()
                    << " rows\n";
       if (auto e = trainModelDirectory(train, dir, ml, llvm::errs()))
@@ -499,6 +521,12 @@ static int runCrossValidation() {
           return fail(llvm::toString(tile.takeError()));
         second = std::move(*tile);
         model = std::move(*ml);
+      } else if (name == kAutoModelStack) {
+        auto stack = createKernelCostStack(name, options);
+        if (!stack)
+          return fail(llvm::toString(stack.takeError()));
+        model = std::unique_ptr<KernelCostModel>(
+            std::make_unique<StackModel>(std::move(*stack)));
       } else {
         model = createKernelCostModel(name, options);
       }

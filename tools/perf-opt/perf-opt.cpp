@@ -45,13 +45,14 @@ static llvm::cl::opt<std::string>
     estimateFormat("estimate-format",
                    llvm::cl::desc("Report format of --estimate: text or json"),
                    llvm::cl::init("text"), llvm::cl::cat(perfCategory));
+// cl::desc keeps a StringRef: the composed text must outlive the option.
+static const std::string estimateModelsHelp =
+    "Kernel cost model order used by --estimate (default: 'auto', the stack " +
+    std::string(perf::kDefaultModelStack) +
+    " on the shipped model folder routed by its selection.json; roofline "
+    "without a folder)";
 static llvm::cl::opt<std::string>
-    estimateModels("estimate-models",
-                   llvm::cl::desc("Kernel cost model order used by --estimate "
-                                  "(default: " +
-                                  std::string(perf::kDefaultModelStack) +
-                                  " with the shipped model folder, roofline "
-                                  "without one)"),
+    estimateModels("estimate-models", llvm::cl::desc(estimateModelsHelp),
                    llvm::cl::cat(perfCategory));
 static llvm::cl::opt<std::string>
     estimateDb("estimate-db",
@@ -205,7 +206,7 @@ int main(int argc, char **argv) {
     if (!estimateModels.empty())
       options.models = estimateModels;
     else if (!options.mlModelDir.empty())
-      options.models = perf::kDefaultModelStack;
+      options.models = perf::kAutoModelStack;
     options.overheads = estimateOverheads;
     options.database = estimateDb;
     options.iterations = estimateIterations;

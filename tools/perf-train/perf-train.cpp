@@ -55,6 +55,13 @@ static cl::opt<bool> rooflineOnly(
     cl::desc("Write only roofline.json, the calibrated roofline's fits (into "
              "a folder whose ml and tile models were trained on other rows)"),
     cl::cat(category));
+static cl::opt<bool> selectModels(
+    "select",
+    cl::desc("Also hold each GPU out in turn, train on the others and write "
+             "selection.json: per kernel kind and number type, the model of "
+             "the default stack that priced held-out GPUs best (the "
+             "'auto' stack routes kernels on unmeasured GPUs by it)"),
+    cl::cat(category));
 static cl::opt<unsigned> maxRows("max-rows", cl::init(40000),
                                  cl::desc("ml training rows per kind"),
                                  cl::cat(category));
@@ -90,6 +97,9 @@ int main(int argc, char **argv) {
     return fail("no output: give -o DIR and/or --write-db FILE");
   if (!(dbWeight > 0))
     return fail("--db-weight must be positive");
+  if (rooflineOnly && selectModels)
+    return fail("--select needs the whole folder trained; it does not go "
+                "with --roofline-only");
 
   // Owners of what the training rows point to.
   std::vector<KernelMeasurement> measured;
@@ -206,6 +216,7 @@ int main(int argc, char **argv) {
   options.maxRows = maxRows;
   options.rounds = rounds;
   options.rooflineOnly = rooflineOnly;
+  options.select = selectModels;
   if (auto e = trainModelDirectory(rows, output, options, llvm::errs()))
     return fail(llvm::toString(std::move(e)));
   return 0;

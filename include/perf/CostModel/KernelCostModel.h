@@ -12,9 +12,12 @@
 #include "perf/Support/KernelDesc.h"
 #include "perf/Support/GpuSpec.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Error.h"
 #include <memory>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -88,10 +91,35 @@ struct CostModelOptions {
   unsigned embeddingRowsPerBlock = 4;
 };
 
+/// Which model of a stack prices each kernel kind and number type first on
+/// GPUs a model folder was not trained on: the one whose prices of GPUs held
+/// out of training were closest to their measurements (selection.json,
+/// written by `perf-train --select`). On the training GPUs the stack's own
+/// order stands (the learned models are fitted on them).
+struct ModelSelection {
+  static constexpr int kVersion = 1;
+  using Key = std::pair<std::string, std::string>; // kind, number type
+  std::set<std::string> trainedDevices;
+  std::map<Key, std::string> first;
+  /// Per key and candidate model: the mean over held-out GPUs of its GMAE.
+  std::map<Key, std::map<std::string, double>> heldOutGmae;
+
+  /// The model to try first for `kernel` on `gpu`, or "" for the order.
+  llvm::StringRef choose(const KernelDesc &kernel, const GpuSpec &gpu) const;
+  llvm::json::Value toJson() const;
+  /// Reads what toJson wrote; errors name `path` and the entry.
+  static llvm::Expected<ModelSelection> load(llvm::StringRef path);
+};
+
 /// Tries models in order; the first that prices a kernel wins.
 class KernelCostStack {
 public:
   void add(std::unique_ptr<KernelCostModel> model);
+  /// Routes kernels on GPUs outside the selection's training set to the
+  /// selected model first (the others follow in order).
+  void setSelection(ModelSelection selection) {
+    this->selection = std::move(selection);
+  }
   /// Never fails: the caller must end the stack with a model that always
   /// answers (roofline) to be sure of a price; otherwise latency 0 and model
   /// "none" come back.
@@ -104,6 +132,7 @@ public:
 
 private:
   std::vector<std::unique_ptr<KernelCostModel>> models;
+  ModelSelection selection;
 };
 
 /// The stack `perf-opt --estimate` uses on a model folder when no model is
@@ -111,6 +140,9 @@ private:
 /// not cover (tensor-core GEMMs), the analytic models last.
 constexpr const char *kDefaultModelStack =
     "ml,tile,calibrated,heuristic,roofline";
+/// What `perf-opt --estimate` asks for with no model flag: that stack,
+/// routed by the folder's held-out evidence (ModelSelection).
+constexpr const char *kAutoModelStack = "auto";
 
 /// Builds a model by name: roofline, heuristic, calibrated, tile, ml, db.
 /// The db model needs options.databasePath, the ml and calibrated models
@@ -118,7 +150,8 @@ constexpr const char *kDefaultModelStack =
 llvm::Expected<std::unique_ptr<KernelCostModel>>
 createKernelCostModel(llvm::StringRef name, const CostModelOptions &options);
 
-/// Builds a stack from a comma-separated list of names.
+/// Builds a stack from a comma-separated list of names. "auto" is
+/// kDefaultModelStack with the model folder's selection.json, if any.
 llvm::Expected<KernelCostStack>
 createKernelCostStack(llvm::StringRef names, const CostModelOptions &options);
 

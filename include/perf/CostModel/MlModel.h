@@ -79,6 +79,9 @@ struct MlTrainOptions {
   bool trainBoosters = true;
   /// Whether trainModelDirectory writes roofline.json and nothing else.
   bool rooflineOnly = false;
+  /// Whether trainModelDirectory also writes selection.json
+  /// (selectModelsByHeldOutGpu).
+  bool select = false;
 };
 
 /// The independent extent of a memory-bound kernel that its time grows

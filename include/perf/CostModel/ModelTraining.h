@@ -51,10 +51,26 @@ RooflineCalibration fitRooflineCalibration(llvm::ArrayRef<TrainingRow> rows,
                                            size_t minRows = 20,
                                            unsigned seed = 1);
 
+/// The chip a device name is a board of ("A100-PCIe-40GB" and
+/// "A100-SXM4-80GB": "A100"): held out together.
+std::string chipOf(llvm::StringRef device);
+
+/// Leave-one-chip-out over `rows`: for each chip, the models of
+/// kDefaultModelStack are trained on the other chips' rows (in a folder
+/// under `workDir`) and price the chip's rows as measured (isolated). Per
+/// kernel kind and number type, the model with the lowest mean GMAE over
+/// the held-out chips, among those that priced at least 90% of each chip's
+/// rows, is chosen. Progress and the scores go to `log`.
+llvm::Expected<ModelSelection>
+selectModelsByHeldOutGpu(llvm::ArrayRef<TrainingRow> rows,
+                         llvm::StringRef workDir, const MlTrainOptions &options,
+                         llvm::raw_ostream &log);
+
 /// Trains an ml booster per kernel kind into `dir`/<kind>.json (targets
 /// over mlBaselineUs with the devices' measureLaunchCalibration, saved to
 /// `dir`/launch.json), fits the tile coefficients into `dir`/tile.json and
-/// the roofline calibration into `dir`/roofline.json.
+/// the roofline calibration into `dir`/roofline.json; with options.select,
+/// the held-out model selection into `dir`/selection.json.
 /// Progress goes to `log`.
 llvm::Error trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
                                 llvm::StringRef dir,

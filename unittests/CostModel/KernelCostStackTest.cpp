@@ -1,0 +1,131 @@
+#include "perf/CostModel/KernelCostModel.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+
+using namespace perf;
+
+namespace {
+/// Prices every kernel at a fixed latency, so the stack's choice is visible.
+class FixedModel : public KernelCostModel {
+public:
+  FixedModel(std::string name, double us) : modelName(std::move(name)), us(us) {}
+  llvm::StringRef name() const override { return modelName; }
+  std::optional<KernelCost> estimate(const KernelDesc &,
+                                     const GpuSpec &) const override {
+    KernelCost cost;
+    cost.latencyUs = us;
+    cost.model = modelName;
+    return cost;
+  }
+
+private:
+  std::string modelName;
+  double us;
+};
+
+KernelDesc gemm(DType dtype, bool tensorCores) {
+  KernelDesc k;
+  k.kind = KernelKind::Gemm;
+  k.m = k.n = k.k = 1024;
+  k.dtype = dtype;
+  k.tensorCores = tensorCores;
+  return k;
+}
+
+KernelCostStack twoModelStack() {
+  KernelCostStack stack;
+  stack.add(std::make_unique<FixedModel>("ml", 10));
+  stack.add(std::make_unique<FixedModel>("roofline", 20));
+  return stack;
+}
+
+std::string writeTemp(llvm::StringRef dir, llvm::StringRef name,
+                      llvm::StringRef text) {
+  llvm::SmallString<128> path(dir);
+  llvm::sys::path::append(path, name);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  EXPECT_FALSE(ec);
+  os << text;
+  return path.str().str();
+}
+} // namespace
+
+TEST(ModelSelection, RoutesUnseenGpusOnly) {
+  ModelSelection selection;
+  selection.trainedDevices = {lookupGpu("V100")->name};
+  selection.first[{"gemm", "f32"}] = "roofline";
+  KernelCostStack stack = twoModelStack();
+  stack.setSelection(selection);
+  // A training GPU keeps the stack's order: ml, fitted on it, answers.
+  EXPECT_EQ(stack.estimate(gemm(DType::F32, false), *lookupGpu("V100")).model,
+            "ml");
+  // On a GPU outside training, the held-out winner answers first.
+  KernelCost unseen = stack.estimate(gemm(DType::F32, false), *lookupGpu("T4"));
+  EXPECT_EQ(unseen.model, "roofline");
+  EXPECT_DOUBLE_EQ(unseen.latencyUs, 20);
+  // A key the selection has no evidence for keeps the order.
+  EXPECT_EQ(stack.estimate(gemm(DType::F16, true), *lookupGpu("T4")).model,
+            "ml");
+}
+
+TEST(ModelSelection, Bf16UsesTheFp16Evidence) {
+  ModelSelection selection;
+  selection.trainedDevices = {"A100-SXM4-80GB"};
+  selection.first[{"gemm", "f16+tc"}] = "roofline";
+  EXPECT_EQ(selection.choose(gemm(DType::BF16, true), *lookupGpu("H100")),
+            "roofline");
+  EXPECT_EQ(selection.choose(gemm(DType::BF16, false), *lookupGpu("H100")),
+            "");
+}
+
+TEST(ModelSelection, RoundTripsThroughTheModelFolder) {
+  ModelSelection selection;
+  selection.trainedDevices = {"A", "B"};
+  selection.first[{"softmax", "f32"}] = "calibrated";
+  selection.heldOutGmae[{"softmax", "f32"}] = {{"calibrated", 0.125},
+                                                {"ml", 0.143}};
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-select-test", dir));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << selection.toJson();
+  std::string path = writeTemp(dir, "selection.json", os.str());
+  auto loaded = ModelSelection::load(path);
+  ASSERT_TRUE(bool(loaded)) << llvm::toString(loaded.takeError());
+  EXPECT_EQ(loaded->trainedDevices, selection.trainedDevices);
+  EXPECT_EQ(loaded->first, selection.first);
+  ModelSelection::Key softmax{"softmax", "f32"};
+  EXPECT_DOUBLE_EQ(loaded->heldOutGmae[softmax]["ml"], 0.143);
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(ModelSelection, BadFilesAreErrorsNamingThem) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-select-test", dir));
+  auto expectError = [&](llvm::StringRef text, llvm::StringRef fragment) {
+    std::string path = writeTemp(dir, "selection.json", text);
+    auto loaded = ModelSelection::load(path);
+    ASSERT_FALSE(bool(loaded));
+    std::string message = llvm::toString(loaded.takeError());
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+    EXPECT_NE(message.find(fragment.str()), std::string::npos) << message;
+  };
+  expectError("{\"version\": 1, \"trained", "");
+  expectError("{\"version\": 99, \"trained_devices\": [], \"choices\": []}",
+              "version 99");
+  expectError("{\"version\": 1, \"trained_devices\": [], \"choices\": [{}]}",
+              "choices[0]");
+  // The "auto" stack reads the folder's selection.json and fails on a
+  // corrupt one instead of silently keeping the plain order.
+  CostModelOptions options;
+  options.mlModelDir = dir.str().str();
+  writeTemp(dir, "selection.json", "not json");
+  auto stack = createKernelCostStack("auto", options);
+  ASSERT_FALSE(bool(stack));
+  EXPECT_NE(llvm::toString(stack.takeError()).find("selection.json"),
+            std::string::npos);
+  llvm::sys::fs::remove_directories(dir);
+}
