@@ -1,4 +1,5 @@
 #include "perf/CostModel/KernelCostModel.h"
+#include "perf/CostModel/RooflineModel.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -128,4 +129,46 @@ TEST(ModelSelection, BadFilesAreErrorsNamingThem) {
   EXPECT_NE(llvm::toString(stack.takeError()).find("selection.json"),
             std::string::npos);
   llvm::sys::fs::remove_directories(dir);
+}
+
+// The shipped default stack on every catalog GPU with half-precision tensor
+// cores, over a grid from decode-sized to large GEMMs: a BF16/FP16 GEMM on
+// tensor cores is never priced above the same GEMM in FP32 on the CUDA cores
+// (what the fitted models price without tensor cores) and never below the
+// tensor-core roofline at peak. (Half precision on the CUDA cores has no
+// measurements; it falls to the plain roofline, a bound with no fixed cost,
+// so it is no reference for a fitted price.)
+TEST(DefaultStack, TensorCoreGemmsBetweenTheirBounds) {
+  CostModelOptions options;
+  options.mlModelDir = std::string(PERF_SOURCE_DIR) + "/data/models/neusight";
+  auto stack = createKernelCostStack(kAutoModelStack, options);
+  ASSERT_TRUE(bool(stack)) << llvm::toString(stack.takeError());
+  RooflineModel peak(1.0, 1.0);
+  const int64_t sizes[] = {1, 16, 64, 256, 1024, 4096, 8192};
+  unsigned checked = 0;
+  for (const GpuSpec &gpu : gpuCatalog()) {
+    for (DType type : {DType::F16, DType::BF16}) {
+      if (gpu.peakFlops(type, true) <= gpu.peakFlops(type, false))
+        continue; // no tensor cores for this type
+      for (int64_t m : sizes)
+        for (int64_t n : {int64_t(1024), int64_t(4096), int64_t(16384)})
+          for (int64_t k : {int64_t(1024), int64_t(8192)}) {
+            KernelDesc tc = gemm(type, true);
+            tc.m = m;
+            tc.n = n;
+            tc.k = k;
+            KernelDesc fp32 = tc;
+            fp32.tensorCores = false;
+            fp32.dtype = DType::F32;
+            double price = stack->estimate(tc, gpu).latencyUs;
+            SCOPED_TRACE(gpu.name + " " + dtypeName(type).str() + " " +
+                         std::to_string(m) + "x" + std::to_string(n) + "x" +
+                         std::to_string(k));
+            EXPECT_LE(price, stack->estimate(fp32, gpu).latencyUs);
+            EXPECT_GE(price, peak.estimate(tc, gpu)->latencyUs);
+            ++checked;
+          }
+    }
+  }
+  EXPECT_GT(checked, 500u);
 }
