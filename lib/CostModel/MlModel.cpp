@@ -2,6 +2,7 @@
 
 #include "perf/CostModel/MlModel.h"
 #include "perf/CostModel/KernelMeasurements.h"
+#include "perf/CostModel/RooflineModel.h"
 #include "perf/CostModel/TileModel.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -271,6 +272,17 @@ static llvm::Expected<llvm::json::Object> readJsonSection(llvm::StringRef path,
   return std::move(*section);
 }
 
+/// Whether `stem` names a booster file: a kernel kind or the GEMM
+/// tile-residual booster.
+static bool isBoosterName(llvm::StringRef stem) {
+  if (stem == kMlGemmTileResidual)
+    return true;
+  for (int kind = 0; kind <= static_cast<int>(KernelKind::Generic); ++kind)
+    if (stem == kernelKindName(static_cast<KernelKind>(kind)))
+      return true;
+  return false;
+}
+
 llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
   if (dir.empty())
     return llvm::createStringError(
@@ -342,14 +354,15 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
         model->gemmTile = gemm->second;
       continue;
     }
-    // The calibrated roofline's fits, read by that model.
-    if (file == "roofline.json")
-      continue;
-    // <kind>.json, or <kind>.json.gz as the shipped folder stores them.
+    // <kind>.json, or <kind>.json.gz as the shipped folder stores them; the
+    // folder's other files belong to other models (roofline.json to the
+    // calibrated roofline, selection.json to the stack).
     bool gzipped = file.ends_with(".json.gz");
     if (!gzipped && !file.ends_with(".json"))
       continue;
     llvm::StringRef kind = file.drop_back(gzipped ? 8 : 5);
+    if (!isBoosterName(kind))
+      continue;
     BoosterHandle booster = nullptr;
     if (XGBoosterCreate(nullptr, 0, &booster))
       return xgbError("creating a booster");
@@ -417,18 +430,47 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
   if (covered != coverage.end() &&
       !llvm::is_contained(covered->second, numberTypeKey(k)))
     return std::nullopt;
-  // Past the largest training extent the kernel is a longer run of the
-  // same full-GPU waves: price the largest trained size and scale.
-  double extentScale = 1;
-  KernelDesc clamped;
-  const KernelDesc *priced = &k;
   auto max = maxExtent.find(kind);
-  if (max != maxExtent.end() && mlParallelExtent(k) > max->second) {
-    extentScale = double(mlParallelExtent(k)) / double(max->second);
-    clamped = mlWithParallelExtent(k, max->second);
-    priced = &clamped;
-  }
-  std::vector<float> f = mlFeatures(*priced, gpu);
+  int64_t extent = mlParallelExtent(k);
+  if (max == maxExtent.end() || extent <= max->second)
+    return estimateWithinCoverage(it->second, k, gpu);
+  // Past the largest training extent the kernel is a longer run of the same
+  // full-GPU waves: each further unit costs what the last ones did. The
+  // marginal cost between half the largest extent and the largest carries
+  // on, bounded below by the peak roofline's and above by the mean cost per
+  // unit at the largest extent (no worse than scaling that kernel), so the
+  // price keeps growing with size and never beats the bound.
+  int64_t top = max->second, half = std::max<int64_t>(top / 2, 1);
+  std::optional<KernelCost> atTop =
+      estimateWithinCoverage(it->second, mlWithParallelExtent(k, top), gpu);
+  std::optional<KernelCost> atHalf =
+      estimateWithinCoverage(it->second, mlWithParallelExtent(k, half), gpu);
+  if (!atTop || !atHalf)
+    return std::nullopt;
+  auto boundUs = [&](int64_t units) {
+    auto [compute, memory] = rooflineSeconds(mlWithParallelExtent(k, units), gpu);
+    return std::max(compute, memory) * 1e6;
+  };
+  double floorPerUnit = (boundUs(extent) - boundUs(top)) / double(extent - top);
+  double meanPerUnit = atTop->latencyUs / double(top);
+  double marginalPerUnit =
+      top > half ? (atTop->latencyUs - atHalf->latencyUs) / double(top - half)
+                 : meanPerUnit;
+  double perUnit =
+      std::clamp(marginalPerUnit, std::min(floorPerUnit, meanPerUnit),
+                 meanPerUnit);
+  KernelCost cost = *atTop;
+  cost.latencyUs += perUnit * double(extent - top);
+  double peak = gpu.peakFlops(k.dtype, k.tensorCores);
+  cost.computeBound = peak > 0 && gpu.memBandwidth > 0 &&
+                      k.totalFlops() / peak > k.totalBytes() / gpu.memBandwidth;
+  return cost;
+}
+
+std::optional<KernelCost>
+MlModel::estimateWithinCoverage(void *booster, const KernelDesc &k,
+                                const GpuSpec &gpu) const {
+  std::vector<float> f = mlFeatures(k, gpu);
   std::lock_guard<std::mutex> lock(mutex);
   DMatrix dm;
   if (XGDMatrixCreateFromMat(f.data(), 1, kMlFeatureCount, NAN, &dm.handle))
@@ -440,13 +482,11 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
       return std::nullopt;
     return double(out[0]);
   };
-  std::optional<double> residual = predict(it->second);
+  std::optional<double> residual = predict(booster);
   if (!residual)
     return std::nullopt;
-  KernelCost cost;
-  cost.model = "ml";
-  cost.latencyUs =
-      mlBaselineUs(*priced, gpu, launchUsFor(gpu)) * std::exp(*residual);
+  double isolatedUs =
+      mlBaselineUs(k, gpu, launchUsFor(gpu)) * std::exp(*residual);
   // GEMM: the geometric mean with the booster over the tile model's price.
   auto tileBooster = boosters.find(kMlGemmTileResidual);
   double tileUs = gemmTile && tileBooster != boosters.end()
@@ -454,13 +494,12 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
                       : 0;
   if (tileUs > 0)
     if (std::optional<double> r = predict(tileBooster->second))
-      cost.latencyUs = std::sqrt(cost.latencyUs * tileUs * std::exp(*r));
+      isolatedUs = std::sqrt(isolatedUs * tileUs * std::exp(*r));
   // Each training row times one kernel alone between two events, so it
   // carries the fixed cost of an isolated launch (launch.json: the fastest
   // element-wise row of the device, 24-31 us in the NeuSight data).
-  KernelCost split = splitIsolatedCost(cost.latencyUs, launchUsFor(gpu));
-  cost.latencyUs = split.latencyUs * extentScale;
-  cost.isolationUs = split.isolationUs;
+  KernelCost cost = splitIsolatedCost(isolatedUs, launchUsFor(gpu));
+  cost.model = "ml";
   double peak = gpu.peakFlops(k.dtype, k.tensorCores);
   cost.computeBound = peak > 0 && gpu.memBandwidth > 0 &&
                       k.totalFlops() / peak > k.totalBytes() / gpu.memBandwidth;

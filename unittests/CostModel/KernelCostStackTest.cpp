@@ -1,4 +1,6 @@
 #include "perf/CostModel/KernelCostModel.h"
+#include "perf/CostModel/MlModel.h"
+#include "perf/CostModel/ModelTraining.h"
 #include "perf/CostModel/RooflineModel.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -171,4 +173,42 @@ TEST(DefaultStack, TensorCoreGemmsBetweenTheirBounds) {
     }
   }
   EXPECT_GT(checked, 500u);
+}
+
+// A model folder written by `perf-train --select`: the ml model loads its
+// boosters and leaves selection.json (and roofline.json) to their readers,
+// and the "auto" stack routes an unseen GPU's element-wise kernels to the
+// selected model.
+TEST(ModelSelection, AutoStackReadsATrainedFolder) {
+  GpuSpec v100 = *lookupGpu("V100");
+  std::vector<KernelDesc> kernels;
+  for (int64_t n = 1 << 12; n <= (1 << 22); n *= 2) {
+    KernelDesc k;
+    k.kind = KernelKind::Elementwise;
+    k.numElements = n;
+    k.numInputs = 2;
+    kernels.push_back(k);
+  }
+  std::vector<TrainingRow> rows;
+  for (const KernelDesc &k : kernels)
+    rows.push_back({&k, &v100, 2 * mlBaselineUs(k, v100) + 10});
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-select-test", dir));
+  MlTrainOptions train;
+  train.rounds = 20;
+  train.threads = 1;
+  std::string log;
+  llvm::raw_string_ostream os(log);
+  ASSERT_FALSE(bool(trainModelDirectory(rows, dir, train, os)));
+  writeTemp(dir, "selection.json",
+            "{\"version\": 1, \"trained_devices\": [\"V100-SXM2-32GB\"], "
+            "\"choices\": [{\"kind\": \"elementwise\", \"type\": \"f32\", "
+            "\"model\": \"roofline\"}]}");
+  CostModelOptions options;
+  options.mlModelDir = dir.str().str();
+  auto stack = createKernelCostStack(kAutoModelStack, options);
+  ASSERT_TRUE(bool(stack)) << llvm::toString(stack.takeError());
+  EXPECT_EQ(stack->estimate(kernels[3], v100).model, "ml");
+  EXPECT_EQ(stack->estimate(kernels[3], *lookupGpu("T4")).model, "roofline");
+  llvm::sys::fs::remove_directories(dir);
 }

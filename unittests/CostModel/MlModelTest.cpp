@@ -1,4 +1,5 @@
 #include "perf/CostModel/MlModel.h"
+#include "perf/CostModel/RooflineModel.h"
 #include "perf/CostModel/ModelTraining.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -294,23 +295,26 @@ TEST(MlModel, DeclinesTypesItWasNotTrainedOn) {
 }
 
 // Trees cannot extrapolate: a softmax with four times the rows of the
-// largest training row is priced as four of that row (the GPU is full, so
-// more rows are more waves of the same work), and coverage.json records the
-// largest extent.
-TEST(MlModel, ScalesLinearlyPastTheLargestTrainedExtent) {
+// largest training row is priced as that row plus the marginal cost per row
+// the model learned near it (the GPU is full, so more rows are more waves of
+// the same work, without paying the fixed cost again), and coverage.json
+// records the largest extent.
+TEST(MlModel, ExtrapolatesTheMarginalCostPastTheLargestTrainedExtent) {
   GpuSpec v100 = *lookupGpu("V100");
   std::vector<KernelDesc> kernels;
-  for (int64_t rows = 1024; rows <= 16384; rows *= 2) {
+  // Rows from 1024 to 16384 in steps of 2^(1/8): enough for the trees to
+  // tell the sizes apart.
+  for (int step = 0; step <= 32; ++step) {
     KernelDesc s;
     s.kind = KernelKind::Softmax;
-    s.rows = rows;
+    s.rows = std::lround(1024 * std::exp2(step / 8.0));
     s.cols = 1024;
     kernels.push_back(s);
   }
   std::vector<TrainingRow> rows;
   for (const KernelDesc &k : kernels)
-    rows.push_back({&k, &v100, 1.5 * mlBaselineUs(k, v100) + 5});
-  std::string dir = trainTemporaryModelDir(rows, "perf-ml-extent", 20);
+    rows.push_back({&k, &v100, 1.5 * mlBaselineUs(k, v100) + 200});
+  std::string dir = trainTemporaryModelDir(rows, "perf-ml-extent", 300);
   ASSERT_FALSE(dir.empty());
   llvm::SmallString<128> coverage(dir);
   llvm::sys::path::append(coverage, "coverage.json");
@@ -328,8 +332,19 @@ TEST(MlModel, ScalesLinearlyPastTheLargestTrainedExtent) {
   auto atLargest = (*model)->estimate(largest, v100);
   auto past = (*model)->estimate(bigger, v100);
   ASSERT_TRUE(atLargest && past);
-  EXPECT_NEAR(past->latencyUs, 4 * atLargest->latencyUs,
-              1e-9 * atLargest->latencyUs);
+  // The rows cost 1.5x the bound plus fixed costs, so each row past the
+  // largest costs 1.5x its bound: 1.5 * (bound(65536) - bound(16384)).
+  auto boundUs = [&](const KernelDesc &k) {
+    auto [compute, memory] = rooflineSeconds(k, v100);
+    return std::max(compute, memory) * 1e6;
+  };
+  double marginal = 1.5 * (boundUs(bigger) - boundUs(largest));
+  EXPECT_NEAR(past->latencyUs - atLargest->latencyUs, marginal,
+              0.1 * marginal);
+  // Cheaper than four of the largest row (which pays its fixed cost four
+  // times), never below the bound.
+  EXPECT_LT(past->latencyUs, 4 * atLargest->latencyUs);
+  EXPECT_GT(past->latencyUs, boundUs(bigger));
   EXPECT_EQ(mlParallelExtent(bigger), 65536);
   EXPECT_EQ(mlWithParallelExtent(bigger, 16384).rows, 16384);
   llvm::sys::fs::remove_directories(dir);

@@ -119,6 +119,10 @@ public:
 
 private:
   MlModel() = default;
+  /// The price of a kernel no larger than the training rows of its kind.
+  std::optional<KernelCost> estimateWithinCoverage(void *booster,
+                                                   const KernelDesc &kernel,
+                                                   const GpuSpec &gpu) const;
   llvm::StringMap<void *> boosters;
   /// launch.json of the model directory, plus calibrateLaunch.
   LaunchCalibration launch;
@@ -132,7 +136,8 @@ private:
   llvm::StringMap<std::vector<std::string>> coverage;
   /// Per kind, the largest parallel extent of its training rows
   /// (coverage.json's "extents"). Trees cannot extrapolate past their data,
-  /// so a larger kernel is priced at this extent and scaled linearly.
+  /// so a larger kernel is priced from this extent on at the marginal cost
+  /// per unit there (estimate).
   llvm::StringMap<int64_t> maxExtent;
   /// XGBoost's predictor is not documented as thread-safe.
   mutable std::mutex mutex;
