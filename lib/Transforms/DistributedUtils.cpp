@@ -154,6 +154,12 @@ Value perf::ensureResult(FrameworkOp &op) {
   return rebuilt->getResult(0);
 }
 
+int64_t perf::declaredTiedParameters(FrameworkOp op) {
+  if (auto a = op->getAttrOfType<mlir::IntegerAttr>("onnx.tied_params"))
+    return a.getInt();
+  return 0;
+}
+
 std::optional<int64_t> perf::declaredParameters(FrameworkOp op) {
   for (llvm::StringRef name : {"perf.params", "onnx.params"})
     if (auto a = op->getAttrOfType<mlir::IntegerAttr>(name))

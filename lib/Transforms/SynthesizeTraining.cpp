@@ -362,6 +362,21 @@ struct SynthesizeTrainingPass
           for (Operation &k : llvm::reverse(*fwdBody))
             if (auto kernel = dyn_cast<KernelOpInterface>(k))
               emitBackward(b, kernel, op, inputGrad, p > 0);
+        // A tied weight's gradient is added into its parameter's
+        // (autograd's AccumulateGrad: one add over the weight).
+        if (int64_t tied = std::min(declaredTiedParameters(op), p);
+            tied > 0) {
+          KernelDesc accumulate;
+          accumulate.kind = KernelKind::Elementwise;
+          accumulate.pass = KernelPass::BackwardWeight;
+          accumulate.dtype = getDType(opParamType);
+          accumulate.numElements = tied;
+          accumulate.numInputs = 2;
+          accumulate.op = "grad_accumulate";
+          if (KernelOpInterface k = buildKernelOp(b, op.getLoc(), accumulate))
+            if (op.getDevice() != 0)
+              k->setAttr("device", op.getDeviceAttr());
+        }
         if (body.empty())
           bwd.getBody().getBlocks().clear();
       }
@@ -375,13 +390,15 @@ struct SynthesizeTrainingPass
         gradOf[in].push_back(grad);
 
       if (p > 0) {
-        int64_t gradBytes = p * elemSize;
+        // Tied copies are reduced and updated with their parameter.
+        int64_t own = p - std::min(declaredTiedParameters(op), p);
+        int64_t gradBytes = own * elemSize;
         bwd->setAttr(kGradBytesAttr, b.getI64IntegerAttr(gradBytes));
-        bwd->setAttr(kParamsAttr, b.getI64IntegerAttr(p));
-        totalParams += p;
+        bwd->setAttr(kParamsAttr, b.getI64IntegerAttr(own));
+        totalParams += own;
         totalGradBytes += gradBytes;
         weightGrads.push_back(bwd->getResults().back());
-        weightGradInfo.push_back({p, opParamType});
+        weightGradInfo.push_back({own, opParamType});
         paramType = opParamType;
       }
     }
@@ -407,7 +424,8 @@ struct SynthesizeTrainingPass
     } else if (totalParams > 0) {
       if (perLayer) {
         for (auto [grad, info] : llvm::zip(weightGrads, weightGradInfo))
-          addOptimizer(ValueRange{grad}, info.first, info.second);
+          if (info.first > 0)
+            addOptimizer(ValueRange{grad}, info.first, info.second);
       } else {
         addOptimizer(weightGrads, totalParams, paramType);
       }

@@ -56,6 +56,9 @@ struct OnnxLowering {
   /// stand-ins), by value name, with their element counts. BatchNorm running
   /// statistics are not trained and are left out.
   std::vector<std::pair<std::string, int64_t>> parameters;
+  /// Distinct trainable parameters: `parameters` less the copies of
+  /// another (OnnxValueInfo::duplicateOf), which are one parameter read
+  /// twice.
   int64_t numParameters = 0;
 };
 

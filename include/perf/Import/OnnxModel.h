@@ -2,9 +2,10 @@
 //-*-===//
 //
 // The MLIR-free result of loading an ONNX file: nodes in topological order with
-// their attributes and the inferred type of every value. Weights are never
-// read; only their shapes matter, so models whose initializers are stripped or
-// stored externally load the same as complete ones.
+// their attributes and the inferred type of every value. Weights are read only
+// to find copies of one another (tied weights); otherwise their shapes are all
+// that matters, so models whose initializers are stripped or stored
+// externally load the same as complete ones.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +37,11 @@ struct OnnxValueInfo {
   bool isConstant = false;
   /// Contents of small integer constants (shape operands, axes, indices).
   std::optional<std::vector<int64_t>> intData;
+  /// For an initializer holding the same numbers as an earlier one, or its
+  /// 2-D transpose: that one's name. Exporters fold a tied weight (GPT-2's
+  /// token embedding and LM head) into a transposed copy; it is one
+  /// parameter. Empty where the data is absent (stripped weights).
+  std::string duplicateOf;
 
   bool isFullyKnown() const;
   /// Product of the dimensions; -1 when any is unknown.

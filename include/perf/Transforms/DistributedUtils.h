@@ -56,6 +56,10 @@ bool isOptimizerOp(FrameworkOp op);
 /// importer's `onnx.params` (absent on an imported ONNX op means none);
 /// nullopt when the op says nothing (its kernels must be read).
 std::optional<int64_t> declaredParameters(FrameworkOp op);
+/// Of those, how many are another parameter read again (`onnx.tied_params`:
+/// a tied weight the exporter copied): they get a weight gradient, added
+/// into the other's, and no update of their own.
+int64_t declaredTiedParameters(FrameworkOp op);
 
 /// Gradient bytes an op produces: its `perf.grad_bytes`, else the weight
 /// size of its wgrad GEMMs (m x n) and convolutions (k x c/groups x r x s).

@@ -832,7 +832,8 @@ static void collectParameters(const OnnxModel &model, OnnxLowering &lowering) {
   }
   std::sort(lowering.parameters.begin(), lowering.parameters.end());
   for (const auto &p : lowering.parameters)
-    lowering.numParameters += p.second;
+    if (g.lookup(p.first)->duplicateOf.empty())
+      lowering.numParameters += p.second;
 }
 
 OnnxLowering perf::lowerOnnxModel(const OnnxModel &model) {

@@ -18,7 +18,9 @@
 #include "onnx/onnx_pb.h"
 #include "onnx/shape_inference/implementation.h"
 
+#include <cstring>
 #include <exception>
+#include <map>
 #include <unordered_map>
 
 using namespace perf;
@@ -198,6 +200,112 @@ static OnnxAttribute convertAttribute(const onnx::AttributeProto &a) {
   return r;
 }
 
+/// The bytes of a floating-point initializer stored in the file (raw_data
+/// or float_data, not copied), with the size of one element; empty when
+/// absent.
+static std::pair<llvm::StringRef, size_t>
+floatInitializerBytes(const onnx::TensorProto &t) {
+  size_t elem = 0;
+  switch (t.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    elem = 4;
+    break;
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    elem = 2;
+    break;
+  case onnx::TensorProto::DOUBLE:
+    elem = 8;
+    break;
+  default:
+    return {};
+  }
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    return {};
+  if (!t.raw_data().empty())
+    return {t.raw_data(), elem};
+  if (t.data_type() == onnx::TensorProto::FLOAT && t.float_data_size() > 0)
+    return {llvm::StringRef(
+                reinterpret_cast<const char *>(t.float_data().data()),
+                t.float_data_size() * sizeof(float)),
+            elem};
+  return {};
+}
+
+namespace {
+/// An initializer whose data may repeat another's.
+struct StoredWeight {
+  const onnx::TensorProto *proto;
+  llvm::StringRef bytes;
+  size_t elem;
+
+  bool is2D() const { return proto->dims_size() == 2; }
+  llvm::StringRef at(int64_t index) const {
+    return bytes.substr(index * elem, elem);
+  }
+  /// Whether `other` holds this tensor's numbers as they are.
+  bool sameAs(const StoredWeight &other) const {
+    return llvm::equal(proto->dims(), other.proto->dims()) &&
+           bytes == other.bytes;
+  }
+  /// Whether `other` (cols x rows) holds this (rows x cols) transposed; a
+  /// few sampled elements first, so unrelated matrices cost little.
+  bool transposeOf(const StoredWeight &other) const {
+    if (!is2D() || !other.is2D() || proto->dims(0) != other.proto->dims(1) ||
+        proto->dims(1) != other.proto->dims(0))
+      return false;
+    int64_t rows = proto->dims(0), cols = proto->dims(1), n = rows * cols;
+    auto matches = [&](int64_t i) {
+      int64_t r = i / cols, c = i % cols;
+      return at(i) == other.at(c * rows + r);
+    };
+    for (int64_t k = 0; k < 16; ++k)
+      if (!matches((n - 1) * k / 15))
+        return false;
+    for (int64_t i = 0; i < n; ++i)
+      if (!matches(i))
+        return false;
+    return true;
+  }
+};
+} // namespace
+
+/// Marks initializers that repeat an earlier one's numbers, as they are or
+/// transposed (2-D). Tensors of one repeated value (zero biases, ones) are
+/// left alone: equal by construction, not by tying.
+static void markDuplicateInitializers(const onnx::GraphProto &g,
+                                      OnnxGraph &out) {
+  // By element type and count: only tensors in one group can be copies.
+  std::map<std::pair<int, int64_t>, std::vector<StoredWeight>> groups;
+  for (const auto &init : g.initializer()) {
+    int64_t count = 1;
+    for (int64_t d : init.dims())
+      count *= d;
+    if (count < 2)
+      continue;
+    auto [bytes, elem] = floatInitializerBytes(init);
+    if (bytes.size() != size_t(count) * elem)
+      continue;
+    StoredWeight w{&init, bytes, elem};
+    bool uniform = true;
+    for (int64_t i = 1; i < count && uniform; ++i)
+      uniform = w.at(i) == w.at(0);
+    if (!uniform)
+      groups[{init.data_type(), count}].push_back(w);
+  }
+  for (auto &[key, members] : groups)
+    for (size_t i = 1; i < members.size(); ++i)
+      for (size_t j = 0; j < i; ++j) {
+        const StoredWeight &later = members[i], &earlier = members[j];
+        if (!later.sameAs(earlier) && !later.transposeOf(earlier))
+          continue;
+        const std::string &source = out.values[earlier.proto->name()].duplicateOf;
+        out.values[later.proto->name()].duplicateOf =
+            source.empty() ? earlier.proto->name() : source;
+        break;
+      }
+}
+
 static void convertGraph(const onnx::GraphProto &g, OnnxGraph &out) {
   out.name = g.name();
   auto info = [&](const std::string &name) -> OnnxValueInfo & {
@@ -217,6 +325,7 @@ static void convertGraph(const onnx::GraphProto &g, OnnxGraph &out) {
     v.isConstant = true;
     v.intData = smallIntData(init);
   }
+  markDuplicateInitializers(g, out);
   for (const auto &in : g.input()) {
     OnnxValueInfo &v = info(in.name());
     if (!initNames.count(in.name())) {

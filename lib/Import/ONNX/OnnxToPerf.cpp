@@ -117,9 +117,15 @@ perf::buildPerfModuleFromOnnx(MLIRContext *ctx, const OnnxModel &model,
 
   // Values known before the step runs: weights, constants and everything
   // computed only from them.
-  llvm::StringMap<int64_t> paramElems;
-  for (const auto &[name, count] : lowering.parameters)
+  // A copy of another weight (a tied LM head) is read like a parameter, so
+  // its reader computes a weight gradient, but it is the other parameter:
+  // that gradient is accumulated into the other's, not updated again.
+  llvm::StringMap<int64_t> paramElems, tiedElems;
+  for (const auto &[name, count] : lowering.parameters) {
     paramElems[name] = count;
+    if (const OnnxValueInfo *v = g.lookup(name); !v->duplicateOf.empty())
+      tiedElems[name] = count;
+  }
   llvm::StringSet<> constant;
   for (const std::string &name : g.initializers)
     constant.insert(name);
@@ -152,18 +158,25 @@ perf::buildPerfModuleFromOnnx(MLIRContext *ctx, const OnnxModel &model,
       // Pass parameter ownership through (Unsqueeze of a BN scale).
       for (const std::string &out : n.outputs)
         constant.insert(out);
-      int64_t carried = 0;
-      for (const std::string &in : n.inputs)
+      int64_t carried = 0, carriedTied = 0;
+      for (const std::string &in : n.inputs) {
         if (auto it = paramElems.find(in); it != paramElems.end()) {
           carried += it->second;
           paramElems.erase(it);
         }
+        if (auto it = tiedElems.find(in); it != tiedElems.end()) {
+          carriedTied += it->second;
+          tiedElems.erase(it);
+        }
+      }
       if (carried && !n.outputs.empty())
         paramElems[n.outputs[0]] += carried;
+      if (carriedTied && !n.outputs.empty())
+        tiedElems[n.outputs[0]] += carriedTied;
       continue;
     }
     SmallVector<Value> operands;
-    int64_t params = 0;
+    int64_t params = 0, tied = 0;
     for (const std::string &in : n.inputs) {
       if (in.empty())
         continue;
@@ -173,6 +186,10 @@ perf::buildPerfModuleFromOnnx(MLIRContext *ctx, const OnnxModel &model,
       if (auto it = paramElems.find(in); it != paramElems.end()) {
         params += it->second;
         paramElems.erase(it);
+      }
+      if (auto it = tiedElems.find(in); it != tiedElems.end()) {
+        tied += it->second;
+        tiedElems.erase(it);
       }
     }
     SmallVector<Type> results;
@@ -189,6 +206,8 @@ perf::buildPerfModuleFromOnnx(MLIRContext *ctx, const OnnxModel &model,
     state.addAttribute("onnx.name", b.getStringAttr(n.name));
     if (params)
       state.addAttribute("onnx.params", b.getI64IntegerAttr(params));
+    if (tied)
+      state.addAttribute("onnx.tied_params", b.getI64IntegerAttr(tied));
     if (!ln.supported)
       state.addAttribute("onnx.unsupported", b.getUnitAttr());
     if (ln.trainingDropout)

@@ -3,7 +3,7 @@
 Run with Debian's python3-onnx (1.12): /usr/bin/python3 make_fixtures.py
 """
 import onnx
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 F = TensorProto.FLOAT
 
@@ -160,3 +160,36 @@ nodes = [helper.make_node("MatMul", ["x", "w"], ["h"], name="fc"),
          helper.make_node("Dropout", ["h"], ["y"], name="drop", ratio=0.1)]
 g = helper.make_graph(nodes, "g", [x], [y], initializer=[w])
 save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)]), "dropout.onnx")
+
+# A tied LM head as torch.onnx.export writes it with constant folding (its
+# default): the token embedding "emb.weight" [100, 16] and, for the head's
+# MatMul, a folded transposed copy "onnx::MatMul_12" [16, 100] with the
+# same numbers: one parameter. The two zero biases of one size are equal by
+# construction, not tied: both count.
+import numpy as np
+rng = np.random.default_rng(7)
+emb = rng.standard_normal((100, 16)).astype(np.float32)
+ids = helper.make_tensor_value_info("input", TensorProto.INT64, [2, 8])
+y = helper.make_tensor_value_info("logits", F, [2, 8, 100])
+inits = [
+    numpy_helper.from_array(emb, "emb.weight"),
+    numpy_helper.from_array(
+        rng.standard_normal((16, 16)).astype(np.float32), "onnx::MatMul_11"),
+    numpy_helper.from_array(np.zeros(16, np.float32), "lin.bias"),
+    numpy_helper.from_array(
+        rng.standard_normal((16, 16)).astype(np.float32), "onnx::MatMul_13"),
+    numpy_helper.from_array(np.zeros(16, np.float32), "lin2.bias"),
+    numpy_helper.from_array(np.ascontiguousarray(emb.T), "onnx::MatMul_12"),
+]
+nodes = [
+    helper.make_node("Gather", ["emb.weight", "input"], ["e"], name="emb"),
+    helper.make_node("MatMul", ["e", "onnx::MatMul_11"], ["m"], name="lin_mm"),
+    helper.make_node("Add", ["lin.bias", "m"], ["a"], name="lin_add"),
+    helper.make_node("MatMul", ["a", "onnx::MatMul_13"], ["m2"], name="lin2_mm"),
+    helper.make_node("Add", ["lin2.bias", "m2"], ["a2"], name="lin2_add"),
+    helper.make_node("Relu", ["a2"], ["r"], name="relu"),
+    helper.make_node("MatMul", ["r", "onnx::MatMul_12"], ["logits"], name="head"),
+]
+g = helper.make_graph(nodes, "g", [ids], [y], initializer=inits)
+save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]),
+     "tied_embedding.onnx")
