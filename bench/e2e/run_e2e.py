@@ -192,11 +192,13 @@ def main():
              "`perf-opt --estimate --perf-device=<GPU>`; measured step times are the NeuSight labels",
              "(FP32, PyTorch 2.1, one GPU; ../shared/data/e2e). Error = (predicted - measured) / measured.",
              "No stack was fitted on these steps: `roofline` and `tile` use datasheet figures and the",
-             "tile model's shipped fit; `ml,tile,heuristic,roofline` is what `perf-opt --estimate` uses",
-             "by default: its `ml` folder (data/models/neusight) was trained by perf-train on the",
-             "NeuSight *kernel* measurements of the same five GPUs (in distribution for the kernels,",
-             "not for these steps). Those measurements time each kernel alone between two events; `ml` prices",
-             "a kernel as it runs behind others on a stream, without that isolated launch.", ""]
+             "tile model's shipped fit; `%s` is what `perf-opt --estimate` uses" % DEFAULT_STACK,
+             "by default (on these five GPUs, which its folder was trained on, the held-out selection",
+             "does not apply): its `ml` boosters and `calibrated` fits (data/models/neusight) were trained",
+             "by perf-train on the NeuSight *kernel* measurements of the same five GPUs (in distribution",
+             "for the kernels, not for these steps). Those measurements time each kernel alone between",
+             "two events; the models price a kernel as it runs behind others on a stream, without that",
+             "isolated launch.", ""]
     header = "| GPU | model | phase | seq | batch | measured ms | " + " | ".join(
         "%s ms | err %%" % s for s in stacks) + " | NeuSight err % |"
     lines += [header, "|" + "---|" * (6 + 2 * len(stacks) + 1)]
@@ -272,6 +274,22 @@ def main():
             a, b = totals[k]
             lines.append("| %s | %.1f | %.1f | %+.1f | %.1f |" % (k, a, b, b - a,
                                                                 100.0 * abs(b - a) / absdiff))
+        # The same comparison per GPU: measured node time over predicted,
+        # by kind. A GPU whose kernels run faster in the steps than in the
+        # kernel measurements the models learned from shows below 1.
+        gpus = sorted({l["gpu"] for l, _ in fx})
+        shown = [k for k in kinds if totals[k][0] > 0.01 * sum(a for a, _ in totals.values())]
+        lines += ["", "Measured node time over predicted, per GPU and kind (sums over the "
+                  "GPU's inference fx graphs; below 1: the steps ran those kernels faster "
+                  "than the models, trained on the kernel measurements, price them):", "",
+                  "| GPU | " + " | ".join(shown) + " |", "|" + "---|" * (1 + len(shown))]
+        for g in gpus:
+            cells = []
+            for k in shown:
+                a = sum(l["kinds_measured"].get(k, 0) for l, _ in fx if l["gpu"] == g)
+                b = sum(l["kinds_predicted"].get(k, 0) for l, _ in fx if l["gpu"] == g)
+                cells.append("%.2f" % (a / b) if b > 0 else "-")
+            lines.append("| %s | %s |" % (g, " | ".join(cells)))
     if unsupported:
         lines += ["", "Labels not estimated (model family not imported yet):", ""]
         lines += ["- %s: %s" % u for u in unsupported]

@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include "onnx/checker.h"
@@ -279,9 +280,10 @@ static void markDuplicateInitializers(const onnx::GraphProto &g,
   std::map<std::pair<int, int64_t>, std::vector<StoredWeight>> groups;
   for (const auto &init : g.initializer()) {
     int64_t count = 1;
+    bool valid = true;
     for (int64_t d : init.dims())
-      count *= d;
-    if (count < 2)
+      valid = valid && d >= 0 && !llvm::MulOverflow(count, d, count);
+    if (!valid || count < 2)
       continue;
     auto [bytes, elem] = floatInitializerBytes(init);
     if (bytes.size() != size_t(count) * elem)
