@@ -12,6 +12,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
+#include <cmath>
 
 using namespace perf;
 
@@ -159,9 +160,63 @@ std::vector<KernelCostMiss> KernelCostStack::misses() const {
   return all;
 }
 
+namespace {
+/// "a*b": the geometric mean of several models' prices, where all of them
+/// price a kernel (two models with errors of opposite sign meet halfway).
+/// Streamed and isolated times are each averaged, so the isolation part is
+/// what separates the two means.
+class GeometricMeanModel : public KernelCostModel {
+public:
+  GeometricMeanModel(std::string name,
+                     std::vector<std::unique_ptr<KernelCostModel>> parts)
+      : modelName(std::move(name)), parts(std::move(parts)) {}
+  llvm::StringRef name() const override { return modelName; }
+  std::optional<KernelCost> estimate(const KernelDesc &kernel,
+                                     const GpuSpec &gpu) const override {
+    double logStreamed = 0, logIsolated = 0;
+    std::optional<KernelCost> first;
+    for (const auto &part : parts) {
+      std::optional<KernelCost> cost = part->estimate(kernel, gpu);
+      if (!cost || !(cost->latencyUs > 0))
+        return std::nullopt;
+      logStreamed += std::log(cost->latencyUs);
+      logIsolated += std::log(cost->latencyUs + cost->isolationUs);
+      if (!first)
+        first = cost;
+    }
+    KernelCost cost = *first;
+    double n = double(parts.size());
+    cost.latencyUs = std::exp(logStreamed / n);
+    cost.isolationUs =
+        std::max(std::exp(logIsolated / n) - cost.latencyUs, 0.0);
+    cost.model = modelName;
+    return cost;
+  }
+
+private:
+  std::string modelName;
+  std::vector<std::unique_ptr<KernelCostModel>> parts;
+};
+} // namespace
+
 llvm::Expected<std::unique_ptr<KernelCostModel>>
 perf::createKernelCostModel(llvm::StringRef name,
                             const CostModelOptions &options) {
+  if (name.contains('*')) {
+    llvm::SmallVector<llvm::StringRef> names;
+    name.split(names, '*');
+    std::vector<std::unique_ptr<KernelCostModel>> parts;
+    for (llvm::StringRef part : names) {
+      if (part.trim().empty() || part.trim().contains('*'))
+        return llvm::createStringError("malformed model combination '" +
+                                       name + "'");
+      auto model = createKernelCostModel(part.trim(), options);
+      if (!model)
+        return model.takeError();
+      parts.push_back(std::move(*model));
+    }
+    return std::make_unique<GeometricMeanModel>(name.str(), std::move(parts));
+  }
   if (name == "roofline")
     return std::make_unique<RooflineModel>(options.computeEfficiency,
                                            options.memoryEfficiency);
@@ -223,7 +278,8 @@ perf::createKernelCostModel(llvm::StringRef name,
   }
   return llvm::createStringError(
       "unknown kernel cost model '" + name +
-      "' (known: db, ml, tile, calibrated, heuristic, roofline)");
+      "' (known: db, ml, tile, calibrated, heuristic, roofline, or a "
+      "geometric mean of several such as ml*tile)");
 }
 
 llvm::Expected<KernelCostStack>

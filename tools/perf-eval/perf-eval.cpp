@@ -35,13 +35,16 @@ static cl::list<std::string> inputs(cl::Positional, cl::desc("<csv[.gz]...>"),
                                     cl::cat(category));
 static cl::opt<std::string>
     modelNames("model", cl::init("roofline"),
-               cl::desc("Model stack, first that prices a row wins "
-                        "(db,ml,tile,heuristic,roofline)"),
+               cl::desc("Model stack, first that prices a row wins: db, ml, "
+                        "tile, calibrated, heuristic, roofline, combinations "
+                        "such as ml*tile (geometric mean), or auto "
+                        "(default: roofline)"),
                cl::cat(category));
 static cl::opt<std::string>
     deviceOpt("device", cl::init("auto"),
               cl::desc("GPU name, device JSON file, or 'auto' (the row's "
-                       "Device column, from --device-dir or the catalog)"),
+                       "Device column, from --device-dir or the catalog; "
+                       "default: auto)"),
               cl::cat(category));
 static cl::opt<std::string>
     deviceDir("device-dir",
@@ -57,10 +60,10 @@ static cl::opt<std::string> outputFormat(
     "output", cl::init("table"),
     cl::desc("What file mode prints: table (per-kind errors), csv or json "
              "(every priced row: file, line, op, device, measured and "
-             "predicted us, model, relative error)"),
+             "predicted us, model, relative error; default: table)"),
     cl::cat(category));
 static cl::opt<unsigned> worst("worst", cl::init(5),
-                               cl::desc("Worst rows to list"),
+                               cl::desc("Worst rows to list (default: 5)"),
                                cl::cat(category));
 static cl::opt<bool>
     leaveOneOut("leave-one-out",
@@ -74,17 +77,19 @@ static cl::opt<bool> inDistribution(
     cl::cat(category));
 static cl::opt<double>
     testFraction("test-fraction", cl::init(0.2),
-                 cl::desc("Share of rows held out by --in-distribution"),
+                 cl::desc("Share of rows held out by --in-distribution "
+                          "(default: 0.2)"),
                  cl::cat(category));
 static cl::opt<unsigned> fewShot(
     "few-shot",
     cl::desc("With --leave-one-out: move this many random rows of each op "
              "of the held-out GPU into training (a short measurement run on "
-             "a new GPU); they are not scored"),
+             "a new GPU); they are not scored (default: 0)"),
     cl::init(0), cl::cat(category));
 static cl::opt<double>
     fewShotWeight("few-shot-weight", cl::init(10.0),
-                  cl::desc("Weight of the --few-shot rows in the ml loss"),
+                  cl::desc("Weight of the --few-shot rows in the ml loss "
+                           "(default: 10)"),
                   cl::cat(category));
 static cl::opt<bool> debiased(
     "debiased",
@@ -102,19 +107,22 @@ static cl::opt<std::string>
              cl::cat(category));
 static cl::opt<std::string>
     looModels("models", cl::init("roofline,heuristic,tile,ml,db"),
-              cl::desc("Models compared by --leave-one-out"),
+              cl::desc("Models compared by --leave-one-out (default: "
+                       "roofline,heuristic,tile,ml,db)"),
               cl::cat(category));
 static cl::opt<unsigned> maxRows("max-rows", cl::init(40000),
-                                 cl::desc("ml training rows per kind"),
+                                 cl::desc("ml training rows per kind (default: 40000)"),
                                  cl::cat(category));
 static cl::opt<unsigned> rounds("rounds", cl::init(300),
-                                cl::desc("ml boosting rounds"),
+                                cl::desc("ml boosting rounds (default: 300)"),
                                 cl::cat(category));
 static cl::opt<unsigned> maxDepth("max-depth", cl::init(8),
-                                  cl::desc("ml tree depth"), cl::cat(category));
+                                  cl::desc("ml tree depth (default: 8)"),
+                                  cl::cat(category));
 static cl::opt<double>
     evalFraction("eval-fraction", cl::init(1.0),
-                 cl::desc("Fraction of held-out rows priced (fixed seed)"),
+                 cl::desc("Fraction of held-out rows priced (fixed seed; "
+                          "default: 1)"),
                  cl::cat(category));
 static cl::opt<std::string>
     workDir("work-dir",
@@ -448,12 +456,20 @@ static int runCrossValidation() {
     CostModelOptions options;
     options.mlModelDir = dir.str().str();
     bool selects = llvm::is_contained(models, kAutoModelStack);
-    bool trainsMl = llvm::is_contained(models, "ml") ||
-                    llvm::is_contained(models, "ml-calibrated") ||
-                    llvm::is_contained(models, "ml*tile") || selects;
-    bool needsTraining = trainsMl || llvm::is_contained(models, "tile") ||
-                         llvm::is_contained(models, "calibrated");
-    // (ml*tile trains both: trainModelDirectory always fits tile.json.)
+    // Whether any model (or part of a combination such as ml*tile) needs
+    // what trainModelDirectory fits: boosters, tile.json, roofline.json.
+    auto uses = [&](std::initializer_list<llvm::StringRef> fitted) {
+      for (llvm::StringRef name : models) {
+        llvm::SmallVector<llvm::StringRef> parts;
+        name.split(parts, '*');
+        for (llvm::StringRef part : parts)
+          if (llvm::is_contained(fitted, part.trim()))
+            return true;
+      }
+      return false;
+    };
+    bool trainsMl = uses({"ml", "ml-calibrated"}) || selects;
+    bool needsTraining = trainsMl || uses({"tile", "calibrated"});
     if (needsTraining) {
       MlTrainOptions ml;
       ml.maxRows = maxRows;
@@ -493,7 +509,6 @@ static int runCrossValidation() {
     for (llvm::StringRef name : models) {
       llvm::Expected<std::unique_ptr<KernelCostModel>> model =
           llvm::createStringError("unset");
-      std::unique_ptr<KernelCostModel> second;
       llvm::consumeError(model.takeError());
       if (name == "ml-calibrated") {
         // The ml model trained without this GPU, told one number measured
@@ -511,16 +526,6 @@ static int runCrossValidation() {
                        << llvm::formatv("{0:f1}", us) << " us\n";
         }
         model = std::unique_ptr<KernelCostModel>(std::move(*ml));
-      } else if (name == "ml*tile") {
-        // Geometric mean of the ml and tile prices where both price a row.
-        auto ml = createKernelCostModel("ml", options);
-        if (!ml)
-          return fail(llvm::toString(ml.takeError()));
-        auto tile = createKernelCostModel("tile", options);
-        if (!tile)
-          return fail(llvm::toString(tile.takeError()));
-        second = std::move(*tile);
-        model = std::move(*ml);
       } else if (name == kAutoModelStack) {
         auto stack = createKernelCostStack(name, options);
         if (!stack)
@@ -543,12 +548,6 @@ static int runCrossValidation() {
           return c;
         };
         std::optional<KernelCost> cost = isolated(**model);
-        if (second) {
-          std::optional<KernelCost> other = isolated(*second);
-          if (!cost || !other)
-            continue;
-          cost->latencyUs = std::sqrt(cost->latencyUs * other->latencyUs);
-        }
         if (!cost)
           continue;
         std::string column = foldOf(m->device);

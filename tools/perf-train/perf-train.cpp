@@ -48,7 +48,7 @@ static cl::opt<double> dbWeight(
     "db-weight", cl::init(1.0),
     cl::desc("Weight of the --db rows in the ml loss (e.g. 10 for a few "
              "hundred measurements of a new GPU next to the NeuSight data); "
-             "rows weighted above 1 are never subsampled away"),
+             "rows weighted above 1 are never subsampled away (default: 1)"),
     cl::cat(category));
 static cl::opt<bool> rooflineOnly(
     "roofline-only",
@@ -63,10 +63,10 @@ static cl::opt<bool> selectModels(
              "'auto' stack routes kernels on unmeasured GPUs by it)"),
     cl::cat(category));
 static cl::opt<unsigned> maxRows("max-rows", cl::init(40000),
-                                 cl::desc("ml training rows per kind"),
+                                 cl::desc("ml training rows per kind (default: 40000)"),
                                  cl::cat(category));
 static cl::opt<unsigned> rounds("rounds", cl::init(300),
-                                cl::desc("ml boosting rounds"),
+                                cl::desc("ml boosting rounds (default: 300)"),
                                 cl::cat(category));
 
 static int fail(const llvm::Twine &message) {
