@@ -129,17 +129,30 @@ llvm::Expected<ModelSelection> ModelSelection::load(llvm::StringRef path) {
   return out;
 }
 
+bool ModelSelection::fittedWithoutHoldout(llvm::StringRef model) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  model.split(parts, '*');
+  return llvm::any_of(parts, [](llvm::StringRef part) {
+    part = part.trim();
+    return part == "ml" || part == "tile" || part == "db";
+  });
+}
+
 KernelCost KernelCostStack::estimate(const KernelDesc &kernel,
                                      const GpuSpec &gpu) const {
   llvm::StringRef preferred = selection.choose(kernel, gpu);
-  if (!preferred.empty())
+  bool analyticOnly = preferred == ModelSelection::kAnalyticOnly;
+  if (!preferred.empty() && !analyticOnly)
     for (const auto &model : models)
       if (model->name() == preferred)
         if (std::optional<KernelCost> cost = model->estimate(kernel, gpu))
           return *cost;
-  for (const auto &model : models)
+  for (const auto &model : models) {
+    if (analyticOnly && ModelSelection::fittedWithoutHoldout(model->name()))
+      continue;
     if (std::optional<KernelCost> cost = model->estimate(kernel, gpu))
       return *cost;
+  }
   KernelCost none;
   none.model = "none";
   return none;

@@ -258,7 +258,14 @@ perf::selectModelsByHeldOutGpu(llvm::ArrayRef<TrainingRow> rows,
     byChip[chipOf(r.gpu->name)].push_back(i);
   }
   if (byChip.size() < 2) {
-    log << "select: one GPU only, nothing to hold out\n";
+    // Nothing to hold out: no evidence that ml or tile, fitted on this GPU
+    // alone, carry over to another one.
+    log << "select: one GPU only, nothing to hold out: on other GPUs every "
+           "kind is priced by the analytic models\n";
+    for (const TrainingRow &r : rows)
+      selection.first[{kernelKindName(r.kernel->kind).str(),
+                       numberTypeKey(*r.kernel)}] =
+          ModelSelection::kAnalyticOnly;
     return selection;
   }
   llvm::SmallVector<llvm::StringRef> candidates;

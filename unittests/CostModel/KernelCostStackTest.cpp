@@ -212,3 +212,30 @@ TEST(ModelSelection, AutoStackReadsATrainedFolder) {
   EXPECT_EQ(stack->estimate(kernels[3], *lookupGpu("T4")).model, "roofline");
   llvm::sys::fs::remove_directories(dir);
 }
+
+// Trained on one GPU, nothing could be held out: on another GPU the models
+// fitted to that GPU alone (ml, tile, and combinations of them) step aside.
+TEST(ModelSelection, OneTrainingGpuLeavesOthersToTheAnalyticModels) {
+  GpuSpec v100 = *lookupGpu("V100");
+  KernelDesc k = gemm(DType::F16, true);
+  std::vector<TrainingRow> rows = {{&k, &v100, 100}};
+  llvm::SmallString<128> work;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-select-test", work));
+  std::string log;
+  llvm::raw_string_ostream os(log);
+  auto selection = selectModelsByHeldOutGpu(rows, work, MlTrainOptions(), os);
+  ASSERT_TRUE(bool(selection)) << llvm::toString(selection.takeError());
+  ModelSelection::Key key{"gemm", "f16+tc"};
+  EXPECT_EQ(selection->first[key], ModelSelection::kAnalyticOnly);
+  EXPECT_NE(log.find("nothing to hold out"), std::string::npos) << log;
+
+  KernelCostStack stack;
+  stack.add(std::make_unique<FixedModel>("ml", 10));
+  stack.add(std::make_unique<FixedModel>("ml*tile", 12));
+  stack.add(std::make_unique<FixedModel>("calibrated", 15));
+  stack.add(std::make_unique<FixedModel>("roofline", 20));
+  stack.setSelection(*selection);
+  EXPECT_EQ(stack.estimate(k, v100).model, "ml");
+  EXPECT_EQ(stack.estimate(k, *lookupGpu("A100")).model, "calibrated");
+  llvm::sys::fs::remove_directories(work);
+}

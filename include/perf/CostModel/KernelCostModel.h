@@ -104,6 +104,16 @@ struct ModelSelection {
   /// Per key and candidate model: the mean over held-out GPUs of its GMAE.
   std::map<Key, std::map<std::string, double>> heldOutGmae;
 
+  /// The choice for kinds whose models could not be held out (a folder
+  /// trained on one GPU): on other GPUs, only models that need no per-GPU
+  /// fit or whose fits passed a held-out check answer (the calibrated
+  /// roofline's "*" fits, the heuristic, the roofline); ml and tile, fitted
+  /// on the training GPU alone, do not.
+  static constexpr const char *kAnalyticOnly = "analytic";
+  /// Whether `model` (a name, or a combination a*b) learns from the
+  /// training GPUs' rows without a held-out check of its own.
+  static bool fittedWithoutHoldout(llvm::StringRef model);
+
   /// The model to try first for `kernel` on `gpu`, or "" for the order.
   llvm::StringRef choose(const KernelDesc &kernel, const GpuSpec &gpu) const;
   llvm::json::Value toJson() const;

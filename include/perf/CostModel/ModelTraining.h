@@ -60,7 +60,9 @@ std::string chipOf(llvm::StringRef device);
 /// under `workDir`) and price the chip's rows as measured (isolated). Per
 /// kernel kind and number type, the model with the lowest mean GMAE over
 /// the held-out chips, among those that priced at least 90% of each chip's
-/// rows, is chosen. Progress and the scores go to `log`.
+/// rows, is chosen. With rows of one chip only, nothing can be held out and
+/// every kind gets ModelSelection::kAnalyticOnly. Progress and the scores go
+/// to `log`.
 llvm::Expected<ModelSelection>
 selectModelsByHeldOutGpu(llvm::ArrayRef<TrainingRow> rows,
                          llvm::StringRef workDir, const MlTrainOptions &options,
