@@ -391,8 +391,9 @@ def PaiArchitecture : Pass<"perf-pai-architecture", "::mlir::ModuleOp"> {
     receive the gradients after the backward pass (`pai::push`); the worker's
     optimizer ops go (the servers apply the update). AllReduce-Local: one
     ring all_reduce of the gradients inside one server. AllReduce-Cluster: one
-    hierarchical all_reduce (NCCL's tree: a chain inside each server, a
-    double binary tree across) over `workers` GPUs, `gpus-per-node` a server.
+    all_reduce over `workers` GPUs, `gpus-per-node` a server, run as NCCL's
+    tuner picks (its ring, or its tree: a chain inside each server, a double
+    binary tree across).
     One replica (device 0) is modeled; `perf.pai_architecture` on the graph
     tells --perf-comm-cost how to price the parameter-server links.
   }];

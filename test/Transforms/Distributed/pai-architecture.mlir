@@ -64,22 +64,25 @@
 // LOCAL-SAME: perf.end_us = 8.370250e+03 : f64, perf.latency_us = 3.622500e+02 : f64, perf.protocol = "Simple", perf.start_us = 8.008000e+03
 // LOCAL: perf.op "sgd"
 
-// AllReduce-Cluster, 16 workers on 2 servers: the hierarchical all_reduce
-// is NCCL's tree (a chain through each server's 8 GPUs, a tree across the
-// servers). A channel leaves a server through its one 3.125 GB/s NIC:
-// speedArrayInter's 3, one channel. Tree all_reduce: bus min(3 x .92,
-// 18.5) = 2.76, halved 1.38, x .7 (tree correction, log2(7e6 / 64) = 16)
-// = 0.966 GB/s; latency 8.4 + 2 (7 x 4.0 (NVLink) + 1 x 14 (NET)) =
-// 92.4 us: 92.4 + 7e6 / 966 = 7338.78 us (no LL128 with the NIC off the
-// GPUs' PCIe switch; LL at 0.218 GB/s). The PAI breakdown's analytical
+// AllReduce-Cluster, 16 workers on 2 servers: one all_reduce as NCCL's
+// tuner runs it. A channel leaves a server through its one 3.125 GB/s NIC:
+// speedArrayInter's 3, one channel; two nodes, so bus 1 x 3 = 3 GB/s.
+// Ring Simple: 3 x 16/30 = 1.6 GB/s; 30 steps, 2 across the servers:
+// 8.4 + 28 x 3.4 + 2 x 14 = 131.6 us, x 1.9 (the ring plateau before SM80)
+// = 250.04 us: 250.04 + 7e6 / 1600 = 4625.04 us. Its tree (a chain
+// through each server's 8 GPUs, a tree across): bus min(3 x .92, 18.5) =
+// 2.76, halved, x .7 (tree correction, log2(7e6 / 64) = 16) = 0.966 GB/s,
+// 8.4 + 2 (7 x 4.0 + 14) = 92.4 us: 7338.78 us. No LL128 (the NIC is not on
+// the GPUs' PCIe switch); LL at 0.8 GB/s. The PAI breakdown's analytical
 // figure is 3550 us.
 // (--perf-comm-cost without a system prices on the one the workers were
 // placed on.)
-// CLUSTER: perf.all_reduce {algorithm = "tree", bytes = 7000000 : i64, group = array<i64: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>
-// CLUSTER-SAME: perf.latency_us = 7338.7768
+// CLUSTER: perf.all_reduce {bytes = 7000000 : i64, group = array<i64: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>
+// CLUSTER-SAME: perf.algorithm = "ring"
+// CLUSTER-SAME: perf.latency_us = 4.625040e+03
 
 // Four workers a server: workers 4-7 are GPUs 0-3 of the second server.
-// CLUSTER4: perf.all_reduce {algorithm = "tree", bytes = 7000000 : i64, group = array<i64: 0, 1, 2, 3, 8, 9, 10, 11>
+// CLUSTER4: perf.all_reduce {bytes = 7000000 : i64, group = array<i64: 0, 1, 2, 3, 8, 9, 10, 11>
 
 // TOOMANY: error: --perf-pai-architecture: allreduce-local keeps the job in one server, but 16 workers exceed 8 GPUs a server (use allreduce-cluster)
 // BADARCH: error: --perf-pai-architecture: unknown arch 'ring' (ps-worker, allreduce-local, allreduce-cluster)

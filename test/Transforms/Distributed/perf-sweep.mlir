@@ -63,11 +63,11 @@
 // --arch-graph=off leaves the graph alone: the critical path is the work.
 // OFF: ps-worker 25 10 1 1 1000.0 980.0 2.0 8400.0 10382.0 1858.8
 // 16 workers: AllReduce-Local stays one full server (363.25 us as above);
-// AllReduce-Cluster spans two, NCCL's tree all_reduce through each server's
-// one 25 GbE NIC, 7338.78 us (pai-architecture.mlir works it): 1858.75 +
-// 7338.78 + 1 = 9198.53 us.
+// AllReduce-Cluster spans two, NCCL's ring all_reduce through each server's
+// one 25 GbE NIC, 4625.04 us (pai-architecture.mlir works it): 1858.75 +
+// 4625.04 + 1 = 6484.79 us.
 // W16: allreduce-local 25 10 1 1 8000.0 980.0 2.0 350.0 9332.0 2222.0
-// W16-NEXT: allreduce-cluster 25 10 1 1 8000.0 980.0 2.0 3550.0 12532.0 9198.5
+// W16-NEXT: allreduce-cluster 25 10 1 1 8000.0 980.0 2.0 3550.0 12532.0 6484.8
 // BADGRAPH: perf-sweep: error: --arch-graph: expected auto, on or off, got 'maybe'
 // BADLIST: perf-sweep: error: --tflops: expected positive numbers, got 'x'
 // BADPIPE: perf-sweep: error: bad --pipeline: {{.*}}'no-such-pass' does not refer to a registered pass
