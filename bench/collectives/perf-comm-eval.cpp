@@ -29,6 +29,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -241,6 +242,27 @@ static llvm::Error loadAll(std::map<std::string, SystemSpec> &systems,
   return llvm::Error::success();
 }
 
+/// The sum of absolute percentage errors of the best constant for `times`
+/// (the median weighted by 1 / t minimizes it).
+static double bestConstantErrors(std::vector<double> times) {
+  llvm::sort(times);
+  double total = 0, half = 0;
+  for (double t : times)
+    total += 1 / t;
+  double best = times.empty() ? 0 : times.back();
+  for (double t : times) {
+    half += 1 / t;
+    if (half >= total / 2) {
+      best = t;
+      break;
+    }
+  }
+  double sum = 0;
+  for (double t : times)
+    sum += std::fabs(best - t) / t;
+  return sum;
+}
+
 static std::vector<CalibrationPoint>
 pointsOf(const std::vector<Priced> &rows, llvm::ArrayRef<size_t> which,
          std::optional<unsigned> skipBand = std::nullopt) {
@@ -251,28 +273,70 @@ pointsOf(const std::vector<Priced> &rows, llvm::ArrayRef<size_t> which,
   return out;
 }
 
-/// Writes the calibrations into the system file, keeping its other keys.
+/// Writes the calibrations into the system file: its other keys stay, in
+/// the order the file has them, "calibration" last, its figures to four
+/// significant digits (the fit's noise is not worth keeping; the change is
+/// well under 0.1% of any time).
 static llvm::Error writeSystemFile(const std::string &path,
                                    const SystemSpec &spec) {
   auto buf = llvm::MemoryBuffer::getFile(path);
   if (!buf)
     return llvm::createStringError(path + ": " + buf.getError().message());
-  auto json = llvm::json::parse((*buf)->getBuffer());
+  llvm::StringRef text = (*buf)->getBuffer();
+  auto json = llvm::json::parse(text);
   if (!json)
     return llvm::createStringError(path + ": " +
                                    llvm::toString(json.takeError()));
   llvm::json::Object *o = json->getAsObject();
   if (!o)
     return llvm::createStringError(path + ": not a JSON object");
-  o->erase("calibration");
-  llvm::json::Object calibration = calibrationToJson(spec);
-  if (!calibration.empty())
-    (*o)["calibration"] = std::move(calibration);
+  std::vector<std::pair<size_t, std::string>> keys;
+  for (const auto &kv : *o)
+    if (kv.first != "calibration")
+      keys.push_back(
+          {text.find(("\"" + llvm::StringRef(kv.first) + "\"").str()),
+           kv.first.str()});
+  llvm::sort(keys);
+
   std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec);
+  llvm::raw_fd_ostream file(path, ec);
   if (ec)
     return llvm::createStringError(path + ": " + ec.message());
-  out << llvm::formatv("{0:2}", llvm::json::Value(std::move(*json))) << "\n";
+  llvm::json::OStream j(file, 2);
+  auto figure = [&](llvm::StringRef key, double x) {
+    j.attributeBegin(key);
+    j.rawValue(llvm::formatv("{0}", llvm::format("%.4g", x)).str());
+    j.attributeEnd();
+  };
+  j.object([&] {
+    for (auto &[at, key] : keys)
+      j.attribute(key, *o->get(key));
+    j.attributeObject("calibration", [&] {
+      for (unsigned k = 0; k < 6; ++k) {
+        bool any = false;
+        for (const auto &c : spec.calibration[k])
+          any |= c.has_value();
+        if (!any)
+          continue;
+        j.attributeObject(collectiveKindName(CollectiveKind(k)), [&] {
+          for (unsigned f = 0; f < kNumFabrics; ++f) {
+            const std::optional<CollectiveCalibration> &c =
+                spec.calibration[k][f];
+            if (!c)
+              continue;
+            j.attributeObject(fabricName(Fabric(f)), [&] {
+              figure("latency_scale", c->latencyScale);
+              figure("latency_offset_us", c->latencyOffsetUs);
+              figure("bandwidth_efficiency", c->bandwidthEfficiency);
+              j.attribute("points", int64_t(c->points));
+              j.attribute("source", c->source);
+            });
+          }
+        });
+      }
+    });
+  });
+  file << "\n";
   return llvm::Error::success();
 }
 
@@ -358,15 +422,38 @@ int main(int argc, char **argv) {
           collectiveProtocolName(r.nccl.protocol));
   }
 
+  // The noise floor below 1 MiB: the error of the best constant per
+  // factor-of-two size window, an oracle that sees the rows it scores.
+  std::map<ShapeKey, std::map<int, std::vector<double>>> windows;
+  for (const Priced &r : rows)
+    if (bandOf(r.row.bytes) == 0)
+      windows[{r.system, r.kind, r.row.workers, r.row.perNode}]
+             [int(std::floor(std::log2(r.row.bytes)))]
+                 .push_back(r.row.measuredUs);
+  std::map<ShapeKey, Errors> floorByShape;
+  std::map<CollectiveKind, Errors> floorByKind;
+  for (auto &[shape, byWindow] : windows) {
+    Errors &e = floorByShape[shape];
+    Errors &k = floorByKind[std::get<1>(shape)];
+    for (auto &[w, times] : byWindow) {
+      double sum = bestConstantErrors(times);
+      e.sum[0] += sum;
+      e.n[0] += times.size();
+      k.sum[0] += sum;
+      k.n[0] += times.size();
+    }
+  }
+
   llvm::raw_ostream &os = llvm::outs();
   os << "### Error per system and group (MAPE; train = fitted on these "
         "rows, held out = fitted without them)\n\n"
      << "| system | collective | GPUs | per node | fabric | sizes | NCCL "
-        "alone | train < 1 MiB | train >= 1 MiB | held out (systems) < 1 "
+        "alone | noise floor < 1 MiB | train < 1 MiB | train >= 1 MiB | held "
+        "out (systems) < 1 "
         "MiB | held out (systems) >= 1 MiB | held out (sizes) < 1 MiB | "
         "held out (sizes) >= 1 MiB | at 64 MiB: measured / NCCL / "
         "calibrated (us), NCCL's choice |\n"
-     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (auto &[shape, err] : byShape) {
     auto &[system, kind, workers, perNode] = shape;
     RankPlacement p = packRanks(workers, systems[system], perNode);
@@ -374,10 +461,11 @@ int main(int argc, char **argv) {
        << workers << " | " << perNode << " | "
        << fabricName(fabricOf(p, systems[system])) << " | "
        << err[NcclAlone].count() << " | " << err[NcclAlone].all() << " | "
-       << err[Train].band(0) << " | " << err[Train].large() << " | "
-       << err[HeldOutSystem].band(0) << " | " << err[HeldOutSystem].large()
-       << " | " << err[HeldOutBand].band(0) << " | " << err[HeldOutBand].large()
-       << " | " << (at64MiB.count(shape) ? at64MiB[shape] : "-") << " |\n";
+       << floorByShape[shape].band(0) << " | " << err[Train].band(0) << " | "
+       << err[Train].large() << " | " << err[HeldOutSystem].band(0) << " | "
+       << err[HeldOutSystem].large() << " | " << err[HeldOutBand].band(0)
+       << " | " << err[HeldOutBand].large() << " | "
+       << (at64MiB.count(shape) ? at64MiB[shape] : "-") << " |\n";
   }
   os << "\n### Error per collective\n\n"
      << "| collective | scored as | sizes |";
@@ -392,6 +480,10 @@ int main(int argc, char **argv) {
         os << " " << err[s].band(b) << " |";
       os << " " << err[s].large() << " | " << err[s].all() << " |\n";
     }
+  for (auto &[kind, err] : floorByKind)
+    os << "| " << collectiveKindName(kind)
+       << " | noise floor: best constant per 2x size window | " << err.count()
+       << " | " << err.band(0) << " | - | - | - | - |\n";
   os << "\n### Fitted calibrations\n\n"
      << "| system | collective | fabric | rows | latency scale | latency "
         "offset (us) | bandwidth efficiency | held out (systems): scale / "
