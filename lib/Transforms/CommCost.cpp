@@ -23,6 +23,21 @@ using namespace mlir;
 static constexpr const char *kAlgorithmNames =
     "auto, ring, tree, collnet_direct, collnet_chain, nvls, nvls_tree, pat";
 
+/// An all_to_all over its own group's ranks: `split_bytes` as given, else
+/// bytes / group size from every device to every other.
+static llvm::Expected<CollectiveEstimate>
+priceAllToAll(AllToAllOp op, const SystemSpec &system) {
+  SmallVector<int> ranks;
+  for (int64_t r : op.getGroup())
+    ranks.push_back(int(r));
+  size_t n = ranks.size();
+  std::vector<double> matrix(n * n, double(op.getBytes()) / double(n));
+  if (std::optional<ArrayRef<int64_t>> splits = op.getSplitBytes())
+    for (size_t i = 0; i < n * n; ++i)
+      matrix[i] = double((*splits)[i]);
+  return estimateAllToAll(ranks, matrix, system);
+}
+
 namespace {
 struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
   using CommCostBase::CommCostBase;
@@ -140,9 +155,13 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
                    *kind == CollectiveKind::AllToAll;
         if (p2p && !op->hasAttr("algorithm"))
           algo = CollectiveAlgorithm::Auto;
-        llvm::Expected<CollectiveEstimate> estimate = estimateCollective(
-            *kind, double(getCollectiveBytes(op)), placeGroup(group, *system),
-            *system, algo, p2p ? CollectiveProtocol::Auto : *defaultProtocol);
+        llvm::Expected<CollectiveEstimate> estimate =
+            isa<AllToAllOp>(op) && algo == CollectiveAlgorithm::Auto
+                ? priceAllToAll(cast<AllToAllOp>(op), *system)
+                : estimateCollective(*kind, double(getCollectiveBytes(op)),
+                                     placeGroup(group, *system), *system, algo,
+                                     p2p ? CollectiveProtocol::Auto
+                                         : *defaultProtocol);
         if (!estimate) {
           op->emitOpError() << llvm::toString(estimate.takeError());
           return WalkResult::interrupt();
