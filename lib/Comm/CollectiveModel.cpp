@@ -2,7 +2,6 @@
 
 #include "perf/Comm/CollectiveModel.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
 #include <algorithm>
@@ -59,6 +58,7 @@ static CollectiveEstimate fromChoice(const NcclChoice &c) {
   return e;
 }
 
+/// The time of `bytes` at the estimate's (calibrated) latency and bandwidth.
 static void finish(CollectiveEstimate &e, double bytes) {
   e.timeUs = e.latencyUs + bytes / (1000 * e.bandwidthGBs);
 }
@@ -77,6 +77,7 @@ perf::estimateCollective(CollectiveKind kind, double bytes,
     return e;
   NcclTuner tuner(describeNcclTopology(p, s));
 
+  // NCCL runs both as grouped point-to-point transfers.
   if (kind == CollectiveKind::SendRecv || kind == CollectiveKind::AllToAll) {
     bool forced = (algorithm != CollectiveAlgorithm::Auto &&
                    algorithm != CollectiveAlgorithm::Ring) ||
