@@ -30,7 +30,7 @@ config.environment["PERF_MODEL_DIR"] = "none"
 
 tool_dirs = [config.perf_tools_dir, config.llvm_tools_dir]
 tools = ["perf-opt", "perf-translate", "perf-trace", "perf-eval",
-         "perf-train", "perf-sweep"]
+         "perf-train", "perf-sweep", "perf-comm-eval"]
 llvm_config.add_tool_substitutions(
     [t for t in tools
      if os.path.exists(os.path.join(config.perf_tools_dir, t))], tool_dirs)

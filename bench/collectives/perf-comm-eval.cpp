@@ -1,74 +1,140 @@
 //===- perf-comm-eval.cpp - Collective model against measured NCCL times --===//
 //
-// Reads the NCCL timings microsoft/vidur measured (<data>/<system>/
-// {all_reduce,send_recv}.csv.gz: median kernel time in ms per message size in
-// bytes, GPU count and GPUs per node), prices each row with the collective
-// model on the system described by bench/collectives/systems/<system>.json,
-// and prints the mean absolute percentage error per system, collective, group
-// shape and message size band, as Markdown.
+// Reads measured NCCL times (<data>/<system>/<collective>.csv[.gz], the
+// microsoft/vidur tables: median kernel time in ms per message size in
+// bytes, GPU count and GPUs per node), prices every row with the collective
+// model on the system of bench/collectives/systems/<system>.json, fits the
+// calibration of every (system, collective, fabric) and scores:
 //
-// --calibrate fits each system's NVLink-domain and inter-node link (alpha and
-// achieved bandwidth, least squares on relative error) to its send_recv
-// measurements only, then scores all_reduce, which the fit never saw: the
-// send_recv rows are in-sample, the all_reduce rows held out.
+//   NCCL alone   NCCL's figures, no calibration;
+//   train        the calibration fitted on all the rows it is scored on;
+//   held out,    leave-one-system-out: the (system, collective, fabric) is
+//   systems      priced by a calibration fitted on the other systems' rows
+//                of that collective and fabric (where no other system has
+//                any, on the system's own send_recv over the fabric);
+//   held out,    leave-one-size-band-out: fitted on the system's other size
+//   sizes        bands (< 1 MiB, 1-16 MiB, >= 16 MiB) of the same rows.
+//
+// --write stores the fitted calibrations in the system files: measured
+// (collective, fabric) pairs get their own fit, the others the fit over the
+// systems that have them (the leave-one-system-out rule). The output is the
+// Markdown of docs/distributed.md's tables (bench/collectives/update-docs.sh
+// splices it in).
 //
 //===----------------------------------------------------------------------===//
 
+#include "perf/Comm/CollectiveCalibration.h"
 #include "perf/Comm/CollectiveModel.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cmath>
 #include <map>
+#include <optional>
 #include <zlib.h>
 
 using namespace perf;
 namespace cl = llvm::cl;
 
 static cl::opt<std::string>
-    dataDir("data", cl::desc("Directory of <system>/<collective>.csv.gz"),
+    dataDir("data", cl::desc("Directory of <system>/<collective>.csv[.gz]"),
             cl::init(PERF_SOURCE_DIR "/../shared/data/collectives"));
 static cl::opt<std::string>
     systemsDir("systems", cl::desc("Directory of <system>.json"),
                cl::init(PERF_SOURCE_DIR "/bench/collectives/systems"));
-static cl::opt<bool> calibrate(
-    "calibrate",
-    cl::desc("Fit link alpha/bandwidth to send_recv and score all_reduce"));
 static cl::list<std::string> onlySystems("system",
                                          cl::desc("Evaluate only these"));
+static cl::opt<bool>
+    writeCalibration("write",
+                     cl::desc("Store the fitted calibrations in the system "
+                              "files"));
 
 namespace {
-struct Sample {
-  unsigned workers, perNode;
-  double bytes, measuredUs;
+/// One measured row.
+struct Row {
+  unsigned workers = 0, perNode = 0;
+  double bytes = 0, measuredUs = 0;
 };
-struct Fit {
-  double alphaUs = 0, bandwidth = 0;
-  unsigned points = 0;
+
+/// A row priced by NCCL's figures on its system.
+struct Priced {
+  std::string system;
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  Fabric fabric = Fabric::NVLink;
+  Row row;
+  CalibrationPoint point;
+  CollectiveEstimate nccl;
 };
+
+/// Size bands of the tables: < 1 MiB, 1-16 MiB, >= 16 MiB.
+constexpr unsigned kNumBands = 3;
+unsigned bandOf(double bytes) {
+  return bytes < (1 << 20) ? 0 : bytes < (16 << 20) ? 1 : 2;
+}
+constexpr const char *kBandNames[kNumBands] = {"< 1 MiB", "1-16 MiB",
+                                               ">= 16 MiB"};
+
+/// Mean absolute percentage error per band, >= 1 MiB and over all.
+struct Errors {
+  double sum[kNumBands] = {};
+  unsigned n[kNumBands] = {};
+  void add(double bytes, double predicted, double measured) {
+    unsigned b = bandOf(bytes);
+    sum[b] += std::fabs(predicted - measured) / measured;
+    ++n[b];
+  }
+  std::string cell(double s, unsigned count) const {
+    if (!count)
+      return "-";
+    return llvm::formatv("{0:F1}%", 100 * s / count).str();
+  }
+  std::string band(unsigned b) const { return cell(sum[b], n[b]); }
+  std::string large() const { return cell(sum[1] + sum[2], n[1] + n[2]); }
+  std::string all() const {
+    return cell(sum[0] + sum[1] + sum[2], n[0] + n[1] + n[2]);
+  }
+  unsigned count() const { return n[0] + n[1] + n[2]; }
+};
+
+/// The four ways a row is scored.
+enum Scheme { NcclAlone, Train, HeldOutSystem, HeldOutBand, kNumSchemes };
+constexpr const char *kSchemeNames[kNumSchemes] = {
+    "NCCL alone", "train", "held out: systems", "held out: sizes"};
+
+using GroupKey = std::tuple<std::string, CollectiveKind, Fabric>;
 } // namespace
 
-/// Rows of one gzipped vidur CSV; false if the file is absent.
-static bool readSamples(const std::string &path, std::vector<Sample> &samples) {
+static llvm::Error rowError(const std::string &path, size_t line,
+                            const llvm::Twine &what) {
+  return llvm::createStringError(path + ":" + llvm::Twine(line) + ": " + what);
+}
+
+/// The rows of one table (gzip or plain CSV).
+static llvm::Expected<std::vector<Row>> readTable(const std::string &path) {
   gzFile f = gzopen(path.c_str(), "rb");
   if (!f)
-    return false;
+    return llvm::createStringError(path + ": cannot open");
   std::string text;
   char buf[1 << 16];
   int got;
   while ((got = gzread(f, buf, sizeof(buf))) > 0)
     text.append(buf, got);
+  bool failed = got < 0;
   gzclose(f);
+  if (failed)
+    return llvm::createStringError(path + ": not a readable gzip or CSV file");
   llvm::SmallVector<llvm::StringRef> lines;
   llvm::StringRef(text).split(lines, '\n', -1, false);
   if (lines.empty())
-    return true;
+    return llvm::createStringError(path + ": empty");
   llvm::SmallVector<llvm::StringRef> header;
-  lines[0].split(header, ',');
+  lines[0].trim().split(header, ',');
   int median = -1, workers = -1, perNode = -1, size = -1;
   for (int i = 0, e = header.size(); i < e; ++i) {
     if (header[i].ends_with(".median"))
@@ -80,173 +146,410 @@ static bool readSamples(const std::string &path, std::vector<Sample> &samples) {
     else if (header[i] == "size")
       size = i;
   }
-  if (median < 0 || workers < 0 || perNode < 0 || size < 0) {
-    llvm::errs() << path << ":1: missing a median, num_workers, "
-                 << "devices_per_node or size column\n";
-    return false;
-  }
+  if (median < 0 || workers < 0 || perNode < 0 || size < 0)
+    return rowError(path, 1,
+                    "missing a *.median, num_workers, devices_per_node or "
+                    "size column");
+  std::vector<Row> rows;
   for (size_t l = 1; l < lines.size(); ++l) {
     llvm::SmallVector<llvm::StringRef> cols;
-    lines[l].split(cols, ',');
-    Sample s;
+    lines[l].trim().split(cols, ',');
+    Row r;
     double ms = 0;
     if (cols.size() != header.size() ||
-        cols[workers].getAsInteger(10, s.workers) ||
-        cols[perNode].getAsInteger(10, s.perNode) ||
-        cols[size].getAsDouble(s.bytes) || cols[median].getAsDouble(ms)) {
-      llvm::errs() << path << ":" << l + 1 << ": malformed row\n";
-      return false;
-    }
-    s.measuredUs = ms * 1000;
-    samples.push_back(s);
+        cols[workers].getAsInteger(10, r.workers) ||
+        cols[perNode].getAsInteger(10, r.perNode) ||
+        cols[size].getAsDouble(r.bytes) || cols[median].getAsDouble(ms))
+      return rowError(path, l + 1, "malformed row");
+    if (!(ms > 0) || !(r.bytes > 0) || r.workers < 1 || r.perNode < 1)
+      return rowError(path, l + 1,
+                      "time, size, num_workers and devices_per_node must be "
+                      "positive");
+    r.measuredUs = ms * 1000;
+    rows.push_back(r);
   }
-  return true;
+  return rows;
 }
 
-/// t = alpha + bytes / B, minimizing the squared relative error (weights
-/// 1/t^2), alpha clamped at zero.
-static Fit fitAlphaBeta(const std::vector<Sample> &samples) {
-  double sw = 0, swx = 0, swxx = 0, swt = 0, swxt = 0;
-  for (const Sample &s : samples) {
-    double w = 1 / (s.measuredUs * s.measuredUs);
-    sw += w;
-    swx += w * s.bytes;
-    swxx += w * s.bytes * s.bytes;
-    swt += w * s.measuredUs;
-    swxt += w * s.bytes * s.measuredUs;
-  }
-  Fit f;
-  f.points = samples.size();
-  double det = sw * swxx - swx * swx;
-  if (samples.size() < 2 || det == 0)
-    return f;
-  double alpha = (swt * swxx - swx * swxt) / det;
-  double slope = (sw * swxt - swx * swt) / det; // us per byte
-  if (alpha < 0) {
-    alpha = 0;
-    slope = swxt / swxx;
-  }
-  f.alphaUs = alpha;
-  f.bandwidth = slope > 0 ? 1e6 / slope : 0;
-  return f;
-}
-
-namespace {
-struct Errors {
-  // Size bands: < 1 MiB, 1-16 MiB, >= 16 MiB, all.
-  double sum[4] = {0, 0, 0, 0};
-  unsigned n[4] = {0, 0, 0, 0};
-  void add(double bytes, double ape) {
-    int band = bytes < (1 << 20) ? 0 : bytes < (16 << 20) ? 1 : 2;
-    sum[band] += ape;
-    ++n[band];
-    sum[3] += ape;
-    ++n[3];
-  }
-  std::string cell(int band) const {
-    if (!n[band])
-      return "-";
-    return llvm::formatv("{0:F1}%", 100 * sum[band] / n[band]).str();
-  }
-};
-} // namespace
-
-int main(int argc, char **argv) {
-  cl::ParseCommandLineOptions(argc, argv,
-                              "collective model vs measured NCCL times\n");
-  std::vector<std::string> systems;
+/// Every table of every system directory, priced with NCCL's figures.
+static llvm::Error loadAll(std::map<std::string, SystemSpec> &systems,
+                           std::map<std::string, std::string> &systemFiles,
+                           std::vector<Priced> &priced) {
+  std::vector<std::string> names;
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dataDir, ec), end; it != end && !ec;
        it.increment(ec))
-    systems.push_back(llvm::sys::path::filename(it->path()).str());
-  if (ec || systems.empty()) {
-    llvm::errs() << dataDir << ": no measurements (" << ec.message() << ")\n";
-    return 1;
-  }
-  llvm::sort(systems);
-
-  llvm::outs() << "| system | collective | GPUs | per node | link | sizes | "
-                  "< 1 MiB | 1-16 MiB | >= 16 MiB | all | at 64 MiB: "
-                  "measured / model (us), algorithm |\n"
-               << "|---|---|---|---|---|---|---|---|---|---|---|\n";
-  std::map<std::string, Errors> totals;
-  for (const std::string &name : systems) {
+    if (llvm::sys::fs::is_directory(it->path()))
+      names.push_back(llvm::sys::path::filename(it->path()).str());
+  if (ec || names.empty())
+    return llvm::createStringError(dataDir + ": no measurements (" +
+                                   ec.message() + ")");
+  llvm::sort(names);
+  for (const std::string &name : names) {
     if (!onlySystems.empty() &&
         llvm::find(onlySystems, name) == onlySystems.end())
       continue;
     std::string specPath = systemsDir + "/" + name + ".json";
-    auto loaded = loadSystemSpec(specPath);
-    if (!loaded) {
-      llvm::errs() << llvm::toString(loaded.takeError()) << "\n";
-      return 1;
-    }
-    SystemSpec system = *loaded;
-    std::map<std::string, std::vector<Sample>> byCollective;
-    for (const char *c : {"all_reduce", "send_recv"}) {
-      std::vector<Sample> samples;
-      if (readSamples(dataDir + "/" + name + "/" + c + ".csv.gz", samples))
-        byCollective[c] = std::move(samples);
-    }
+    auto spec = loadSystemSpec(specPath);
+    if (!spec)
+      return spec.takeError();
+    SystemSpec bare = *spec;
+    for (auto &byFabric : bare.calibration)
+      for (auto &c : byFabric)
+        c.reset();
+    systems[name] = *spec;
+    systemFiles[name] = specPath;
 
-    if (calibrate) {
-      // The two GPUs of a send_recv sit in one NVLink domain (perNode 2) or
-      // on two nodes (perNode 1).
-      std::vector<Sample> local, remote;
-      for (const Sample &s : byCollective["send_recv"])
-        (s.perNode == 1 ? remote : local).push_back(s);
-      Fit intra = fitAlphaBeta(local), inter = fitAlphaBeta(remote);
-      if (intra.bandwidth > 0) {
-        system.intraNode.latencyUs = intra.alphaUs;
-        system.intraNode.bandwidth = intra.bandwidth;
-        system.intraNode.efficiency = 1.0;
-      }
-      if (inter.bandwidth > 0) {
-        system.interNode.latencyUs = inter.alphaUs;
-        system.interNode.bandwidth = inter.bandwidth;
-        system.interNode.efficiency = 1.0;
-      }
-      llvm::errs() << llvm::formatv(
-          "{0}: fitted intra-domain alpha {1:F1} us, {2:F1} GB/s ({3} "
-          "points); inter-node alpha {4:F1} us, {5:F2} GB/s ({6} points)\n",
-          name, intra.alphaUs, intra.bandwidth / 1e9, intra.points,
-          inter.alphaUs, inter.bandwidth / 1e9, inter.points);
-    }
-
-    for (auto &[collective, samples] : byCollective) {
-      CollectiveKind kind = *parseCollectiveKind(collective);
-      std::map<std::pair<unsigned, unsigned>, Errors> groups;
-      std::map<std::pair<unsigned, unsigned>, std::string> at64;
-      for (const Sample &s : samples) {
-        RankPlacement p = packRanks(s.workers, system, s.perNode);
-        CollectiveEstimate e = estimateCollective(kind, s.bytes, p, system);
-        double ape = std::fabs(e.timeUs - s.measuredUs) / s.measuredUs;
-        groups[{s.workers, s.perNode}].add(s.bytes, ape);
-        totals[collective +
-               (calibrate && collective == "send_recv" ? " (in-sample)" : "")]
-            .add(s.bytes, ape);
-        if (s.bytes == 64 << 20)
-          at64[{s.workers, s.perNode}] =
-              llvm::formatv("{0:F0} / {1:F0}, {2}", s.measuredUs, e.timeUs,
-                            collectiveAlgorithmName(e.algorithm));
-      }
-      for (auto &[shape, err] : groups) {
-        RankPlacement p = packRanks(shape.first, system, shape.second);
-        const char *link = p.numNodes > 1   ? "network"
-                           : p.spansDomains ? "PCIe"
-                                            : "NVLink";
-        llvm::outs() << "| " << name << " | " << collective << " | "
-                     << shape.first << " | " << shape.second << " | " << link
-                     << " | " << err.n[3] << " | " << err.cell(0) << " | "
-                     << err.cell(1) << " | " << err.cell(2) << " | "
-                     << err.cell(3) << " | " << at64[shape] << " |\n";
+    std::vector<std::string> tables;
+    for (llvm::sys::fs::directory_iterator it(dataDir + "/" + name, ec), end;
+         it != end && !ec; it.increment(ec))
+      tables.push_back(it->path());
+    llvm::sort(tables);
+    for (const std::string &path : tables) {
+      llvm::StringRef file = llvm::sys::path::filename(path);
+      llvm::StringRef stem = file;
+      if (!stem.consume_back(".csv.gz") && !stem.consume_back(".csv"))
+        continue;
+      std::optional<CollectiveKind> kind = parseCollectiveKind(stem);
+      if (!kind)
+        return llvm::createStringError(path + ": unknown collective '" + stem +
+                                       "'");
+      auto rows = readTable(path);
+      if (!rows)
+        return rows.takeError();
+      for (size_t i = 0; i < rows->size(); ++i) {
+        const Row &r = (*rows)[i];
+        if (r.perNode > bare.gpusPerNode || r.workers > bare.numGpus())
+          return rowError(
+              path, i + 2,
+              llvm::Twine(r.workers) + " GPUs, " + llvm::Twine(r.perNode) +
+                  " per node, do not fit system '" + name + "' of " + specPath);
+        RankPlacement p = packRanks(r.workers, bare, r.perNode);
+        auto e = estimateCollective(*kind, r.bytes, p, bare);
+        if (!e)
+          return rowError(path, i + 2, llvm::toString(e.takeError()));
+        Priced q;
+        q.system = name;
+        q.kind = *kind;
+        q.fabric = fabricOf(p, bare);
+        q.row = r;
+        q.nccl = *e;
+        q.point = {r.bytes, r.measuredUs, e->latencyUs, e->bandwidthGBs};
+        priced.push_back(q);
       }
     }
   }
-  llvm::outs() << "\n| collective | sizes | < 1 MiB | 1-16 MiB | >= 16 MiB "
-                  "| all |\n|---|---|---|---|---|---|\n";
-  for (auto &[collective, err] : totals)
-    llvm::outs() << "| " << collective << " | " << err.n[3] << " | "
-                 << err.cell(0) << " | " << err.cell(1) << " | " << err.cell(2)
-                 << " | " << err.cell(3) << " |\n";
+  return llvm::Error::success();
+}
+
+/// The sum of absolute percentage errors of the best constant for `times`
+/// (the median weighted by 1 / t minimizes it).
+static double bestConstantErrors(std::vector<double> times) {
+  llvm::sort(times);
+  double total = 0, half = 0;
+  for (double t : times)
+    total += 1 / t;
+  double best = times.empty() ? 0 : times.back();
+  for (double t : times) {
+    half += 1 / t;
+    if (half >= total / 2) {
+      best = t;
+      break;
+    }
+  }
+  double sum = 0;
+  for (double t : times)
+    sum += std::fabs(best - t) / t;
+  return sum;
+}
+
+static std::vector<CalibrationPoint>
+pointsOf(const std::vector<Priced> &rows, llvm::ArrayRef<size_t> which,
+         std::optional<unsigned> skipBand = std::nullopt) {
+  std::vector<CalibrationPoint> out;
+  for (size_t i : which)
+    if (!skipBand || bandOf(rows[i].row.bytes) != *skipBand)
+      out.push_back(rows[i].point);
+  return out;
+}
+
+/// Writes the calibrations into the system file: its other keys stay, in
+/// the order the file has them, "calibration" last, its figures to four
+/// significant digits (the fit's noise is not worth keeping; the change is
+/// well under 0.1% of any time).
+static llvm::Error writeSystemFile(const std::string &path,
+                                   const SystemSpec &spec) {
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  if (!buf)
+    return llvm::createStringError(path + ": " + buf.getError().message());
+  llvm::StringRef text = (*buf)->getBuffer();
+  auto json = llvm::json::parse(text);
+  if (!json)
+    return llvm::createStringError(path + ": " +
+                                   llvm::toString(json.takeError()));
+  llvm::json::Object *o = json->getAsObject();
+  if (!o)
+    return llvm::createStringError(path + ": not a JSON object");
+  std::vector<std::pair<size_t, std::string>> keys;
+  for (const auto &kv : *o)
+    if (kv.first != "calibration")
+      keys.push_back(
+          {text.find(("\"" + llvm::StringRef(kv.first) + "\"").str()),
+           kv.first.str()});
+  llvm::sort(keys);
+
+  std::error_code ec;
+  llvm::raw_fd_ostream file(path, ec);
+  if (ec)
+    return llvm::createStringError(path + ": " + ec.message());
+  llvm::json::OStream j(file, 2);
+  auto figure = [&](llvm::StringRef key, double x) {
+    j.attributeBegin(key);
+    j.rawValue(llvm::formatv("{0}", llvm::format("%.4g", x)).str());
+    j.attributeEnd();
+  };
+  j.object([&] {
+    for (auto &[at, key] : keys)
+      j.attribute(key, *o->get(key));
+    j.attributeObject("calibration", [&] {
+      for (unsigned k = 0; k < 6; ++k) {
+        bool any = false;
+        for (const auto &c : spec.calibration[k])
+          any |= c.has_value();
+        if (!any)
+          continue;
+        j.attributeObject(collectiveKindName(CollectiveKind(k)), [&] {
+          for (unsigned f = 0; f < kNumFabrics; ++f) {
+            const std::optional<CollectiveCalibration> &c =
+                spec.calibration[k][f];
+            if (!c)
+              continue;
+            j.attributeObject(fabricName(Fabric(f)), [&] {
+              figure("latency_scale", c->latencyScale);
+              figure("latency_offset_us", c->latencyOffsetUs);
+              figure("bandwidth_efficiency", c->bandwidthEfficiency);
+              j.attribute("points", int64_t(c->points));
+              j.attribute("source", c->source);
+            });
+          }
+        });
+      }
+    });
+  });
+  file << "\n";
+  return llvm::Error::success();
+}
+
+int main(int argc, char **argv) {
+  cl::ParseCommandLineOptions(argc, argv,
+                              "collective model vs measured NCCL times\n");
+  std::map<std::string, SystemSpec> systems;
+  std::map<std::string, std::string> systemFiles;
+  std::vector<Priced> rows;
+  if (auto err = loadAll(systems, systemFiles, rows)) {
+    llvm::errs() << llvm::toString(std::move(err)) << "\n";
+    return 1;
+  }
+
+  // Rows per (system, collective, fabric).
+  std::map<GroupKey, std::vector<size_t>> groups;
+  for (size_t i = 0; i < rows.size(); ++i)
+    groups[{rows[i].system, rows[i].kind, rows[i].fabric}].push_back(i);
+
+  // Fits: on all of a group's rows; on the other systems' rows of the same
+  // collective and fabric; on the group's rows outside each size band.
+  std::map<GroupKey, CollectiveCalibration> train;
+  std::map<GroupKey, std::optional<CollectiveCalibration>> heldOutSystem;
+  std::map<GroupKey, std::optional<CollectiveCalibration>>
+      heldOutBand[kNumBands];
+  for (auto &[key, which] : groups) {
+    auto &[system, kind, fabric] = key;
+    train[key] = fitCollectiveCalibration(pointsOf(rows, which));
+    train[key].source = "fitted on " + std::to_string(which.size()) +
+                        " measured " + collectiveKindName(kind).str() +
+                        " times over " + fabricName(fabric).str();
+    std::vector<size_t> others;
+    std::string from;
+    for (auto &[otherKey, otherRows] : groups)
+      if (std::get<0>(otherKey) != system && std::get<1>(otherKey) == kind &&
+          std::get<2>(otherKey) == fabric) {
+        others.insert(others.end(), otherRows.begin(), otherRows.end());
+        from += (from.empty() ? "" : ", ") + std::get<0>(otherKey);
+      }
+    if (others.empty() && kind != CollectiveKind::SendRecv) {
+      auto own = groups.find({system, CollectiveKind::SendRecv, fabric});
+      if (own != groups.end()) {
+        others = own->second;
+        from = system + " send_recv";
+      }
+    }
+    if (!others.empty()) {
+      heldOutSystem[key] = fitCollectiveCalibration(pointsOf(rows, others));
+      heldOutSystem[key]->source = "fitted on " + from;
+    }
+    for (unsigned b = 0; b < kNumBands; ++b) {
+      auto points = pointsOf(rows, which, b);
+      if (!points.empty())
+        heldOutBand[b][key] = fitCollectiveCalibration(points);
+    }
+  }
+
+  // Score every row four ways; totals per collective and per group shape.
+  using ShapeKey = std::tuple<std::string, CollectiveKind, unsigned, unsigned>;
+  std::map<ShapeKey, Errors[kNumSchemes]> byShape;
+  std::map<ShapeKey, std::string> at64MiB;
+  std::map<CollectiveKind, Errors[kNumSchemes]> byKind;
+  for (const Priced &r : rows) {
+    GroupKey key{r.system, r.kind, r.fabric};
+    double predicted[kNumSchemes];
+    predicted[NcclAlone] = r.nccl.timeUs;
+    predicted[Train] = calibratedTimeUs(train[key], r.point);
+    const auto &sys = heldOutSystem[key];
+    predicted[HeldOutSystem] =
+        sys ? calibratedTimeUs(*sys, r.point) : r.nccl.timeUs;
+    const auto &band = heldOutBand[bandOf(r.row.bytes)][key];
+    predicted[HeldOutBand] =
+        band ? calibratedTimeUs(*band, r.point) : r.nccl.timeUs;
+    ShapeKey shape{r.system, r.kind, r.row.workers, r.row.perNode};
+    for (unsigned s = 0; s < kNumSchemes; ++s) {
+      byShape[shape][s].add(r.row.bytes, predicted[s], r.row.measuredUs);
+      byKind[r.kind][s].add(r.row.bytes, predicted[s], r.row.measuredUs);
+    }
+    if (r.row.bytes == (64 << 20))
+      at64MiB[shape] = llvm::formatv(
+          "{0:F0} / {1:F0} / {2:F0}, {3}/{4}", r.row.measuredUs, r.nccl.timeUs,
+          predicted[Train], collectiveAlgorithmName(r.nccl.algorithm),
+          collectiveProtocolName(r.nccl.protocol));
+  }
+
+  // The noise floor below 1 MiB: the error of the best constant per
+  // factor-of-two size window, an oracle that sees the rows it scores.
+  std::map<ShapeKey, std::map<int, std::vector<double>>> windows;
+  for (const Priced &r : rows)
+    if (bandOf(r.row.bytes) == 0)
+      windows[{r.system, r.kind, r.row.workers, r.row.perNode}]
+             [int(std::floor(std::log2(r.row.bytes)))]
+                 .push_back(r.row.measuredUs);
+  std::map<ShapeKey, Errors> floorByShape;
+  std::map<CollectiveKind, Errors> floorByKind;
+  for (auto &[shape, byWindow] : windows) {
+    Errors &e = floorByShape[shape];
+    Errors &k = floorByKind[std::get<1>(shape)];
+    for (auto &[w, times] : byWindow) {
+      double sum = bestConstantErrors(times);
+      e.sum[0] += sum;
+      e.n[0] += times.size();
+      k.sum[0] += sum;
+      k.n[0] += times.size();
+    }
+  }
+
+  llvm::raw_ostream &os = llvm::outs();
+  os << "### Error per system and group (MAPE; train = fitted on these "
+        "rows, held out = fitted without them)\n\n"
+     << "| system | collective | GPUs | per node | fabric | sizes | NCCL "
+        "alone | noise floor < 1 MiB | train < 1 MiB | train >= 1 MiB | held "
+        "out (systems) < 1 "
+        "MiB | held out (systems) >= 1 MiB | held out (sizes) < 1 MiB | "
+        "held out (sizes) >= 1 MiB | at 64 MiB: measured / NCCL / "
+        "calibrated (us), NCCL's choice |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (auto &[shape, err] : byShape) {
+    auto &[system, kind, workers, perNode] = shape;
+    RankPlacement p = packRanks(workers, systems[system], perNode);
+    os << "| " << system << " | " << collectiveKindName(kind) << " | "
+       << workers << " | " << perNode << " | "
+       << fabricName(fabricOf(p, systems[system])) << " | "
+       << err[NcclAlone].count() << " | " << err[NcclAlone].all() << " | "
+       << floorByShape[shape].band(0) << " | " << err[Train].band(0) << " | "
+       << err[Train].large() << " | " << err[HeldOutSystem].band(0) << " | "
+       << err[HeldOutSystem].large() << " | " << err[HeldOutBand].band(0)
+       << " | " << err[HeldOutBand].large() << " | "
+       << (at64MiB.count(shape) ? at64MiB[shape] : "-") << " |\n";
+  }
+  os << "\n### Error per collective\n\n"
+     << "| collective | scored as | sizes |";
+  for (const char *b : kBandNames)
+    os << " " << b << " |";
+  os << " >= 1 MiB | all |\n|---|---|---|---|---|---|---|---|\n";
+  for (auto &[kind, err] : byKind)
+    for (unsigned s = 0; s < kNumSchemes; ++s) {
+      os << "| " << collectiveKindName(kind) << " | " << kSchemeNames[s]
+         << " | " << err[s].count() << " |";
+      for (unsigned b = 0; b < kNumBands; ++b)
+        os << " " << err[s].band(b) << " |";
+      os << " " << err[s].large() << " | " << err[s].all() << " |\n";
+    }
+  for (auto &[kind, err] : floorByKind)
+    os << "| " << collectiveKindName(kind)
+       << " | noise floor: best constant per 2x size window | " << err.count()
+       << " | " << err.band(0) << " | - | - | - | - |\n";
+  os << "\n### Fitted calibrations\n\n"
+     << "| system | collective | fabric | rows | latency scale | latency "
+        "offset (us) | bandwidth efficiency | held out (systems): scale / "
+        "offset / efficiency, from |\n"
+     << "|---|---|---|---|---|---|---|---|\n";
+  for (auto &[key, c] : train) {
+    const auto &h = heldOutSystem[key];
+    os << "| " << std::get<0>(key) << " | "
+       << collectiveKindName(std::get<1>(key)) << " | "
+       << fabricName(std::get<2>(key)) << " | " << c.points << " | "
+       << llvm::formatv("{0:F3} | {1:F2} | {2:F3}", c.latencyScale,
+                        c.latencyOffsetUs, c.bandwidthEfficiency)
+       << " | "
+       << (h ? llvm::formatv("{0:F3} / {1:F2} / {2:F3}, {3}", h->latencyScale,
+                             h->latencyOffsetUs, h->bandwidthEfficiency,
+                             h->source)
+                   .str()
+             : std::string("NCCL alone"))
+       << " |\n";
+  }
+
+  if (writeCalibration) {
+    // Each system gets its own fits and, for a collective and fabric it has
+    // no rows of but can run, the fit over the systems that have them.
+    std::map<std::pair<CollectiveKind, Fabric>, std::vector<size_t>> pooled;
+    for (auto &[key, which] : groups)
+      pooled[{std::get<1>(key), std::get<2>(key)}].insert(
+          pooled[{std::get<1>(key), std::get<2>(key)}].end(), which.begin(),
+          which.end());
+    for (auto &[name, spec] : systems) {
+      SystemSpec out = spec;
+      for (auto &byFabric : out.calibration)
+        for (auto &c : byFabric)
+          c.reset();
+      for (auto &[kf, which] : pooled) {
+        auto [kind, fabric] = kf;
+        bool can = fabric == Fabric::Network ? out.nodes > 1
+                   : fabric == Fabric::PCIe ? out.domainSize() < out.gpusPerNode
+                                            : out.gpusPerNode > 1;
+        if (!can)
+          continue;
+        auto own = train.find({name, kind, fabric});
+        CollectiveCalibration c;
+        if (own != train.end()) {
+          c = own->second;
+        } else {
+          std::vector<size_t> others;
+          std::string from;
+          for (size_t i : which)
+            if (rows[i].system != name) {
+              others.push_back(i);
+              if (from.find(rows[i].system) == std::string::npos)
+                from += (from.empty() ? "" : ", ") + rows[i].system;
+            }
+          c = fitCollectiveCalibration(pointsOf(rows, others));
+          c.source = "no measurements here: fitted on " + from;
+          c.points = 0;
+        }
+        out.calibration[unsigned(kind)][unsigned(fabric)] = c;
+      }
+      if (auto err = writeSystemFile(systemFiles[name], out)) {
+        llvm::errs() << llvm::toString(std::move(err)) << "\n";
+        return 1;
+      }
+      llvm::errs() << "wrote " << systemFiles[name] << "\n";
+    }
+  }
   return 0;
 }

@@ -1,101 +1,216 @@
-//===- CollectiveModel.cpp - Alpha-beta cost of collectives ---------------===//
+//===- CollectiveModel.cpp - Time of NCCL collectives ---------------------===//
 
 #include "perf/Comm/CollectiveModel.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/Twine.h"
 #include <algorithm>
 #include <cmath>
 
 using namespace perf;
 
-llvm::StringRef perf::collectiveAlgorithmName(CollectiveAlgorithm algorithm) {
-  switch (algorithm) {
-  case CollectiveAlgorithm::Ring:
-    return "ring";
-  case CollectiveAlgorithm::Tree:
-    return "tree";
-  case CollectiveAlgorithm::Hierarchical:
-    return "hierarchical";
-  case CollectiveAlgorithm::Auto:
-    return "auto";
+static llvm::Error error(const SystemSpec &s, const llvm::Twine &what) {
+  return llvm::createStringError("system '" + s.name + "': " + what);
+}
+
+/// A group the system cannot hold is an error, not a smaller group.
+static llvm::Error checkFits(const RankPlacement &p, const SystemSpec &s) {
+  if (p.numRanks > s.numGpus() || p.numNodes > s.nodes ||
+      p.ranksPerNode > s.gpusPerNode)
+    return error(s, llvm::Twine("a group of ") + llvm::Twine(p.numRanks) +
+                        " ranks on " + llvm::Twine(p.numNodes) +
+                        " nodes does not fit its " + llvm::Twine(s.nodes) +
+                        " x " + llvm::Twine(s.gpusPerNode) + " GPUs");
+  return llvm::Error::success();
+}
+
+/// The system's calibration of `kind` on the fabric the group runs over,
+/// applied to NCCL's latency and bandwidth of the chosen pair. all_gather,
+/// reduce_scatter and broadcast without one of their own take all_reduce's
+/// (NCCL's other ring collectives on the same links; not validated, as no
+/// measurements of them are at hand).
+static void calibrate(CollectiveEstimate &e, CollectiveKind kind,
+                      const RankPlacement &p, const SystemSpec &s) {
+  Fabric fabric = fabricOf(p, s);
+  CollectiveKind from = kind;
+  const CollectiveCalibration *c = s.calibrationFor(kind, fabric);
+  if (!c && (kind == CollectiveKind::AllGather ||
+             kind == CollectiveKind::ReduceScatter ||
+             kind == CollectiveKind::Broadcast)) {
+    from = CollectiveKind::AllReduce;
+    c = s.calibrationFor(from, fabric);
   }
-  return "auto";
+  if (!c)
+    return;
+  e.latencyUs = c->latencyUs(e.latencyUs);
+  e.bandwidthGBs *= c->bandwidthEfficiency;
+  e.calibration = (collectiveKindName(from) + "/" + fabricName(fabric)).str();
 }
 
-std::optional<CollectiveAlgorithm>
-perf::parseCollectiveAlgorithm(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<CollectiveAlgorithm>>(name.lower())
-      .Case("ring", CollectiveAlgorithm::Ring)
-      .Case("tree", CollectiveAlgorithm::Tree)
-      .Case("hierarchical", CollectiveAlgorithm::Hierarchical)
-      .Case("auto", CollectiveAlgorithm::Auto)
-      .Default(std::nullopt);
+static CollectiveEstimate fromChoice(const NcclChoice &c) {
+  CollectiveEstimate e;
+  e.algorithm = c.algorithm;
+  e.protocol = c.protocol;
+  e.channels = c.channels;
+  e.ncclTimeUs = c.timeUs;
+  e.latencyUs = c.cost.latencyUs;
+  e.bandwidthGBs = c.cost.bandwidthGBs;
+  return e;
 }
 
-RankPlacement perf::placeRanks(llvm::ArrayRef<int> ranks,
-                               const SystemSpec &system) {
-  RankPlacement p;
-  llvm::SmallSet<int, 16> unique;
+/// The time of `bytes` at the estimate's (calibrated) latency and bandwidth.
+static void finish(CollectiveEstimate &e, double bytes) {
+  e.timeUs = e.latencyUs + bytes / (1000 * e.bandwidthGBs);
+}
+
+llvm::Expected<CollectiveEstimate>
+perf::estimateCollective(CollectiveKind kind, double bytes,
+                         const RankPlacement &p, const SystemSpec &s,
+                         CollectiveAlgorithm algorithm,
+                         CollectiveProtocol protocol) {
+  if (auto err = checkFits(p, s))
+    return std::move(err);
+  if (!(bytes >= 0))
+    return error(s, "a collective of negative or NaN bytes");
+  CollectiveEstimate e;
+  if (p.numRanks < 2)
+    return e;
+  NcclTuner tuner(describeNcclTopology(p, s));
+
+  // NCCL runs both as grouped point-to-point transfers.
+  if (kind == CollectiveKind::SendRecv || kind == CollectiveKind::AllToAll) {
+    bool forced = (algorithm != CollectiveAlgorithm::Auto &&
+                   algorithm != CollectiveAlgorithm::Ring) ||
+                  protocol != CollectiveProtocol::Auto;
+    if (forced)
+      return error(s, collectiveKindName(kind) +
+                          " runs NCCL point-to-point transfers; no "
+                          "algorithm or protocol can be forced");
+    if (kind == CollectiveKind::AllToAll) {
+      // Even splits: every rank sends bytes / n to each peer.
+      unsigned n = p.numRanks;
+      llvm::SmallVector<int> ranks;
+      // Ranks packed the way the placement says: perNode on each node.
+      unsigned perNode = std::max(1u, p.ranksPerNode);
+      for (unsigned i = 0; i < n; ++i)
+        ranks.push_back(int((i / perNode) * s.gpusPerNode + i % perNode));
+      std::vector<double> matrix(size_t(n) * n, bytes / n);
+      return estimateAllToAll(ranks, matrix, s);
+    }
+    e = fromChoice(tuner.p2p(bytes));
+    calibrate(e, kind, p, s);
+    finish(e, bytes);
+    return e;
+  }
+
+  // NCCL chooses with its own figures; the calibrated pair is what runs.
+  std::optional<NcclChoice> choice =
+      tuner.choose(kind, bytes, algorithm, protocol);
+  if (!choice)
+    return error(s, llvm::Twine("NCCL runs no ") + collectiveKindName(kind) +
+                        " with algorithm '" +
+                        collectiveAlgorithmName(algorithm) +
+                        "' and protocol '" + collectiveProtocolName(protocol) +
+                        "' on " + llvm::Twine(p.numRanks) + " ranks over " +
+                        llvm::Twine(p.numNodes) + " node(s)");
+  e = fromChoice(*choice);
+  calibrate(e, kind, p, s);
+  finish(e, bytes);
+  return e;
+}
+
+llvm::Expected<CollectiveEstimate>
+perf::estimateAllToAll(llvm::ArrayRef<int> ranks,
+                       llvm::ArrayRef<double> sendBytes, const SystemSpec &s) {
+  size_t n = ranks.size();
+  if (sendBytes.size() != n * n)
+    return error(s, llvm::Twine("an all_to_all over ") + llvm::Twine(n) +
+                        " ranks needs " + llvm::Twine(n * n) +
+                        " split sizes, got " + llvm::Twine(sendBytes.size()));
+  for (int r : ranks)
+    if (r < 0 || unsigned(r) >= s.numGpus())
+      return error(s, llvm::Twine("rank ") + llvm::Twine(r) +
+                          " is outside its " + llvm::Twine(s.numGpus()) +
+                          " GPUs");
+  for (double b : sendBytes)
+    if (!(b >= 0))
+      return error(s, "an all_to_all split of negative or NaN bytes");
+  RankPlacement all = placeRanks(ranks, s);
+  if (auto err = checkFits(all, s))
+    return std::move(err);
+  CollectiveEstimate e;
+  e.algorithm = CollectiveAlgorithm::Ring;
+  if (all.numRanks < 2)
+    return e;
+
+  // Per rank, the bytes it sends and receives inside its node and across
+  // (each direction has its own link), and the largest single message on
+  // either, which sets NCCL's protocol for those transfers.
   llvm::DenseMap<unsigned, unsigned> perNode;
-  // (node, domain) pairs seen, to tell whether a node's ranks span domains.
-  llvm::DenseMap<unsigned, unsigned> domainOfNode;
-  unsigned domain = std::max(1u, system.domainSize());
-  for (int r : ranks) {
-    if (r < 0 || !unique.insert(r).second)
-      continue;
-    unsigned node = system.nodeOf(unsigned(r));
-    unsigned d = (unsigned(r) % system.gpusPerNode) / domain;
-    ++perNode[node];
-    auto [it, inserted] = domainOfNode.try_emplace(node, d);
-    if (!inserted && it->second != d)
-      p.spansDomains = true;
+  for (int r : ranks)
+    ++perNode[s.nodeOf(unsigned(r))];
+  std::vector<double> localBytes(n), remoteBytes(n);
+  double localMessage = 0, remoteMessage = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double local[2] = {0, 0}, remote[2] = {0, 0}; // send, receive
+    for (size_t j = 0; j < n; ++j) {
+      if (i == j)
+        continue;
+      bool sameNode =
+          s.nodeOf(unsigned(ranks[i])) == s.nodeOf(unsigned(ranks[j]));
+      (sameNode ? local : remote)[0] += sendBytes[i * n + j];
+      (sameNode ? local : remote)[1] += sendBytes[j * n + i];
+      (sameNode ? localMessage : remoteMessage) = std::max(
+          sameNode ? localMessage : remoteMessage, sendBytes[i * n + j]);
+    }
+    localBytes[i] = std::max(local[0], local[1]);
+    remoteBytes[i] = std::max(remote[0], remote[1]);
   }
-  p.numRanks = unique.size();
-  p.numNodes = perNode.size();
-  for (auto &kv : perNode)
-    p.ranksPerNode = std::max(p.ranksPerNode, kv.second);
-  return p;
-}
 
-RankPlacement perf::placeGroup(llvm::ArrayRef<int64_t> ranks,
-                               const SystemSpec &system) {
-  llvm::SmallVector<int> narrow;
-  for (int64_t r : ranks)
-    narrow.push_back(r < 0 || r > INT32_MAX ? -1 : int(r));
-  return placeRanks(llvm::ArrayRef<int>(narrow), system);
-}
-
-RankPlacement perf::packRanks(unsigned count, const SystemSpec &system,
-                              unsigned perNode) {
-  if (perNode == 0 || perNode > system.gpusPerNode)
-    perNode = system.gpusPerNode;
-  RankPlacement p;
-  p.numRanks = count;
-  p.ranksPerNode = std::min(count, perNode);
-  p.numNodes = p.ranksPerNode ? (count + perNode - 1) / perNode : 0;
-  p.spansDomains = p.ranksPerNode > system.domainSize();
-  return p;
-}
-
-namespace {
-/// The alpha (us) and achieved bandwidth (bytes/s) a step of an algorithm
-/// sees.
-struct Hop {
-  double alphaUs;
-  double bandwidth;
-  double timeUs(double bytes) const {
-    return alphaUs + bytes / bandwidth * 1e6;
-  }
-};
-} // namespace
-
-/// The link between GPUs of one node: NVLink inside a domain, PCIe across.
-static Hop localHop(const RankPlacement &p, const SystemSpec &s) {
-  const LinkSpec &l = p.spansDomains ? s.hostPcie : s.intraNode;
-  return {l.latencyUs, s.achievedBandwidth(l)};
+  // A transfer to a GPU of the same node and one to another node, each as
+  // NCCL prices a lone point-to-point transfer (calibrated as send/recv).
+  auto pairCost = [&](bool remote, double bytes, bool calibrated) {
+    RankPlacement pair;
+    pair.numRanks = 2;
+    pair.numNodes = remote ? 2 : 1;
+    pair.ranksPerNode = remote ? 1 : 2;
+    pair.spansDomains = !remote && all.spansDomains;
+    CollectiveEstimate c =
+        fromChoice(NcclTuner(describeNcclTopology(pair, s)).p2p(bytes));
+    if (calibrated)
+      calibrate(c, CollectiveKind::SendRecv, pair, s);
+    return c;
+  };
+  // The GPUs of the group on a node share its NICs: each gets nics / GPUs
+  // of the one-GPU-per-NIC bandwidth, at most all of it. The slowest rank
+  // bounds the call.
+  unsigned nics = std::max(1u, s.nicsPerNode);
+  bool anyLocal = localMessage > 0, anyRemote = remoteMessage > 0;
+  auto price = [&](bool calibrated) {
+    CollectiveEstimate local = pairCost(false, localMessage, calibrated);
+    CollectiveEstimate remote = pairCost(true, remoteMessage, calibrated);
+    double worst = 0;
+    bool remoteBound = false;
+    for (size_t i = 0; i < n; ++i) {
+      double share =
+          std::min(1.0, double(nics) / perNode[s.nodeOf(unsigned(ranks[i]))]);
+      double localUs = localBytes[i] / (1000 * local.bandwidthGBs);
+      double remoteUs = remoteBytes[i] / (1000 * remote.bandwidthGBs * share);
+      if (std::max(localUs, remoteUs) > worst) {
+        worst = std::max(localUs, remoteUs);
+        remoteBound = remoteUs > localUs;
+      }
+    }
+    CollectiveEstimate out = remoteBound ? remote : local;
+    out.algorithm = CollectiveAlgorithm::Ring;
+    out.latencyUs = std::max(anyLocal ? local.latencyUs : 0.0,
+                             anyRemote ? remote.latencyUs : 0.0);
+    out.timeUs = out.latencyUs + worst;
+    return out;
+  };
+  e = price(true);
+  e.ncclTimeUs = price(false).timeUs;
+  return e;
 }
 
 /// Each GPU's share of its node's NICs when `local` GPUs of the node send at
@@ -104,143 +219,6 @@ static double nicShare(unsigned local, const SystemSpec &s) {
   local = std::max(1u, local);
   return s.achievedBandwidth(s.interNode) * std::min(s.nicsPerNode, local) /
          local;
-}
-
-/// The slowest link a flat algorithm over the whole group crosses.
-static Hop flatHop(const RankPlacement &p, const SystemSpec &s) {
-  if (p.numNodes <= 1)
-    return localHop(p, s);
-  Hop net{s.interNode.latencyUs, nicShare(p.ranksPerNode, s)};
-  if (p.ranksPerNode > 1) {
-    Hop local = localHop(p, s);
-    net.alphaUs = std::max(net.alphaUs, local.alphaUs);
-    net.bandwidth = std::min(net.bandwidth, local.bandwidth);
-  }
-  return net;
-}
-
-static double ringAllReduce(double n, double p, Hop h) {
-  return 2 * (p - 1) * h.alphaUs + 2 * (p - 1) / p * n / h.bandwidth * 1e6;
-}
-
-static double ringGatherOrScatter(double n, double p, Hop h) {
-  return (p - 1) * h.alphaUs + (p - 1) / p * n / h.bandwidth * 1e6;
-}
-
-static double treeAllReduce(double n, double p, Hop h) {
-  return 2 * std::ceil(std::log2(p)) * h.alphaUs + 2 * n / h.bandwidth * 1e6;
-}
-
-/// Reduce-scatter inside each node, all-reduce of each GPU's 1/g shard across
-/// nodes (g rings in parallel, one per local GPU), all-gather inside the node.
-static double hierarchicalAllReduce(double n, const RankPlacement &p,
-                                    const SystemSpec &s) {
-  double g = p.ranksPerNode;
-  double nodes = p.numNodes;
-  Hop local = localHop(p, s);
-  Hop net{s.interNode.latencyUs, nicShare(p.ranksPerNode, s)};
-  double inter = std::min(ringAllReduce(n / g, nodes, net),
-                          treeAllReduce(n / g, nodes, net));
-  if (g <= 1)
-    return inter;
-  return 2 * ringGatherOrScatter(n, g, local) + inter;
-}
-
-CollectiveEstimate perf::estimateCollective(CollectiveKind kind, double bytes,
-                                            const RankPlacement &p,
-                                            const SystemSpec &s,
-                                            CollectiveAlgorithm algorithm) {
-  CollectiveEstimate e;
-  e.algorithm = algorithm == CollectiveAlgorithm::Auto
-                    ? CollectiveAlgorithm::Ring
-                    : algorithm;
-  if (p.numRanks < 2 || bytes < 0)
-    return e;
-  double n = bytes;
-  double ranks = p.numRanks;
-  Hop flat = flatHop(p, s);
-  switch (kind) {
-  case CollectiveKind::AllReduce: {
-    double ring = ringAllReduce(n, ranks, flat);
-    double tree = treeAllReduce(n, ranks, flat);
-    bool multiNode = p.numNodes > 1;
-    double hier = multiNode ? hierarchicalAllReduce(n, p, s) : ring;
-    switch (algorithm) {
-    case CollectiveAlgorithm::Ring:
-      e.timeUs = ring;
-      break;
-    case CollectiveAlgorithm::Tree:
-      e.timeUs = tree;
-      break;
-    case CollectiveAlgorithm::Hierarchical:
-      e.timeUs = hier;
-      break;
-    case CollectiveAlgorithm::Auto:
-      // Like NCCL's tuner: the cheapest of the algorithms that apply.
-      e.timeUs = ring;
-      if (tree < e.timeUs) {
-        e.timeUs = tree;
-        e.algorithm = CollectiveAlgorithm::Tree;
-      }
-      if (multiNode && hier < e.timeUs) {
-        e.timeUs = hier;
-        e.algorithm = CollectiveAlgorithm::Hierarchical;
-      }
-      break;
-    }
-    return e;
-  }
-  case CollectiveKind::AllGather:
-  case CollectiveKind::ReduceScatter:
-    // Only the ring applies; the other algorithms price as the ring.
-    e.algorithm = CollectiveAlgorithm::Ring;
-    e.timeUs = ringGatherOrScatter(n, ranks, flat);
-    return e;
-  case CollectiveKind::AllToAll: {
-    e.algorithm = CollectiveAlgorithm::Ring;
-    if (p.numNodes <= 1) {
-      e.timeUs = ringGatherOrScatter(n, ranks, flat);
-      return e;
-    }
-    // The pieces for the node's own GPUs and for remote GPUs move at once
-    // over different links; the slower set bounds the time.
-    double g = p.ranksPerNode;
-    Hop local = localHop(p, s);
-    double localUs = (g - 1) / ranks * n / local.bandwidth * 1e6;
-    double remoteUs =
-        (ranks - g) / ranks * n / nicShare(p.ranksPerNode, s) * 1e6;
-    e.timeUs = (ranks - 1) * flat.alphaUs + std::max(localUs, remoteUs);
-    return e;
-  }
-  case CollectiveKind::Broadcast:
-    e.algorithm = CollectiveAlgorithm::Ring;
-    e.timeUs = (ranks - 1) * flat.alphaUs + n / flat.bandwidth * 1e6;
-    return e;
-  case CollectiveKind::SendRecv:
-    e.algorithm = CollectiveAlgorithm::Ring;
-    if (p.numNodes > 1)
-      e.timeUs = Hop{s.interNode.latencyUs, nicShare(1, s)}.timeUs(n);
-    else
-      e.timeUs = localHop(p, s).timeUs(n);
-    return e;
-  }
-  return e;
-}
-
-double perf::collectiveTimeUs(CollectiveKind kind, double bytes,
-                              llvm::ArrayRef<int> ranks,
-                              const SystemSpec &system,
-                              CollectiveAlgorithm algorithm) {
-  return estimateCollective(kind, bytes, placeRanks(ranks, system), system,
-                            algorithm)
-      .timeUs;
-}
-
-double perf::collectiveTimeUs(CollectiveKind kind, double bytes,
-                              const RankPlacement &placement,
-                              const SystemSpec &system,
-                              CollectiveAlgorithm algorithm) {
-  return estimateCollective(kind, bytes, placement, system, algorithm).timeUs;
 }
 
 double perf::parameterServerTransferUs(double bytes, const SystemSpec &system,

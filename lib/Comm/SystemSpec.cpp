@@ -10,9 +10,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "perf/Comm/SystemSpec.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include <cmath>
 #include <vector>
 
 using namespace perf;
@@ -122,18 +126,28 @@ LinkSpec perf::defaultLink(LinkKind kind) {
   return make(0, 0);
 }
 
+/// A finite number at least `min` (NaN fails every comparison).
+static bool atLeast(double x, double min) {
+  return std::isfinite(x) && x >= min;
+}
+
 llvm::Error SystemSpec::validate() const {
-  auto bad = [&](const llvm::Twine &what) {
-    return llvm::createStringError("system '" + name + "': " + what);
+  // Messages carry the JSON path as "at '<path>'", which loadSystemSpec turns
+  // into a line of the file.
+  auto bad = [&](const llvm::Twine &path, const llvm::Twine &what) {
+    return llvm::createStringError("at '" + path + "': " + what + " (system '" +
+                                   name + "')");
   };
-  if (nodes == 0 || gpusPerNode == 0)
-    return bad("nodes and gpus_per_node must be positive");
-  if (efficiency <= 0 || efficiency > 1)
-    return bad("efficiency must be in (0, 1]");
+  if (nodes == 0)
+    return bad("nodes", "must be positive");
+  if (gpusPerNode == 0)
+    return bad("gpus_per_node", "must be positive");
+  if (!(efficiency > 0 && efficiency <= 1))
+    return bad("efficiency", "must be in (0, 1]");
   if (intraNodeDomain > gpusPerNode)
-    return bad("intra_node_domain exceeds gpus_per_node");
+    return bad("intra_node_domain", "exceeds gpus_per_node");
   if (nicsPerNode == 0 && nodes > 1)
-    return bad("nics_per_node must be positive on a multi-node system");
+    return bad("nics_per_node", "must be positive on a multi-node system");
   struct Named {
     const char *name;
     const LinkSpec *link;
@@ -142,15 +156,93 @@ llvm::Error SystemSpec::validate() const {
                {"inter_node", &interNode, nodes > 1},
                {"host_pcie", &hostPcie, domainSize() < gpusPerNode}};
   for (const Named &l : links) {
-    if (l.link->latencyUs < 0)
-      return bad(llvm::Twine(l.name) + ": negative latency");
+    std::string at = l.name;
+    if (!atLeast(l.link->latencyUs, 0))
+      return bad(at + ".latency_us", "latency must be a non-negative number");
     double eff = l.link->efficiency.value_or(efficiency);
-    if (eff <= 0 || eff > 1)
-      return bad(llvm::Twine(l.name) + ": efficiency must be in (0, 1]");
+    if (!(eff > 0 && eff <= 1))
+      return bad(at + ".efficiency", "must be in (0, 1]");
+    if (!atLeast(l.link->bandwidth, 0))
+      return bad(at + ".bandwidth_gbs",
+                 "bandwidth must be a non-negative number");
     if (l.needed && l.link->bandwidth <= 0)
-      return bad(llvm::Twine(l.name) + ": bandwidth must be positive");
+      return bad(at + ".bandwidth_gbs", "bandwidth must be positive");
   }
+  for (unsigned k = 0; k < 6; ++k)
+    for (unsigned f = 0; f < kNumFabrics; ++f) {
+      const std::optional<CollectiveCalibration> &c = calibration[k][f];
+      if (!c)
+        continue;
+      std::string at = ("calibration." + collectiveKindName(CollectiveKind(k)) +
+                        "." + fabricName(Fabric(f)))
+                           .str();
+      if (!(std::isfinite(c->bandwidthEfficiency) &&
+            c->bandwidthEfficiency > 0))
+        return bad(at + ".bandwidth_efficiency", "must be a positive number");
+      if (!atLeast(c->latencyScale, 0))
+        return bad(at + ".latency_scale", "must be a non-negative number");
+      if (!atLeast(c->latencyOffsetUs, 0))
+        return bad(at + ".latency_offset_us", "must be a non-negative number");
+    }
   return llvm::Error::success();
+}
+
+unsigned SystemSpec::computeCapability() const {
+  if (compCap)
+    return compCap;
+  // NVIDIA's CUDA GPUs table (developer.nvidia.com/cuda-gpus).
+  std::string n = llvm::StringRef(gpu.name).lower();
+  auto has = [&](const char *s) { return n.find(s) != std::string::npos; };
+  if (has("b200") || has("b100") || has("gb200"))
+    return 100;
+  if (has("h100") || has("h200") || has("h800") || has("gh200"))
+    return 90;
+  if (has("l4") || has("l40") || has("4090"))
+    return 89;
+  if (has("a10") && !has("a100"))
+    return 86;
+  if (has("a40") || has("a6000") || has("3090"))
+    return 86;
+  if (has("a100") || has("a800") || has("a30"))
+    return 80;
+  if (has("t4"))
+    return 75;
+  if (has("v100"))
+    return 70;
+  if (has("p100"))
+    return 60;
+  if (has("p4") || has("p40"))
+    return 61;
+  return 80;
+}
+
+llvm::StringRef perf::fabricName(Fabric fabric) {
+  switch (fabric) {
+  case Fabric::NVLink:
+    return "nvlink";
+  case Fabric::PCIe:
+    return "pcie";
+  case Fabric::Network:
+    return "network";
+  }
+  return "nvlink";
+}
+
+std::optional<Fabric> perf::parseFabric(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<Fabric>>(name.lower())
+      .Case("nvlink", Fabric::NVLink)
+      .Case("pcie", Fabric::PCIe)
+      .Case("network", Fabric::Network)
+      .Default(std::nullopt);
+}
+
+Fabric perf::fabricOf(const RankPlacement &p, const SystemSpec &s) {
+  if (p.numNodes > 1)
+    return Fabric::Network;
+  bool pcieOnly = s.intraNode.kind == LinkKind::PCIe3 ||
+                  s.intraNode.kind == LinkKind::PCIe4 ||
+                  s.intraNode.kind == LinkKind::PCIe5;
+  return p.spansDomains || pcieOnly ? Fabric::PCIe : Fabric::NVLink;
 }
 
 static SystemSpec makePreset(const char *name, const char *source,
@@ -180,12 +272,14 @@ llvm::ArrayRef<SystemSpec> perf::systemPresets() {
         "(600 GB/s bidirectional per GPU), 8x ConnectX-6 HDR 200 Gb/s",
         "A100-SXM4-80GB", 1, 8, defaultLink(LinkKind::NVLink3),
         defaultLink(LinkKind::InfiniBandHDR), 8, defaultLink(LinkKind::PCIe4)));
+    v.back().nvSwitch = true;
     v.push_back(makePreset(
         "dgx-h100",
         "NVIDIA DGX H100 datasheet: 8x H100-SXM5, NVLink4 via NVSwitch "
         "(900 GB/s bidirectional per GPU), 8x ConnectX-7 NDR 400 Gb/s",
         "H100-SXM5-80GB", 1, 8, defaultLink(LinkKind::NVLink4),
         defaultLink(LinkKind::InfiniBandNDR), 8, defaultLink(LinkKind::PCIe5)));
+    v.back().nvSwitch = true;
     v.push_back(makePreset("pcie-a100",
                            "8x A100-PCIe-80GB without NVLink on a PCIe gen4 "
                            "switch, one 100 GbE NIC",
@@ -222,6 +316,51 @@ const SystemSpec *perf::lookupSystemPreset(llvm::StringRef name) {
     if (foldName(s.name) == key)
       return &s;
   return nullptr;
+}
+
+RankPlacement perf::placeRanks(llvm::ArrayRef<int> ranks,
+                               const SystemSpec &system) {
+  RankPlacement p;
+  llvm::SmallSet<int, 16> unique;
+  llvm::DenseMap<unsigned, unsigned> perNode;
+  // (node, domain) pairs seen, to tell whether a node's ranks span domains.
+  llvm::DenseMap<unsigned, unsigned> domainOfNode;
+  unsigned domain = std::max(1u, system.domainSize());
+  for (int r : ranks) {
+    if (r < 0 || !unique.insert(r).second)
+      continue;
+    unsigned node = system.nodeOf(unsigned(r));
+    unsigned d = (unsigned(r) % system.gpusPerNode) / domain;
+    ++perNode[node];
+    auto [it, inserted] = domainOfNode.try_emplace(node, d);
+    if (!inserted && it->second != d)
+      p.spansDomains = true;
+  }
+  p.numRanks = unique.size();
+  p.numNodes = perNode.size();
+  for (auto &kv : perNode)
+    p.ranksPerNode = std::max(p.ranksPerNode, kv.second);
+  return p;
+}
+
+RankPlacement perf::placeGroup(llvm::ArrayRef<int64_t> ranks,
+                               const SystemSpec &system) {
+  llvm::SmallVector<int> narrow;
+  for (int64_t r : ranks)
+    narrow.push_back(r < 0 || r > INT32_MAX ? -1 : int(r));
+  return placeRanks(llvm::ArrayRef<int>(narrow), system);
+}
+
+RankPlacement perf::packRanks(unsigned count, const SystemSpec &system,
+                              unsigned perNode) {
+  if (perNode == 0 || perNode > system.gpusPerNode)
+    perNode = system.gpusPerNode;
+  RankPlacement p;
+  p.numRanks = count;
+  p.ranksPerNode = std::min(count, perNode);
+  p.numNodes = p.ranksPerNode ? (count + perNode - 1) / perNode : 0;
+  p.spansDomains = p.ranksPerNode > system.domainSize();
+  return p;
 }
 
 //===----------------------------------------------------------------------===//
@@ -296,6 +435,71 @@ public:
     return llvm::Error::success();
   }
 
+  llvm::Error boolean(const llvm::json::Value &v, const llvm::Twine &path,
+                      bool &out) {
+    if (auto b = v.getAsBoolean()) {
+      out = *b;
+      return llvm::Error::success();
+    }
+    return error(path, "expected true or false");
+  }
+
+  /// "calibration": {collective: {fabric: {bandwidth_efficiency,
+  /// latency_scale, latency_offset_us, points, source}}}.
+  llvm::Error calibration(const llvm::json::Value &v, SystemSpec &s) {
+    const llvm::json::Object *byKind = v.getAsObject();
+    if (!byKind)
+      return error("calibration", "expected an object");
+    for (const auto &k : *byKind) {
+      std::string kindPath = "calibration." + k.first.str();
+      std::optional<CollectiveKind> kind = parseCollectiveKind(k.first);
+      if (!kind)
+        return error(kindPath,
+                     "unknown collective '" + llvm::StringRef(k.first) + "'");
+      const llvm::json::Object *byFabric = k.second.getAsObject();
+      if (!byFabric)
+        return error(kindPath, "expected an object");
+      for (const auto &f : *byFabric) {
+        std::string fabricPath = kindPath + "." + f.first.str();
+        std::optional<Fabric> fabric = parseFabric(f.first);
+        if (!fabric)
+          return error(fabricPath, "unknown fabric '" +
+                                       llvm::StringRef(f.first) +
+                                       "' (nvlink, pcie, network)");
+        const llvm::json::Object *o = f.second.getAsObject();
+        if (!o)
+          return error(fabricPath, "expected an object");
+        CollectiveCalibration c;
+        for (const auto &kv : *o) {
+          llvm::StringRef key = kv.first;
+          std::string at = fabricPath + "." + key.str();
+          if (key == "bandwidth_efficiency") {
+            if (auto e = number(kv.second, at, c.bandwidthEfficiency))
+              return e;
+          } else if (key == "latency_scale") {
+            if (auto e = number(kv.second, at, c.latencyScale))
+              return e;
+          } else if (key == "latency_offset_us") {
+            if (auto e = number(kv.second, at, c.latencyOffsetUs))
+              return e;
+          } else if (key == "points") {
+            if (auto e = count(kv.second, at, c.points))
+              return e;
+          } else if (key == "source") {
+            auto str = kv.second.getAsString();
+            if (!str)
+              return error(at, "expected a string");
+            c.source = str->str();
+          } else {
+            return error(at, "unknown key '" + key + "'");
+          }
+        }
+        s.calibration[unsigned(*kind)][unsigned(*fabric)] = c;
+      }
+    }
+    return llvm::Error::success();
+  }
+
   std::string origin;
 };
 } // namespace
@@ -343,6 +547,18 @@ llvm::Expected<SystemSpec> perf::parseSystemSpec(const llvm::json::Value &value,
       if (auto e = r.number(v, key, d))
         return std::move(e);
       s.efficiency = d;
+    } else if (key == "nvswitch") {
+      if (auto e = r.boolean(v, key, s.nvSwitch))
+        return std::move(e);
+    } else if (key == "collnet") {
+      if (auto e = r.boolean(v, key, s.collNet))
+        return std::move(e);
+    } else if (key == "compute_capability") {
+      if (auto e = r.count(v, key, s.compCap))
+        return std::move(e);
+    } else if (key == "calibration") {
+      if (auto e = r.calibration(v, s))
+        return std::move(e);
     } else if (key == "gpu") {
       if (auto name = v.getAsString()) {
         const GpuSpec *g = lookupGpu(*name);
@@ -376,20 +592,55 @@ llvm::Expected<SystemSpec> perf::parseSystemSpec(const llvm::json::Value &value,
   return s;
 }
 
-/// The line of the first occurrence of `"key"` in `text`, to point a reader at
-/// the offending entry (llvm::json keeps no source locations).
+/// The line of the JSON path an error names ("at 'a.b.c'") in `text`: each
+/// component's `"key"` searched after the previous one's (llvm::json keeps
+/// no source locations).
 static unsigned lineOfKey(llvm::StringRef text, llvm::StringRef message) {
-  size_t q1 = message.find("'");
+  size_t q1 = message.find("at '");
   if (q1 == llvm::StringRef::npos)
     return 0;
+  q1 += 3;
   size_t q2 = message.find("'", q1 + 1);
-  llvm::StringRef path = message.slice(q1 + 1, q2);
-  llvm::StringRef key =
-      path.rsplit('.').second.empty() ? path : path.rsplit('.').second;
-  size_t at = text.find(("\"" + key + "\"").str());
-  if (at == llvm::StringRef::npos)
-    return 0;
+  llvm::SmallVector<llvm::StringRef> keys;
+  message.slice(q1 + 1, q2).split(keys, '.');
+  size_t at = 0;
+  for (llvm::StringRef key : keys) {
+    size_t found = text.find(("\"" + key + "\"").str(), at);
+    if (found == llvm::StringRef::npos)
+      return 0;
+    at = found;
+  }
   return 1 + text.take_front(at).count('\n');
+}
+
+/// llvm::json's "[line:col, byte=N]: what" as "path:line:col: what", with a
+/// word on the numbers JSON cannot spell (Python writes NaN and Infinity).
+static std::string jsonSyntaxError(llvm::StringRef path, llvm::StringRef text,
+                                   llvm::Error error) {
+  std::string message = llvm::toString(std::move(error));
+  llvm::StringRef m = message;
+  unsigned line = 0, col = 0;
+  size_t byte = 0;
+  if (m.consume_front("[") && !m.consumeInteger(10, line) &&
+      m.consume_front(":") && !m.consumeInteger(10, col) &&
+      m.consume_front(", byte=") && !m.consumeInteger(10, byte) &&
+      m.consume_front("]: ")) {
+    std::string out =
+        (path + ":" + llvm::Twine(line) + ":" + llvm::Twine(col) + ": " + m)
+            .str();
+    // The token where the parser stopped, from line and column (1-based).
+    llvm::StringRef rest = text;
+    for (unsigned l = 1; l < line && !rest.empty(); ++l)
+      rest = rest.split('\n').second;
+    rest = rest.drop_front(col > 0 ? col - 1 : 0);
+    for (llvm::StringRef bad : {"NaN", "Infinity", "-Infinity", "nan", "inf"})
+      if (rest.starts_with(bad))
+        return out + " (" + bad.str() +
+               " is not a JSON number: latencies and bandwidths must be "
+               "finite)";
+    return out;
+  }
+  return (path + ": " + message).str();
 }
 
 llvm::Expected<SystemSpec> perf::loadSystemSpec(llvm::StringRef presetOrPath) {
@@ -403,8 +654,8 @@ llvm::Expected<SystemSpec> perf::loadSystemSpec(llvm::StringRef presetOrPath) {
   llvm::StringRef text = (*buf)->getBuffer();
   auto json = llvm::json::parse(text);
   if (!json)
-    return llvm::createStringError(presetOrPath + ": " +
-                                   llvm::toString(json.takeError()));
+    return llvm::createStringError(
+        jsonSyntaxError(presetOrPath, text, json.takeError()));
   auto spec = parseSystemSpec(*json, presetOrPath);
   if (!spec) {
     std::string msg = llvm::toString(spec.takeError());
@@ -425,6 +676,27 @@ static llvm::json::Value linkToJson(const LinkSpec &l) {
   return o;
 }
 
+llvm::json::Object perf::calibrationToJson(const SystemSpec &s) {
+  llvm::json::Object calibration;
+  for (unsigned k = 0; k < 6; ++k) {
+    llvm::json::Object byFabric;
+    for (unsigned f = 0; f < kNumFabrics; ++f)
+      if (const std::optional<CollectiveCalibration> &c = s.calibration[k][f]) {
+        llvm::json::Object entry{
+            {"bandwidth_efficiency", c->bandwidthEfficiency},
+            {"latency_scale", c->latencyScale},
+            {"latency_offset_us", c->latencyOffsetUs},
+            {"points", int64_t(c->points)}};
+        if (!c->source.empty())
+          entry["source"] = c->source;
+        byFabric[fabricName(Fabric(f))] = std::move(entry);
+      }
+    if (!byFabric.empty())
+      calibration[collectiveKindName(CollectiveKind(k))] = std::move(byFabric);
+  }
+  return calibration;
+}
+
 llvm::json::Value perf::toJson(const SystemSpec &s) {
   llvm::json::Object o{{"name", s.name},
                        {"nodes", int64_t(s.nodes)},
@@ -437,6 +709,15 @@ llvm::json::Value perf::toJson(const SystemSpec &s) {
                        {"efficiency", s.efficiency}};
   if (!s.source.empty())
     o["source"] = s.source;
+  if (s.nvSwitch)
+    o["nvswitch"] = true;
+  if (s.collNet)
+    o["collnet"] = true;
+  if (s.compCap)
+    o["compute_capability"] = int64_t(s.compCap);
+  llvm::json::Object calibration = calibrationToJson(s);
+  if (!calibration.empty())
+    o["calibration"] = std::move(calibration);
   // A catalog GPU is written by name; a custom or modified one inline.
   const GpuSpec *known = lookupGpu(s.gpu.name);
   if (known && toJson(*known) == toJson(s.gpu))

@@ -483,7 +483,34 @@ LogicalResult AllGatherOp::verify() { return verifyCollective(*this, false); }
 LogicalResult ReduceScatterOp::verify() {
   return verifyCollective(*this, false);
 }
-LogicalResult AllToAllOp::verify() { return verifyCollective(*this, false); }
+LogicalResult AllToAllOp::verify() {
+  if (failed(verifyCollective(*this, false)))
+    return failure();
+  std::optional<ArrayRef<int64_t>> splits = getSplitBytes();
+  if (!splits)
+    return success();
+  size_t n = getGroup().size();
+  if (splits->size() != n * n)
+    return emitOpError("'split_bytes' must have ")
+           << n * n << " entries (group size squared), not " << splits->size();
+  int64_t most = 0;
+  for (size_t i = 0; i < n; ++i) {
+    int64_t sent = 0;
+    for (size_t j = 0; j < n; ++j) {
+      int64_t b = (*splits)[i * n + j];
+      if (b < 0)
+        return emitOpError("'split_bytes' must be non-negative");
+      if (i != j)
+        sent += b;
+    }
+    most = std::max(most, sent);
+  }
+  if (most != static_cast<int64_t>(getBytes()))
+    return emitOpError("'bytes' must be the most a device sends in "
+                       "'split_bytes' (")
+           << most << ")";
+  return success();
+}
 LogicalResult SendOp::verify() { return verifyCollective(*this, true); }
 LogicalResult RecvOp::verify() { return verifyCollective(*this, true); }
 

@@ -1,6 +1,8 @@
 //===- CommCost.cpp - --perf-comm-cost ------------------------------------===//
 //
-// Prices collectives and send/recv with the alpha-beta models of lib/Comm.
+// Prices collectives and send/recv with NCCL's model
+// (lib/Comm/CollectiveModel), and parameter-server transfers and shared host
+// copies with alpha-beta.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,24 @@ namespace perf {
 using namespace perf;
 using namespace mlir;
 
+static constexpr const char *kAlgorithmNames =
+    "auto, ring, tree, collnet_direct, collnet_chain, nvls, nvls_tree, pat";
+
+/// An all_to_all over its own group's ranks: `split_bytes` as given, else
+/// bytes / group size from every device to every other.
+static llvm::Expected<CollectiveEstimate>
+priceAllToAll(AllToAllOp op, const SystemSpec &system) {
+  SmallVector<int> ranks;
+  for (int64_t r : op.getGroup())
+    ranks.push_back(int(r));
+  size_t n = ranks.size();
+  std::vector<double> matrix(n * n, double(op.getBytes()) / double(n));
+  if (std::optional<ArrayRef<int64_t>> splits = op.getSplitBytes())
+    for (size_t i = 0; i < n * n; ++i)
+      matrix[i] = double((*splits)[i]);
+  return estimateAllToAll(ranks, matrix, system);
+}
+
 namespace {
 struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
   using CommCostBase::CommCostBase;
@@ -27,8 +47,15 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
         parseCollectiveAlgorithm(algorithm);
     if (!defaultAlgorithm) {
       getOperation().emitError()
-          << "--perf-comm-cost: unknown algorithm '" << algorithm
-          << "' (auto, ring, tree, hierarchical)";
+          << "--perf-comm-cost: unknown algorithm '" << algorithm << "' ("
+          << kAlgorithmNames << ")";
+      return signalPassFailure();
+    }
+    std::optional<CollectiveProtocol> defaultProtocol =
+        parseCollectiveProtocol(protocol);
+    if (!defaultProtocol) {
+      getOperation().emitError() << "--perf-comm-cost: unknown protocol '"
+                                 << protocol << "' (auto, LL, LL128, Simple)";
       return signalPassFailure();
     }
     Builder b(&getContext());
@@ -117,19 +144,35 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
               parseCollectiveAlgorithm(own.getValue());
           if (!parsed) {
             op->emitOpError() << "unknown algorithm '" << own.getValue()
-                              << "' (auto, ring, tree, hierarchical)";
+                              << "' (" << kAlgorithmNames << ")";
             return WalkResult::interrupt();
           }
           algo = *parsed;
         }
-        CollectiveEstimate estimate =
-            estimateCollective(*kind, double(getCollectiveBytes(op)),
-                               placeGroup(group, *system), *system, algo);
+        // Send/recv and all_to_all are NCCL point-to-point transfers: the
+        // pass-wide algorithm and protocol are for the tuned collectives.
+        bool p2p = *kind == CollectiveKind::SendRecv ||
+                   *kind == CollectiveKind::AllToAll;
+        if (p2p && !op->hasAttr("algorithm"))
+          algo = CollectiveAlgorithm::Auto;
+        llvm::Expected<CollectiveEstimate> estimate =
+            isa<AllToAllOp>(op) && algo == CollectiveAlgorithm::Auto
+                ? priceAllToAll(cast<AllToAllOp>(op), *system)
+                : estimateCollective(*kind, double(getCollectiveBytes(op)),
+                                     placeGroup(group, *system), *system, algo,
+                                     p2p ? CollectiveProtocol::Auto
+                                         : *defaultProtocol);
+        if (!estimate) {
+          op->emitOpError() << llvm::toString(estimate.takeError());
+          return WalkResult::interrupt();
+        }
         op->setAttr(PerfDialect::kLatencyAttr,
-                    b.getF64FloatAttr(estimate.timeUs));
-        op->setAttr(PerfDialect::kCostModelAttr, b.getStringAttr("alpha-beta"));
+                    b.getF64FloatAttr(estimate->timeUs));
+        op->setAttr(PerfDialect::kCostModelAttr, b.getStringAttr("nccl"));
         op->setAttr("perf.algorithm", b.getStringAttr(collectiveAlgorithmName(
-                                          estimate.algorithm)));
+                                          estimate->algorithm)));
+        op->setAttr("perf.protocol", b.getStringAttr(collectiveProtocolName(
+                                         estimate->protocol)));
         return WalkResult::advance();
       });
       return inner;

@@ -21,6 +21,8 @@ SystemSpec perf::singleNodeSystem(const GpuSpec &gpu, unsigned gpus) {
     s.intraNode = defaultLink(LinkKind::NVLink3);
     s.intraNode.kind = LinkKind::Custom;
     s.intraNode.bandwidth = gpu.nvlinkBandwidth;
+    // NVLink to every other GPU of a node of more than two takes NVSwitch.
+    s.nvSwitch = s.gpusPerNode > 2;
   } else {
     s.intraNode = s.hostPcie;
   }

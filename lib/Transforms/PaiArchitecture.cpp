@@ -10,7 +10,7 @@
 //                      forward pass, pai::push (send to each) after the
 //                      backward pass; the servers run the optimizer
 //   AllReduce-Local    one ring all_reduce of the gradients inside a server
-//   AllReduce-Cluster  one hierarchical all_reduce across servers
+//   AllReduce-Cluster  one all_reduce across servers, NCCL's choice
 //
 // As in the paper's model nothing overlaps: every op runs on stream 0 of
 // device 0 (one replica stands for the symmetric workers).
@@ -172,14 +172,17 @@ struct PaiArchitecturePass
         }
     } else if (a != "ps-worker" && weights > 0 && workers > 1) {
       b.setInsertionPointAfter(lastGradient);
-      StringRef algorithm = a == "allreduce-local" ? "ring" : "hierarchical";
+      // AllReduce-Local is the paper's ring; across servers NCCL's tuner
+      // picks (its ring, or its tree: a chain inside each server, a double
+      // binary tree across).
+      StringAttr algorithm =
+          a == "allreduce-local" ? b.getStringAttr("ring") : StringAttr();
       createCommOp(b, loc, "pai::all_reduce", ValueRange{}, 0,
                    [&](OpBuilder &ob) {
                      AllReduceOp::create(ob, loc, ob.getI64IntegerAttr(weights),
                                          ob.getDenseI64ArrayAttr(workerRanks),
                                          TypeAttr(), ob.getI64IntegerAttr(0),
-                                         ob.getI64IntegerAttr(0),
-                                         ob.getStringAttr(algorithm));
+                                         ob.getI64IntegerAttr(0), algorithm);
                    });
     }
     graph->setAttr(

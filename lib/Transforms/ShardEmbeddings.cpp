@@ -147,7 +147,8 @@ struct ShardEmbeddingsPass
         FrameworkOp comm = createCommOp(
             b, loc, "emb::all_to_all", inputs, 0, [&](OpBuilder &body) {
               AllToAllOp::create(body, loc, body.getI64IntegerAttr(a2aBytes),
-                                 body.getDenseI64ArrayAttr(group), TypeAttr(),
+                                 body.getDenseI64ArrayAttr(group),
+                                 DenseI64ArrayAttr(), TypeAttr(),
                                  body.getI64IntegerAttr(0),
                                  body.getI64IntegerAttr(0), StringAttr());
             });

@@ -85,9 +85,91 @@ TEST(SystemSpec, ErrorsNameTheOffendingKey) {
   EXPECT_EQ(errorOf(R"({"name": "x", "gpu": "B900"})"),
             "sys.json: at 'gpu': unknown GPU 'B900'");
   // Two GPUs need an intra-node link with some bandwidth.
-  EXPECT_NE(errorOf(R"({"name": "x", "gpus_per_node": 2})")
-                .find("intra_node: bandwidth must be positive"),
-            std::string::npos);
+  EXPECT_EQ(errorOf(R"({"name": "x", "gpus_per_node": 2})"),
+            "sys.json: at 'intra_node.bandwidth_gbs': bandwidth must be "
+            "positive (system 'x')");
+  // Negative latencies and bandwidths, even of a link the system does not
+  // use.
+  EXPECT_EQ(errorOf(R"({"name": "x", "base": "dgx-a100",
+                        "intra_node": {"latency_us": -1}})"),
+            "sys.json: at 'intra_node.latency_us': latency must be a "
+            "non-negative number (system 'x')");
+  EXPECT_EQ(errorOf(R"({"name": "x", "base": "dgx-a100",
+                        "inter_node": {"bandwidth_gbs": -5}})"),
+            "sys.json: at 'inter_node.bandwidth_gbs': bandwidth must be a "
+            "non-negative number (system 'x')");
+  EXPECT_EQ(errorOf(R"({"name": "x", "base": "dgx-a100", "nvswitch": 1})"),
+            "sys.json: at 'nvswitch': expected true or false");
+}
+
+TEST(SystemSpec, NaNFiguresAreErrors) {
+  // JSON text cannot hold NaN, but a value built in memory can.
+  llvm::json::Value nanLatency = llvm::json::Object{
+      {"name", "x"},
+      {"base", "dgx-a100"},
+      {"host_pcie", llvm::json::Object{{"latency_us", std::nan("")}}}};
+  auto s = parseSystemSpec(nanLatency, "mem");
+  ASSERT_FALSE(bool(s));
+  EXPECT_EQ(llvm::toString(s.takeError()),
+            "mem: at 'host_pcie.latency_us': latency must be a non-negative "
+            "number (system 'x')");
+  llvm::json::Value nanBandwidth = llvm::json::Object{
+      {"name", "x"},
+      {"base", "dgx-a100"},
+      {"intra_node", llvm::json::Object{{"bandwidth_gbs", std::nan("")}}}};
+  auto b = parseSystemSpec(nanBandwidth, "mem");
+  ASSERT_FALSE(bool(b));
+  EXPECT_EQ(llvm::toString(b.takeError()),
+            "mem: at 'intra_node.bandwidth_gbs': bandwidth must be a "
+            "non-negative number (system 'x')");
+}
+
+TEST(SystemSpec, CalibrationRoundTripsAndIsChecked) {
+  auto json = llvm::json::parse(R"({"name": "x", "base": "dgx-a100",
+      "calibration": {"all_reduce": {"nvlink": {"bandwidth_efficiency": 0.7,
+        "latency_scale": 0.5, "latency_offset_us": 12, "points": 30,
+        "source": "fit"}}}})");
+  ASSERT_TRUE(bool(json));
+  auto s = parseSystemSpec(*json, "sys.json");
+  ASSERT_TRUE(bool(s)) << llvm::toString(s.takeError());
+  const CollectiveCalibration *c =
+      s->calibrationFor(CollectiveKind::AllReduce, Fabric::NVLink);
+  ASSERT_NE(c, nullptr);
+  EXPECT_DOUBLE_EQ(c->bandwidthEfficiency, 0.7);
+  EXPECT_DOUBLE_EQ(c->latencyUs(10), 17);
+  EXPECT_EQ(c->points, 30u);
+  EXPECT_EQ(s->calibrationFor(CollectiveKind::AllReduce, Fabric::Network),
+            nullptr);
+  auto back = parseSystemSpec(toJson(*s), "back");
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(toJson(*back), toJson(*s));
+
+  EXPECT_EQ(errorOf(R"({"name": "x", "calibration": {"gossip": {}}})"),
+            "sys.json: at 'calibration.gossip': unknown collective 'gossip'");
+  EXPECT_EQ(
+      errorOf(R"({"name": "x", "calibration": {"all_reduce": {"nvme": {}}}})"),
+      "sys.json: at 'calibration.all_reduce.nvme': unknown fabric 'nvme' "
+      "(nvlink, pcie, network)");
+  EXPECT_EQ(errorOf(R"({"name": "x", "calibration": {"send_recv":
+                        {"network": {"bandwidth_efficiency": 0}}}})"),
+            "sys.json: at "
+            "'calibration.send_recv.network.bandwidth_efficiency': must be a "
+            "positive number (system 'x')");
+  EXPECT_EQ(errorOf(R"({"name": "x", "calibration": {"send_recv":
+                        {"network": {"latency_offset_us": -3}}}})"),
+            "sys.json: at 'calibration.send_recv.network.latency_offset_us': "
+            "must be a non-negative number (system 'x')");
+}
+
+TEST(SystemSpec, ComputeCapabilityFromTheGpu) {
+  EXPECT_EQ(lookupSystemPreset("dgx-a100")->computeCapability(), 80u);
+  EXPECT_EQ(lookupSystemPreset("dgx-h100")->computeCapability(), 90u);
+  EXPECT_EQ(lookupSystemPreset("pai-v100-25gbe")->computeCapability(), 70u);
+  SystemSpec s = *lookupSystemPreset("dgx-a100");
+  s.compCap = 100;
+  EXPECT_EQ(s.computeCapability(), 100u);
+  EXPECT_TRUE(lookupSystemPreset("dgx-h100")->nvSwitch);
+  EXPECT_FALSE(lookupSystemPreset("pcie-a100")->nvSwitch);
 }
 
 TEST(SystemSpec, FileErrorsCarryTheLine) {
@@ -103,6 +185,34 @@ TEST(SystemSpec, FileErrorsCarryTheLine) {
   ASSERT_FALSE(bool(s));
   EXPECT_EQ(llvm::toString(s.takeError()),
             (path + ":4: at 'efficency': unknown key 'efficency'").str());
+
+  // A line and column for JSON syntax, with a word on NaN.
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    os << "{\n  \"name\": \"x\",\n  \"intra_node\": {\"latency_us\": NaN}\n}\n";
+  }
+  auto nan = loadSystemSpec(path);
+  ASSERT_FALSE(bool(nan));
+  EXPECT_EQ(llvm::toString(nan.takeError()),
+            (path + ":3:32: Invalid JSON value (NaN is not a JSON number: "
+                    "latencies and bandwidths must be finite)")
+                .str());
+  // A nested key: the line of 'latency_us' under 'inter_node', not the one
+  // under 'intra_node' above it.
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    os << "{\n  \"name\": \"x\",\n  \"base\": \"dgx-a100\",\n"
+          "  \"intra_node\": {\"latency_us\": 1},\n"
+          "  \"inter_node\": {\"latency_us\": -2}\n}\n";
+  }
+  auto negative = loadSystemSpec(path);
+  ASSERT_FALSE(bool(negative));
+  EXPECT_EQ(llvm::toString(negative.takeError()),
+            (path + ":5: at 'inter_node.latency_us': latency must be a "
+                    "non-negative number (system 'x')")
+                .str());
   llvm::sys::fs::remove(path);
 
   auto missing = loadSystemSpec("/nonexistent/system.json");

@@ -1,40 +1,28 @@
-//===- CollectiveModel.h - Alpha-beta cost of NCCL-style collectives -*- C++
-//-*-===//
+//===- CollectiveModel.h - Time of NCCL collectives -------------*- C++ -*-===//
 //
-// Time of one collective over a group of GPUs of a SystemSpec, from the
-// alpha-beta model of each link it crosses (Thakur, Rabenseifner, Gropp,
-// "Optimization of Collective Communication Operations in MPICH", IJHPCA
-// 2005): a message of n bytes over a link costs alpha + n / B, with B the
-// link's achieved bandwidth. With p ranks:
-//
-//   ring all_reduce          2(p-1) alpha + 2 (p-1)/p n/B
-//   ring all_gather,
-//   ring reduce_scatter      (p-1) alpha + (p-1)/p n/B
-//   tree all_reduce          2 ceil(log2 p) alpha + 2 n/B   (pipelined double
-//                            binary tree: Sanders, Speck, Traeff, "Two-tree
-//                            algorithms for full bandwidth broadcast,
-//                            reduction and scan", Parallel Computing 2009; the
-//                            algorithm NCCL 2.4+ uses across nodes)
-//   all_to_all               (p-1) alpha + (p-1)/p n/B
-//   broadcast (pipelined)    (p-1) alpha + n/B
-//   send/recv                alpha + n/B
-//   hierarchical all_reduce  intra-node reduce_scatter of n, inter-node
-//                            all_reduce of n/g across nodes, intra-node
-//                            all_gather of n (g GPUs per node)
+// Time of one collective over a group of GPUs of a SystemSpec, the way NCCL
+// runs it: the group's topology (describeNcclTopology) feeds NCCL's tuner
+// (NcclTuner.h), which picks the (algorithm, protocol) pair of least
+// predicted time for the size, as NCCL does for every call; that pair's
+// latency and bandwidth then price the call, corrected by the system's
+// calibration for the collective where its system file has one
+// (SystemSpec::calibration, fitted by bench/collectives/perf-comm-eval).
 //
 // `bytes` is the per-rank buffer as NCCL counts it: the all_reduce buffer,
 // the all_gather output (all ranks' pieces together), the reduce_scatter
 // input, the all_to_all send buffer, the send/recv message.
 //
-// Which link: a group inside one NVLink domain uses the intra-node link; one
-// spanning domains of a node uses host PCIe; one spanning nodes is bounded by
-// each GPU's share of the node's NICs.
+// Send/recv and all_to_all are NCCL point-to-point transfers (NcclTuner::p2p);
+// an all_to_all moves its pieces to the node's own GPUs over the intra-node
+// path and to other nodes' GPUs through the node's NICs at once, the slower
+// set bounding it. Broadcast runs NCCL's ring.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef PERF_COMM_COLLECTIVEMODEL_H
 #define PERF_COMM_COLLECTIVEMODEL_H
 
+#include "perf/Comm/NcclTuner.h"
 #include "perf/Comm/SystemSpec.h"
 #include "perf/Support/KernelDesc.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -43,54 +31,38 @@
 
 namespace perf {
 
-enum class CollectiveAlgorithm { Ring, Tree, Hierarchical, Auto };
-
-llvm::StringRef collectiveAlgorithmName(CollectiveAlgorithm algorithm);
-std::optional<CollectiveAlgorithm>
-parseCollectiveAlgorithm(llvm::StringRef name);
-
-/// Where a group of ranks sits on the system.
-struct RankPlacement {
-  // Not an aggregate, so a braced rank list picks the ArrayRef<int> overloads.
-  RankPlacement() {}
-  unsigned numRanks = 0;
-  /// Distinct nodes the group touches.
-  unsigned numNodes = 0;
-  /// Most ranks of the group on one node.
-  unsigned ranksPerNode = 0;
-  /// Whether some node's ranks span more than one NVLink domain.
-  bool spansDomains = false;
-};
-
-/// Placement of explicit global ranks (rank r on node r / gpusPerNode).
-RankPlacement placeRanks(llvm::ArrayRef<int> ranks, const SystemSpec &system);
-/// The same for a `group` attribute of the perf dialect's collectives.
-RankPlacement placeGroup(llvm::ArrayRef<int64_t> ranks,
-                         const SystemSpec &system);
-/// `count` ranks filling nodes in order with at most `perNode` per node
-/// (0: the node's GPU count), the way NCCL tests and launchers pack them.
-RankPlacement packRanks(unsigned count, const SystemSpec &system,
-                        unsigned perNode = 0);
-
 struct CollectiveEstimate {
   double timeUs = 0;
-  /// The algorithm priced (Auto resolved to the cheapest applicable one).
+  /// The pair priced (Auto resolved as NCCL's tuner resolves it).
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
+  CollectiveProtocol protocol = CollectiveProtocol::Simple;
+  /// Channels NCCL runs the call on.
+  unsigned channels = 0;
+  /// NCCL's own predicted time (no calibration).
+  double ncclTimeUs = 0;
+  /// Latency (us) and algorithm bandwidth (GB/s) behind `timeUs`.
+  double latencyUs = 0;
+  double bandwidthGBs = 0;
+  /// Which calibration priced it ("" for NCCL's figures alone).
+  std::string calibration;
 };
 
-CollectiveEstimate
+/// The time of one collective. Errors name the system: a group larger than
+/// the system, an algorithm or protocol NCCL does not run for this
+/// collective on this group (e.g. NVLS without an NVSwitch).
+llvm::Expected<CollectiveEstimate>
 estimateCollective(CollectiveKind kind, double bytes,
                    const RankPlacement &placement, const SystemSpec &system,
-                   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto);
+                   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto,
+                   CollectiveProtocol protocol = CollectiveProtocol::Auto);
 
-double
-collectiveTimeUs(CollectiveKind kind, double bytes, llvm::ArrayRef<int> ranks,
-                 const SystemSpec &system,
-                 CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto);
-double
-collectiveTimeUs(CollectiveKind kind, double bytes,
-                 const RankPlacement &placement, const SystemSpec &system,
-                 CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto);
+/// An all_to_all with uneven splits: `sendBytes[i * n + j]` is what
+/// `ranks[i]` sends to `ranks[j]` (n = ranks.size(); the diagonal stays
+/// local and costs nothing). Every rank's sends and receives to and from its
+/// own node and other nodes run at once; the slowest rank bounds the call.
+llvm::Expected<CollectiveEstimate>
+estimateAllToAll(llvm::ArrayRef<int> ranks, llvm::ArrayRef<double> sendBytes,
+                 const SystemSpec &system);
 
 /// One transfer of `bytes` between a worker GPU and a parameter server
 /// (PS/Worker in the Alibaba-PAI study): the message crosses the network and

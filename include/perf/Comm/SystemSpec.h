@@ -15,6 +15,7 @@
 #define PERF_COMM_SYSTEMSPEC_H
 
 #include "perf/Support/GpuSpec.h"
+#include "perf/Support/KernelDesc.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -63,6 +64,36 @@ struct LinkSpec {
 /// rate, with latencies typical of NCCL over each.
 LinkSpec defaultLink(LinkKind kind);
 
+/// What a group's traffic crosses: one NVLink domain, PCIe between the
+/// domains (or GPUs) of a node, or the network between nodes.
+enum class Fabric { NVLink, PCIe, Network };
+constexpr unsigned kNumFabrics = 3;
+/// "nvlink", "pcie", "network".
+llvm::StringRef fabricName(Fabric fabric);
+std::optional<Fabric> parseFabric(llvm::StringRef name);
+
+/// Corrections to NCCL's figures for one collective on one fabric of a
+/// system, fitted to measured times (bench/collectives/perf-comm-eval --fit
+/// writes them into the system file). NCCL's tuner still picks the
+/// (algorithm, protocol) pair with its own figures, as NCCL does; the
+/// calibration prices the pair it picked:
+///
+///   latency   = latencyScale x NCCL's latency + latencyOffsetUs
+///   bandwidth = bandwidthEfficiency x NCCL's algorithm bandwidth
+struct CollectiveCalibration {
+  double bandwidthEfficiency = 1;
+  double latencyScale = 1;
+  double latencyOffsetUs = 0;
+  /// Rows the fit saw (0 for values derived from other collectives or
+  /// systems) and where they came from.
+  unsigned points = 0;
+  std::string source;
+
+  double latencyUs(double ncclLatencyUs) const {
+    return latencyScale * ncclLatencyUs + latencyOffsetUs;
+  }
+};
+
 struct SystemSpec {
   std::string name;
   /// Where the figures come from.
@@ -83,6 +114,14 @@ struct SystemSpec {
   LinkSpec hostPcie;
   /// Fraction of nominal bandwidth achieved.
   double efficiency = 0.7;
+  /// The node's GPUs are connected through NVSwitch (NVLS and CollNet
+  /// direct need one).
+  bool nvSwitch = false;
+  /// The network reduces in-switch (SHARP): NCCL's CollNet algorithms run.
+  bool collNet = false;
+  /// CUDA compute capability x 10 of the GPUs; 0 infers it from the GPU's
+  /// name (computeCapability()).
+  unsigned compCap = 0;
 
   unsigned numGpus() const { return nodes * gpusPerNode; }
   unsigned domainSize() const {
@@ -90,6 +129,19 @@ struct SystemSpec {
   }
   /// Global ranks are laid out node by node: rank r is on node r / gpusPerNode.
   unsigned nodeOf(unsigned rank) const { return rank / gpusPerNode; }
+  /// Fitted corrections per collective kind and fabric (absent: NCCL's
+  /// figures alone).
+  std::optional<CollectiveCalibration> calibration[6][kNumFabrics];
+
+  const CollectiveCalibration *calibrationFor(CollectiveKind kind,
+                                              Fabric fabric) const {
+    const auto &c = calibration[unsigned(kind)][unsigned(fabric)];
+    return c ? &*c : nullptr;
+  }
+
+  /// `compCap`, else what the GPU's name says (V100 70, A100 80, A10/A40
+  /// 86, L4 89, H100/H200 90, B200 100; 80 when unknown).
+  unsigned computeCapability() const;
   /// Achieved bandwidth of a link in bytes/s.
   double achievedBandwidth(const LinkSpec &link) const {
     return link.bandwidth * link.efficiency.value_or(efficiency);
@@ -98,6 +150,32 @@ struct SystemSpec {
   /// Checks what the cost models divide by.
   llvm::Error validate() const;
 };
+
+/// Where a group of ranks sits on a system.
+struct RankPlacement {
+  // Not an aggregate, so a braced rank list picks the ArrayRef<int> overloads.
+  RankPlacement() {}
+  unsigned numRanks = 0;
+  /// Distinct nodes the group touches.
+  unsigned numNodes = 0;
+  /// Most ranks of the group on one node.
+  unsigned ranksPerNode = 0;
+  /// Whether some node's ranks span more than one NVLink domain.
+  bool spansDomains = false;
+};
+
+/// Placement of explicit global ranks (rank r on node r / gpusPerNode).
+RankPlacement placeRanks(llvm::ArrayRef<int> ranks, const SystemSpec &system);
+/// The same for a `group` attribute of the perf dialect's collectives.
+RankPlacement placeGroup(llvm::ArrayRef<int64_t> ranks,
+                         const SystemSpec &system);
+/// `count` ranks filling nodes in order with at most `perNode` per node
+/// (0: the node's GPU count), the way NCCL tests and launchers pack them.
+RankPlacement packRanks(unsigned count, const SystemSpec &system,
+                        unsigned perNode = 0);
+
+/// The fabric a group's collective crosses.
+Fabric fabricOf(const RankPlacement &placement, const SystemSpec &system);
 
 /// Built-in systems: "dgx-a100" (8x A100-SXM4-80GB, NVLink3, 8x HDR 200 Gb/s
 /// InfiniBand), "dgx-h100" (8x H100-SXM5, NVLink4, 8x NDR 400 Gb/s),
@@ -111,14 +189,18 @@ const SystemSpec *lookupSystemPreset(llvm::StringRef name);
 /// overrides), nodes, gpus_per_node, gpu (catalog name or a device object as
 /// in GpuSpec.h), intra_node / inter_node / host_pcie (objects with kind,
 /// bandwidth_gbs, latency_us, efficiency), intra_node_domain, nics_per_node,
-/// efficiency. An unknown key or a value of the wrong type is an error naming
-/// `origin` and the JSON path.
+/// efficiency, nvswitch, collnet, compute_capability, calibration
+/// ({collective: {fabric: {bandwidth_efficiency, latency_scale,
+/// latency_offset_us, points, source}}}). An unknown key or a value of the
+/// wrong type is an error naming `origin` and the JSON path.
 llvm::Expected<SystemSpec> parseSystemSpec(const llvm::json::Value &value,
                                            llvm::StringRef origin = "system");
 /// A preset name, or a JSON file (errors name the file and line).
 llvm::Expected<SystemSpec> loadSystemSpec(llvm::StringRef presetOrPath);
 
 llvm::json::Value toJson(const SystemSpec &spec);
+/// The "calibration" object of a system file (empty when it has none).
+llvm::json::Object calibrationToJson(const SystemSpec &spec);
 
 } // namespace perf
 

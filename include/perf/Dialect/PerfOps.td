@@ -226,8 +226,16 @@ def Perf_AllGatherOp : Perf_CollectiveOp<"all_gather"> {
 def Perf_ReduceScatterOp : Perf_CollectiveOp<"reduce_scatter"> {
   let summary = "Reduce-scatter; `bytes` is the input size per device";
 }
-def Perf_AllToAllOp : Perf_CollectiveOp<"all_to_all"> {
+def Perf_AllToAllOp : Perf_CollectiveOp<"all_to_all",
+    (ins OptionalAttr<DenseI64ArrayAttr>:$split_bytes)> {
   let summary = "All-to-all; `bytes` is what each device sends in total";
+  let description = [{
+    Uneven splits: `split_bytes` lists, for every device i of `group` and
+    every device j, the bytes i sends to j (row i, group.size() squared
+    entries; the diagonal stays on the device). `bytes` is then the most
+    any device sends. Without it every device sends bytes / group.size() to
+    each.
+  }];
 }
 def Perf_SendOp : Perf_CollectiveOp<"send"> {
   let summary = "Point-to-point send; `group` is [source, destination]";

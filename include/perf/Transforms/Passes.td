@@ -93,21 +93,27 @@ def Report : Pass<"perf-report", "::mlir::ModuleOp"> {
 //===----------------------------------------------------------------------===//
 
 def CommCost : Pass<"perf-comm-cost", "::mlir::ModuleOp"> {
-  let summary = "Prices every collective with the alpha-beta models";
+  let summary = "Prices every collective with NCCL's cost model";
   let description = [{
-    Writes `perf.latency_us`, `perf.cost_model = "alpha-beta"` and
-    `perf.algorithm` on every collective and send/recv, from
-    lib/Comm/CollectiveModel over the system given by `system` (a preset
+    Writes `perf.latency_us`, `perf.cost_model = "nccl"`, `perf.algorithm`
+    and `perf.protocol` on every collective and send/recv, from
+    lib/Comm/CollectiveModel (NCCL's tuner over the group's topology, then
+    the system's calibration) over the system given by `system` (a preset
     name or a system JSON file). Without `system`, a single node of the
     graph's GPU is assumed, NVLink-connected when the GPU has NVLink, PCIe
     otherwise. A collective's own `algorithm` attribute overrides the option.
+    Parameter-server transfers and shared host copies keep the alpha-beta
+    model of the PAI study (`perf.cost_model = "alpha-beta"`).
   }];
   let options = [
     Option<"system", "system", "std::string", "\"\"",
            "System preset (dgx-a100, dgx-h100, pcie-a100, pai-v100-25gbe) or "
            "system JSON file; empty: one node of the graph's GPU">,
     Option<"algorithm", "algorithm", "std::string", "\"auto\"",
-           "auto, ring, tree or hierarchical">,
+           "auto (NCCL's tuner), ring, tree, collnet_direct, collnet_chain, "
+           "nvls, nvls_tree or pat">,
+    Option<"protocol", "protocol", "std::string", "\"auto\"",
+           "auto (NCCL's tuner), LL, LL128 or Simple">,
   ];
 }
 
@@ -385,7 +391,9 @@ def PaiArchitecture : Pass<"perf-pai-architecture", "::mlir::ModuleOp"> {
     receive the gradients after the backward pass (`pai::push`); the worker's
     optimizer ops go (the servers apply the update). AllReduce-Local: one
     ring all_reduce of the gradients inside one server. AllReduce-Cluster: one
-    hierarchical all_reduce over `workers` GPUs, `gpus-per-node` a server.
+    all_reduce over `workers` GPUs, `gpus-per-node` a server, run as NCCL's
+    tuner picks (its ring, or its tree: a chain inside each server, a double
+    binary tree across).
     One replica (device 0) is modeled; `perf.pai_architecture` on the graph
     tells --perf-comm-cost how to price the parameter-server links.
   }];

@@ -50,21 +50,24 @@ perf.graph @buckets attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "t
 // -----
 
 // Toy GPU at 1 TFLOP/s: a 100^3 GEMM takes 2 us, a 200^3 GEMM 16 us.
-// all_reduce of 2.1e6 bytes over 2 GPUs of dgx-a100 (210 GB/s, 2 us):
-//   2 alpha + n/B = 4 + 10 = 14 us.
-// b1 [0, 2]; bucket 0 on stream 1 [2, 16] overlaps b2 [2, 18];
-// bucket 1 waits for b2: [18, 32]. Device 0 computes 18 us, so 14 us of
-// communication are exposed; device 1 only communicates (28 us).
+// all_reduce of 2.1e6 bytes over 2 GPUs of dgx-a100, NCCL's ring Simple (2
+// steps; bus bandwidth 240 GB/s x 2/2):
+//   8.4 + 2 x 3.4 + 2.1e6 / 240000 = 15.2 + 8.75 = 23.95 us
+// (LL128 17.8 + 9.51, LL 7.8 + 23.95, tree Simple 16.4 + 31.7).
+// b1 [0, 2]; bucket 0 on stream 1 [2, 25.95] overlaps b2 [2, 18];
+// bucket 1 waits for bucket 0: [25.95, 49.9]. Device 0 computes 18 us, so
+// 7.95 + 23.95 = 31.9 us of communication are exposed; device 1 only
+// communicates (47.9 us).
 // TIME-LABEL: perf.graph @overlap
-// TIME-SAME: devices = [{active_us = 3.200000e+01 : f64, device = 0 : i64, end_us = 3.200000e+01 : f64, exposed_comm_us = 1.400000e+01 : f64
-// TIME-SAME: {active_us = 2.800000e+01 : f64, device = 1 : i64, end_us = 3.200000e+01 : f64, exposed_comm_us = 2.800000e+01 : f64
-// TIME-SAME: e2e_us = 3.200000e+01
+// TIME-SAME: devices = [{active_us = 4.990000e+01 : f64, device = 0 : i64, end_us = 4.990000e+01 : f64, exposed_comm_us = 3.190000e+01 : f64
+// TIME-SAME: {active_us = 4.790000e+01 : f64, device = 1 : i64, end_us = 4.990000e+01 : f64, exposed_comm_us = 4.790000e+01 : f64
+// TIME-SAME: e2e_us = 4.990000e+01
 // TIME: perf.op "ddp::all_reduce"
 // TIME-NEXT: perf.all_reduce
-// TIME-SAME: perf.end_us = 1.600000e+01 : f64, perf.latency_us = 1.400000e+01 : f64, perf.start_us = 2.000000e+00 : f64
+// TIME-SAME: perf.end_us = 2.595000e+01 : f64, perf.latency_us = 2.395000e+01 : f64, perf.protocol = "Simple", perf.start_us = 2.000000e+00 : f64
 // TIME: perf.op "ddp::all_reduce"
 // TIME-NEXT: perf.all_reduce
-// TIME-SAME: perf.end_us = 3.200000e+01 : f64, perf.latency_us = 1.400000e+01 : f64, perf.start_us = 1.800000e+01 : f64
+// TIME-SAME: perf.end_us = 4.990000e+01 : f64, perf.latency_us = 2.395000e+01 : f64, perf.protocol = "Simple", perf.start_us = 2.595000e+01 : f64
 perf.graph @overlap attributes {target = #perf.gpu<"toy", sms = 1, fp32_tflops = 1, mem_bw_gbs = 1000>, phase = "training"} {
   %a = perf.op "b1" {perf.grad_bytes = 2100000} : () -> tensor<4xf32> {
     perf.gemm {m = 100, n = 100, k = 100, pass = "dgrad"}

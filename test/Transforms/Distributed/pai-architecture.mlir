@@ -50,30 +50,39 @@
 // PS2-SAME: perf.latency_us = 6.929000e+03
 
 // AllReduce-Local, 8 workers in one server: input over a PCIe link the 8
-// GPUs share: 4 + 7e6 / (7e9 / 8) = 8004 us. Ring all_reduce over NVLink:
-//   2 x 7 x 2 + 2 x 7/8 x 7e6 / 35e9 = 28 + 350 = 378 us,
+// GPUs share: 4 + 7e6 / (7e9 / 8) = 8004 us. NCCL's ring all_reduce over
+// NVLink (the 50 GB/s is 40 GB/s in NCCL's figures, 20 of every 25 on
+// SM70: one channel at 40, doubled to 2 x 20; no NVSwitch), 14 steps:
+//   Simple: 8.4 + 14 x 3.4 = 56 us, 40 x 8/14 = 22.857 GB/s:
+//   56 + 7e6 / 22857.14 = 56 + 306.25 = 362.25 us (LL128: 40.6 + 332.9),
 //   after 8004 + 2 + 2 = 8008 us.
 // LOCAL: perf.memcpy
 // LOCAL-SAME: perf.latency_us = 8.004000e+03
 // LOCAL: perf.op "bwd"
 // LOCAL: perf.op "pai::all_reduce"
 // LOCAL-NEXT: perf.all_reduce {algorithm = "ring", bytes = 7000000 : i64, group = array<i64: 0, 1, 2, 3, 4, 5, 6, 7>
-// LOCAL-SAME: perf.end_us = 8.386000e+03 : f64, perf.latency_us = 3.780000e+02 : f64, perf.start_us = 8.008000e+03
+// LOCAL-SAME: perf.end_us = 8.370250e+03 : f64, perf.latency_us = 3.622500e+02 : f64, perf.protocol = "Simple", perf.start_us = 8.008000e+03
 // LOCAL: perf.op "sgd"
 
-// AllReduce-Cluster, 16 workers on 2 servers: hierarchical all_reduce =
-// reduce-scatter + all-gather over NVLink, 2 x (7 x 2 + 7/8 x 7e6 / 35e9)
-// = 2 x 189 = 378 us, plus a ring over the 2 servers of W/8 = 875000 B at
-// the NIC share of 8 GPUs, 2.1875e9 / 8 = 0.2734375 GB/s:
-// 2 x 25 + 875000 / 0.2734375e9 = 50 + 3200 = 3250 us. Total 3628 us (the
-// PAI breakdown's 3550 us plus the alphas).
+// AllReduce-Cluster, 16 workers on 2 servers: one all_reduce as NCCL's
+// tuner runs it. A channel leaves a server through its one 3.125 GB/s NIC:
+// speedArrayInter's 3, one channel; two nodes, so bus 1 x 3 = 3 GB/s.
+// Ring Simple: 3 x 16/30 = 1.6 GB/s; 30 steps, 2 across the servers:
+// 8.4 + 28 x 3.4 + 2 x 14 = 131.6 us, x 1.9 (the ring plateau before SM80)
+// = 250.04 us: 250.04 + 7e6 / 1600 = 4625.04 us. Its tree (a chain
+// through each server's 8 GPUs, a tree across): bus min(3 x .92, 18.5) =
+// 2.76, halved, x .7 (tree correction, log2(7e6 / 64) = 16) = 0.966 GB/s,
+// 8.4 + 2 (7 x 4.0 + 14) = 92.4 us: 7338.78 us. No LL128 (the NIC is not on
+// the GPUs' PCIe switch); LL at 0.8 GB/s. The PAI breakdown's analytical
+// figure is 3550 us.
 // (--perf-comm-cost without a system prices on the one the workers were
 // placed on.)
-// CLUSTER: perf.all_reduce {algorithm = "hierarchical", bytes = 7000000 : i64, group = array<i64: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>
-// CLUSTER-SAME: perf.latency_us = 3.628000e+03
+// CLUSTER: perf.all_reduce {bytes = 7000000 : i64, group = array<i64: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>
+// CLUSTER-SAME: perf.algorithm = "ring"
+// CLUSTER-SAME: perf.latency_us = 4.625040e+03
 
 // Four workers a server: workers 4-7 are GPUs 0-3 of the second server.
-// CLUSTER4: perf.all_reduce {algorithm = "hierarchical", bytes = 7000000 : i64, group = array<i64: 0, 1, 2, 3, 8, 9, 10, 11>
+// CLUSTER4: perf.all_reduce {bytes = 7000000 : i64, group = array<i64: 0, 1, 2, 3, 8, 9, 10, 11>
 
 // TOOMANY: error: --perf-pai-architecture: allreduce-local keeps the job in one server, but 16 workers exceed 8 GPUs a server (use allreduce-cluster)
 // BADARCH: error: --perf-pai-architecture: unknown arch 'ring' (ps-worker, allreduce-local, allreduce-cluster)

@@ -22,16 +22,17 @@
 // PS/Worker, 8 parameter servers: 8 pulls and 8 pushes of 875000 B, each
 // 25 + 4 + 875000 / 2.1875 GB/s + 875000 / 7 GB/s = 554 us, plus a 1 us gap:
 // 1858.75 + 16 x 555 = 10738.75 us (1368.75 + 8880 = 10248.75 us).
-// AllReduce-Local: one ring all_reduce over NVLink, 28 + 350 = 378 us:
-// 1858.75 + 379 = 2237.75 us (1747.75 us).
+// AllReduce-Local: NCCL's ring all_reduce over NVLink, Simple, 56 + 306.25
+// = 362.25 us (pai-architecture.mlir works it): 1858.75 + 363.25 = 2222 us
+// (1732 us).
 // CHECK: arch eth_gbps pcie_gbs tflops hbm_tbs T_d_us T_c_comp_us T_c_mem_us T_w_us T_total_us crit_path_us
 // CHECK-NEXT: ps-worker 25 10 1 1 1000.0 980.0 2.0 8400.0 10382.0 10738.8
 // CHECK-NEXT: ps-worker 25 10 2 1 1000.0 490.0 2.0 8400.0 9892.0 10248.8
-// CHECK-NEXT: allreduce-local 25 10 1 1 8000.0 980.0 2.0 350.0 9332.0 2237.8
-// CHECK-NEXT: allreduce-local 25 10 2 1 8000.0 490.0 2.0 350.0 8842.0 1747.8
+// CHECK-NEXT: allreduce-local 25 10 1 1 8000.0 980.0 2.0 350.0 9332.0 2222.0
+// CHECK-NEXT: allreduce-local 25 10 2 1 8000.0 490.0 2.0 350.0 8842.0 1732.0
 // CSV: arch,ethernet_gbps,pcie_gbs,tflops,hbm_tbs,t_d_us,t_c_compute_us,t_c_memory_us,t_w_us,t_total_us,critical_path_us,pipeline
 // CSV-NEXT: ps-worker,25.00,10.00,1.00,1.00,1000.000,980.000,2.000,8400.000,10382.000,10738.750,"none"
-// CSV: allreduce-local,25.00,10.00,2.00,1.00,8000.000,490.000,2.000,350.000,8842.000,1747.750,"none"
+// CSV: allreduce-local,25.00,10.00,2.00,1.00,8000.000,490.000,2.000,350.000,8842.000,1732.000,"none"
 
 // Parallelism settings are one more axis; a point with a pipeline keeps the
 // graph's own collectives (no architecture rewrite, --arch-graph=auto).
@@ -39,7 +40,7 @@
 // 490 us) and splits the relu after it (1 us); each rank holds half the
 // weights, so T_w halves (175 us).
 // PAR: arch {{.*}} crit_path_us pipeline
-// PAR-NEXT: allreduce-local 25 10 1 1 8000.0 980.0 2.0 350.0 9332.0 2237.8 none
+// PAR-NEXT: allreduce-local 25 10 1 1 8000.0 980.0 2.0 350.0 9332.0 2222.0 none
 // PAR-NEXT: allreduce-local 25 10 1 1 8000.0 490.0 1.0 175.0 8666.0 {{[0-9.]+}} perf-tensor-parallel{devices=2}
 
 // The default grid is Table III of the PAI paper: 3 Ethernet x 2 PCIe x 4
@@ -52,20 +53,21 @@
 // 8 TFLOP/s and 1 TB/s the work takes 875 + 1 + 122.5 + 1 + 1.75 =
 // 1001.25 us; PS/Worker adds 16 x (29 + 400 + 125 + 1) = 8880 us on 25 GbE,
 // 16 x (29 + 100 + 125 + 1) = 4080 us on 100 GbE (the sweep keeps the base
-// system's 25 us Ethernet alpha); AllReduce-Local adds 379 us on either.
+// system's 25 us Ethernet alpha); AllReduce-Local adds 363.25 us on
+// either.
 // GRIDROW: ps-worker 25 10 8 1 1000.0 122.5 2.0 8400.0 9524.5 9881.2
 // GRIDROW: ps-worker 100 10 8 1 1000.0 122.5 2.0 3600.0 4724.5 5081.2
-// GRIDROW: allreduce-local 25 10 8 1 8000.0 122.5 2.0 350.0 8474.5 1380.2
-// GRIDROW: allreduce-local 100 10 8 1 8000.0 122.5 2.0 350.0 8474.5 1380.2
+// GRIDROW: allreduce-local 25 10 8 1 8000.0 122.5 2.0 350.0 8474.5 1364.5
+// GRIDROW: allreduce-local 100 10 8 1 8000.0 122.5 2.0 350.0 8474.5 1364.5
 // GRID-COUNT-72: allreduce-cluster
 // --arch-graph=off leaves the graph alone: the critical path is the work.
 // OFF: ps-worker 25 10 1 1 1000.0 980.0 2.0 8400.0 10382.0 1858.8
-// 16 workers: AllReduce-Local stays one full server (379 us as above);
-// AllReduce-Cluster spans two, a hierarchical all_reduce of 378 us over
-// NVLink + 3250 us over the servers' 25 GbE NICs shared by 8 GPUs (as in
-// pai-architecture.mlir): 1858.75 + 3628 + 1 = 5487.75 us.
-// W16: allreduce-local 25 10 1 1 8000.0 980.0 2.0 350.0 9332.0 2237.8
-// W16-NEXT: allreduce-cluster 25 10 1 1 8000.0 980.0 2.0 3550.0 12532.0 5487.8
+// 16 workers: AllReduce-Local stays one full server (363.25 us as above);
+// AllReduce-Cluster spans two, NCCL's ring all_reduce through each server's
+// one 25 GbE NIC, 4625.04 us (pai-architecture.mlir works it): 1858.75 +
+// 4625.04 + 1 = 6484.79 us.
+// W16: allreduce-local 25 10 1 1 8000.0 980.0 2.0 350.0 9332.0 2222.0
+// W16-NEXT: allreduce-cluster 25 10 1 1 8000.0 980.0 2.0 3550.0 12532.0 6484.8
 // BADGRAPH: perf-sweep: error: --arch-graph: expected auto, on or off, got 'maybe'
 // BADLIST: perf-sweep: error: --tflops: expected positive numbers, got 'x'
 // BADPIPE: perf-sweep: error: bad --pipeline: {{.*}}'no-such-pass' does not refer to a registered pass

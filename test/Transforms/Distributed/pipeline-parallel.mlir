@@ -5,17 +5,21 @@
 
 // Four forward and four backward GEMMs of 2 us each on the toy GPU; stage 0
 // gets f1, f2, b2, b1 and stage 1 f3, f4, b4, b3. A boundary tensor of
-// 1000 f32 (4000 bytes) costs 2 us + 4000 / 210 GB/s = 2.019048 us.
+// 1000 f32 (4000 bytes) is an NCCL point-to-point transfer on dgx-a100, LL
+// (under 12 channels x 16384 B): 6.6 + 0.6 us + 4000 / 87.7 GB/s (llMaxBw)
+// = c = 7.245610 us.
 //
-// GPipe by hand (device: kernels, [start, end] in us; s = 0.019048):
+// GPipe by hand (device: kernels, [start, end] in us); the sends of one
+// direction share a stream:
 //   dev 0: f1 f2 (m0) [0, 4], f1 f2 (m1) [4, 8]
-//   send m0 fwd [4, 6+s]; dev 1: f3 f4 m0 [6+s, 10+s]
-//   send m1 fwd [8, 10+s]; dev 1: f3 f4 m1 [10+s, 14+s], b4 b3 m0
-//   [14+s, 18+s], b4 b3 m1 [18+s, 22+s]
-//   send m0 bwd [18+s, 20+2s]; dev 0: b2 b1 m0 [20+2s, 24+2s]
-//   send m1 bwd [22+s, 24+2s]; dev 0: b2 b1 m1 [24+2s, 28+2s]
-//   step = 28.038095 us (28 us of GEMMs on one device would be 16 us).
-// TIME: e2e_us = 28.038095238
+//   send m0 fwd [4, 4+c]; send m1 fwd [4+c, 4+2c]
+//   dev 1: f3 f4 m0 [4+c, 8+c], f3 f4 m1 [4+2c, 8+2c], b4 b3 m0
+//   [8+2c, 12+2c], b4 b3 m1 [12+2c, 16+2c]
+//   send m0 bwd [12+2c, 12+3c]; send m1 bwd [12+3c, 12+4c]
+//   dev 0: b2 b1 m0 [12+3c, 16+3c]; b2 b1 m1 [12+4c, 16+4c]
+//   step = 16 + 4c = 44.982440 us (28 us of GEMMs on one device would be
+//   16 us).
+// TIME: e2e_us = 44.98244013
 // TIME-SAME: perf.pipeline_parallel = {microbatches = 2 : i64, schedule = "gpipe", sends = 4 : i64, stages = 2 : i64}
 
 // Launch order of stage 1 (device 1): GPipe runs both forwards first,

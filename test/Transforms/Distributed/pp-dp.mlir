@@ -7,8 +7,11 @@
 // with the same stage of the other replica, once a step: after the last
 // micro-batch's backward op, on stream 3 (the pipeline's sends use 1-2).
 // Stage 0: b1's 1e6 B over {0, 2}; stage 1: b2's 2e6 B over {1, 3}.
-// On dgx-a100 (NVLink 210 GB/s achieved, 2 us), ring over 2 GPUs:
-//   2 + 2 + 1e6 / 210e9 = 8.762 us; 4 + 2e6 / 210e9 = 13.524 us.
+// On dgx-a100, NCCL's ring over 2 GPUs (2 steps, bus 240 GB/s x 2/2):
+//   1e6 B: LL 6.6 + 2 x 0.6 + 1e6 / 87700 (llMaxBw) = 19.2025 us (Simple
+//   15.2 + 4.1667 = 19.3667, LL128 17.8 + 4.529)
+//   2e6 B: Simple 8.4 + 2 x 3.4 + 2e6 / 240000 = 23.5333 us (LL128
+//   17.8 + 9.058, LL 7.8 + 22.805)
 // CHECK-LABEL: perf.graph @pp
 // CHECK-SAME: perf.data_parallel = 2
 // CHECK-SAME: perf.grad_bytes = 3000000
@@ -27,8 +30,8 @@
 // CHECK-NEXT: perf.op "sgd"
 // CHECK: perf.sync {device = 1 : i64, stream = 3 : i64}
 // CHECK-NEXT: perf.op "sgd"
-// COST: perf.all_reduce {bytes = 2000000 : i64, device = 1 : i64, group = array<i64: 1, 3>, perf.algorithm = "ring", perf.cost_model = "alpha-beta", perf.latency_us = 13.52{{[0-9]*}} : f64, stream = 3 : i64}
-// COST: perf.all_reduce {bytes = 1000000 : i64, group = array<i64: 0, 2>, perf.algorithm = "ring", perf.cost_model = "alpha-beta", perf.latency_us = 8.76{{[0-9]*}} : f64, stream = 3 : i64}
+// COST: perf.all_reduce {bytes = 2000000 : i64, device = 1 : i64, group = array<i64: 1, 3>, perf.algorithm = "ring", perf.cost_model = "nccl", perf.latency_us = 23.533{{[0-9]*}} : f64, perf.protocol = "Simple", stream = 3 : i64}
+// COST: perf.all_reduce {bytes = 1000000 : i64, group = array<i64: 0, 2>, perf.algorithm = "ring", perf.cost_model = "nccl", perf.latency_us = 19.202{{[0-9]*}} : f64, perf.protocol = "LL", stream = 3 : i64}
 
 perf.graph @pp attributes {target = #perf.gpu<"toy", sms = 1, fp32_tflops = 1, mem_bw_gbs = 1000>, phase = "training"} {
   %a = perf.op "f1" : () -> tensor<4xf32> {
