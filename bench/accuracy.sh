@@ -7,9 +7,10 @@
 #
 #   bench/accuracy.sh [build-dir] [neusight-dir] [vidur-dir]
 #
-# Takes 3-20 minutes on two cores (21 trainings: five folds of the model
-# comparison, one in-distribution split, three few-shot sizes; about 4 min
-# on an idle machine).
+# Takes 30-90 minutes on two cores: 41 trainings (five folds of the model
+# comparison, each with the four nested folds that choose the 'auto'
+# stack's models without the held-out GPU; one in-distribution split;
+# three few-shot sizes; the two Vidur folds).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -25,7 +26,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 start=$(date +%s)
 "$eval_bin" --leave-one-out --neusight "$data" --work-dir "$work/models" \
-  --models="roofline,heuristic,calibrated,tile,ml,ml-calibrated,ml*tile,db" --max-rows=40000 \
+  --models="roofline,heuristic,calibrated,tile,ml,ml-calibrated,ml*tile,db,auto" --max-rows=40000 \
   --rounds=300 --debiased \
   > "$work/tables.md" 2> "$work/log.txt"
 # NeuSight's own protocol: a random 20% of every GPU's rows held out, the
@@ -45,7 +46,7 @@ done
 # FP16 on tensor cores: Vidur's layer ops of eight LLMs on A100-80GB and
 # A40, each GPU held out in turn.
 "$eval_bin" --leave-one-out --vidur "$vidur" --work-dir "$work/models" \
-  --models="roofline,heuristic,calibrated,ml" --max-rows=40000 --rounds=300 \
+  --models="roofline,heuristic,calibrated,ml,auto" --max-rows=40000 --rounds=300 \
   > "$work/vidur.md" 2>> "$work/log.txt"
 elapsed=$(( $(date +%s) - start ))
 

@@ -2,8 +2,9 @@
 # Trains the model folder perf-opt --estimate uses by default
 # (data/models/neusight, see data/models/README.md) from the NeuSight kernel
 # measurements: the ml boosters (120 rounds, gzipped), the tile fit and the
-# per-GPU launch floors; then the calibrated roofline (roofline.json) from the
-# NeuSight FP32 and the Vidur FP16 measurements. About 15 s.
+# per-GPU launch floors and the held-out model selection; then the calibrated
+# roofline (roofline.json) from the NeuSight FP32 and the Vidur FP16
+# measurements. About 2 minutes.
 #
 #   bench/models/train_default.sh [BUILD_DIR] [NEUSIGHT_KERNELS_DIR] [VIDUR_DIR]
 set -euo pipefail
@@ -16,7 +17,12 @@ for d in "$kernels" "$vidur"; do
   [ -d "$d" ] || { echo "error: no kernel measurements at $d" >&2; exit 1; }
 done
 rm -rf "$out.tmp"
-"$build/bin/perf-train" --neusight "$kernels" --rounds=120 -o "$out.tmp"
+# --select: each GPU held out in turn, the default stack's models retrained
+# on the others; selection.json keeps, per kind and number type, the model
+# that priced the held-out GPUs best (the 'auto' stack routes GPUs outside
+# the training set by it).
+"$build/bin/perf-train" --neusight "$kernels" --rounds=120 --select \
+  -o "$out.tmp"
 # The boosters stay FP32-only (held out, they price FP16 projections worse
 # than the calibrated roofline does: docs/accuracy.md); the roofline is fitted
 # on both.
@@ -24,7 +30,7 @@ rm -rf "$out.tmp"
   -o "$out.tmp"
 for f in "$out.tmp"/*.json; do
   case $(basename "$f") in
-    launch.json | coverage.json | tile.json | roofline.json) ;;
+    launch.json | coverage.json | tile.json | roofline.json | selection.json) ;;
     *) gzip -9n "$f" ;;
   esac
 done
