@@ -372,14 +372,18 @@ perf::parseVidurCsv(llvm::StringRef text, llvm::StringRef path,
         k.rows = tokens;
         k.cols = hidden;
       } else if (op == "mlp_act") {
-        // SiluAndMul reads both halves of the up projection.
+        // vLLM's fused SiluAndMul reads both halves of the up projection.
+        // Library kernels are named with their library: they are fitted
+        // apart from ATen's element-wise loops (RooflineCalibration).
         if (gated)
-          elementwise("silu_and_mul", tokens * expanded / tp, 2, 5);
+          elementwise("vllm::silu_and_mul", tokens * expanded / tp, 2, 5);
         else
           elementwise("gelu", tokens * expanded / tp, 1, 10);
       } else if (op == "attn_rope") {
-        // Rotates the query and key heads in place (cos/sin cached).
-        elementwise("rotary", tokens * (heads + kvHeads) * headDim / tp, 1, 3);
+        // vLLM's rotary kernel rotates the query and key heads in place
+        // (cos/sin cached).
+        elementwise("vllm::rotary_embedding",
+                    tokens * (heads + kvHeads) * headDim / tp, 1, 3);
       } else if (op == "add") {
         elementwise("add", tokens * hidden, 2, 1);
       } else if (skipped) {

@@ -156,7 +156,7 @@ perf::fitRooflineCalibration(llvm::ArrayRef<TrainingRow> rows,
     if (r.measuredUs <= 0)
       continue;
     auto [compute, memory] = rooflineSeconds(*r.kernel, *r.gpu);
-    groups[{r.gpu->name, kernelKindName(r.kernel->kind).str(),
+    groups[{r.gpu->name, calibrationKindOf(*r.kernel),
             numberTypeKey(*r.kernel)}]
         .push_back({compute * 1e6, memory * 1e6, r.measuredUs});
   }
@@ -180,7 +180,7 @@ perf::fitRooflineCalibration(llvm::ArrayRef<TrainingRow> rows,
     // Kinds that stream their bytes keep the compute side at peak: their
     // FLOP counts are nominal (a few per element), and a fitted compute
     // efficiency would only stand in for the slower ops of the kind.
-    llvm::StringRef kind = std::get<1>(key);
+    llvm::StringRef kind = llvm::StringRef(std::get<1>(key)).split(':').first;
     bool fitsCompute = kind == kernelKindName(KernelKind::Gemm) ||
                        kind == kernelKindName(KernelKind::Conv2d) ||
                        kind == kernelKindName(KernelKind::Attention);

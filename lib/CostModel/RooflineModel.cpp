@@ -37,9 +37,18 @@ std::optional<KernelCost> RooflineModel::estimate(const KernelDesc &kernel,
   return cost;
 }
 
+std::string perf::calibrationKindOf(const KernelDesc &kernel) {
+  std::string kind = kernelKindName(kernel.kind).str();
+  if (llvm::StringRef(kernel.op).contains("::"))
+    kind += ":" + kernel.op;
+  return kind;
+}
+
 const RooflineFit *RooflineCalibration::find(const KernelDesc &kernel,
                                              const GpuSpec &gpu) const {
-  std::string kind = kernelKindName(kernel.kind).str();
+  std::vector<std::string> kinds = {calibrationKindOf(kernel)};
+  if (kinds.front() != kernelKindName(kernel.kind))
+    kinds.push_back(kernelKindName(kernel.kind).str());
   std::vector<std::string> types = {numberTypeKey(kernel)};
   // BF16 runs on the FP16 pipes at the FP16 rate (tensor cores and CUDA
   // cores alike), so an FP16 fit stands for it when BF16 was not measured.
@@ -48,12 +57,13 @@ const RooflineFit *RooflineCalibration::find(const KernelDesc &kernel,
     half.dtype = DType::F16;
     types.push_back(numberTypeKey(half));
   }
-  for (const std::string &device : {gpu.name, std::string(kAnyDevice)})
-    for (const std::string &type : types) {
-      auto it = fits.find({device, kind, type});
-      if (it != fits.end())
-        return &it->second;
-    }
+  for (const std::string &kind : kinds)
+    for (const std::string &device : {gpu.name, std::string(kAnyDevice)})
+      for (const std::string &type : types) {
+        auto it = fits.find({device, kind, type});
+        if (it != fits.end())
+          return &it->second;
+      }
   return nullptr;
 }
 

@@ -147,7 +147,7 @@ TEST(VidurCsv, LayerOpsBecomeKernels) {
   EXPECT_EQ(op("mlp_down_proj").kernel.k, 7168);
   // SiluAndMul: 16 * 7168 outputs from both halves of the up projection.
   const KernelDesc &act = op("mlp_act").kernel;
-  EXPECT_EQ(act.op, "silu_and_mul");
+  EXPECT_EQ(act.op, "vllm::silu_and_mul");
   EXPECT_EQ(act.numElements, 114688);
   EXPECT_EQ(act.numInputs, 2);
   // Rope rotates 16 tokens of (32 + 8) * 128 / 2 values in place.

@@ -224,3 +224,35 @@ TEST(CalibratedRoofline, JsonRoundTripAndBadFiles) {
   EXPECT_NE(llvm::toString(bad.takeError()).find("fits[0]: efficiencies"),
             std::string::npos);
 }
+
+TEST(CalibratedRoofline, LibraryKernelsAreFittedApartFromTheirKind) {
+  // ATen adds at 90% of the bandwidth and a library's fused kernel
+  // ("vllm::silu_and_mul") at 40% on one GPU: the element-wise fit is the
+  // adds' alone, the fused kernel gets its own, and another library kernel
+  // without rows takes the kind's.
+  GpuSpec a = toyGpu();
+  std::vector<KernelDesc> kernels;
+  for (int64_t n = 1 << 16; n <= (1 << 26); n *= 2)
+    for (llvm::StringRef op : {"add", "vllm::silu_and_mul"}) {
+      KernelDesc k;
+      k.kind = KernelKind::Elementwise;
+      k.numElements = n;
+      k.numInputs = 2;
+      k.op = op.str();
+      kernels.push_back(k);
+    }
+  std::vector<TrainingRow> rows;
+  for (const KernelDesc &k : kernels) {
+    double memoryUs = rooflineSeconds(k, a).second * 1e6;
+    rows.push_back({&k, &a, 3 + memoryUs / (k.op == "add" ? 0.9 : 0.4)});
+  }
+  RooflineCalibration c = fitRooflineCalibration(rows, {}, 4000, 5);
+  KernelDesc add = kernels[0], fused = kernels[1], other = kernels[1];
+  other.op = "vllm::rotary_embedding";
+  EXPECT_EQ(calibrationKindOf(add), "elementwise");
+  EXPECT_EQ(calibrationKindOf(fused), "elementwise:vllm::silu_and_mul");
+  ASSERT_TRUE(c.find(add, a) && c.find(fused, a) && c.find(other, a));
+  EXPECT_NEAR(c.find(add, a)->memoryEfficiency, 0.9, 0.9 * 0.02);
+  EXPECT_NEAR(c.find(fused, a)->memoryEfficiency, 0.4, 0.4 * 0.02);
+  EXPECT_EQ(c.find(other, a), c.find(add, a));
+}

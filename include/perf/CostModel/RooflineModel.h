@@ -63,13 +63,20 @@ struct RooflineFit {
   double heldOutGmae = 0, rooflineGmae = 0;
 };
 
+/// The kind a fit is keyed by: kernelKindName, or for a library's own
+/// kernel (an op named "library::name", e.g. vLLM's fused
+/// "vllm::silu_and_mul") "kind:library::name". Such kernels run their own
+/// code, not the framework's generic loops of their kind, so they are
+/// fitted apart and do not skew the kind's fit.
+std::string calibrationKindOf(const KernelDesc &kernel);
+
 /// Fits per (device, kind, number type), and per (kind, number type) under
 /// the device "*" for GPUs without measurements (the median of the devices'
 /// fits, kept only where it beat the plain roofline on every device held
 /// out of it).
 class RooflineCalibration {
 public:
-  /// Key: GpuSpec::name or "*", kernelKindName, numberTypeKey ("f32",
+  /// Key: GpuSpec::name or "*", calibrationKindOf, numberTypeKey ("f32",
   /// "f16+tc").
   using Key = std::tuple<std::string, std::string, std::string>;
   static constexpr const char *kAnyDevice = "*";
@@ -77,7 +84,8 @@ public:
 
   void add(Key key, const RooflineFit &fit) { fits[std::move(key)] = fit; }
   /// The device's own fit, else the "*" fit, else null; a BF16 kernel
-  /// without a BF16 fit takes the FP16 one.
+  /// without a BF16 fit takes the FP16 one, a library kernel without a fit
+  /// of its own the fit of its kind.
   const RooflineFit *find(const KernelDesc &kernel, const GpuSpec &gpu) const;
   const std::map<Key, RooflineFit> &entries() const { return fits; }
   bool empty() const { return fits.empty(); }
