@@ -1,7 +1,7 @@
 #!/bin/bash
 # Trains the model folder perf-opt --estimate uses by default
 # (data/models/neusight, see data/models/README.md) from the NeuSight kernel
-# measurements: the ml boosters (120 rounds, gzipped), the tile fit and the
+# measurements: the ml boosters (120 rounds, gzipped UBJSON), the tile fit and the
 # per-GPU launch floors and the held-out model selection; then the calibrated
 # roofline (roofline.json) from the NeuSight FP32 and the Vidur FP16
 # measurements. About 2 minutes.
@@ -28,12 +28,7 @@ rm -rf "$out.tmp"
 # on both.
 "$build/bin/perf-train" --neusight "$kernels" --vidur "$vidur" --roofline-only \
   -o "$out.tmp"
-for f in "$out.tmp"/*.json; do
-  case $(basename "$f") in
-    launch.json | coverage.json | tile.json | roofline.json | selection.json) ;;
-    *) gzip -9n "$f" ;;
-  esac
-done
+gzip -9n "$out.tmp"/*.ubj
 rm -rf "$out"
 mv "$out.tmp" "$out"
 du -sh "$out"

@@ -10,6 +10,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -294,6 +296,8 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
     return llvm::createStringError("ml model directory '" + dir +
                                    "' does not exist");
   std::unique_ptr<MlModel> model(new MlModel());
+  // Kind -> file of its booster, loaded after the folder is read.
+  std::map<std::string, std::string> boosterFiles;
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
        it.increment(ec)) {
@@ -354,39 +358,71 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
         model->gemmTile = gemm->second;
       continue;
     }
-    // <kind>.json, or <kind>.json.gz as the shipped folder stores them; the
-    // folder's other files belong to other models (roofline.json to the
-    // calibrated roofline, selection.json to the stack).
-    bool gzipped = file.ends_with(".json.gz");
-    if (!gzipped && !file.ends_with(".json"))
+    // <kind>.ubj (XGBoost's binary JSON, what perf-train writes) or
+    // <kind>.json (folders written before), either one gzipped as the
+    // shipped folder stores them; the folder's other files belong to other
+    // models (roofline.json to the calibrated roofline, selection.json to
+    // the stack).
+    llvm::StringRef stem = file;
+    bool gzipped = stem.consume_back(".gz");
+    if (!stem.consume_back(".ubj") && !stem.consume_back(".json"))
       continue;
-    llvm::StringRef kind = file.drop_back(gzipped ? 8 : 5);
+    llvm::StringRef kind = stem;
     if (!isBoosterName(kind))
       continue;
-    BoosterHandle booster = nullptr;
-    if (XGBoosterCreate(nullptr, 0, &booster))
-      return xgbError("creating a booster");
-    int failed = 0;
-    if (gzipped) {
-      llvm::Expected<std::string> bytes = readMaybeGzipFile(path);
-      if (!bytes) {
-        XGBoosterFree(booster);
-        return bytes.takeError();
-      }
-      failed =
-          XGBoosterLoadModelFromBuffer(booster, bytes->data(), bytes->size());
-    } else {
-      failed = XGBoosterLoadModel(booster, path.str().c_str());
-    }
-    if (failed) {
-      XGBoosterFree(booster);
-      return xgbError("loading " + path.str());
-    }
-    XGBoosterSetParam(booster, "nthread", "1");
-    model->boosters[kind] = booster;
+    if (!boosterFiles.emplace(kind.str(), path.str()).second)
+      return llvm::createStringError(
+          "'" + dir + "' has two boosters of '" + kind +
+          "' (a .ubj and a .json, or one gzipped): keep one");
   }
+  // The boosters are independent: read, inflate and parse them on all
+  // cores (a third of the load time of the shipped folder on two).
+  struct Loaded {
+    BoosterHandle handle = nullptr;
+    std::string error;
+  };
+  std::vector<std::pair<std::string, std::string>> files(boosterFiles.begin(),
+                                                         boosterFiles.end());
+  std::vector<Loaded> loaded(files.size());
+  {
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
+    for (size_t i = 0; i < files.size(); ++i)
+      pool.async([&, i] {
+        const std::string &path = files[i].second;
+        Loaded &out = loaded[i];
+        llvm::Expected<std::string> bytes = readMaybeGzipFile(path);
+        if (!bytes) {
+          out.error = llvm::toString(bytes.takeError());
+          return;
+        }
+        // XGBoost's last error is per thread: it is read here.
+        if (XGBoosterCreate(nullptr, 0, &out.handle)) {
+          out.error = llvm::toString(xgbError("creating a booster"));
+          return;
+        }
+        // The buffer's first bytes tell XGBoost JSON from UBJSON.
+        if (XGBoosterLoadModelFromBuffer(out.handle, bytes->data(),
+                                         bytes->size())) {
+          out.error = llvm::toString(xgbError("loading " + path));
+          XGBoosterFree(out.handle);
+          out.handle = nullptr;
+          return;
+        }
+        XGBoosterSetParam(out.handle, "nthread", "1");
+      });
+    pool.wait();
+  }
+  std::string firstError;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (loaded[i].handle)
+      model->boosters[files[i].first] = loaded[i].handle;
+    else if (firstError.empty())
+      firstError = loaded[i].error;
+  }
+  if (!firstError.empty())
+    return llvm::createStringError(firstError);
   if (model->boosters.empty())
-    return llvm::createStringError("no <kind>.json models in '" + dir +
+    return llvm::createStringError("no <kind>.ubj models in '" + dir +
                                    "' (run perf-train)");
   double sum = 0;
   for (const auto &entry : model->launch)

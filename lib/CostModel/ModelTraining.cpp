@@ -467,7 +467,15 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
     if (!options.trainBoosters)
       break;
     llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, kind + ".json");
+    // UBJSON: XGBoost loads it several times faster than its JSON. A
+    // booster of this kind left by an earlier run in another form would
+    // make the folder ambiguous: it is superseded.
+    for (llvm::StringRef stale : {".json", ".json.gz", ".ubj.gz"}) {
+      llvm::SmallString<256> old(dir);
+      llvm::sys::path::append(old, kind + stale.str());
+      llvm::sys::fs::remove(old);
+    }
+    llvm::sys::path::append(path, kind + ".ubj");
     if (auto e = trainMlModel(samples, options, path))
       return e;
     size_t weighted =

@@ -225,7 +225,7 @@ TEST(MlModel, GemmTileResidualBooster) {
   std::string dir = trainTemporaryModelDir(rows, "perf-ml-gemm", 20);
   ASSERT_FALSE(dir.empty());
   llvm::SmallString<128> residual(dir);
-  llvm::sys::path::append(residual, "gemm.tile-residual.json");
+  llvm::sys::path::append(residual, "gemm.tile-residual.ubj");
   EXPECT_TRUE(llvm::sys::fs::exists(residual));
   auto model = MlModel::load(dir);
   ASSERT_TRUE(bool(model)) << llvm::toString(model.takeError());

@@ -102,7 +102,8 @@ llvm::Error trainMlModel(llvm::ArrayRef<MlSample> samples,
 
 class MlModel : public KernelCostModel {
 public:
-  /// Loads every <kind>.json booster in `dir` (kind as kernelKindName).
+  /// Loads every <kind>.ubj (or older <kind>.json) booster in `dir`, gzipped
+  /// or not (kind as kernelKindName).
   static llvm::Expected<std::unique_ptr<MlModel>> load(llvm::StringRef dir);
   ~MlModel() override;
   llvm::StringRef name() const override { return "ml"; }

@@ -68,7 +68,7 @@ selectModelsByHeldOutGpu(llvm::ArrayRef<TrainingRow> rows,
                          llvm::StringRef workDir, const MlTrainOptions &options,
                          llvm::raw_ostream &log);
 
-/// Trains an ml booster per kernel kind into `dir`/<kind>.json (targets
+/// Trains an ml booster per kernel kind into `dir`/<kind>.ubj (targets
 /// over mlBaselineUs with the devices' measureLaunchCalibration, saved to
 /// `dir`/launch.json), fits the tile coefficients into `dir`/tile.json and
 /// the roofline calibration into `dir`/roofline.json; with options.select,
