@@ -8,11 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "perf/CostModel/DbModel.h"
+#include "perf/CostModel/CrossValidation.h"
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/CostModel/KernelMeasurements.h"
-#include "perf/CostModel/MlModel.h"
-#include "perf/CostModel/ModelTraining.h"
 #include "perf/Support/KernelSignature.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
@@ -25,7 +23,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <random>
 
 using namespace perf;
 namespace cl = llvm::cl;
@@ -305,51 +302,6 @@ static int evaluateFiles() {
   return 0;
 }
 
-/// "A100-40GB" and "A100-80GB" are one fold: the same chip.
-static std::string foldOf(llvm::StringRef device) {
-  std::string s = shortGpuName(device);
-  return llvm::StringRef(s).split('-').first.str();
-}
-
-/// Op groups reported besides each op.
-static std::string groupOf(llvm::StringRef op) {
-  if (op == "bmm" || op == "linear")
-    return "gemm (bmm+linear)";
-  if (op == "add" || op == "relu" || op == "gelu" || op == "mul" ||
-      op == "div" || op == "tanh")
-    return "elementwise (add+relu+gelu)";
-  if (llvm::StringRef(op).ends_with("_proj"))
-    return "projections (qkv+out+up+down)";
-  return "";
-}
-
-namespace {
-/// A stack priced as one model (the "auto" stack in cross-validation).
-class StackModel : public KernelCostModel {
-public:
-  explicit StackModel(KernelCostStack stack) : stack(std::move(stack)) {}
-  llvm::StringRef name() const override { return kAutoModelStack; }
-  std::optional<KernelCost> estimate(const KernelDesc &kernel,
-                                     const GpuSpec &gpu) const override {
-    KernelCost cost = stack.estimate(kernel, gpu);
-    if (cost.model == "none")
-      return std::nullopt;
-    return cost;
-  }
-
-private:
-  KernelCostStack stack;
-};
-} // namespace
-
-/// One training run and the rows it is judged on.
-struct Split {
-  /// Folder name of the models trained for this split.
-  std::string name;
-  std::vector<TrainingRow> train;
-  std::vector<const KernelMeasurement *> test;
-};
-
 static int runCrossValidation() {
   if (neusightDir.empty() && vidurDir.empty())
     return fail("--leave-one-out and --in-distribution need --neusight DIR "
@@ -383,234 +335,39 @@ static int runCrossValidation() {
     }
   }
   reportSkipped(skipped);
-  std::vector<std::string> folds;
-  for (const KernelMeasurement &m : rows)
-    if (llvm::find(folds, foldOf(m.device)) == folds.end())
-      folds.push_back(foldOf(m.device));
-  llvm::sort(folds);
 
+  CrossValidationOptions options;
+  options.protocol = inDistribution
+                         ? CrossValidationOptions::Protocol::InDistribution
+                         : CrossValidationOptions::Protocol::LeaveOneGpuOut;
   llvm::SmallVector<llvm::StringRef> models;
   llvm::StringRef(looModels).split(models, ',', -1, false);
-  std::string root = workDir;
-  if (root.empty()) {
+  for (llvm::StringRef name : models)
+    options.models.push_back(name.trim().str());
+  options.testFraction = testFraction;
+  options.fewShot = fewShot;
+  options.fewShotWeight = fewShotWeight;
+  options.evalFraction = evalFraction;
+  options.training.maxRows = maxRows;
+  options.training.rounds = rounds;
+  options.training.maxDepth = maxDepth;
+  options.workDir = workDir;
+  if (options.workDir.empty()) {
     llvm::SmallString<128> tmp;
     if (std::error_code ec =
             llvm::sys::fs::createUniqueDirectory("perf-eval-loo", tmp))
       return fail("cannot create a temporary folder: " + ec.message());
-    root = tmp.str().str();
+    options.workDir = tmp.str().str();
   }
-
-  // model -> group/op -> fold -> priced rows.
-  std::map<std::string,
-           std::map<std::string, std::map<std::string, std::vector<PricedRow>>>>
-      results;
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> coin(0, 1);
-  std::vector<Split> splits;
-  if (inDistribution) {
-    // One split over all GPUs: each row is held out with probability
-    // --test-fraction, so every GPU is in training and in the test.
-    Split split{"in-distribution", {}, {}};
-    for (const KernelMeasurement &m : rows) {
-      if (coin(rng) < testFraction) {
-        if (evalFraction >= 1 || coin(rng) < evalFraction)
-          split.test.push_back(&m);
-      } else {
-        split.train.push_back({&m.kernel, &devices[m.device], m.latencyUs});
-      }
-    }
-    splits.push_back(std::move(split));
-  } else {
-    for (const std::string &fold : folds) {
-      Split split{"without-" + fold, {}, {}};
-      // --few-shot: per op of the held-out GPU, that many rows (fixed seed)
-      // train with --few-shot-weight instead of being scored.
-      std::map<std::string, std::vector<const KernelMeasurement *>> heldByOp;
-      for (const KernelMeasurement &m : rows) {
-        if (foldOf(m.device) == fold)
-          heldByOp[m.op].push_back(&m);
-        else
-          split.train.push_back({&m.kernel, &devices[m.device], m.latencyUs});
-      }
-      for (auto &[op, held] : heldByOp) {
-        if (fewShot > 0)
-          std::shuffle(held.begin(), held.end(), rng);
-        size_t shots = std::min<size_t>(fewShot, held.size());
-        for (size_t i = 0; i < held.size(); ++i) {
-          const KernelMeasurement *m = held[i];
-          if (i < shots)
-            split.train.push_back(
-                {&m->kernel, &devices[m->device], m->latencyUs, fewShotWeight});
-          else if (evalFraction >= 1 || coin(rng) < evalFraction)
-            split.test.push_back(m);
-        }
-      }
-      splits.push_back(std::move(split));
-    }
-  }
-  for (const Split &split : splits) {
-    const std::vector<TrainingRow> &train = split.train;
-    const std::vector<const KernelMeasurement *> &test = split.test;
-    llvm::SmallString<256> dir(root);
-    llvm::sys::path::append(dir, split.name);
-    CostModelOptions options;
-    options.mlModelDir = dir.str().str();
-    bool selects = llvm::is_contained(models, kAutoModelStack);
-    // Whether any model (or part of a combination such as ml*tile) needs
-    // what trainModelDirectory fits: boosters, tile.json, roofline.json.
-    auto uses = [&](std::initializer_list<llvm::StringRef> fitted) {
-      for (llvm::StringRef name : models) {
-        llvm::SmallVector<llvm::StringRef> parts;
-        name.split(parts, '*');
-        for (llvm::StringRef part : parts)
-          if (llvm::is_contained(fitted, part.trim()))
-            return true;
-      }
-      return false;
-    };
-    bool trainsMl = uses({"ml", "ml-calibrated"}) || selects;
-    bool needsTraining = trainsMl || uses({"tile", "calibrated"});
-    if (needsTraining) {
-      MlTrainOptions ml;
-      ml.maxRows = maxRows;
-      ml.rounds = rounds;
-      ml.maxDepth = maxDepth;
-      ml.trainBoosters = trainsMl;
-      // "auto" is judged with a selection made without the held-out GPU.
-      ml.select = selects;
-      llvm::errs() << split.name << ": training on " << train.size()
-                   << " rows\n";
-      if (auto e = trainModelDirectory(train, dir, ml, llvm::errs()))
-        return fail(llvm::toString(std::move(e)));
-    }
-    if (llvm::is_contained(models, "db")) {
-      // A perf DB of the training GPUs: the held-out GPU's kernels miss.
-      llvm::SmallString<256> db(dir);
-      llvm::sys::fs::create_directories(dir);
-      llvm::sys::path::append(db, "perf.sqlite");
-      llvm::sys::fs::remove(db);
-      auto writer = PerfDatabase::openForWriting(db);
-      if (!writer)
-        return fail(llvm::toString(writer.takeError()));
-      if (auto e = (*writer)->begin())
-        return fail(llvm::toString(std::move(e)));
-      for (const TrainingRow &m : train) {
-        PerfDbEntry e{m.gpu->name, dtypeName(m.kernel->dtype).str(),
-                      kernelKindName(m.kernel->kind).str(),
-                      kernelSignature(*m.kernel), m.measuredUs};
-        e.source = "neusight";
-        if (auto err = (*writer)->addKernel(e))
-          return fail(llvm::toString(std::move(err)));
-      }
-      if (auto e = (*writer)->commit())
-        return fail(llvm::toString(std::move(e)));
-      options.databasePath = db.str().str();
-    }
-    for (llvm::StringRef name : models) {
-      llvm::Expected<std::unique_ptr<KernelCostModel>> model =
-          llvm::createStringError("unset");
-      llvm::consumeError(model.takeError());
-      if (name == "ml-calibrated") {
-        // The ml model trained without this GPU, told one number measured
-        // on it: its fixed per-kernel cost (lowest element-wise latency).
-        auto ml = MlModel::load(dir);
-        if (!ml)
-          return fail(llvm::toString(ml.takeError()));
-        std::vector<TrainingRow> heldOut;
-        for (const KernelMeasurement *m : test)
-          heldOut.push_back({&m->kernel, &devices[m->device], m->latencyUs});
-        for (const auto &[device, us] : measureLaunchCalibration(heldOut)) {
-          (*ml)->calibrateLaunch(device, us);
-          llvm::errs() << split.name << ": " << device
-                       << ": measured fixed cost "
-                       << llvm::formatv("{0:f1}", us) << " us\n";
-        }
-        model = std::unique_ptr<KernelCostModel>(std::move(*ml));
-      } else if (name == kAutoModelStack) {
-        auto stack = createKernelCostStack(name, options);
-        if (!stack)
-          return fail(llvm::toString(stack.takeError()));
-        model = std::unique_ptr<KernelCostModel>(
-            std::make_unique<StackModel>(std::move(*stack)));
-      } else {
-        model = createKernelCostModel(name, options);
-      }
-      if (!model)
-        return fail(llvm::toString(model.takeError()));
-      for (const KernelMeasurement *m : test) {
-        const GpuSpec &gpu = devices[m->device];
-        // The rows time each kernel alone: compare with isolated prices.
-        auto isolated =
-            [&](const KernelCostModel &priced) -> std::optional<KernelCost> {
-          std::optional<KernelCost> c = priced.estimate(m->kernel, gpu);
-          if (c)
-            c->latencyUs += c->isolationUs;
-          return c;
-        };
-        std::optional<KernelCost> cost = isolated(**model);
-        if (!cost)
-          continue;
-        std::string column = foldOf(m->device);
-        PricedRow p{m, cost->latencyUs, name.str()};
-        results[name.str()][m->op][column].push_back(p);
-        std::string group = groupOf(m->op);
-        if (!group.empty())
-          results[name.str()][group][column].push_back(p);
-      }
-    }
-  }
-
-  // Markdown: one table per model, rows = op, columns = held-out GPU.
-  llvm::raw_ostream &os = llvm::outs();
-  auto printTable = [&](llvm::StringRef name, llvm::StringRef title,
-                        bool debias) {
-    os << "\n### " << title << "\n\n| kind |";
-    for (const std::string &fold : folds)
-      os << " " << fold << " MAPE / GMAE |";
-    os << "\n|---|";
-    for (size_t i = 0; i < folds.size(); ++i)
-      os << "---|";
-    os << "\n";
-    auto &byOp = results[name.str()];
-    if (byOp.empty()) {
-      os << "| (no row priced: every held-out kernel fell through) |";
-      for (size_t i = 0; i < folds.size(); ++i)
-        os << " - |";
-      os << "\n";
-      return;
-    }
-    for (auto &[op, byFold] : byOp) {
-      os << "| " << op << " |";
-      for (const std::string &fold : folds) {
-        auto it = byFold.find(fold);
-        if (it == byFold.end()) {
-          os << " - |";
-          continue;
-        }
-        ErrorStats s = debias ? computeDebiasedErrorStats(it->second)
-                              : computeErrorStats(it->second);
-        os << llvm::formatv(" {0:P1} / {1:P1} |", s.mape, s.gmae);
-      }
-      os << "\n";
-    }
-  };
-  for (llvm::StringRef name : models)
-    printTable(name, name, false);
+  auto result = perf::runCrossValidation(rows, devices, options, llvm::errs());
+  if (!result)
+    return fail(llvm::toString(result.takeError()));
+  std::vector<std::string> debiasedModels;
   if (debiased)
-    for (llvm::StringRef name : models)
+    for (const std::string &name : options.models)
       if (name == "ml" || name == "tile")
-        printTable(name, (name + ", divided by its median ratio per GPU").str(),
-                   true);
-  os << "\nRows priced per " << (inDistribution ? "GPU" : "held-out GPU")
-     << ":";
-  for (const std::string &fold : folds) {
-    size_t n = 0;
-    for (const Split &split : splits)
-      for (const KernelMeasurement *m : split.test)
-        n += foldOf(m->device) == fold;
-    os << " " << fold << "=" << n;
-  }
-  os << "\n";
+        debiasedModels.push_back(name);
+  printCrossValidationTables(*result, options, debiasedModels, llvm::outs());
   return 0;
 }
 
