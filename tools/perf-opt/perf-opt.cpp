@@ -22,7 +22,9 @@
 #include "perf/Tools/Registration.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -110,6 +112,29 @@ static bool requestsKernelCost(int argc, char **argv) {
       return true;
   }
   return false;
+}
+
+static llvm::cl::opt<bool> listDevices(
+    "list-devices",
+    llvm::cl::desc("Print the built-in GPU catalog (the names --perf-device "
+                   "accepts) and exit"),
+    llvm::cl::cat(perfCategory));
+
+/// One line per catalog GPU: the figures the cost models lean on most, the
+/// other names it answers to and the datasheet they come from.
+static void printCatalog(llvm::raw_ostream &os) {
+  os << llvm::format("%-16s %5s %6s %9s %9s %9s %8s  %s\n", "name", "SMs",
+                     "MHz", "fp32 TF", "tc16 TF", "mem GB/s", "mem GiB",
+                     "aliases; source");
+  for (const perf::GpuSpec &g : perf::gpuCatalog()) {
+    os << llvm::format("%-16s %5u %6.0f %9.1f %9.1f %9.0f %8.0f  ",
+                       g.name.c_str(), g.numSMs, g.clockMHz,
+                       g.fp32Flops / 1e12, g.tensorF16Flops / 1e12,
+                       g.memBandwidth / 1e9,
+                       g.memBytes / (1024.0 * 1024 * 1024));
+    os << llvm::join(perf::gpuCatalogAliases(g.name), ", ") << "; "
+       << g.source << "\n";
+  }
 }
 
 static llvm::cl::opt<int64_t>
@@ -225,6 +250,10 @@ int main(int argc, char **argv) {
     printOp->setInitialValue(false);
   auto [inputFilename, outputFilename] =
       parseCLIOptions(argc, argv, helpHeader);
+  if (listDevices) {
+    printCatalog(llvm::outs());
+    return 0;
+  }
   if (estimateFormat != "text" && estimateFormat != "json") {
     llvm::errs() << "error: --estimate-format must be text or json, got '"
                  << estimateFormat << "'\n";
