@@ -136,13 +136,19 @@ Expected<KinetoTrace> KinetoTrace::parse(const json::Value &root,
       trace.pid = p;
     }
 
-  std::map<int64_t, std::string> deviceNames;
+  std::map<int64_t, KinetoTrace::GpuProperties> deviceNames;
   if (top)
     if (const json::Array *props = top->getArray("deviceProperties"))
       for (const json::Value &prop : *props)
-        if (const json::Object *p = prop.getAsObject())
-          deviceNames[p->getInteger("id").value_or(0)] =
-              p->getString("name").value_or("").str();
+        if (const json::Object *p = prop.getAsObject()) {
+          KinetoTrace::GpuProperties &gpu =
+              deviceNames[p->getInteger("id").value_or(0)];
+          gpu.name = p->getString("name").value_or("").str();
+          gpu.numSms = p->getInteger("numSms").value_or(0);
+          gpu.memBytes = p->getNumber("totalGlobalMem").value_or(0);
+          gpu.computeMajor = p->getInteger("computeMajor").value_or(0);
+          gpu.computeMinor = p->getInteger("computeMinor").value_or(0);
+        }
 
   // Pass 2: events.
   std::map<int64_t, size_t> runtimeByCorrelation;

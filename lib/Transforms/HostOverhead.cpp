@@ -5,6 +5,7 @@
 #include "perf/Transforms/Passes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include <cmath>
 
 namespace perf {
 #define GEN_PASS_DEF_HOSTOVERHEAD
@@ -19,6 +20,12 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
   using HostOverheadBase::HostOverheadBase;
 
   void runOnOperation() override {
+    if (!(scale > 0) || !std::isfinite(scale)) {
+      getOperation().emitError("host overhead scale must be a positive "
+                               "number, got ")
+          << scale;
+      return signalPassFailure();
+    }
     HostOverheadTable overheads;
     if (!table.empty()) {
       llvm::Expected<HostOverheadTable> loaded =
@@ -31,10 +38,10 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
     }
     Builder builder(&getContext());
     auto attach = [&](Operation *op, StringRef name) {
-      double t[4] = {overheads.get(name, Overhead::T1),
-                     overheads.get(name, Overhead::T2),
-                     overheads.get(name, Overhead::T3),
-                     overheads.get(name, Overhead::T5)};
+      double t[4] = {scale * overheads.get(name, Overhead::T1),
+                     scale * overheads.get(name, Overhead::T2),
+                     scale * overheads.get(name, Overhead::T3),
+                     scale * overheads.get(name, Overhead::T5)};
       op->setAttr(PerfDialect::kOverheadAttr, builder.getDenseF64ArrayAttr(t));
     };
     getOperation().walk([&](Operation *op) {
@@ -46,7 +53,8 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
         StringRef call =
             isa<MemcpyOp>(op) ? "cudaMemcpyAsync" : "cudaLaunchKernel";
         op->setAttr(PerfDialect::kLaunchAttr,
-                    builder.getF64FloatAttr(overheads.runtimeCall(call)));
+                    builder.getF64FloatAttr(scale *
+                                            overheads.runtimeCall(call)));
       }
     });
   }

@@ -15,6 +15,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "perf/Analysis/MeasuredRetarget.h"
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Import/OnnxImport.h"
@@ -29,6 +30,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include <cmath>
 #include <cstdlib>
 
 using namespace mlir;
@@ -75,6 +77,17 @@ static llvm::cl::opt<std::string> estimateOverheads(
     "estimate-overheads",
     llvm::cl::desc("Host overhead table (JSON) used by --estimate"),
     llvm::cl::cat(perfCategory));
+static llvm::cl::opt<std::string> retargetMethod(
+    "retarget",
+    llvm::cl::desc("How --estimate moves kernels measured on one GPU to the "
+                   "target: ratio (measured x the model stack's target / "
+                   "source price, default) or wave (Habitat's wave scaling)"),
+    llvm::cl::init("ratio"), llvm::cl::cat(perfCategory));
+static llvm::cl::opt<double> hostScale(
+    "host-scale",
+    llvm::cl::desc("Factor --estimate applies to every host overhead (a "
+                   "retargeted trace keeps its host's times otherwise)"),
+    llvm::cl::init(1.0), llvm::cl::cat(perfCategory));
 
 /// The model folder --estimate uses when none is given: $PERF_MODEL_DIR
 /// (empty or "none": no folder), else the one trained from the NeuSight
@@ -235,6 +248,8 @@ int main(int argc, char **argv) {
     options.overheads = estimateOverheads;
     options.database = estimateDb;
     options.iterations = estimateIterations;
+    options.retarget = retargetMethod;
+    options.hostScale = hostScale;
     options.annotate = !estimateOnly;
     return options;
   });
@@ -269,6 +284,15 @@ int main(int argc, char **argv) {
   }
   if (estimateIterations == 0) {
     llvm::errs() << "error: --estimate-iterations must be at least 1\n";
+    return 1;
+  }
+  if (!perf::parseRetargetMethod(retargetMethod)) {
+    llvm::errs() << "error: --retarget must be ratio or wave, got '"
+                 << retargetMethod << "'\n";
+    return 1;
+  }
+  if (!(hostScale > 0) || !std::isfinite(hostScale)) {
+    llvm::errs() << "error: --host-scale must be a positive number\n";
     return 1;
   }
   if (!perfDevice.empty() && !perfDeviceFile.empty()) {

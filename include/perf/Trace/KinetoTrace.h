@@ -120,9 +120,20 @@ public:
   static llvm::Expected<KinetoTrace> parse(const llvm::json::Value &root,
                                            llvm::StringRef origin);
 
+  /// What deviceProperties says of the GPU the kernels ran on (else of the
+  /// first one listed).
+  struct GpuProperties {
+    /// Empty if the trace has no deviceProperties.
+    std::string name;
+    int64_t numSms = 0;
+    /// totalGlobalMem.
+    double memBytes = 0;
+    int64_t computeMajor = 0, computeMinor = 0;
+  };
+  const GpuProperties &gpuProperties() const { return gpu; }
   /// deviceProperties[0].name (or of the device the kernels ran on); empty if
   /// the trace has none.
-  const std::string &gpuName() const { return gpu; }
+  const std::string &gpuName() const { return gpu.name; }
   /// Host process: the pid with the most operator events.
   int64_t hostPid() const { return pid; }
   /// Microseconds subtracted from every timestamp.
@@ -169,7 +180,7 @@ public:
   EtLinkResult linkExecutionTrace(const ExecutionTrace &et);
 
 private:
-  std::string gpu;
+  GpuProperties gpu;
   int64_t pid = 0;
   double base = 0;
   std::vector<HostOp> hostOps;
