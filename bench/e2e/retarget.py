@@ -36,6 +36,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from doc_section import write_section  # noqa: E402
 SHIPPED_MODELS = os.path.join(ROOT, "data", "models", "neusight")
 LABEL = re.compile(r"^(?P<workload>.+-(?:inf|train)-\d+-\d+)\.json$")
 METHODS = ["ratio:auto", "ratio:auto-held-out", "wave", "ratio:roofline"]
@@ -242,17 +244,7 @@ def main():
                      " | ".join("%+.1f" % e for e in row[4:]) + " |")
     lines.append(END)
     text = "\n".join(lines) + "\n"
-    if args.out == "-":
-        sys.stdout.write(text)
-    else:
-        doc = open(args.out).read() if os.path.exists(args.out) else ""
-        if BEGIN in doc:
-            doc = re.sub(re.escape(BEGIN) + r".*?" + re.escape(END) + r"\n?", lambda _: text, doc,
-                         flags=re.S)
-        else:
-            doc += "\n" + text
-        open(args.out, "w").write(doc)
-        print("updated %s (%.0f s)" % (args.out, elapsed), file=sys.stderr)
+    write_section(args.out, BEGIN, END, text, elapsed)
     for m in methods:
         print("%s: mean |error| over pairs %.1f%%" % (m, means[m]), file=sys.stderr)
     if args.max_error and means[methods[0]] > args.max_error:

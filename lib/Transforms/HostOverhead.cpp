@@ -49,6 +49,13 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
         attach(op, fw.getOpName());
       } else if (isa<SyncOp>(op)) {
         attach(op, "cudaDeviceSynchronize");
+        // A wait imported from a trace names its call: the call's own cost
+        // after the wait takes the T5 slot.
+        auto o = op->getAttrOfType<DenseF64ArrayAttr>(PerfDialect::kOverheadAttr);
+        auto call = op->getAttrOfType<StringAttr>("call");
+        double t[4] = {o[0], o[1], o[2],
+                       call ? scale * overheads.syncCall(call.getValue()) : 0};
+        op->setAttr(PerfDialect::kOverheadAttr, builder.getDenseF64ArrayAttr(t));
       } else if (isa<KernelOpInterface>(op) || isCollective(op)) {
         StringRef call =
             isa<MemcpyOp>(op) ? "cudaMemcpyAsync" : "cudaLaunchKernel";

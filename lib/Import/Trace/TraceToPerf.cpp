@@ -183,19 +183,39 @@ std::vector<const DeviceEvent *> measuredEvents(const KinetoTrace &trace,
 }
 
 /// Whether the host waits for the device inside op `opIndex`.
-bool waitsForDevice(const KinetoTrace &trace, size_t opIndex) {
+/// What op `opIndex` waited for the device on, in order: its synchronizing
+/// runtime calls by name, or one unnamed wait for a device-to-host copy
+/// into pageable memory (it returns when the copy is done).
+std::vector<std::string> deviceWaits(const KinetoTrace &trace,
+                                     size_t opIndex) {
+  std::vector<std::string> waits;
+  bool copiesBack = false;
   for (size_t c : trace.ops()[opIndex].runtimeCalls) {
     const RuntimeCall &call = trace.runtimeCalls()[c];
     if (call.isSynchronizing() && call.launched.empty())
-      return true;
+      waits.push_back(call.name);
     for (size_t d : call.launched) {
       const DeviceEvent &e = trace.deviceEvents()[d];
-      if (e.kind == DeviceEventKind::Memcpy &&
-          StringRef(e.name).contains("DtoH"))
-        return true;
+      copiesBack |= e.kind == DeviceEventKind::Memcpy &&
+                    StringRef(e.name).contains("DtoH");
     }
   }
-  return false;
+  if (waits.empty() && copiesBack)
+    waits.push_back("");
+  return waits;
+}
+
+/// A perf.sync per wait of op `opIndex`, naming the synchronizing call so
+/// its own cost (perf-trace's table, runtime.<call>) is priced after it.
+void emitWaits(GraphBuilder &gb, const KinetoTrace &trace, size_t opIndex,
+               int64_t device) {
+  for (const std::string &call : deviceWaits(trace, opIndex)) {
+    auto sync = SyncOp::create(gb.b, gb.loc, gb.b.getI64IntegerAttr(device),
+                               IntegerAttr());
+    if (!call.empty())
+      sync->setAttr("call", gb.b.getStringAttr(call));
+    ++gb.syncs;
+  }
 }
 
 /// The device most measured events ran on (the GPU of this rank).
@@ -312,7 +332,7 @@ std::vector<StepSpan> iterationWindows(const KinetoTrace &trace,
                                        const TraceImportOptions &options) {
   if (!options.iterationMarker.empty())
     return trace.spansFromMarker(options.iterationMarker);
-  return trace.steps();
+  return trace.iterations();
 }
 
 /// Reports a reader error at the file's location, without the file name the
@@ -410,10 +430,7 @@ perf::importKinetoTrace(MLIRContext *ctx, StringRef path,
       b.setInsertionPointToEnd(&op.getOrCreateBodyBlock());
       gb.emitWork(inferred, &events, device);
     }
-    if (waitsForDevice(trace, index)) {
-      SyncOp::create(b, loc, b.getI64IntegerAttr(device), IntegerAttr());
-      ++gb.syncs;
-    }
+    emitWaits(gb, trace, index, device);
   }
   graph.setPhase(training ? "training" : "inference");
   module->getOperation()->setAttr("trace.measured_kernels",
@@ -554,10 +571,8 @@ perf::importExecutionTrace(MLIRContext *ctx, StringRef path,
     }
     if (op.getBodyBlockOrNull()->empty())
       op.getBody().getBlocks().clear();
-    if (kIndex && waitsForDevice(*kineto, *kIndex)) {
-      SyncOp::create(b, loc, b.getI64IntegerAttr(device), IntegerAttr());
-      ++gb.syncs;
-    }
+    if (kIndex)
+      emitWaits(gb, *kineto, *kIndex, device);
   }
   graph.setPhase(training ? "training" : "inference");
 
