@@ -37,16 +37,15 @@ double perf::memoryBoundedness(const KernelDesc &kernel,
 double perf::waveScalingFactor(const KernelDesc &kernel, const GpuSpec &source,
                                const GpuSpec &target) {
   double gamma = memoryBoundedness(kernel, target);
-  double bandwidthFactor =
-      rooflineRates(kernel, source).second / rooflineRates(kernel, target).second;
+  double bandwidthFactor = rooflineRates(kernel, source).second /
+                           rooflineRates(kernel, target).second;
   // SMs times clock is how fast the target works through the waves of a
   // compute-bound grid; a device file without a clock falls back on the peak.
-  double computeFactor =
-      source.clockMHz > 0 && target.clockMHz > 0
-          ? (source.clockMHz * source.numSMs) /
-                (target.clockMHz * target.numSMs)
-          : rooflineRates(kernel, source).first /
-                rooflineRates(kernel, target).first;
+  double computeFactor = source.clockMHz > 0 && target.clockMHz > 0
+                             ? (source.clockMHz * source.numSMs) /
+                                   (target.clockMHz * target.numSMs)
+                             : rooflineRates(kernel, source).first /
+                                   rooflineRates(kernel, target).first;
   return std::pow(bandwidthFactor, gamma) * std::pow(computeFactor, 1 - gamma);
 }
 

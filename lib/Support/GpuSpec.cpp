@@ -118,9 +118,9 @@ static const std::vector<CatalogEntry> &catalog() {
        {"h200", "h200-sxm", "nvidia h200"}},
       // Datasheet tensor figures with sparsity (marked *) halved; NVLink
       // bridge 600 GB/s both ways.
-      {make("H100-NVL-94GB", "NVIDIA H100 datasheet (2024), H100 NVL", 132,
-            128, 1785, 30, 60, 120, 417.5, 835.5, 835.5, 1670.5, 1670.5, 3900,
-            94, 5500, 50, 228, 64, 300),
+      {make("H100-NVL-94GB", "NVIDIA H100 datasheet (2024), H100 NVL", 132, 128,
+            1785, 30, 60, 120, 417.5, 835.5, 835.5, 1670.5, 1670.5, 3900, 94,
+            5500, 50, 228, 64, 300),
        {"h100-nvl", "h100 nvl", "nvidia h100 nvl"}},
       // GeForce tensor figures are those with FP32 accumulate (what the
       // frameworks use; FP16 accumulate runs twice as fast). L2 bandwidth of
@@ -140,12 +140,11 @@ static const std::vector<CatalogEntry> &catalog() {
       {make("RTX-5090",
             "NVIDIA RTX Blackwell GPU architecture whitepaper (2025), GeForce "
             "RTX 5090",
-            170, 128, 2407, 1.64, 104.8, 104.8, 104.8, 209.5, 209.5, 419,
-            838, 1792, 32, 5376, 96, 100, 64, 0),
+            170, 128, 2407, 1.64, 104.8, 104.8, 104.8, 209.5, 209.5, 419, 838,
+            1792, 32, 5376, 96, 100, 64, 0),
        {"rtx 5090", "nvidia geforce rtx 5090", "geforce rtx 5090"}},
-      {make("L40S", "NVIDIA L40S datasheet (2023)", 142, 128, 2520, 1.43,
-            91.6, 91.6, 183, 362.05, 362.05, 733, 733, 864, 48, 2592, 96, 100,
-            32, 0),
+      {make("L40S", "NVIDIA L40S datasheet (2023)", 142, 128, 2520, 1.43, 91.6,
+            91.6, 183, 362.05, 362.05, 733, 733, 864, 48, 2592, 96, 100, 32, 0),
        {"nvidia l40s"}},
       // Blackwell datasheets give no SM count or clock: 148 SMs (both dies'
       // enabled SMs, Chips and Cheese's B200 measurements, which also give

@@ -537,7 +537,8 @@ KinetoTrace::linkExecutionTrace(const ExecutionTrace &et) {
       result.unlinked = topLevel.size() - pairs.size();
     }
   }
-  result.etUnlinked = etOps.size() - std::min<size_t>(etOps.size(), result.linked);
+  result.etUnlinked =
+      etOps.size() - std::min<size_t>(etOps.size(), result.linked);
   // Kernels the link loses: unlinked ops with device work between the first
   // and the last linked op.
   size_t first = topLevel.size(), last = 0;

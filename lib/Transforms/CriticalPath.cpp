@@ -51,8 +51,8 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
         sop.kind = ScheduledOp::Kind::Sync;
         sop.device = sync.getDevice();
         sop.syncStream = sync.getStream() ? int64_t(*sync.getStream()) : -1;
-        if (auto o =
-                op.getAttrOfType<DenseF64ArrayAttr>(PerfDialect::kOverheadAttr)) {
+        if (auto o = op.getAttrOfType<DenseF64ArrayAttr>(
+                PerfDialect::kOverheadAttr)) {
           sop.t1 = o[0];
           // The call's own cost after the wait (--perf-host-overhead).
           if (o.size() == 4)

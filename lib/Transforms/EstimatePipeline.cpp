@@ -58,8 +58,8 @@ struct EstimatePipelineOptions
       *this, "retarget",
       llvm::cl::desc("How measured kernels move to another GPU: ratio or "
                      "wave")};
-  Option<double> hostScale{
-      *this, "host-scale", llvm::cl::desc("Factor on every host overhead")};
+  Option<double> hostScale{*this, "host-scale",
+                           llvm::cl::desc("Factor on every host overhead")};
 };
 } // namespace
 

@@ -1,10 +1,10 @@
 //===- HostOverhead.cpp - --perf-host-overhead ----------------------------===//
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "perf/Analysis/HostOverheadTable.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinOps.h"
 #include <cmath>
 
 namespace perf {
@@ -51,17 +51,19 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
         attach(op, "cudaDeviceSynchronize");
         // A wait imported from a trace names its call: the call's own cost
         // after the wait takes the T5 slot.
-        auto o = op->getAttrOfType<DenseF64ArrayAttr>(PerfDialect::kOverheadAttr);
+        auto o =
+            op->getAttrOfType<DenseF64ArrayAttr>(PerfDialect::kOverheadAttr);
         auto call = op->getAttrOfType<StringAttr>("call");
         double t[4] = {o[0], o[1], o[2],
                        call ? scale * overheads.syncCall(call.getValue()) : 0};
-        op->setAttr(PerfDialect::kOverheadAttr, builder.getDenseF64ArrayAttr(t));
+        op->setAttr(PerfDialect::kOverheadAttr,
+                    builder.getDenseF64ArrayAttr(t));
       } else if (isa<KernelOpInterface>(op) || isCollective(op)) {
         StringRef call =
             isa<MemcpyOp>(op) ? "cudaMemcpyAsync" : "cudaLaunchKernel";
-        op->setAttr(PerfDialect::kLaunchAttr,
-                    builder.getF64FloatAttr(scale *
-                                            overheads.runtimeCall(call)));
+        op->setAttr(
+            PerfDialect::kLaunchAttr,
+            builder.getF64FloatAttr(scale * overheads.runtimeCall(call)));
       }
     });
   }

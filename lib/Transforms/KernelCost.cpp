@@ -51,8 +51,8 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
 
     Builder builder(&getContext());
     WalkResult result = getOperation().walk([&](GraphOp graph) {
-      if (auto traceDevice =
-              graph->getAttrOfType<DictionaryAttr>(PerfDialect::kTraceDeviceAttr))
+      if (auto traceDevice = graph->getAttrOfType<DictionaryAttr>(
+              PerfDialect::kTraceDeviceAttr))
         if (!graph.getGpuTarget() ||
             !graph->hasAttr(PerfDialect::kMeasuredOnAttr)) {
           // A trace of a GPU the catalog does not know: its measured
@@ -95,11 +95,11 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
                           builder.getF64FloatAttr(measuredLatency(kernel)));
           kernel->setAttr(PerfDialect::kLatencyAttr,
                           builder.getF64FloatAttr(priced.latencyUs));
-          kernel->setAttr(PerfDialect::kCostModelAttr,
-                          builder.getStringAttr(
-                              priced.model.empty()
-                                  ? std::string("measured")
-                                  : "measured*" + priced.model));
+          kernel->setAttr(
+              PerfDialect::kCostModelAttr,
+              builder.getStringAttr(priced.model.empty()
+                                        ? std::string("measured")
+                                        : "measured*" + priced.model));
           if (priced.model.empty())
             ++keptByKind[kernel->getName().stripDialect().str()];
           else
@@ -113,9 +113,9 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
                         builder.getStringAttr(cost.model));
       });
       if (move)
-        graph->setAttr(PerfDialect::kRetargetAttr,
-                       retargetSummary(builder, measuredOn, *method, moved,
-                                       keptByKind));
+        graph->setAttr(
+            PerfDialect::kRetargetAttr,
+            retargetSummary(builder, measuredOn, *method, moved, keptByKind));
       else
         graph->removeAttr(PerfDialect::kRetargetAttr);
       // Kernels the database does not have, each once, on the first graph
@@ -170,8 +170,7 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
       return success();
     return graph.emitError()
            << "the " << measured << " kernels measured on '" << device
-           << "' cannot be moved to "
-           << graph.getGpuTarget().getSpec().name
+           << "' cannot be moved to " << graph.getGpuTarget().getSpec().name
            << ": the catalog does not know the GPU they ran on; import the "
               "trace with --trace-device=<catalog name or device JSON>";
   }
@@ -211,8 +210,8 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
     return builder.getDictionaryAttr({
         builder.getNamedAttr("from",
                              builder.getStringAttr(from.getSpec().name)),
-        builder.getNamedAttr(
-            "method", builder.getStringAttr(retargetMethodName(method))),
+        builder.getNamedAttr("method",
+                             builder.getStringAttr(retargetMethodName(method))),
         builder.getNamedAttr("moved", builder.getI64IntegerAttr(moved)),
         builder.getNamedAttr("kept", builder.getI64IntegerAttr(keptTotal)),
         builder.getNamedAttr("kept_kinds",

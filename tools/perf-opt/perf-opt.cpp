@@ -22,8 +22,8 @@
 #include "perf/Support/GpuSpec.h"
 #include "perf/Tools/Registration.h"
 #include "perf/Transforms/Passes.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
@@ -141,12 +141,11 @@ static void printCatalog(llvm::raw_ostream &os) {
                      "aliases; source");
   for (const perf::GpuSpec &g : perf::gpuCatalog()) {
     os << llvm::format("%-16s %5u %6.0f %9.1f %9.1f %9.0f %8.0f  ",
-                       g.name.c_str(), g.numSMs, g.clockMHz,
-                       g.fp32Flops / 1e12, g.tensorF16Flops / 1e12,
-                       g.memBandwidth / 1e9,
+                       g.name.c_str(), g.numSMs, g.clockMHz, g.fp32Flops / 1e12,
+                       g.tensorF16Flops / 1e12, g.memBandwidth / 1e9,
                        g.memBytes / (1024.0 * 1024 * 1024));
-    os << llvm::join(perf::gpuCatalogAliases(g.name), ", ") << "; "
-       << g.source << "\n";
+    os << llvm::join(perf::gpuCatalogAliases(g.name), ", ") << "; " << g.source
+       << "\n";
   }
 }
 

@@ -440,8 +440,7 @@ static int runLink(KinetoTrace &trace, raw_ostream &os) {
      << (link.alignedByName ? " (aligned by op name)" : " (by record id)")
      << "\n";
   os << "execution trace: " << link.etUnlinked << " of "
-     << et->topLevelOps().size()
-     << " top-level ops not in the Kineto trace; "
+     << et->topLevelOps().size() << " top-level ops not in the Kineto trace; "
      << link.unlinkedWithDeviceWork
      << " unlinked Kineto ops with device work inside the linked stretch\n";
   os << "device events: " << stats.deviceEvents << ", " << stats.deviceUnlinked

@@ -116,6 +116,6 @@ TEST(MeasuredRetarget, MethodNamesRoundTrip) {
     EXPECT_EQ(parseRetargetMethod(retargetMethodName(m)), m);
   EXPECT_FALSE(parseRetargetMethod("habitat"));
   // A stack that does not exist is an error, not a silent fallback.
-  EXPECT_FALSE(bool(MeasuredRetarget::create(RetargetMethod::StackRatio,
-                                             "nosuchmodel", {})));
+  EXPECT_FALSE(bool(
+      MeasuredRetarget::create(RetargetMethod::StackRatio, "nosuchmodel", {})));
 }

@@ -139,7 +139,8 @@ TEST(KinetoTrace, LinksByNameAlignmentAcrossAnExtraOp) {
     {"id": 4, "name": "aten::sum", "parent": 1, "rf_id": 103},
     {"id": 5, "name": "aten::add_", "parent": 1, "rf_id": 104}
   ]})json");
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(R"json({"traceEvents": [
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse(R"json({"traceEvents": [
     {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": 10, "dur": 5, "args": {"Record function id": 1}},
     {"ph": "X", "cat": "cpu_op", "name": "aten::relu", "pid": 7, "tid": 7, "ts": 20, "dur": 5, "args": {"Record function id": 2}},
     {"ph": "X", "cat": "cpu_op", "name": "aten::sum", "pid": 7, "tid": 7, "ts": 30, "dur": 5, "args": {"Record function id": 3}},

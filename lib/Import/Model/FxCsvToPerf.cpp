@@ -554,7 +554,8 @@ OwningOpRef<ModuleOp> perf::importFxCsv(MLIRContext *ctx, StringRef contents,
   }
   if (options.measured)
     module->getOperation()->setAttr(
-        "fx.launch_us", FloatAttr::get(Float64Type::get(ctx), builder.launchUs));
+        "fx.launch_us",
+        FloatAttr::get(Float64Type::get(ctx), builder.launchUs));
   if (builder.unknown)
     emitWarning(loc) << builder.unknown
                      << " fx nodes have no kernel rule and launch nothing: "

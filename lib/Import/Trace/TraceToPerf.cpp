@@ -186,8 +186,7 @@ std::vector<const DeviceEvent *> measuredEvents(const KinetoTrace &trace,
 /// What op `opIndex` waited for the device on, in order: its synchronizing
 /// runtime calls by name, or one unnamed wait for a device-to-host copy
 /// into pageable memory (it returns when the copy is done).
-std::vector<std::string> deviceWaits(const KinetoTrace &trace,
-                                     size_t opIndex) {
+std::vector<std::string> deviceWaits(const KinetoTrace &trace, size_t opIndex) {
   std::vector<std::string> waits;
   bool copiesBack = false;
   for (size_t c : trace.ops()[opIndex].runtimeCalls) {
@@ -240,9 +239,8 @@ const GpuSpec *catalogGpuOf(StringRef name, Location loc) {
   if (const GpuSpec *spec = lookupGpu(name))
     return spec;
   std::string lower = name.lower();
-  for (StringRef family :
-       {"h200", "h100", "a100", "a10", "l40s", "l4", "v100", "t4", "p100",
-        "p4", "mi300x", "mi250x"}) {
+  for (StringRef family : {"h200", "h100", "a100", "a10", "l40s", "l4", "v100",
+                           "t4", "p100", "p4", "mi300x", "mi250x"}) {
     if (!StringRef(lower).contains(family))
       continue;
     std::string key = family.str();
@@ -300,7 +298,8 @@ LogicalResult setTarget(GraphOp graph, const KinetoTrace &trace,
       known.push_back(b.getNamedAttr("sms", b.getI64IntegerAttr(props.numSms)));
     if (props.memBytes > 0)
       known.push_back(b.getNamedAttr(
-          "mem_gib", b.getF64FloatAttr(props.memBytes / (1024.0 * 1024 * 1024))));
+          "mem_gib",
+          b.getF64FloatAttr(props.memBytes / (1024.0 * 1024 * 1024))));
     if (props.computeMajor > 0)
       known.push_back(b.getNamedAttr(
           "compute_capability",
