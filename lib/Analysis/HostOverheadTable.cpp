@@ -110,6 +110,11 @@ double HostOverheadTable::get(llvm::StringRef op, Overhead type) const {
   return defaults[t];
 }
 
+double HostOverheadTable::syncCall(llvm::StringRef function) const {
+  auto it = runtime.find(function);
+  return it != runtime.end() ? it->second : 0;
+}
+
 double HostOverheadTable::runtimeCall(llvm::StringRef function) const {
   auto it = runtime.find(function);
   if (it != runtime.end())

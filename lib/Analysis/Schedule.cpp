@@ -72,6 +72,9 @@ static void walkStep(std::vector<ScheduledOp> &opList,
         if (key.first == op.device &&
             (op.syncStream < 0 || key.second == op.syncStream))
           host = std::max(host, state.readyUs);
+      // Then the call's own cost (a cudaFree that initializes the
+      // allocator, the return from a synchronize).
+      host += op.t5;
       op.hostEndUs = host;
       continue;
     }

@@ -454,6 +454,8 @@ Type perf::getElementType(MLIRContext *context, DType dtype) {
 }
 
 bool perf::hasMeasuredLatency(Operation *op) {
+  if (op->hasAttr(PerfDialect::kMeasuredLatencyAttr))
+    return true;
   auto model = op->getAttrOfType<StringAttr>(PerfDialect::kCostModelAttr);
   return model && model.getValue() == "measured" &&
          op->hasAttr(PerfDialect::kLatencyAttr);

@@ -116,8 +116,73 @@ static const std::vector<CatalogEntry> &catalog() {
             1980, 34, 67, 134, 494.7, 989.4, 989.4, 1978.9, 1978.9, 4800, 141,
             7000, 50, 228, 64, 450),
        {"h200", "h200-sxm", "nvidia h200"}},
+      // Datasheet tensor figures with sparsity (marked *) halved; NVLink
+      // bridge 600 GB/s both ways.
+      {make("H100-NVL-94GB", "NVIDIA H100 datasheet (2024), H100 NVL", 132, 128,
+            1785, 30, 60, 120, 417.5, 835.5, 835.5, 1670.5, 1670.5, 3900, 94,
+            5500, 50, 228, 64, 300),
+       {"h100-nvl", "h100 nvl", "nvidia h100 nvl"}},
+      // GeForce tensor figures are those with FP32 accumulate (what the
+      // frameworks use; FP16 accumulate runs twice as fast). L2 bandwidth of
+      // the consumer and Blackwell parts: 3x memory bandwidth (approximate,
+      // no datasheet figure).
+      {make("RTX-3090",
+            "NVIDIA Ampere GA102 GPU architecture whitepaper (2020), GeForce "
+            "RTX 3090",
+            82, 128, 1695, 0.556, 35.6, 35.6, 35.6, 71, 71, 0, 284, 936, 24,
+            2808, 6, 100, 32, 56.25),
+       {"rtx 3090", "nvidia geforce rtx 3090", "geforce rtx 3090"}},
+      {make("RTX-4090",
+            "NVIDIA Ada GPU architecture whitepaper (2022), GeForce RTX 4090",
+            128, 128, 2520, 1.29, 82.6, 82.6, 82.6, 165.2, 165.2, 330.3, 660.6,
+            1008, 24, 3024, 72, 100, 32, 0),
+       {"rtx 4090", "nvidia geforce rtx 4090", "geforce rtx 4090"}},
+      {make("RTX-5090",
+            "NVIDIA RTX Blackwell GPU architecture whitepaper (2025), GeForce "
+            "RTX 5090",
+            170, 128, 2407, 1.64, 104.8, 104.8, 104.8, 209.5, 209.5, 419, 838,
+            1792, 32, 5376, 96, 100, 64, 0),
+       {"rtx 5090", "nvidia geforce rtx 5090", "geforce rtx 5090"}},
+      {make("L40S", "NVIDIA L40S datasheet (2023)", 142, 128, 2520, 1.43, 91.6,
+            91.6, 183, 362.05, 362.05, 733, 733, 864, 48, 2592, 96, 100, 32, 0),
+       {"nvidia l40s"}},
+      // Blackwell datasheets give no SM count or clock: 148 SMs (both dies'
+      // enabled SMs, Chips and Cheese's B200 measurements, which also give
+      // the 126 MB L2) and the clock that makes 2 x 128 lanes x 148 SMs the
+      // FP32 peak.
+      {make("B200", "NVIDIA HGX B200 datasheet (2024), per GPU at 1000 W", 148,
+            128, 2111, 40, 80, 160, 1100, 2250, 2250, 4500, 4500, 8000, 180,
+            24000, 126, 228, 64, 900),
+       {"nvidia b200", "hgx b200", "dgx b200"}},
+      // The host link is NVLink-C2C to the Grace CPU (900 GB/s both ways).
+      {make("GB200",
+            "NVIDIA GB200 NVL72 datasheet (2024), per GPU (1/72 of the rack)",
+            148, 128, 2375, 45, 90, 180, 1250, 2500, 2500, 5000, 5000, 8000,
+            186, 24000, 126, 228, 450, 900),
+       {"nvidia gb200", "gb200 nvl72"}},
+      // AMD: CUs as SMs (64 lanes each), matrix-core peaks as tensor peaks,
+      // LDS as shared memory; Infinity Fabric links in place of NVLink.
+      // MI250X: one of the module's two GCDs, which software sees as one
+      // device (half the module's datasheet figures); CDNA2 has no TF32.
+      {make("MI250X",
+            "AMD Instinct MI250X datasheet (2021), one of the two GCDs", 110,
+            64, 1700, 23.95, 23.95, 47.85, 0, 191.5, 191.5, 0, 191.5, 1638.4,
+            64, 4915, 8, 64, 32, 0),
+       {"amd instinct mi250x", "mi250x gcd"}},
+      {make("MI300X", "AMD Instinct MI300X datasheet (2023)", 304, 64, 2100,
+            81.7, 163.4, 163.4, 653.7, 1307.4, 1307.4, 2614.9, 2614.9, 5300,
+            192, 15900, 32, 64, 64, 448),
+       {"amd instinct mi300x", "mi300x oam"}},
   };
   return entries;
+}
+
+std::vector<llvm::StringRef> perf::gpuCatalogAliases(llvm::StringRef name) {
+  std::vector<llvm::StringRef> out;
+  for (const CatalogEntry &e : catalog())
+    if (e.spec.name == name)
+      out.assign(e.aliases.begin(), e.aliases.end());
+  return out;
 }
 
 llvm::ArrayRef<GpuSpec> perf::gpuCatalog() {

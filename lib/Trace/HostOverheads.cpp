@@ -92,8 +92,13 @@ OpOverheadSample measureOpOverheads(const KinetoTrace &trace, size_t opIndex,
                               profiler.cpuEvent);
   for (size_t i = 0, e = sample.launchPoints.size(); i < e; ++i) {
     const RuntimeCall &call = calls[sample.launchPoints[i]];
-    sample.t4.push_back(
-        call.launched.empty() ? 0 : nonNegative(call.dur - profiler.gpuEvent));
+    if (call.launched.empty()) {
+      double waitedUntil =
+          std::max(call.start, trace.lastDeviceEndAtOrBefore(call.end()));
+      sample.t4.push_back(nonNegative(call.end() - waitedUntil));
+    } else {
+      sample.t4.push_back(nonNegative(call.dur - profiler.gpuEvent));
+    }
     if (i > 0) {
       const RuntimeCall &prev = calls[sample.launchPoints[i - 1]];
       sample.t5.push_back(nonNegative(call.start - prev.end() -
@@ -127,6 +132,11 @@ double OverheadTable::lookupRuntime(StringRef function) const {
   if (defaults[3])
     return defaults[3]->mean;
   return builtinOverhead(4);
+}
+
+double OverheadTable::lookupSync(StringRef function) const {
+  auto it = runtime.find(function);
+  return it != runtime.end() ? it->second.mean : 0;
 }
 
 static json::Value statsToJson(const SampleStats &stats) {
@@ -303,8 +313,11 @@ OverheadTable extractOverheads(const KinetoTrace &trace,
         pooled[2].push_back(sample.t3);
         for (size_t i = 0; i < sample.launchPoints.size(); ++i) {
           const RuntimeCall &call = calls[sample.launchPoints[i]];
-          if (call.launched.empty())
+          // A wait's own cost is its function's, not a launch's.
+          if (call.launched.empty()) {
+            perRuntime[call.name].push_back(sample.t4[i]);
             continue;
+          }
           if (!pending.empty() &&
               pending[sample.launchPoints[i]] >= launchQueueDepth)
             continue;

@@ -136,13 +136,19 @@ Expected<KinetoTrace> KinetoTrace::parse(const json::Value &root,
       trace.pid = p;
     }
 
-  std::map<int64_t, std::string> deviceNames;
+  std::map<int64_t, KinetoTrace::GpuProperties> deviceNames;
   if (top)
     if (const json::Array *props = top->getArray("deviceProperties"))
       for (const json::Value &prop : *props)
-        if (const json::Object *p = prop.getAsObject())
-          deviceNames[p->getInteger("id").value_or(0)] =
-              p->getString("name").value_or("").str();
+        if (const json::Object *p = prop.getAsObject()) {
+          KinetoTrace::GpuProperties &gpu =
+              deviceNames[p->getInteger("id").value_or(0)];
+          gpu.name = p->getString("name").value_or("").str();
+          gpu.numSms = p->getInteger("numSms").value_or(0);
+          gpu.memBytes = p->getNumber("totalGlobalMem").value_or(0);
+          gpu.computeMajor = p->getInteger("computeMajor").value_or(0);
+          gpu.computeMinor = p->getInteger("computeMinor").value_or(0);
+        }
 
   // Pass 2: events.
   std::map<int64_t, size_t> runtimeByCorrelation;
@@ -292,8 +298,16 @@ Expected<KinetoTrace> KinetoTrace::parse(const json::Value &root,
   llvm::sort(trace.stepSpans, [](const StepSpan &a, const StepSpan &b) {
     return a.start < b.start;
   });
+  for (const DeviceEvent &d : trace.device)
+    trace.deviceEnds.push_back(d.end());
+  llvm::sort(trace.deviceEnds);
   trace.buildHostTree();
   return trace;
+}
+
+double KinetoTrace::lastDeviceEndAtOrBefore(double time) const {
+  auto it = std::upper_bound(deviceEnds.begin(), deviceEnds.end(), time);
+  return it == deviceEnds.begin() ? -INFINITY : *std::prev(it);
 }
 
 void KinetoTrace::buildHostTree() {
@@ -381,6 +395,98 @@ std::vector<StepSpan> KinetoTrace::spansFromMarker(StringRef marker) const {
   return spans;
 }
 
+std::vector<StepSpan> KinetoTrace::iterations(std::string *how) const {
+  std::vector<StepSpan> spans;
+  for (const StepSpan &step : stepSpans)
+    if (llvm::any_of(topLevel, [&](size_t index) {
+          double start = hostOps[index].start;
+          return start >= step.start && start < step.end();
+        }))
+      spans.push_back(step);
+  if (!spans.empty()) {
+    if (how) {
+      *how = (Twine(spans.size()) + " ProfilerStep spans").str();
+      if (spans.size() < stepSpans.size())
+        *how += (" (" + Twine(stepSpans.size() - spans.size()) +
+                 " without ops left out)")
+                    .str();
+    }
+    return spans;
+  }
+  // Without ProfilerStep, a training loop still marks its steps: PyTorch's
+  // optimizers record Optimizer.zero_grad#... and Optimizer.step#... once
+  // per step.
+  for (StringRef marker : {"Optimizer.zero_grad", "Optimizer.step"}) {
+    spans = spansFromMarker(marker);
+    if (spans.empty())
+      continue;
+    if (how)
+      *how = (Twine(spans.size()) + " iterations between '" + marker +
+              "' annotations (no ProfilerStep spans)")
+                 .str();
+    return spans;
+  }
+  if (how)
+    *how = "no ProfilerStep spans and no optimizer step: whole trace as one "
+           "iteration";
+  return spans;
+}
+
+/// The longest common subsequence of `a` and `b`: the index pairs it
+/// matches, in order. Exact for up to kMaxCells cells of the dynamic
+/// program (one byte each); beyond, `a` is cut to the stretch where `b`'s
+/// first and last names occur so the table stays in bounds.
+static std::vector<std::pair<size_t, size_t>>
+alignSequences(ArrayRef<unsigned> a, ArrayRef<unsigned> b) {
+  constexpr size_t kMaxCells = size_t(1) << 27;
+  size_t offset = 0;
+  if (!b.empty() && a.size() * b.size() > kMaxCells) {
+    size_t span = std::max<size_t>(1, kMaxCells / b.size());
+    // Start where b's first name first occurs, so a window of one
+    // iteration of a long profile lines up.
+    auto it = llvm::find(a, b.front());
+    offset = it == a.end() ? 0 : size_t(it - a.begin());
+    a = a.slice(offset, std::min(span, a.size() - offset));
+  }
+  size_t n = a.size(), m = b.size();
+  // Lengths by rows, and per cell which way the optimum came.
+  enum : uint8_t { Diagonal, Up, Left };
+  std::vector<uint8_t> from(n * m);
+  std::vector<uint32_t> previous(m + 1, 0), current(m + 1, 0);
+  for (size_t i = 1; i <= n; ++i) {
+    current[0] = 0;
+    for (size_t j = 1; j <= m; ++j) {
+      uint8_t &way = from[(i - 1) * m + (j - 1)];
+      if (a[i - 1] == b[j - 1]) {
+        current[j] = previous[j - 1] + 1;
+        way = Diagonal;
+      } else if (previous[j] >= current[j - 1]) {
+        current[j] = previous[j];
+        way = Up;
+      } else {
+        current[j] = current[j - 1];
+        way = Left;
+      }
+    }
+    std::swap(previous, current);
+  }
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t i = n, j = m; i > 0 && j > 0;) {
+    uint8_t way = from[(i - 1) * m + (j - 1)];
+    if (way == Diagonal) {
+      pairs.push_back({offset + i - 1, j - 1});
+      --i;
+      --j;
+    } else if (way == Up) {
+      --i;
+    } else {
+      --j;
+    }
+  }
+  std::reverse(pairs.begin(), pairs.end());
+  return pairs;
+}
+
 KinetoTrace::EtLinkResult
 KinetoTrace::linkExecutionTrace(const ExecutionTrace &et) {
   EtLinkResult result;
@@ -400,48 +506,50 @@ KinetoTrace::linkExecutionTrace(const ExecutionTrace &et) {
     op.etNode = node->id;
     ++result.linked;
   }
-  // Many traces number record functions differently in the two files (the
-  // ET covers one iteration of a longer profile). When ids link fewer than
-  // half of the ET's top-level ops, align the ET's op-name sequence with the
-  // Kineto one at the offset where most names agree.
   const std::vector<size_t> &etOps = et.topLevelOps();
-  if (etOps.empty() || result.linked * 2 >= etOps.size())
-    return result;
-  size_t bestOffset = 0, bestMatches = 0;
-  for (size_t offset = 0; offset + etOps.size() <= topLevel.size() ||
-                          (offset == 0 && !topLevel.empty());
-       ++offset) {
-    if (hostOps[topLevel[offset]].name != et.nodes()[etOps[0]].name)
-      continue;
-    size_t matches = 0;
-    for (size_t i = 0; i < etOps.size() && offset + i < topLevel.size(); ++i)
-      matches +=
-          hostOps[topLevel[offset + i]].name == et.nodes()[etOps[i]].name;
-    if (matches > bestMatches) {
-      bestMatches = matches;
-      bestOffset = offset;
+  if (!etOps.empty() && result.linked * 2 < etOps.size()) {
+    // Many traces number record functions differently in the two files:
+    // align the op-name sequences instead.
+    StringMap<unsigned> ids;
+    auto idOf = [&](StringRef name) {
+      return ids.try_emplace(name, ids.size()).first->second;
+    };
+    std::vector<unsigned> kinetoNames, etNames;
+    for (size_t index : topLevel)
+      kinetoNames.push_back(idOf(hostOps[index].name));
+    for (size_t index : etOps)
+      etNames.push_back(idOf(et.nodes()[index].name));
+    // Where the profile repeats the ET's iteration, the match lands on the
+    // last copy (the traceback starts at the end): a warmed-up step. Two
+    // traces whose names agree on less than half of the ET's ops are not of
+    // the same program.
+    std::vector<std::pair<size_t, size_t>> pairs =
+        alignSequences(kinetoNames, etNames);
+    if (pairs.size() > result.linked && 2 * pairs.size() >= etOps.size()) {
+      for (size_t index : topLevel)
+        hostOps[index].etNode = -1;
+      result = EtLinkResult{};
+      result.pidMismatch = et.pid() != 0 && et.pid() != pid;
+      result.alignedByName = true;
+      for (auto [k, e] : pairs)
+        hostOps[topLevel[k]].etNode = et.nodes()[etOps[e]].id;
+      result.linked = pairs.size();
+      result.unlinked = topLevel.size() - pairs.size();
     }
   }
-  if (bestMatches <= result.linked)
-    return result;
-  for (size_t index : topLevel)
-    hostOps[index].etNode = -1;
-  result = EtLinkResult{0, 0, 0, result.pidMismatch};
-  result.alignedByName = true;
-  for (size_t k = 0; k < topLevel.size(); ++k) {
-    HostOp &op = hostOps[topLevel[k]];
-    if (k < bestOffset || k - bestOffset >= etOps.size()) {
-      ++result.unlinked;
-      continue;
+  result.etUnlinked =
+      etOps.size() - std::min<size_t>(etOps.size(), result.linked);
+  // Kernels the link loses: unlinked ops with device work between the first
+  // and the last linked op.
+  size_t first = topLevel.size(), last = 0;
+  for (size_t k = 0; k < topLevel.size(); ++k)
+    if (hostOps[topLevel[k]].etNode >= 0) {
+      first = std::min(first, k);
+      last = k;
     }
-    const ExecNode &node = et.nodes()[etOps[k - bestOffset]];
-    if (node.name != op.name) {
-      ++result.nameMismatch;
-      continue;
-    }
-    op.etNode = node.id;
-    ++result.linked;
-  }
+  for (size_t k = first; k <= last && k < topLevel.size(); ++k)
+    if (hostOps[topLevel[k]].etNode < 0 && !deviceEventsOf(topLevel[k]).empty())
+      ++result.unlinkedWithDeviceWork;
   return result;
 }
 

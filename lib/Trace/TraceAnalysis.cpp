@@ -165,8 +165,10 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
       for (size_t i = 0; i < points; ++i) {
         const RuntimeCall &call = calls[measured.launchPoints[i]];
         if (call.launched.empty()) {
-          // A synchronizing call: the host waits for the device.
-          cpu = std::max(cpu, deviceEnd());
+          // A synchronizing call: the host waits for the device, then pays
+          // the call's own cost.
+          cpu = std::max(cpu, deviceEnd()) +
+                (table ? table->lookupSync(call.name) : measured.t4[i]);
         } else {
           double t4 = table ? table->lookupRuntime(call.name) : measured.t4[i];
           if (throttle) {

@@ -60,9 +60,13 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
     }
     Builder b(&getContext());
     WalkResult result = getOperation().walk([&](GraphOp graph) {
+      // Collectives measured on hardware keep their latency, so a graph of
+      // only those needs no system (nor a target GPU).
       bool hasCollectives = false;
       graph.walk([&](Operation *op) {
-        hasCollectives |= isCollective(op) || op->hasAttr(kHostLinkShareAttr);
+        hasCollectives |=
+            (isCollective(op) || op->hasAttr(kHostLinkShareAttr)) &&
+            !hasMeasuredLatency(op);
       });
       if (!hasCollectives)
         return WalkResult::advance();

@@ -51,9 +51,13 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
         sop.kind = ScheduledOp::Kind::Sync;
         sop.device = sync.getDevice();
         sop.syncStream = sync.getStream() ? int64_t(*sync.getStream()) : -1;
-        if (auto o =
-                op.getAttrOfType<DenseF64ArrayAttr>(PerfDialect::kOverheadAttr))
+        if (auto o = op.getAttrOfType<DenseF64ArrayAttr>(
+                PerfDialect::kOverheadAttr)) {
           sop.t1 = o[0];
+          // The call's own cost after the wait (--perf-host-overhead).
+          if (o.size() == 4)
+            sop.t5 = o[3];
+        }
       } else if (auto fw = dyn_cast<FrameworkOp>(op)) {
         sop.device = fw.getDevice();
         if (auto o = op.getAttrOfType<DenseF64ArrayAttr>(

@@ -14,6 +14,7 @@ void perf::buildEstimatePipeline(OpPassManager &pm,
   cost.memoryEfficiency = options.memoryEfficiency;
   cost.database = options.database;
   cost.mlModelDir = options.mlModelDir;
+  cost.retarget = options.retarget;
   pm.addPass(createKernelCost(cost));
   // Does nothing on a graph without collectives.
   CommCostOptions comm;
@@ -21,6 +22,7 @@ void perf::buildEstimatePipeline(OpPassManager &pm,
   pm.addPass(createCommCost(comm));
   HostOverheadOptions overhead;
   overhead.table = options.overheads;
+  overhead.scale = options.hostScale;
   pm.addPass(createHostOverhead(overhead));
   CriticalPathOptions criticalPath;
   criticalPath.annotate = options.annotate;
@@ -52,6 +54,12 @@ struct EstimatePipelineOptions
   Option<std::string> system{
       *this, "system",
       llvm::cl::desc("System of the collectives: preset or JSON file")};
+  Option<std::string> retarget{
+      *this, "retarget",
+      llvm::cl::desc("How measured kernels move to another GPU: ratio or "
+                     "wave")};
+  Option<double> hostScale{*this, "host-scale",
+                           llvm::cl::desc("Factor on every host overhead")};
 };
 } // namespace
 
@@ -78,6 +86,10 @@ void perf::registerPerfPassesAndPipelines(
           options.format = opts.format;
         if (opts.system.hasValue())
           options.system = opts.system;
+        if (opts.retarget.hasValue())
+          options.retarget = opts.retarget;
+        if (opts.hostScale.hasValue())
+          options.hostScale = opts.hostScale;
         buildEstimatePipeline(pm, options);
       });
 }

@@ -148,8 +148,8 @@ struct FuseEmbeddingsPass : perf::impl::FuseEmbeddingsBase<FuseEmbeddingsPass> {
       batched->removeAttr("kernel_name");
       for (StringRef stale :
            {PerfDialect::kLatencyAttr, PerfDialect::kCostModelAttr,
-            PerfDialect::kStartAttr, PerfDialect::kEndAttr,
-            PerfDialect::kLaunchAttr})
+            PerfDialect::kMeasuredLatencyAttr, PerfDialect::kStartAttr,
+            PerfDialect::kEndAttr, PerfDialect::kLaunchAttr})
         batched->removeAttr(stale);
     }
     unsigned next = 0;

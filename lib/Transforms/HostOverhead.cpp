@@ -1,10 +1,11 @@
 //===- HostOverhead.cpp - --perf-host-overhead ----------------------------===//
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "perf/Analysis/HostOverheadTable.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinOps.h"
+#include <cmath>
 
 namespace perf {
 #define GEN_PASS_DEF_HOSTOVERHEAD
@@ -19,6 +20,12 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
   using HostOverheadBase::HostOverheadBase;
 
   void runOnOperation() override {
+    if (!(scale > 0) || !std::isfinite(scale)) {
+      getOperation().emitError("host overhead scale must be a positive "
+                               "number, got ")
+          << scale;
+      return signalPassFailure();
+    }
     HostOverheadTable overheads;
     if (!table.empty()) {
       llvm::Expected<HostOverheadTable> loaded =
@@ -31,10 +38,10 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
     }
     Builder builder(&getContext());
     auto attach = [&](Operation *op, StringRef name) {
-      double t[4] = {overheads.get(name, Overhead::T1),
-                     overheads.get(name, Overhead::T2),
-                     overheads.get(name, Overhead::T3),
-                     overheads.get(name, Overhead::T5)};
+      double t[4] = {scale * overheads.get(name, Overhead::T1),
+                     scale * overheads.get(name, Overhead::T2),
+                     scale * overheads.get(name, Overhead::T3),
+                     scale * overheads.get(name, Overhead::T5)};
       op->setAttr(PerfDialect::kOverheadAttr, builder.getDenseF64ArrayAttr(t));
     };
     getOperation().walk([&](Operation *op) {
@@ -42,11 +49,21 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
         attach(op, fw.getOpName());
       } else if (isa<SyncOp>(op)) {
         attach(op, "cudaDeviceSynchronize");
+        // A wait imported from a trace names its call: the call's own cost
+        // after the wait takes the T5 slot.
+        auto o =
+            op->getAttrOfType<DenseF64ArrayAttr>(PerfDialect::kOverheadAttr);
+        auto call = op->getAttrOfType<StringAttr>("call");
+        double t[4] = {o[0], o[1], o[2],
+                       call ? scale * overheads.syncCall(call.getValue()) : 0};
+        op->setAttr(PerfDialect::kOverheadAttr,
+                    builder.getDenseF64ArrayAttr(t));
       } else if (isa<KernelOpInterface>(op) || isCollective(op)) {
         StringRef call =
             isa<MemcpyOp>(op) ? "cudaMemcpyAsync" : "cudaLaunchKernel";
-        op->setAttr(PerfDialect::kLaunchAttr,
-                    builder.getF64FloatAttr(overheads.runtimeCall(call)));
+        op->setAttr(
+            PerfDialect::kLaunchAttr,
+            builder.getF64FloatAttr(scale * overheads.runtimeCall(call)));
       }
     });
   }

@@ -2,10 +2,12 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "perf/Analysis/MeasuredRetarget.h"
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/GraphTarget.h"
 #include "perf/Transforms/Passes.h"
+#include <map>
 
 namespace perf {
 #define GEN_PASS_DEF_KERNELCOST
@@ -31,6 +33,12 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
           "compute-efficiency and memory-efficiency must be in (0, 1]");
       return signalPassFailure();
     }
+    std::optional<RetargetMethod> method = parseRetargetMethod(retarget);
+    if (!method) {
+      getOperation().emitError("retarget must be ratio or wave, got '")
+          << retarget << "'";
+      return signalPassFailure();
+    }
     std::string order = model.empty() ? std::string(models) : model;
     llvm::Expected<KernelCostStack> stack =
         createKernelCostStack(order, options);
@@ -38,24 +46,78 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
       getOperation().emitError(llvm::toString(stack.takeError()));
       return signalPassFailure();
     }
+    // Built when a graph measured on another GPU first needs it.
+    std::optional<MeasuredRetarget> retargeter;
 
     Builder builder(&getContext());
     WalkResult result = getOperation().walk([&](GraphOp graph) {
+      if (auto traceDevice = graph->getAttrOfType<DictionaryAttr>(
+              PerfDialect::kTraceDeviceAttr))
+        if (!graph.getGpuTarget() ||
+            !graph->hasAttr(PerfDialect::kMeasuredOnAttr)) {
+          // A trace of a GPU the catalog does not know: its measured
+          // kernels need no figures, anything else does.
+          LogicalResult ok = checkTraceDevice(graph, traceDevice);
+          if (failed(ok))
+            return WalkResult::interrupt();
+          if (!graph.getGpuTarget())
+            return WalkResult::advance();
+        }
       FailureOr<GpuSpec> gpu = getGraphGpu(graph);
       if (failed(gpu))
         return WalkResult::interrupt();
+      auto measuredOn =
+          graph->getAttrOfType<GpuAttr>(PerfDialect::kMeasuredOnAttr);
+      bool move = measuredOn && measuredOn != graph.getGpuTarget();
+      if (move && !retargeter) {
+        auto created = MeasuredRetarget::create(*method, order, options);
+        if (!created) {
+          graph.emitError(llvm::toString(created.takeError()));
+          return WalkResult::interrupt();
+        }
+        retargeter.emplace(std::move(*created));
+      }
+      int64_t moved = 0;
+      std::map<std::string, int64_t> keptByKind;
       size_t missesBefore = stack->misses().size();
       graph.walk([&](KernelOpInterface kernel) {
         // A latency measured on the hardware (imported traces) beats any
-        // model.
-        if (hasMeasuredLatency(kernel))
+        // model; measured on another GPU, it is moved to the target.
+        if (hasMeasuredLatency(kernel)) {
+          if (!move) {
+            restoreMeasured(kernel, builder);
+            return;
+          }
+          RetargetedLatency priced = retargeter->retarget(
+              kernel.getKernelDesc(), measuredLatency(kernel),
+              measuredOn.getSpec(), *gpu);
+          kernel->setAttr(PerfDialect::kMeasuredLatencyAttr,
+                          builder.getF64FloatAttr(measuredLatency(kernel)));
+          kernel->setAttr(PerfDialect::kLatencyAttr,
+                          builder.getF64FloatAttr(priced.latencyUs));
+          kernel->setAttr(
+              PerfDialect::kCostModelAttr,
+              builder.getStringAttr(priced.model.empty()
+                                        ? std::string("measured")
+                                        : "measured*" + priced.model));
+          if (priced.model.empty())
+            ++keptByKind[kernel->getName().stripDialect().str()];
+          else
+            ++moved;
           return;
+        }
         KernelCost cost = stack->estimate(kernel.getKernelDesc(), *gpu);
         kernel->setAttr(PerfDialect::kLatencyAttr,
                         builder.getF64FloatAttr(cost.latencyUs));
         kernel->setAttr(PerfDialect::kCostModelAttr,
                         builder.getStringAttr(cost.model));
       });
+      if (move)
+        graph->setAttr(
+            PerfDialect::kRetargetAttr,
+            retargetSummary(builder, measuredOn, *method, moved, keptByKind));
+      else
+        graph->removeAttr(PerfDialect::kRetargetAttr);
       // Kernels the database does not have, each once, on the first graph
       // that asked for it: what perf-bench --from should measure.
       std::vector<KernelCostMiss> misses = stack->misses();
@@ -79,6 +141,82 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
     });
     if (result.wasInterrupted())
       signalPassFailure();
+  }
+
+  /// A graph measured on a GPU known only by its trace's deviceProperties
+  /// (`traceDevice`) can be estimated where every kernel was measured and
+  /// the target is that GPU; anything else needs the GPU's figures.
+  static LogicalResult checkTraceDevice(GraphOp graph,
+                                        DictionaryAttr traceDevice) {
+    int64_t measured = 0, unmeasured = 0;
+    graph.walk([&](KernelOpInterface kernel) {
+      ++(hasMeasuredLatency(kernel) ? measured : unmeasured);
+    });
+    auto name = traceDevice.getAs<StringAttr>("name");
+    StringRef device = name ? name.getValue() : "?";
+    if (!graph.getGpuTarget()) {
+      if (unmeasured == 0)
+        return success();
+      return graph.emitError()
+             << "graph @" << graph.getSymName() << " ran on '" << device
+             << "' (the trace's deviceProperties), which the catalog does "
+                "not know: its "
+             << unmeasured
+             << " kernels without a measurement need a GPU's figures; give "
+                "--perf-device or --perf-device-file, or import the trace "
+                "with --trace-device=<device JSON>";
+    }
+    if (measured == 0)
+      return success();
+    return graph.emitError()
+           << "the " << measured << " kernels measured on '" << device
+           << "' cannot be moved to " << graph.getGpuTarget().getSpec().name
+           << ": the catalog does not know the GPU they ran on; import the "
+              "trace with --trace-device=<catalog name or device JSON>";
+  }
+
+  /// The latency measured on the hardware: kept aside when an earlier run
+  /// moved the kernel to another GPU.
+  static double measuredLatency(Operation *kernel) {
+    if (auto kept =
+            kernel->getAttrOfType<FloatAttr>(PerfDialect::kMeasuredLatencyAttr))
+      return kept.getValueAsDouble();
+    return kernel->getAttrOfType<FloatAttr>(PerfDialect::kLatencyAttr)
+        .getValueAsDouble();
+  }
+
+  /// Back on the GPU it was measured on, a moved kernel takes its measured
+  /// latency again.
+  static void restoreMeasured(Operation *kernel, Builder &builder) {
+    if (!kernel->hasAttr(PerfDialect::kMeasuredLatencyAttr))
+      return;
+    kernel->setAttr(PerfDialect::kLatencyAttr,
+                    builder.getF64FloatAttr(measuredLatency(kernel)));
+    kernel->setAttr(PerfDialect::kCostModelAttr,
+                    builder.getStringAttr("measured"));
+    kernel->removeAttr(PerfDialect::kMeasuredLatencyAttr);
+  }
+
+  static DictionaryAttr
+  retargetSummary(Builder &builder, GpuAttr from, RetargetMethod method,
+                  int64_t moved, const std::map<std::string, int64_t> &kept) {
+    SmallVector<NamedAttribute> keptKinds;
+    int64_t keptTotal = 0;
+    for (const auto &[kind, n] : kept) {
+      keptKinds.push_back(
+          builder.getNamedAttr(kind, builder.getI64IntegerAttr(n)));
+      keptTotal += n;
+    }
+    return builder.getDictionaryAttr({
+        builder.getNamedAttr("from",
+                             builder.getStringAttr(from.getSpec().name)),
+        builder.getNamedAttr("method",
+                             builder.getStringAttr(retargetMethodName(method))),
+        builder.getNamedAttr("moved", builder.getI64IntegerAttr(moved)),
+        builder.getNamedAttr("kept", builder.getI64IntegerAttr(keptTotal)),
+        builder.getNamedAttr("kept_kinds",
+                             builder.getDictionaryAttr(keptKinds)),
+    });
   }
 };
 } // namespace

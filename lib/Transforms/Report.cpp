@@ -40,6 +40,8 @@ struct GraphSummary {
   std::map<std::string, int64_t> byModel;
   /// The kernels the db model could not find (perf.db_misses).
   std::vector<KernelCostMiss> dbMisses;
+  /// Measured kernels moved from another GPU (perf.retarget), if any.
+  DictionaryAttr retarget;
   SmallVector<DictionaryAttr> devices;
   struct PathEntry {
     std::string kernel, op;
@@ -51,6 +53,29 @@ struct GraphSummary {
 double f64(DictionaryAttr dict, StringRef key) {
   if (auto a = dict.getAs<FloatAttr>(key))
     return a.getValueAsDouble();
+  return 0;
+}
+
+StringRef str(DictionaryAttr dict, StringRef key) {
+  if (auto a = dict.getAs<StringAttr>(key))
+    return a.getValue();
+  return "";
+}
+
+/// The name=count entries of an integer dictionary.
+std::vector<std::pair<StringRef, int64_t>> counts(DictionaryAttr dict,
+                                                  StringRef key) {
+  std::vector<std::pair<StringRef, int64_t>> out;
+  if (auto inner = dict.getAs<DictionaryAttr>(key))
+    for (NamedAttribute entry : inner)
+      if (auto n = dyn_cast<IntegerAttr>(entry.getValue()))
+        out.push_back({entry.getName().getValue(), n.getInt()});
+  return out;
+}
+
+int64_t i64(DictionaryAttr dict, StringRef key) {
+  if (auto a = dict.getAs<IntegerAttr>(key))
+    return a.getInt();
   return 0;
 }
 
@@ -73,6 +98,9 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
   s.target = "unknown";
   if (GpuAttr gpu = graph.getGpuTarget())
     s.target = gpu.getSpec().name;
+  else if (auto traced = graph->getAttrOfType<DictionaryAttr>(
+               PerfDialect::kTraceDeviceAttr))
+    s.target = (str(traced, "name") + " (from the trace, as measured)").str();
   s.e2e = f64(estimate, "e2e_us");
   s.active = f64(estimate, "gpu_active_us");
   s.idle = f64(estimate, "idle_us");
@@ -96,6 +124,7 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
       s.dbMisses.push_back(
           {str("device"), str("dtype"), str("kind"), str("signature")});
     }
+  s.retarget = graph->getAttrOfType<DictionaryAttr>(PerfDialect::kRetargetAttr);
   if (auto devs = estimate.getAs<ArrayAttr>("devices"))
     for (Attribute d : devs)
       s.devices.push_back(cast<DictionaryAttr>(d));
@@ -162,6 +191,16 @@ void printText(const GraphSummary &s, llvm::raw_ostream &os) {
   for (const auto &[model, n] : s.byModel)
     os << " " << model << "=" << n;
   os << "\n";
+  if (s.retarget) {
+    os << "  measured on " << str(s.retarget, "from") << ": "
+       << i64(s.retarget, "moved") << " kernels moved to " << s.target << " ("
+       << str(s.retarget, "method") << "), " << i64(s.retarget, "kept")
+       << " with no model kept as measured";
+    auto kept = counts(s.retarget, "kept_kinds");
+    for (auto [i, kind] : llvm::enumerate(kept))
+      os << (i ? ", " : " (") << kind.first << "=" << kind.second;
+    os << (kept.empty() ? "\n" : ")\n");
+  }
   if (!s.dbMisses.empty()) {
     // The first few; the JSON report and perf.db_misses have them all.
     constexpr size_t shown = 5;
@@ -241,6 +280,16 @@ llvm::json::Value toJson(const GraphSummary &s) {
                                           {"kind", m.kind},
                                           {"signature", m.signature}});
     out["db_misses"] = std::move(misses);
+  }
+  if (s.retarget) {
+    llvm::json::Object kept;
+    for (auto [kind, n] : counts(s.retarget, "kept_kinds"))
+      kept[kind] = n;
+    out["retarget"] = llvm::json::Object{{"from", str(s.retarget, "from")},
+                                         {"method", str(s.retarget, "method")},
+                                         {"moved", i64(s.retarget, "moved")},
+                                         {"kept", i64(s.retarget, "kept")},
+                                         {"kept_kinds", std::move(kept)}};
   }
   if (s.iterations > 1) {
     out["iterations"] = s.iterations;

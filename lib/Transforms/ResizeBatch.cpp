@@ -177,17 +177,19 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
             b.getF64FloatAttr(generic.getFlops().convertToDouble() * ratio));
         generic.setBytesAttr(
             b.getF64FloatAttr(generic.getBytes().convertToDouble() * ratio));
-        if (auto lat =
-                op->getAttrOfType<FloatAttr>(PerfDialect::kLatencyAttr)) {
-          op->setAttr(PerfDialect::kLatencyAttr,
-                      b.getF64FloatAttr(lat.getValueAsDouble() * ratio));
-          op->setAttr("perf.latency_scale", b.getF64FloatAttr(ratio));
-        }
+        for (StringRef latency :
+             {PerfDialect::kLatencyAttr, PerfDialect::kMeasuredLatencyAttr})
+          if (auto lat = op->getAttrOfType<FloatAttr>(latency)) {
+            op->setAttr(latency,
+                        b.getF64FloatAttr(lat.getValueAsDouble() * ratio));
+            op->setAttr("perf.latency_scale", b.getF64FloatAttr(ratio));
+          }
         return;
       }
       if (changed)
         for (StringRef stale :
-             {PerfDialect::kLatencyAttr, PerfDialect::kCostModelAttr})
+             {PerfDialect::kLatencyAttr, PerfDialect::kCostModelAttr,
+              PerfDialect::kMeasuredLatencyAttr})
           op->removeAttr(stale);
     });
   }

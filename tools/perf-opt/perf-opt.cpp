@@ -15,18 +15,22 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "perf/Analysis/MeasuredRetarget.h"
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Import/OnnxImport.h"
 #include "perf/Support/GpuSpec.h"
 #include "perf/Tools/Registration.h"
 #include "perf/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include <cmath>
 #include <cstdlib>
 
 using namespace mlir;
@@ -73,6 +77,17 @@ static llvm::cl::opt<std::string> estimateOverheads(
     "estimate-overheads",
     llvm::cl::desc("Host overhead table (JSON) used by --estimate"),
     llvm::cl::cat(perfCategory));
+static llvm::cl::opt<std::string> retargetMethod(
+    "retarget",
+    llvm::cl::desc("How --estimate moves kernels measured on one GPU to the "
+                   "target: ratio (measured x the model stack's target / "
+                   "source price, default) or wave (Habitat's wave scaling)"),
+    llvm::cl::init("ratio"), llvm::cl::cat(perfCategory));
+static llvm::cl::opt<double> hostScale(
+    "host-scale",
+    llvm::cl::desc("Factor --estimate applies to every host overhead (a "
+                   "retargeted trace keeps its host's times otherwise)"),
+    llvm::cl::init(1.0), llvm::cl::cat(perfCategory));
 
 /// The model folder --estimate uses when none is given: $PERF_MODEL_DIR
 /// (empty or "none": no folder), else the one trained from the NeuSight
@@ -110,6 +125,28 @@ static bool requestsKernelCost(int argc, char **argv) {
       return true;
   }
   return false;
+}
+
+static llvm::cl::opt<bool> listDevices(
+    "list-devices",
+    llvm::cl::desc("Print the built-in GPU catalog (the names --perf-device "
+                   "accepts) and exit"),
+    llvm::cl::cat(perfCategory));
+
+/// One line per catalog GPU: the figures the cost models lean on most, the
+/// other names it answers to and the datasheet they come from.
+static void printCatalog(llvm::raw_ostream &os) {
+  os << llvm::format("%-16s %5s %6s %9s %9s %9s %8s  %s\n", "name", "SMs",
+                     "MHz", "fp32 TF", "tc16 TF", "mem GB/s", "mem GiB",
+                     "aliases; source");
+  for (const perf::GpuSpec &g : perf::gpuCatalog()) {
+    os << llvm::format("%-16s %5u %6.0f %9.1f %9.1f %9.0f %8.0f  ",
+                       g.name.c_str(), g.numSMs, g.clockMHz, g.fp32Flops / 1e12,
+                       g.tensorF16Flops / 1e12, g.memBandwidth / 1e9,
+                       g.memBytes / (1024.0 * 1024 * 1024));
+    os << llvm::join(perf::gpuCatalogAliases(g.name), ", ") << "; " << g.source
+       << "\n";
+  }
 }
 
 static llvm::cl::opt<int64_t>
@@ -210,6 +247,8 @@ int main(int argc, char **argv) {
     options.overheads = estimateOverheads;
     options.database = estimateDb;
     options.iterations = estimateIterations;
+    options.retarget = retargetMethod;
+    options.hostScale = hostScale;
     options.annotate = !estimateOnly;
     return options;
   });
@@ -225,6 +264,10 @@ int main(int argc, char **argv) {
     printOp->setInitialValue(false);
   auto [inputFilename, outputFilename] =
       parseCLIOptions(argc, argv, helpHeader);
+  if (listDevices) {
+    printCatalog(llvm::outs());
+    return 0;
+  }
   if (estimateFormat != "text" && estimateFormat != "json") {
     llvm::errs() << "error: --estimate-format must be text or json, got '"
                  << estimateFormat << "'\n";
@@ -240,6 +283,15 @@ int main(int argc, char **argv) {
   }
   if (estimateIterations == 0) {
     llvm::errs() << "error: --estimate-iterations must be at least 1\n";
+    return 1;
+  }
+  if (!perf::parseRetargetMethod(retargetMethod)) {
+    llvm::errs() << "error: --retarget must be ratio or wave, got '"
+                 << retargetMethod << "'\n";
+    return 1;
+  }
+  if (!(hostScale > 0) || !std::isfinite(hostScale)) {
+    llvm::errs() << "error: --host-scale must be a positive number\n";
     return 1;
   }
   if (!perfDevice.empty() && !perfDeviceFile.empty()) {

@@ -111,8 +111,9 @@ static int fail(const Twine &message) {
 
 static int fail(Error error) { return fail(toString(std::move(error))); }
 
-/// Iteration windows: --iteration-marker, else ProfilerStep spans, else the
-/// whole trace (empty vector).
+/// Iteration windows: --iteration-marker, else the trace's own iterations
+/// (ProfilerStep spans, else its repeating structure), else the whole trace
+/// (empty vector).
 static std::vector<StepSpan> iterationWindows(const KinetoTrace &trace,
                                               std::string &how) {
   if (wholeTrace) {
@@ -126,12 +127,7 @@ static std::vector<StepSpan> iterationWindows(const KinetoTrace &trace,
               .str();
     return spans;
   }
-  if (!trace.steps().empty()) {
-    how = (Twine(trace.steps().size()) + " ProfilerStep spans").str();
-    return trace.steps();
-  }
-  how = "no ProfilerStep spans: whole trace as one iteration";
-  return {};
+  return trace.iterations(&how);
 }
 
 /// The profiler costs to subtract. `replay` compares with the span of the
@@ -443,6 +439,10 @@ static int runLink(KinetoTrace &trace, raw_ostream &os) {
      << link.nameMismatch << " name mismatches"
      << (link.alignedByName ? " (aligned by op name)" : " (by record id)")
      << "\n";
+  os << "execution trace: " << link.etUnlinked << " of "
+     << et->topLevelOps().size() << " top-level ops not in the Kineto trace; "
+     << link.unlinkedWithDeviceWork
+     << " unlinked Kineto ops with device work inside the linked stretch\n";
   os << "device events: " << stats.deviceEvents << ", " << stats.deviceUnlinked
      << " without a runtime call\n";
   return 0;

@@ -237,13 +237,15 @@ TEST(Replay, DeviceWorkCarriesIntoTheNextStep) {
   // Step 1: host 10 + 10 + 5 + 15 = 40; the GEMM runs [22.5, 82.5).
   EXPECT_DOUBLE_EQ(carried[0].predicted, 40);
   EXPECT_DOUBLE_EQ(carried[0].predictedDevice, 82.5);
-  // Step 2 starts at 40: 42.5 us of GEMM left; 10 + 5, wait to 42.5, + 1.
-  EXPECT_DOUBLE_EQ(carried[1].predicted, 43.5);
+  // Step 2 starts at 40: 42.5 us of GEMM left; 10 + 5, wait to 42.5, + the
+  // 5 us the synchronize took after the GEMM it waited for ended (it
+  // returned at 95, the GEMM ended at 90), + 1.
+  EXPECT_DOUBLE_EQ(carried[1].predicted, 48.5);
   options.carryDeviceWork = false;
   std::vector<ReplayResult> separate =
       replayIterations(*trace, trace->steps(), options);
   EXPECT_DOUBLE_EQ(separate[0].predicted, 82.5);
-  EXPECT_DOUBLE_EQ(separate[1].predicted, 16);
+  EXPECT_DOUBLE_EQ(separate[1].predicted, 21);
 }
 
 // One op launching two kernels; the second launch finds the first kernel
@@ -290,4 +292,86 @@ TEST(Replay, FullLaunchQueueBlocksTheHost) {
       replayIterations(*trace, trace->steps(), options);
   EXPECT_DOUBLE_EQ(free[0].predictedHost, 46);
   EXPECT_DOUBLE_EQ(free[0].predicted, 56.5);
+}
+
+// A cudaFree that initializes the allocator while the device is idle (the
+// first iteration of the param traces): a synchronizing call whose own time
+// is host time, not a wait.
+static const char *lazyInitTrace = R"json({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 7, "tid": 7, "ts": 1000000, "dur": 140},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaFree", "pid": 7, "tid": 7, "ts": 1000010, "dur": 100, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1000120, "dur": 10, "args": {"correlation": 2}},
+    {"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": 7, "ts": 1000130, "dur": 20, "args": {"device": 0, "stream": 7, "correlation": 2}}
+  ]})json";
+
+/// A hand-written Kineto trace, parsed (failures are test failures).
+static KinetoTrace parseKineto(const char *text) {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
+  EXPECT_TRUE(bool(json));
+  llvm::Expected<KinetoTrace> trace = KinetoTrace::parse(*json, "trace");
+  EXPECT_TRUE(bool(trace));
+  return std::move(*trace);
+}
+
+TEST(Replay, SynchronizingCallsKeepTheirOwnTime) {
+  KinetoTrace trace = parseKineto(lazyInitTrace);
+  OpOverheadSample sample =
+      measureOpOverheads(trace, trace.topLevelOps().front(), std::nullopt,
+                         ProfilerOverheads{0, 0});
+  // Launch points: the cudaFree (nothing to wait for: all 100 us are its
+  // own) and the launch.
+  ASSERT_EQ(sample.launchPoints.size(), 2u);
+  EXPECT_DOUBLE_EQ(sample.t2, 10);
+  EXPECT_DOUBLE_EQ(sample.t4[0], 100);
+  EXPECT_DOUBLE_EQ(sample.t4[1], 10);
+  EXPECT_DOUBLE_EQ(sample.t5[0], 10);
+  EXPECT_DOUBLE_EQ(sample.t3, 10);
+  // Replayed: 10 + 100 + 10 + 10 + 10 = 140 on the host; the launch starts
+  // at 120, the GEMM at 120 + 10 / 2 = 125 and ends at 145, after the host:
+  // 145 (the trace's span: 150).
+  ReplayOptions options;
+  options.profiler = ProfilerOverheads{0, 0};
+  std::vector<ReplayResult> own = replayIterations(trace, {}, options);
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_DOUBLE_EQ(own[0].predictedHost, 140);
+  EXPECT_DOUBLE_EQ(own[0].predicted, 145);
+  // The table keeps it under the function's name, not in the launches' T4.
+  OverheadTable table = extractOverheads(trace, {}, ProfilerOverheads{0, 0},
+                                         /*removeOutliers=*/false);
+  EXPECT_DOUBLE_EQ(table.lookupSync("cudaFree"), 100);
+  EXPECT_DOUBLE_EQ(table.lookupSync("cudaDeviceSynchronize"), 0);
+  EXPECT_DOUBLE_EQ(table.defaults[3]->mean, 10);
+}
+
+// Iterations: ProfilerStep spans holding an op (an empty trailing step is
+// none), else the spans between optimizer annotations.
+TEST(KinetoTraceIterations, ProfilerStepsWithOpsThenOptimizerSteps) {
+  KinetoTrace steps = parseKineto(R"json({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 7, "tid": 7, "ts": 100, "dur": 50},
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 7, "tid": 7, "ts": 150, "dur": 5},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": 110, "dur": 30}
+  ]})json");
+  std::string how;
+  std::vector<StepSpan> spans = steps.iterations(&how);
+  ASSERT_EQ(spans.size(), 1u);
+  EXPECT_EQ(spans[0].name, "ProfilerStep#1");
+  EXPECT_EQ(how, "1 ProfilerStep spans (1 without ops left out)");
+
+  KinetoTrace loop = parseKineto(R"json({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "Optimizer.zero_grad#SGD.zero_grad", "pid": 7, "tid": 7, "ts": 100, "dur": 5},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": 110, "dur": 30},
+    {"ph": "X", "cat": "user_annotation", "name": "Optimizer.zero_grad#SGD.zero_grad", "pid": 7, "tid": 7, "ts": 200, "dur": 5},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": 210, "dur": 30},
+    {"ph": "X", "cat": "user_annotation", "name": "Optimizer.zero_grad#SGD.zero_grad", "pid": 7, "tid": 7, "ts": 320, "dur": 5}
+  ]})json");
+  spans = loop.iterations(&how);
+  ASSERT_EQ(spans.size(), 2u);
+  EXPECT_DOUBLE_EQ(spans[1].dur, 120);
+  EXPECT_EQ(how, "2 iterations between 'Optimizer.zero_grad' annotations (no "
+                 "ProfilerStep spans)");
+
+  KinetoTrace none = parseKineto(R"json({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": 110, "dur": 30}
+  ]})json");
+  EXPECT_TRUE(none.iterations(&how).empty());
 }

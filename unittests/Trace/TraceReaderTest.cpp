@@ -125,3 +125,43 @@ TEST(KinetoTrace, RealResnet50SampleWhenPresent) {
   EXPECT_EQ(trace->deviceEvents().size(), 9096u); // 8772 + 12 + 312
   EXPECT_EQ(trace->linkStats().deviceUnlinked, 0u);
 }
+
+// An ET of one step and a profile of two, captured in another run (no
+// record ids in common). The profile has an op the ET does not (a copy in
+// the middle of the second step): aligned by the longest common
+// subsequence of names, every ET op links to the second step, and nothing
+// after the extra op is shifted.
+TEST(KinetoTrace, LinksByNameAlignmentAcrossAnExtraOp) {
+  ExecutionTrace et = parseEt(R"json({"schema": "1.0.1", "pid": 5, "nodes": [
+    {"id": 1, "name": "[pytorch|profiler|execution_graph|thread]", "parent": 1},
+    {"id": 2, "name": "aten::mm", "parent": 1, "rf_id": 101},
+    {"id": 3, "name": "aten::relu", "parent": 1, "rf_id": 102},
+    {"id": 4, "name": "aten::sum", "parent": 1, "rf_id": 103},
+    {"id": 5, "name": "aten::add_", "parent": 1, "rf_id": 104}
+  ]})json");
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse(R"json({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": 10, "dur": 5, "args": {"Record function id": 1}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::relu", "pid": 7, "tid": 7, "ts": 20, "dur": 5, "args": {"Record function id": 2}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::sum", "pid": 7, "tid": 7, "ts": 30, "dur": 5, "args": {"Record function id": 3}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::add_", "pid": 7, "tid": 7, "ts": 40, "dur": 5, "args": {"Record function id": 4}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": 50, "dur": 5, "args": {"Record function id": 5}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": 7, "tid": 7, "ts": 60, "dur": 5, "args": {"Record function id": 6}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::relu", "pid": 7, "tid": 7, "ts": 70, "dur": 5, "args": {"Record function id": 7}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::sum", "pid": 7, "tid": 7, "ts": 80, "dur": 5, "args": {"Record function id": 8}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::add_", "pid": 7, "tid": 7, "ts": 90, "dur": 5, "args": {"Record function id": 9}}
+  ]})json");
+  ASSERT_TRUE(bool(json));
+  llvm::Expected<KinetoTrace> trace = KinetoTrace::parse(*json, "k");
+  ASSERT_TRUE(bool(trace));
+  KinetoTrace::EtLinkResult link = trace->linkExecutionTrace(et);
+  EXPECT_TRUE(link.alignedByName);
+  EXPECT_EQ(link.linked, 4u);
+  EXPECT_EQ(link.unlinked, 5u);
+  EXPECT_EQ(link.etUnlinked, 0u);
+  // The last copy of the step: a warmed-up one.
+  std::vector<int64_t> nodes;
+  for (size_t index : trace->topLevelOps())
+    nodes.push_back(trace->ops()[index].etNode);
+  EXPECT_EQ(nodes, (std::vector<int64_t>{-1, -1, -1, -1, 2, -1, 3, 4, 5}));
+}

@@ -31,6 +31,10 @@ public:
   double get(llvm::StringRef op, Overhead type) const;
   /// T4 of a runtime call ("cudaLaunchKernel", "cudaMemcpyAsync").
   double runtimeCall(llvm::StringRef function) const;
+  /// A synchronizing call's own cost beyond its wait ("cudaFree",
+  /// "cudaStreamSynchronize"): its runtime entry, else 0 (a launch's T4
+  /// says nothing of it).
+  double syncCall(llvm::StringRef function) const;
 
 private:
   using Entry = std::array<std::optional<double>, 5>;

@@ -50,7 +50,8 @@ struct ScheduledOp {
   Kind kind = Kind::Compute;
   /// Host thread (one per device) that runs it.
   int64_t device = 0;
-  /// T1, T2, T3, T5 of Lin et al.
+  /// T1, T2, T3, T5 of Lin et al. A Sync pays T1 before its wait and T5
+  /// (the synchronizing call's own cost) after it.
   double t1 = 0, t2 = 0, t3 = 0, t5 = 0;
   /// Earlier ops whose device work must finish before this op's kernels
   /// start (data dependencies).

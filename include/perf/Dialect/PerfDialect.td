@@ -29,6 +29,17 @@ def Perf_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kLaunchAttr = "perf.launch_us";
     static constexpr ::llvm::StringLiteral kEstimateAttr = "perf.estimate";
     static constexpr ::llvm::StringLiteral kDbMissesAttr = "perf.db_misses";
+    /// On a graph: the GPU its measured kernel latencies were taken on.
+    static constexpr ::llvm::StringLiteral kMeasuredOnAttr = "perf.measured_on";
+    /// On a kernel moved to another GPU: the latency measured on that GPU.
+    static constexpr ::llvm::StringLiteral kMeasuredLatencyAttr =
+        "perf.measured_latency_us";
+    /// On a graph: what moving its measured kernels to the target did.
+    static constexpr ::llvm::StringLiteral kRetargetAttr = "perf.retarget";
+    /// On a graph imported from a trace of a GPU the catalog does not know:
+    /// what the trace says of it (name, SMs, memory).
+    static constexpr ::llvm::StringLiteral kTraceDeviceAttr =
+        "perf.trace_device";
   }];
 }
 

@@ -31,7 +31,8 @@ int64_t getCollectiveStream(mlir::Operation *op);
 DType getDType(mlir::Type type);
 mlir::Type getElementType(mlir::MLIRContext *context, DType dtype);
 /// Whether `op` carries a latency measured on hardware (an imported trace),
-/// which no cost model may overwrite.
+/// which no cost model may overwrite: as measured, or moved from the GPU it
+/// was measured on to the graph's target (perf.measured_latency_us).
 bool hasMeasuredLatency(mlir::Operation *op);
 
 /// Creates the kernel op `desc` describes at the builder's insertion point:

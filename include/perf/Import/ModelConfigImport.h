@@ -29,6 +29,10 @@ struct FxImportOptions {
   /// "inference" or "training"; empty: training when a node has a backward
   /// time.
   std::string phase;
+  /// The GPU the node times were measured on (catalog name); empty: the
+  /// label folder holding the CSV ("Tesla_T4/...csv.gz"), when the catalog
+  /// knows it.
+  std::string measuredDevice;
 };
 
 /// The step of a NeuSight per-node torch.fx CSV, `contents` read from
@@ -39,7 +43,8 @@ mlir::OwningOpRef<mlir::ModuleOp> importFxCsv(mlir::MLIRContext *context,
                                               llvm::StringRef path,
                                               const FxImportOptions &options);
 
-/// Registers --import-fx-csv with --num-layer and --fx-measured.
+/// Registers --import-fx-csv with --num-layer, --fx-measured and
+/// --fx-device.
 void registerFxCsvImportTranslation();
 
 } // namespace perf

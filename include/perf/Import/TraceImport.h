@@ -30,6 +30,9 @@ struct TraceImportOptions {
   std::string iterationMarker;
   /// Ranks of a collective whose group the trace does not give; 0 = 1.
   int64_t worldSize = 0;
+  /// The GPU the Kineto trace ran on: a catalog name or a device JSON file
+  /// (empty: the catalog GPU of its deviceProperties).
+  std::string traceDevice;
 };
 
 /// Imports an Execution Trace (and the Kineto trace of options.kinetoPath).

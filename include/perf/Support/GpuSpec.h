@@ -61,9 +61,11 @@ struct GpuSpec {
   llvm::Error validate() const;
 };
 
-/// The built-in catalog (P100, P4, V100, T4, A100-40GB/80GB, A10, L4,
-/// H100-SXM/PCIe, H200).
+/// The built-in catalog: NVIDIA data-center GPUs from P100 to GB200, the
+/// GeForce RTX 3090/4090/5090 and AMD MI250X/MI300X (docs/devices.md).
 llvm::ArrayRef<GpuSpec> gpuCatalog();
+/// The other names lookupGpu accepts for the catalog GPU `name`.
+std::vector<llvm::StringRef> gpuCatalogAliases(llvm::StringRef name);
 
 /// Finds a catalog GPU by name or alias, ignoring case, spaces, '-' and '_'
 /// ("h100", "H100-SXM", "NVIDIA H100 80GB HBM3", "Tesla_T4"). Null if unknown.

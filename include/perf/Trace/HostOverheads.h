@@ -68,7 +68,9 @@ struct OpOverheadSample {
   double t2 = 0;
   double t3 = 0;
   /// Per launch point (a runtime call that launched device work or made the
-  /// host wait): the call's own time; 0 for waits.
+  /// host wait): the call's own time; for a wait, the part of the call after
+  /// the device work it waited for had finished (a cudaFree that
+  /// initializes the allocator, the return from a synchronize).
   std::vector<double> t4;
   /// Gaps between consecutive launch points (size t4.size() - 1), or the one
   /// whole-op value for an op without launches.
@@ -96,6 +98,9 @@ struct OverheadTable {
   double lookup(llvm::StringRef op, unsigned type) const;
   /// T4 of a runtime function: runtime.F, default.t4, built-in.
   double lookupRuntime(llvm::StringRef function) const;
+  /// The own cost of a synchronizing runtime call beyond its wait: its
+  /// function's entry, else 0 (a launch's T4 says nothing of it).
+  double lookupSync(llvm::StringRef function) const;
 
   llvm::json::Value toJson() const;
   static llvm::Expected<OverheadTable> fromJson(const llvm::json::Value &value,

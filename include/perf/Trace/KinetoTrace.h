@@ -120,9 +120,20 @@ public:
   static llvm::Expected<KinetoTrace> parse(const llvm::json::Value &root,
                                            llvm::StringRef origin);
 
+  /// What deviceProperties says of the GPU the kernels ran on (else of the
+  /// first one listed).
+  struct GpuProperties {
+    /// Empty if the trace has no deviceProperties.
+    std::string name;
+    int64_t numSms = 0;
+    /// totalGlobalMem.
+    double memBytes = 0;
+    int64_t computeMajor = 0, computeMinor = 0;
+  };
+  const GpuProperties &gpuProperties() const { return gpu; }
   /// deviceProperties[0].name (or of the device the kernels ran on); empty if
   /// the trace has none.
-  const std::string &gpuName() const { return gpu; }
+  const std::string &gpuName() const { return gpu.name; }
   /// Host process: the pid with the most operator events.
   int64_t hostPid() const { return pid; }
   /// Microseconds subtracted from every timestamp.
@@ -146,21 +157,43 @@ public:
   /// order.
   std::vector<size_t> deviceEventsOf(size_t opIndex) const;
 
+  /// The latest end of a device event at or before `time` (-infinity if
+  /// none): when a host call that waited for the device stopped waiting.
+  double lastDeviceEndAtOrBefore(double time) const;
+
   /// Iteration spans from successive starts of host events whose name starts
   /// with `marker` (e.g. "Optimizer.zero_grad"); for traces without
   /// ProfilerStep. The last marker closes the last span.
   std::vector<StepSpan> spansFromMarker(llvm::StringRef marker) const;
 
+  /// The iterations of the trace: its ProfilerStep spans that hold a
+  /// top-level op (a step the profiler closed before any op ran is not
+  /// one); without them, the spans between successive
+  /// Optimizer.zero_grad (else Optimizer.step) annotations, which PyTorch's
+  /// optimizers record once per training step; else none (the whole trace
+  /// is one). `how` says which, for reports.
+  std::vector<StepSpan> iterations(std::string *how = nullptr) const;
+
   /// Links top-level ops (and their nested ops) to ET nodes by record-function
   /// id ("Record function id", else "External id", equal to the ET rf_id) and
-  /// checks the names agree; falls back to aligning the op-name sequences
-  /// when ids link fewer than half of the ET's top-level ops. Returns the
-  /// number of top-level ops linked and fills the counts of what could not be
-  /// linked.
+  /// checks the names agree. When ids link fewer than half of the ET's
+  /// top-level ops (an ET captured in another run, or of one iteration of a
+  /// longer profile), the two op-name sequences are aligned instead: their
+  /// longest common subsequence, so an op one trace has and the other does
+  /// not (a copy, an autograd wrapper) shifts nothing after it. Returns the
+  /// number of top-level ops linked and why the others were not.
   struct EtLinkResult {
     unsigned linked = 0;
+    /// Kineto top-level ops with no ET node: by id, no node of that id; by
+    /// alignment, outside the ET's stretch of the trace or skipped by it.
     unsigned unlinked = 0;
+    /// By id: the node of the op's id has another name.
     unsigned nameMismatch = 0;
+    /// ET top-level ops no Kineto op links to.
+    unsigned etUnlinked = 0;
+    /// Unlinked Kineto top-level ops that launched device work inside the
+    /// linked stretch (first to last linked op): kernels the ET loses.
+    unsigned unlinkedWithDeviceWork = 0;
     bool pidMismatch = false;
     /// Linked by aligning op names because record-function ids did not
     /// match.
@@ -169,12 +202,14 @@ public:
   EtLinkResult linkExecutionTrace(const ExecutionTrace &et);
 
 private:
-  std::string gpu;
+  GpuProperties gpu;
   int64_t pid = 0;
   double base = 0;
   std::vector<HostOp> hostOps;
   std::vector<RuntimeCall> runtime;
   std::vector<DeviceEvent> device;
+  /// The device events' ends, sorted.
+  std::vector<double> deviceEnds;
   std::vector<size_t> topLevel;
   std::vector<StepSpan> stepSpans;
   std::vector<int64_t> threads;

@@ -33,6 +33,10 @@ struct EstimateOptions {
   bool annotate = true;
   /// Back-to-back steps for the steady-state step time (1: one step).
   unsigned iterations = 1;
+  /// How kernels measured on another GPU than the target move to it.
+  std::string retarget = "ratio";
+  /// Factor on every host overhead.
+  double hostScale = 1.0;
 };
 
 /// Adds kernel cost, host overhead, critical path and report passes.

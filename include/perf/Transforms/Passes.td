@@ -27,6 +27,13 @@ def KernelCost : Pass<"perf-kernel-cost", "::mlir::ModuleOp"> {
     are tried in the order given by `models` (or its alias `model`); the
     first that prices a kernel wins. The roofline is
     max(FLOPs / (peak * compute-efficiency), bytes / (bandwidth * memory-efficiency)).
+
+    Measured kernels keep their latency, unless the graph was measured on
+    another GPU than its target (`perf.measured_on`): then each is priced as
+    measured x (target / source) by `retarget` (`ratio`: the same stack's
+    prices on both GPUs; `wave`: Habitat's wave scaling), keeps the measured
+    time in `perf.measured_latency_us`, and the graph's `perf.retarget`
+    counts the kernels moved and those no model priced (kept as measured).
   }];
   let options = [
     Option<"models", "models", "std::string", "\"roofline\"",
@@ -41,6 +48,9 @@ def KernelCost : Pass<"perf-kernel-cost", "::mlir::ModuleOp"> {
            "Performance database (SQLite) for the db model">,
     Option<"mlModelDir", "ml-dir", "std::string", "\"\"",
            "Directory of trained models for the ml model">,
+    Option<"retarget", "retarget", "std::string", "\"ratio\"",
+           "How measured kernels move to another GPU: ratio (the stack's "
+           "prices on both) or wave (Habitat's wave scaling)">,
   ];
 }
 
@@ -49,11 +59,14 @@ def HostOverhead : Pass<"perf-host-overhead", "::mlir::ModuleOp"> {
   let description = [{
     Writes `perf.overhead_us = array<f64: T1, T2, T3, T5>` on every perf.op
     and `perf.launch_us` (T4) on every kernel, from a JSON table
-    (docs/host-overheads.md) or built-in defaults.
+    (docs/host-overheads.md) or built-in defaults, times `scale` (a faster
+    or slower host than the one the table was measured on).
   }];
   let options = [
     Option<"table", "table", "std::string", "\"\"",
            "Overhead table (JSON); built-in defaults when empty">,
+    Option<"scale", "scale", "double", "1.0",
+           "Factor on every overhead (host time on another host)">,
   ];
 }
 

@@ -12,7 +12,9 @@
 // forward time and the backward of a training step is one measured kernel
 // per node; without them the cost models price the kernels and a training
 // step gets its backward from --perf-synthesize-training, so the two can be
-// compared node by node.
+// compared node by node. The GPU the times were measured on (the label
+// folder, or --fx-device) becomes the graph's target and `perf.measured_on`,
+// so `perf-opt --perf-device=<other>` moves them to another GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +26,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "perf/CostModel/KernelCostModel.h"
 #include "perf/CostModel/KernelMeasurements.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Dialect/PerfOps.h"
@@ -286,8 +289,13 @@ public:
     }
     if (training && measured)
       emitMeasuredBackward();
+    if (measured)
+      removeIsolatedLaunches();
     return module;
   }
+
+  /// The fastest measured node: the fixed cost of timing one node alone.
+  double launchUs = 0;
 
   unsigned unknown = 0;
   std::string unknownList;
@@ -306,6 +314,8 @@ private:
     double bwMs;
   };
   std::vector<Emitted> forward;
+  /// Each measured node's kernels and the node's measured time.
+  std::vector<std::pair<SmallVector<Operation *>, double>> measuredNodes;
 
   /// Repeats rows [begin, end) `count` times; the hidden state entering
   /// the block (the first row's first input) is the previous copy's last
@@ -410,23 +420,41 @@ private:
     if (kernels) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&op.getOrCreateBodyBlock());
+      SmallVector<Operation *> built;
       for (const DeviceWork &w : work) {
         const auto *k = std::get_if<KernelDesc>(&w);
         if (!k)
           continue;
-        KernelOpInterface kernel = buildKernelOp(b, loc, *k);
-        if (kernel && measured)
-          setMeasured(kernel, n.fwMs * 1000 / kernels);
+        if (KernelOpInterface kernel = buildKernelOp(b, loc, *k))
+          built.push_back(kernel);
       }
+      if (measured && !built.empty())
+        measuredNodes.push_back({built, n.fwMs * 1000});
       if (op.getBodyBlockOrNull()->empty())
         op.getBody().getBlocks().clear();
     }
     forward.push_back({op, n.bwMs});
   }
 
-  void setMeasured(Operation *kernel, double us) {
-    kernel->setAttr(PerfDialect::kLatencyAttr, b.getF64FloatAttr(us));
-    kernel->setAttr(PerfDialect::kCostModelAttr, b.getStringAttr("measured"));
+  /// NeuSight timed each node alone between two CUDA events, so every node
+  /// time carries an isolated launch that kernels queued back to back in a
+  /// step do not wait for: the node's kernels share its time less that
+  /// launch, as the cost models split the isolated kernel measurements they
+  /// are fitted on (splitIsolatedCost, with the fastest node as the launch).
+  void removeIsolatedLaunches() {
+    launchUs = 0;
+    for (const auto &[kernels, us] : measuredNodes)
+      if (us > 0 && (launchUs == 0 || us < launchUs))
+        launchUs = us;
+    for (const auto &[kernels, us] : measuredNodes) {
+      double streamed = splitIsolatedCost(us, launchUs).latencyUs;
+      for (Operation *kernel : kernels) {
+        kernel->setAttr(PerfDialect::kLatencyAttr,
+                        b.getF64FloatAttr(streamed / kernels.size()));
+        kernel->setAttr(PerfDialect::kCostModelAttr,
+                        b.getStringAttr("measured"));
+      }
+    }
   }
 
   /// The measured backward: per node with a backward time, in reverse
@@ -448,7 +476,8 @@ private:
       b.setInsertionPointToEnd(&bwd.getOrCreateBodyBlock());
       KernelDesc d;
       d.pass = KernelPass::BackwardData;
-      setMeasured(buildKernelOp(b, e.op.getLoc(), d), e.bwMs * 1000);
+      if (KernelOpInterface kernel = buildKernelOp(b, e.op.getLoc(), d))
+        measuredNodes.push_back({{kernel}, e.bwMs * 1000});
       grad = bwd.getResult(0);
     }
     graph.setPhase("training");
@@ -499,8 +528,34 @@ OwningOpRef<ModuleOp> perf::importFxCsv(MLIRContext *ctx, StringRef contents,
                    llvm::any_of(*nodes, [](const FxNode &n) {
                      return n.bwMs > 0;
                    }));
+  // The GPU of the measurements: named, else the label folder's.
+  std::optional<GpuSpec> device;
+  if (!options.measuredDevice.empty()) {
+    llvm::Expected<GpuSpec> named = lookupGpuOrError(options.measuredDevice);
+    if (!named) {
+      emitError(UnknownLoc::get(ctx))
+          << "--fx-device: " << llvm::toString(named.takeError());
+      return nullptr;
+    }
+    device = *named;
+  } else if (const GpuSpec *folder = lookupGpu(llvm::sys::path::filename(
+                 llvm::sys::path::parent_path(path)))) {
+    device = *folder;
+  }
   FxStepBuilder builder(ctx, loc, options.measured, training);
   OwningOpRef<ModuleOp> module = builder.build(*nodes, layers);
+  if (device) {
+    auto gpu = GpuAttr::get(ctx, *device);
+    for (GraphOp graph : module->getOps<GraphOp>()) {
+      graph.setTargetAttr(gpu);
+      if (options.measured)
+        graph->setAttr(PerfDialect::kMeasuredOnAttr, gpu);
+    }
+  }
+  if (options.measured)
+    module->getOperation()->setAttr(
+        "fx.launch_us",
+        FloatAttr::get(Float64Type::get(ctx), builder.launchUs));
   if (builder.unknown)
     emitWarning(loc) << builder.unknown
                      << " fx nodes have no kernel rule and launch nothing: "
@@ -530,6 +585,11 @@ void perf::registerFxCsvImportTranslation() {
       llvm::cl::desc("Keep each node's measured time on its kernels (fx CSV "
                      "import; =false to price them with the cost models)"),
       llvm::cl::init(true), llvm::cl::cat(category));
+  static llvm::cl::opt<std::string> fxDevice(
+      "fx-device",
+      llvm::cl::desc("GPU the fx CSV's node times were measured on (fx CSV "
+                     "import; default: the label folder holding the CSV)"),
+      llvm::cl::cat(category));
   static TranslateToMLIRRegistration registration(
       "import-fx-csv",
       "Import a NeuSight per-node torch.fx CSV (.csv or .csv.gz)",
@@ -545,6 +605,7 @@ void perf::registerFxCsvImportTranslation() {
         }
         options.numLayers = numLayer;
         options.measured = fxMeasured;
+        options.measuredDevice = fxDevice;
         OwningOpRef<ModuleOp> module = importFxCsv(
             ctx, buffer->getBuffer(), buffer->getBufferIdentifier(), options);
         if (!module)

@@ -183,19 +183,38 @@ std::vector<const DeviceEvent *> measuredEvents(const KinetoTrace &trace,
 }
 
 /// Whether the host waits for the device inside op `opIndex`.
-bool waitsForDevice(const KinetoTrace &trace, size_t opIndex) {
+/// What op `opIndex` waited for the device on, in order: its synchronizing
+/// runtime calls by name, or one unnamed wait for a device-to-host copy
+/// into pageable memory (it returns when the copy is done).
+std::vector<std::string> deviceWaits(const KinetoTrace &trace, size_t opIndex) {
+  std::vector<std::string> waits;
+  bool copiesBack = false;
   for (size_t c : trace.ops()[opIndex].runtimeCalls) {
     const RuntimeCall &call = trace.runtimeCalls()[c];
     if (call.isSynchronizing() && call.launched.empty())
-      return true;
+      waits.push_back(call.name);
     for (size_t d : call.launched) {
       const DeviceEvent &e = trace.deviceEvents()[d];
-      if (e.kind == DeviceEventKind::Memcpy &&
-          StringRef(e.name).contains("DtoH"))
-        return true;
+      copiesBack |= e.kind == DeviceEventKind::Memcpy &&
+                    StringRef(e.name).contains("DtoH");
     }
   }
-  return false;
+  if (waits.empty() && copiesBack)
+    waits.push_back("");
+  return waits;
+}
+
+/// A perf.sync per wait of op `opIndex`, naming the synchronizing call so
+/// its own cost (perf-trace's table, runtime.<call>) is priced after it.
+void emitWaits(GraphBuilder &gb, const KinetoTrace &trace, size_t opIndex,
+               int64_t device) {
+  for (const std::string &call : deviceWaits(trace, opIndex)) {
+    auto sync = SyncOp::create(gb.b, gb.loc, gb.b.getI64IntegerAttr(device),
+                               IntegerAttr());
+    if (!call.empty())
+      sync->setAttr("call", gb.b.getStringAttr(call));
+    ++gb.syncs;
+  }
 }
 
 /// The device most measured events ran on (the GPU of this rank).
@@ -213,40 +232,86 @@ int64_t primaryDevice(const KinetoTrace &trace) {
   return best;
 }
 
-/// Sets the graph target from the trace's deviceProperties.
-void setTarget(GraphOp graph, const KinetoTrace &trace, Location loc) {
-  const std::string &name = trace.gpuName();
-  if (name.empty()) {
-    emitWarning(loc) << "the Kineto trace has no deviceProperties; the graph "
-                        "has no target (give one with --perf-device)";
-    return;
+/// The catalog GPU of a deviceProperties name: the name or an alias, else
+/// the chip family of a board variant the catalog does not list (DGX Station
+/// V100s, A100 PG509), with a remark.
+const GpuSpec *catalogGpuOf(StringRef name, Location loc) {
+  if (const GpuSpec *spec = lookupGpu(name))
+    return spec;
+  std::string lower = name.lower();
+  for (StringRef family : {"h200", "h100", "a100", "a10", "l40s", "l4", "v100",
+                           "t4", "p100", "p4", "mi300x", "mi250x"}) {
+    if (!StringRef(lower).contains(family))
+      continue;
+    std::string key = family.str();
+    if (family == "a100" && StringRef(lower).contains("80gb"))
+      key += "-80gb";
+    const GpuSpec *spec = lookupGpu(key);
+    if (spec)
+      emitRemark(loc) << "GPU '" << name << "' from deviceProperties is "
+                      << "priced as catalog GPU " << spec->name;
+    return spec;
   }
-  const GpuSpec *spec = lookupGpu(name);
-  if (!spec) {
-    // Board variants the catalog does not list (DGX Station V100s, A100
-    // PG509) take the figures of their chip family.
-    std::string lower = StringRef(name).lower();
-    for (StringRef family :
-         {"h200", "h100", "a100", "a10", "l4", "v100", "t4", "p100", "p4"}) {
-      if (!StringRef(lower).contains(family))
-        continue;
-      std::string key = family.str();
-      if (family == "a100" && StringRef(lower).contains("80gb"))
-        key += "-80gb";
-      spec = lookupGpu(key);
-      if (spec)
-        emitRemark(loc) << "GPU '" << name << "' from deviceProperties is "
-                        << "priced as catalog GPU " << spec->name;
-      break;
+  return nullptr;
+}
+
+/// The GPU the trace ran on (--trace-device, else the catalog GPU of its
+/// deviceProperties) becomes the graph's target and `perf.measured_on`, the
+/// GPU its measured kernels move from. A GPU the catalog does not know
+/// leaves both unset and keeps what deviceProperties says of it
+/// (`perf.trace_device`): a step of measured kernels needs nothing more.
+LogicalResult setTarget(GraphOp graph, const KinetoTrace &trace,
+                        const TraceImportOptions &options, Location loc) {
+  std::optional<GpuSpec> spec;
+  const KinetoTrace::GpuProperties &props = trace.gpuProperties();
+  if (!options.traceDevice.empty()) {
+    llvm::Expected<GpuSpec> named =
+        StringRef(options.traceDevice).ends_with(".json")
+            ? loadGpuSpecFile(options.traceDevice)
+            : lookupGpuOrError(options.traceDevice);
+    if (!named) {
+      emitError(loc) << "--trace-device: " << llvm::toString(named.takeError());
+      return failure();
     }
+    spec = *named;
+  } else if (!props.name.empty()) {
+    if (const GpuSpec *known = catalogGpuOf(props.name, loc))
+      spec = *known;
   }
+  Builder b(graph.getContext());
   if (!spec) {
-    emitWarning(loc) << "GPU '" << name
-                     << "' from deviceProperties is not in the catalog; the "
-                        "graph has no target (give one with --perf-device)";
-    return;
+    emitWarning(loc) << (props.name.empty()
+                             ? std::string("the Kineto trace has no "
+                                           "deviceProperties")
+                             : "GPU '" + props.name +
+                                   "' from deviceProperties is not in the "
+                                   "catalog")
+                     << ": measured kernels are estimated as measured; a "
+                        "kernel without a measurement, or a move to another "
+                        "GPU, needs its figures (--trace-device=<device "
+                        "JSON>)";
+    // What the trace recorded; traces written before these fields lack them.
+    SmallVector<NamedAttribute> known{b.getNamedAttr(
+        "name",
+        b.getStringAttr(props.name.empty() ? "unnamed GPU" : props.name))};
+    if (props.numSms > 0)
+      known.push_back(b.getNamedAttr("sms", b.getI64IntegerAttr(props.numSms)));
+    if (props.memBytes > 0)
+      known.push_back(b.getNamedAttr(
+          "mem_gib",
+          b.getF64FloatAttr(props.memBytes / (1024.0 * 1024 * 1024))));
+    if (props.computeMajor > 0)
+      known.push_back(b.getNamedAttr(
+          "compute_capability",
+          b.getStringAttr(std::to_string(props.computeMajor) + "." +
+                          std::to_string(props.computeMinor))));
+    graph->setAttr(PerfDialect::kTraceDeviceAttr, b.getDictionaryAttr(known));
+    return success();
   }
-  graph.setTargetAttr(GpuAttr::get(graph.getContext(), *spec));
+  auto gpu = GpuAttr::get(graph.getContext(), *spec);
+  graph.setTargetAttr(gpu);
+  graph->setAttr(PerfDialect::kMeasuredOnAttr, gpu);
+  return success();
 }
 
 void setMeasured(GraphOp graph, const StepSpan &span) {
@@ -266,7 +331,7 @@ std::vector<StepSpan> iterationWindows(const KinetoTrace &trace,
                                        const TraceImportOptions &options) {
   if (!options.iterationMarker.empty())
     return trace.spansFromMarker(options.iterationMarker);
-  return trace.steps();
+  return trace.iterations();
 }
 
 /// Reports a reader error at the file's location, without the file name the
@@ -327,7 +392,8 @@ perf::importKinetoTrace(MLIRContext *ctx, StringRef path,
   GraphBuilder gb(ctx, loc);
   OpBuilder &b = gb.b;
   module->getOperation()->setAttr("trace.kineto", b.getStringAttr(path));
-  setTarget(graph, trace, loc);
+  if (failed(setTarget(graph, trace, options, loc)))
+    return nullptr;
   setMeasured(graph, span);
   int64_t device = primaryDevice(trace);
 
@@ -363,10 +429,7 @@ perf::importKinetoTrace(MLIRContext *ctx, StringRef path,
       b.setInsertionPointToEnd(&op.getOrCreateBodyBlock());
       gb.emitWork(inferred, &events, device);
     }
-    if (waitsForDevice(trace, index)) {
-      SyncOp::create(b, loc, b.getI64IntegerAttr(device), IntegerAttr());
-      ++gb.syncs;
-    }
+    emitWaits(gb, trace, index, device);
   }
   graph.setPhase(training ? "training" : "inference");
   module->getOperation()->setAttr("trace.measured_kernels",
@@ -449,7 +512,8 @@ perf::importExecutionTrace(MLIRContext *ctx, StringRef path,
   if (kineto) {
     module->getOperation()->setAttr("trace.kineto",
                                     b.getStringAttr(options.kinetoPath));
-    setTarget(graph, *kineto, loc);
+    if (failed(setTarget(graph, *kineto, options, loc)))
+      return nullptr;
     device = primaryDevice(*kineto);
   }
 
@@ -506,10 +570,8 @@ perf::importExecutionTrace(MLIRContext *ctx, StringRef path,
     }
     if (op.getBodyBlockOrNull()->empty())
       op.getBody().getBlocks().clear();
-    if (kIndex && waitsForDevice(*kineto, *kIndex)) {
-      SyncOp::create(b, loc, b.getI64IntegerAttr(device), IntegerAttr());
-      ++gb.syncs;
-    }
+    if (kIndex)
+      emitWaits(gb, *kineto, *kIndex, device);
   }
   graph.setPhase(training ? "training" : "inference");
 
@@ -562,8 +624,14 @@ void perf::registerTraceImportTranslations() {
       "world-size",
       llvm::cl::desc("Ranks of collectives whose group the trace omits"),
       llvm::cl::init(0));
+  static llvm::cl::opt<std::string> traceDevice(
+      "trace-device",
+      llvm::cl::desc("GPU the Kineto trace ran on: catalog name or device "
+                     "JSON (default: the catalog GPU of its deviceProperties)"),
+      llvm::cl::init(""));
   auto options = [] {
     TraceImportOptions o;
+    o.traceDevice = traceDevice;
     o.kinetoPath = kinetoFile;
     o.iteration = iteration;
     o.iterationMarker = marker;

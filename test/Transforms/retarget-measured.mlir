@@ -1,0 +1,50 @@
+// RUN: perf-opt %s --perf-kernel-cost | FileCheck %s --check-prefix=SAME
+// RUN: perf-opt %s --perf-device=a100-pcie --perf-kernel-cost | FileCheck %s --check-prefix=RATIO
+// RUN: perf-opt %s --perf-device=a100-pcie --perf-kernel-cost=retarget=wave | FileCheck %s --check-prefix=WAVE
+// RUN: perf-opt %s --perf-set-target=device=a100-pcie --perf-kernel-cost --perf-set-target=device=v100-pcie --perf-kernel-cost | FileCheck %s --check-prefix=BACK
+// RUN: perf-opt %s --perf-device=a100-pcie --estimate --estimate-models=roofline | FileCheck %s --check-prefix=REPORT
+// RUN: not perf-opt %s --perf-kernel-cost=retarget=habitat 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not perf-opt %s --retarget=habitat --estimate 2>&1 | FileCheck %s --check-prefix=BADFLAG
+
+// A step measured on a V100-PCIe: on its own GPU the measured latencies
+// stand.
+// SAME: perf.elementwise {{.*}}perf.cost_model = "measured", perf.latency_us = 2.000000e+01 : f64}
+// SAME: perf.kernel {{.*}}perf.cost_model = "measured", perf.latency_us = 7.000000e+00 : f64}
+// SAME-NOT: perf.retarget
+
+// Moved to an A100-PCIe with the roofline's ratio: the add moves 12 MB,
+// 12e6 / (900e9 x 0.8) = 16.667 us on the V100 and 12e6 / (1555e9 x 0.8)
+// = 9.6463 us on the A100, so 20 us x 9.6463 / 16.667 = 11.5756 us. The
+// opaque kernel (no FLOPs, no bytes) has no model and keeps its 7 us; the
+// unmeasured GEMM is priced on the A100 as any kernel.
+// RATIO: perf.graph @step attributes {perf.measured_on = #perf.gpu<"V100-PCIe-32GB"{{.*}}>, perf.retarget = {from = "V100-PCIe-32GB", kept = 1 : i64, kept_kinds = {kernel = 1 : i64}, method = "ratio", moved = 1 : i64}
+// RATIO: perf.elementwise {{.*}}perf.cost_model = "measured*roofline", perf.latency_us = 11.57556{{[0-9]*}} : f64, perf.measured_latency_us = 2.000000e+01 : f64}
+// RATIO: perf.kernel {{.*}}perf.cost_model = "measured", perf.latency_us = 7.000000e+00 : f64, perf.measured_latency_us = 7.000000e+00 : f64}
+// RATIO: perf.gemm {{.*}}perf.cost_model = "roofline"
+
+// Habitat's wave scaling: gamma = 1 - 0.5 x (1/12) / (19.5e12 / 1555e9)
+// = 0.99668, factor (900/1555)^gamma x ((80 x 1380) / (108 x 1410))^(1 -
+// gamma) = 0.57921: 11.5842 us.
+// WAVE: perf.elementwise {{.*}}perf.cost_model = "measured*wave", perf.latency_us = 11.58422{{[0-9]*}} : f64, perf.measured_latency_us = 2.000000e+01 : f64}
+
+// Back on the V100 the measured 20 us returns.
+// BACK: perf.elementwise {{.*}}perf.cost_model = "measured", perf.latency_us = 2.000000e+01 : f64}
+// BACK-NOT: perf.measured_latency_us
+// BACK-NOT: perf.retarget =
+
+// REPORT: priced by: measured=1 measured*roofline=1 roofline=1
+// REPORT-NEXT: measured on V100-PCIe-32GB: 1 kernels moved to A100-PCIe-40GB (ratio), 1 with no model kept as measured (kernel=1)
+
+// BAD: error: retarget must be ratio or wave, got 'habitat'
+// BADFLAG: error: --retarget must be ratio or wave, got 'habitat'
+perf.graph @step attributes {target = #perf.gpu<"V100-PCIe-32GB">, perf.measured_on = #perf.gpu<"V100-PCIe-32GB">} {
+  perf.op "aten::add" : () -> () {
+    perf.elementwise {dtype = f32, elements = 1048576 : i64, fn = "add", inputs = 2 : i64, perf.cost_model = "measured", perf.latency_us = 20.0 : f64}
+  }
+  perf.op "AddBackward0" : () -> () {
+    perf.kernel {bytes = 0.0 : f64, flops = 0.0 : f64, perf.cost_model = "measured", perf.latency_us = 7.0 : f64}
+  }
+  perf.op "aten::mm" : () -> () {
+    perf.gemm {m = 64, n = 64, k = 64}
+  }
+}
