@@ -8,32 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
-#include <zlib.h>
 
 using namespace perf;
-
-llvm::Expected<std::string> perf::readMaybeGzipFile(llvm::StringRef path) {
-  // gzread passes plain files through unchanged, so one reader serves both.
-  gzFile file = gzopen(path.str().c_str(), "rb");
-  if (!file)
-    return llvm::createStringError("cannot open '" + path + "'");
-  std::string out;
-  char chunk[1 << 16];
-  while (true) {
-    int n = gzread(file, chunk, sizeof(chunk));
-    if (n < 0) {
-      int code = 0;
-      std::string msg = gzerror(file, &code);
-      gzclose(file);
-      return llvm::createStringError("cannot read '" + path + "': " + msg);
-    }
-    if (n == 0)
-      break;
-    out.append(chunk, n);
-  }
-  gzclose(file);
-  return out;
-}
 
 std::vector<std::string> perf::splitCsvRecord(llvm::StringRef line) {
   std::vector<std::string> fields;

@@ -3,6 +3,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/CostModel/KernelCostModel.h"
+#include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/GraphTarget.h"
 #include "perf/Transforms/Passes.h"
@@ -35,7 +36,7 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
     llvm::Expected<KernelCostStack> stack =
         createKernelCostStack(order, options);
     if (!stack) {
-      getOperation().emitError(llvm::toString(stack.takeError()));
+      emitInputError(getOperation().getLoc(), stack.takeError());
       return signalPassFailure();
     }
 
