@@ -3,6 +3,8 @@
 #include "perf/CostModel/MlModel.h"
 #include "perf/CostModel/KernelMeasurements.h"
 #include "perf/CostModel/TileModel.h"
+#include "perf/Support/InputError.h"
+#include "perf/Support/InputFile.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -257,13 +259,9 @@ llvm::Error perf::trainMlModel(llvm::ArrayRef<MlSample> samples,
 /// "devices", coverage.json's "kinds").
 static llvm::Expected<llvm::json::Object> readJsonSection(llvm::StringRef path,
                                                           llvm::StringRef key) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return llvm::createStringError("cannot read " + path);
-  auto json = llvm::json::parse((*buffer)->getBuffer());
+  auto json = readJsonFile(path);
   if (!json)
-    return llvm::createStringError(path + ": " +
-                                   llvm::toString(json.takeError()));
+    return json.takeError();
   llvm::json::Object *root = json->getAsObject();
   llvm::json::Object *section = root ? root->getObject(key) : nullptr;
   if (!section)
@@ -293,9 +291,9 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
         return devices.takeError();
       for (const auto &[device, value] : *devices) {
         std::optional<double> us = value.getAsNumber();
-        if (!us || *us < 0)
-          return llvm::createStringError(path + ": device '" + device.str() +
-                                         "' has no non-negative number");
+        if (!us || !isFiniteAtLeast(*us, 0))
+          return fileError(path, "device '" + device.str() +
+                                     "' has no finite non-negative number");
         model->launch[device.str()] = *us;
       }
       continue;
@@ -342,8 +340,8 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
         model->gemmTile = gemm->second;
       continue;
     }
-    // The calibrated roofline's fits, read by that model.
-    if (file == "roofline.json")
+    // The calibrated roofline's fits and the model selection, read by those.
+    if (file == "roofline.json" || file == "selection.json")
       continue;
     // <kind>.json, or <kind>.json.gz as the shipped folder stores them.
     bool gzipped = file.ends_with(".json.gz");
@@ -353,19 +351,12 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
     BoosterHandle booster = nullptr;
     if (XGBoosterCreate(nullptr, 0, &booster))
       return xgbError("creating a booster");
-    int failed = 0;
-    if (gzipped) {
-      llvm::Expected<std::string> bytes = readMaybeGzipFile(path);
-      if (!bytes) {
-        XGBoosterFree(booster);
-        return bytes.takeError();
-      }
-      failed =
-          XGBoosterLoadModelFromBuffer(booster, bytes->data(), bytes->size());
-    } else {
-      failed = XGBoosterLoadModel(booster, path.str().c_str());
+    llvm::Expected<std::string> bytes = readBoosterFile(path, kMlFeatureCount);
+    if (!bytes) {
+      XGBoosterFree(booster);
+      return bytes.takeError();
     }
-    if (failed) {
+    if (XGBoosterLoadModelFromBuffer(booster, bytes->data(), bytes->size())) {
       XGBoosterFree(booster);
       return xgbError("loading " + path.str());
     }

@@ -100,6 +100,14 @@ std::vector<size_t> selectTrainingRows(llvm::ArrayRef<MlSample> samples,
 llvm::Error trainMlModel(llvm::ArrayRef<MlSample> samples,
                          const MlTrainOptions &options, llvm::StringRef path);
 
+/// The bytes of the XGBoost model file at `path` (plain or gzip-compressed
+/// JSON), once they are checked to be a regression tree ensemble over
+/// `numFeatures` features that XGBoost can read safely: well-formed trees,
+/// splits on existing features, within the limits. Errors name the file and
+/// the first bad entry.
+llvm::Expected<std::string> readBoosterFile(llvm::StringRef path,
+                                            unsigned numFeatures);
+
 class MlModel : public KernelCostModel {
 public:
   /// Loads every <kind>.json booster in `dir` (kind as kernelKindName).

@@ -1,0 +1,148 @@
+// XGBoost model files are checked before XGBoost reads them: the corrupt
+// ones here crashed, hung or read out of bounds inside XGBoost.
+
+#include "perf/CostModel/MlModel.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+#include <cmath>
+
+using namespace perf;
+
+namespace {
+/// One tree over the 32 features: feature 7 < 0.5 goes left (-1), else
+/// right (+1). The smallest booster XGBoost 1.7 writes.
+constexpr const char *kTinyBooster =
+    R"({"learner":{"attributes":{},"feature_names":[],"feature_types":[],)"
+    R"("gradient_booster":{"model":{"gbtree_model_param":{)"
+    R"("num_parallel_tree":"1","num_trees":"1","size_leaf_vector":"0"},)"
+    R"("tree_info":[0],"trees":[{"base_weights":[0.0,-1.0,1.0],)"
+    R"("categories":[],"categories_nodes":[],"categories_segments":[],)"
+    R"("categories_sizes":[],"default_left":[0,0,0],"id":0,)"
+    R"("left_children":[1,-1,-1],"loss_changes":[1.0,0.0,0.0],)"
+    R"("parents":[2147483647,0,0],"right_children":[2,-1,-1],)"
+    R"("split_conditions":[0.5,-0.1,0.1],"split_indices":[7,0,0],)"
+    R"("split_type":[0,0,0],"sum_hessian":[2.0,1.0,1.0],"tree_param":{)"
+    R"("num_deleted":"0","num_feature":"32","num_nodes":"3",)"
+    R"("size_leaf_vector":"0"}}]},"name":"gbtree"},"learner_model_param":{)"
+    R"("base_score":"5E-1","boost_from_average":"1","num_class":"0",)"
+    R"("num_feature":"32","num_target":"1"},"objective":{)"
+    R"("name":"reg:squarederror","reg_loss_param":{"scale_pos_weight":"1"}}},)"
+    R"("version":[1,7,4]})";
+
+class BoosterFile : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-booster", dir));
+    path = dir;
+    llvm::sys::path::append(path, "elementwise.json");
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(dir); }
+
+  /// Writes the tiny booster with `from` replaced by `to`.
+  void write(llvm::StringRef from = "", llvm::StringRef to = "") {
+    std::string text = kTinyBooster;
+    if (!from.empty()) {
+      size_t at = text.find(from.str());
+      ASSERT_NE(at, std::string::npos) << from.str();
+      text.replace(at, from.size(), to.str());
+    }
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    os << text;
+  }
+  /// The error reading the booster, without the path.
+  std::string error() {
+    auto bytes = readBoosterFile(path, kMlFeatureCount);
+    if (bytes)
+      return "";
+    std::string message = llvm::toString(bytes.takeError());
+    size_t at = message.find(" (" + std::string(path) + ")");
+    return at == std::string::npos ? message : message.substr(0, at);
+  }
+
+  llvm::SmallString<128> dir, path;
+};
+} // namespace
+
+TEST_F(BoosterFile, TheTinyBoosterLoadsAndPrices) {
+  write();
+  EXPECT_EQ(error(), "");
+  auto model = MlModel::load(dir);
+  ASSERT_TRUE(bool(model)) << llvm::toString(model.takeError());
+  KernelDesc k;
+  k.kind = KernelKind::Elementwise;
+  k.numElements = 1 << 20;
+  auto cost = (*model)->estimate(k, *lookupGpu("T4"));
+  ASSERT_TRUE(cost);
+  EXPECT_TRUE(std::isfinite(cost->latencyUs));
+}
+
+TEST_F(BoosterFile, AChildPointingBackIsALoop) {
+  write(R"("left_children":[1,-1,-1])", R"("left_children":[0,-1,-1])");
+  EXPECT_EQ(error(), "XGBoost model: trees[0].node[0]: child 0 is not a later "
+                     "node of the tree");
+  // MlModel::load reports the same instead of hanging in prediction.
+  EXPECT_FALSE(bool(MlModel::load(dir)));
+}
+
+TEST_F(BoosterFile, AChildPastTheEndIsOutOfBounds) {
+  write(R"("right_children":[2,-1,-1])", R"("right_children":[9,-1,-1])");
+  EXPECT_EQ(error(), "XGBoost model: trees[0].node[0]: child 9 is not a later "
+                     "node of the tree");
+}
+
+TEST_F(BoosterFile, ASplitOnAMissingFeature) {
+  write(R"("split_indices":[7,0,0])", R"("split_indices":[99,0,0])");
+  EXPECT_EQ(error(), "XGBoost model: trees[0].node[0]: splits on feature 99; "
+                     "the model has 32");
+}
+
+TEST_F(BoosterFile, NodeCountsMustMatchTheArrays) {
+  write(R"("num_nodes":"3")", R"("num_nodes":"4")");
+  EXPECT_EQ(error(), "XGBoost model: trees[0].left_children: must be an array "
+                     "of 4 entries");
+  write(R"("num_nodes":"3")", R"("num_nodes":"-3")");
+  EXPECT_EQ(error(), "XGBoost model: trees[0].tree_param.num_nodes: must be a "
+                     "string of decimal digits");
+}
+
+TEST_F(BoosterFile, ANodeWithOneChild) {
+  write(R"("right_children":[2,-1,-1])", R"("right_children":[-1,-1,-1])");
+  EXPECT_EQ(error(), "XGBoost model: trees[0].node[0]: has one child; a node "
+                     "has two or none");
+}
+
+TEST_F(BoosterFile, TheFeatureCountIsPerfs) {
+  write(R"("num_feature":"32","num_target")",
+        R"("num_feature":"3","num_target")");
+  EXPECT_EQ(error(), "XGBoost model: learner_model_param.num_feature: must be "
+                     "32, the features perf computes");
+}
+
+TEST_F(BoosterFile, TruncatedAndDeepFilesAreLocatedJsonErrors) {
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    os << llvm::StringRef(kTinyBooster).take_front(40);
+  }
+  EXPECT_EQ(error(),
+            std::string(path) + ":1:40: invalid JSON: Unterminated string");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    os << "{\"learner\":" << std::string(100000, '[');
+  }
+  EXPECT_EQ(error(), std::string(path) + ":1:267: JSON nested deeper than the "
+                                         "limit max-json-depth (256)");
+}
+
+TEST_F(BoosterFile, BinaryModelsAreNotRead) {
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    os << "binf\x01\x02\x03";
+  }
+  EXPECT_EQ(error(), "not an XGBoost JSON model (it must start with '{')");
+}
