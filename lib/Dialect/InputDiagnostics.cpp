@@ -10,10 +10,7 @@ void perf::emitInputError(Location fallback, llvm::Error error) {
   llvm::handleAllErrors(
       std::move(error),
       [&](const InputError &e) {
-        if (e.line == 0) {
-          emitError(fallback) << e.message << " (" << e.path << ")";
-          return;
-        }
+        // Line 0: the file as a whole.
         emitError(FileLineColLoc::get(fallback.getContext(), e.path, e.line,
                                       e.column))
             << e.message;

@@ -2,9 +2,9 @@
 //
 // Passes and importers that read a file report its errors through MLIR's
 // diagnostics, in the one error format (perf/Support/InputError.h): an
-// error with a place in the file is emitted at that place
-// (`file:line:col: error: message`); any other at `fallback`, the op or file
-// it concerns, naming the path.
+// error in a file is emitted at its place there (`file:line:col: error:
+// message`, line 0 for the file as a whole); any other at `fallback`, the op
+// it concerns.
 //
 //===----------------------------------------------------------------------===//
 
