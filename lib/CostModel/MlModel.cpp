@@ -250,8 +250,19 @@ llvm::Error perf::trainMlModel(llvm::ArrayRef<MlSample> samples,
   for (unsigned round = 0; round < options.rounds; ++round)
     if (XGBoosterUpdateOneIter(booster, round, dm.handle))
       return xgbError("training round " + std::to_string(round));
-  if (XGBoosterSaveModel(booster, path.str().c_str()))
+  // Saved to memory and renamed into place once written, so an interrupted
+  // run leaves no truncated booster in the model folder.
+  bst_ulong size = 0;
+  const char *bytes = nullptr;
+  if (XGBoosterSaveModelToBuffer(booster, R"({"format": "json"})", &size,
+                                 &bytes))
     return xgbError("saving " + path.str());
+  if (llvm::Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        os.write(bytes, size);
+        return llvm::Error::success();
+      }))
+    return llvm::createStringError("cannot write '" + path +
+                                   "': " + llvm::toString(std::move(e)));
   return llvm::Error::success();
 }
 

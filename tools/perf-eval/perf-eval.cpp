@@ -14,6 +14,7 @@
 #include "perf/CostModel/MlModel.h"
 #include "perf/CostModel/ModelTraining.h"
 #include "perf/Support/KernelSignature.h"
+#include "perf/Support/InputError.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -158,8 +159,7 @@ static void reportSkipped(const SkippedOps &skipped) {
 }
 
 static int fail(const llvm::Twine &message) {
-  llvm::WithColor::error(llvm::errs(), "perf-eval") << message << "\n";
-  return 1;
+  return reportError("perf-eval", llvm::createStringError(message));
 }
 
 static std::string describe(const KernelMeasurement &m) {
@@ -221,13 +221,13 @@ static int evaluateFiles() {
   options.databasePath = dbPath;
   auto stack = createKernelCostStack(modelNames, options);
   if (!stack)
-    return fail(llvm::toString(stack.takeError()));
+    return reportError("perf-eval", stack.takeError());
   std::vector<KernelMeasurement> rows;
   SkippedOps skipped;
   for (const std::string &file : inputs) {
     auto part = readMeasurementCsv(file, &skipped);
     if (!part)
-      return fail(llvm::toString(part.takeError()));
+      return reportError("perf-eval", part.takeError());
     for (KernelMeasurement &m : *part)
       rows.push_back(std::move(m));
   }
@@ -243,8 +243,8 @@ static int evaluateFiles() {
   for (const KernelMeasurement &m : rows) {
     auto gpu = deviceFor(m, devices);
     if (!gpu)
-      return fail(m.file + ":" + llvm::Twine(m.line) + ": " +
-                  llvm::toString(gpu.takeError()));
+      return reportError("perf-eval", fileError(m.file, m.line, 0,
+                  llvm::toString(gpu.takeError())));
     KernelCost cost = stack->estimate(m.kernel, *gpu);
     // A row no model of the stack prices is left out, not scored as -100%.
     if (cost.model == "none") {
@@ -362,13 +362,13 @@ static int runCrossValidation() {
     auto read =
         isVidur ? readVidurDir(dir, &skipped) : readNeuSightDir(dir, &skipped);
     if (!read)
-      return fail(llvm::toString(read.takeError()));
+      return reportError("perf-eval", read.takeError());
     for (KernelMeasurement &m : *read) {
       if (!devices.count(m.device)) {
         auto spec = neuSightDevice(dir, m.device);
         if (!spec)
-          return fail(m.file + ":" + llvm::Twine(m.line) + ": " +
-                      llvm::toString(spec.takeError()));
+          return reportError("perf-eval", fileError(m.file, m.line, 0,
+                      llvm::toString(spec.takeError())));
         devices[m.device] = *spec;
       }
       rows.push_back(std::move(m));
@@ -465,7 +465,7 @@ static int runCrossValidation() {
       llvm::errs() << split.name << ": training on " << train.size()
                    << " rows\n";
       if (auto e = trainModelDirectory(train, dir, ml, llvm::errs()))
-        return fail(llvm::toString(std::move(e)));
+        return reportError("perf-eval", std::move(e));
     }
     if (llvm::is_contained(models, "db")) {
       // A perf DB of the training GPUs: the held-out GPU's kernels miss.
@@ -475,19 +475,19 @@ static int runCrossValidation() {
       llvm::sys::fs::remove(db);
       auto writer = PerfDatabase::openForWriting(db);
       if (!writer)
-        return fail(llvm::toString(writer.takeError()));
+        return reportError("perf-eval", writer.takeError());
       if (auto e = (*writer)->begin())
-        return fail(llvm::toString(std::move(e)));
+        return reportError("perf-eval", std::move(e));
       for (const TrainingRow &m : train) {
         PerfDbEntry e{m.gpu->name, dtypeName(m.kernel->dtype).str(),
                       kernelKindName(m.kernel->kind).str(),
                       kernelSignature(*m.kernel), m.measuredUs};
         e.source = "neusight";
         if (auto err = (*writer)->addKernel(e))
-          return fail(llvm::toString(std::move(err)));
+          return reportError("perf-eval", std::move(err));
       }
       if (auto e = (*writer)->commit())
-        return fail(llvm::toString(std::move(e)));
+        return reportError("perf-eval", std::move(e));
       options.databasePath = db.str().str();
     }
     for (llvm::StringRef name : models) {
@@ -500,7 +500,7 @@ static int runCrossValidation() {
         // on it: its fixed per-kernel cost (lowest element-wise latency).
         auto ml = MlModel::load(dir);
         if (!ml)
-          return fail(llvm::toString(ml.takeError()));
+          return reportError("perf-eval", ml.takeError());
         std::vector<TrainingRow> heldOut;
         for (const KernelMeasurement *m : test)
           heldOut.push_back({&m->kernel, &devices[m->device], m->latencyUs});
@@ -515,23 +515,23 @@ static int runCrossValidation() {
         // Geometric mean of the ml and tile prices where both price a row.
         auto ml = createKernelCostModel("ml", options);
         if (!ml)
-          return fail(llvm::toString(ml.takeError()));
+          return reportError("perf-eval", ml.takeError());
         auto tile = createKernelCostModel("tile", options);
         if (!tile)
-          return fail(llvm::toString(tile.takeError()));
+          return reportError("perf-eval", tile.takeError());
         second = std::move(*tile);
         model = std::move(*ml);
       } else if (name == kAutoModelStack) {
         auto stack = createKernelCostStack(name, options);
         if (!stack)
-          return fail(llvm::toString(stack.takeError()));
+          return reportError("perf-eval", stack.takeError());
         model = std::unique_ptr<KernelCostModel>(
             std::make_unique<StackModel>(std::move(*stack)));
       } else {
         model = createKernelCostModel(name, options);
       }
       if (!model)
-        return fail(llvm::toString(model.takeError()));
+        return reportError("perf-eval", model.takeError());
       for (const KernelMeasurement *m : test) {
         const GpuSpec &gpu = devices[m->device];
         // The rows time each kernel alone: compare with isolated prices.

@@ -37,6 +37,8 @@ inline constexpr Limit kMaxTensorElements{"max-tensor-elements", int64_t(1)
 inline constexpr Limit kMaxDevices{"max-devices", int64_t(1) << 16};
 /// Back-to-back steps of the critical-path walk (--estimate-iterations).
 inline constexpr Limit kMaxIterations{"max-iterations", 1000};
+/// Points of one perf-sweep grid (each estimates the whole model).
+inline constexpr Limit kMaxSweepPoints{"max-sweep-points", 100'000};
 /// Ops of one graph and nodes of one imported model, read or created.
 inline constexpr Limit kMaxGraphOps{"max-graph-ops", 10'000'000};
 /// Bytes of one input file, compressed or after decompression.
