@@ -1,7 +1,8 @@
 //===- HostOverheadTable.cpp ----------------------------------------------===//
 
 #include "perf/Analysis/HostOverheadTable.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "perf/Support/InputError.h"
+#include "perf/Support/InputFile.h"
 
 using namespace perf;
 using llvm::json::Object;
@@ -11,17 +12,19 @@ HostOverheadTable::HostOverheadTable() : defaults{8.0, 10.0, 5.0, 10.0, 5.0} {}
 
 static constexpr const char *kTypeKeys[5] = {"t1", "t2", "t3", "t4", "t5"};
 
-/// A value is a number (the mean) or {"mean": m, ...}.
+/// A value is a number (the mean) or {"mean": m, ...}; a duration, so finite
+/// and non-negative.
 static llvm::Expected<double> readMean(const Value &v, llvm::StringRef where) {
-  if (std::optional<double> d = v.getAsNumber())
-    return *d;
+  std::optional<double> d = v.getAsNumber();
   if (const Object *o = v.getAsObject())
     if (const Value *mean = o->get("mean"))
-      if (std::optional<double> d = mean->getAsNumber())
-        return *d;
+      d = mean->getAsNumber();
+  if (d && isFiniteAtLeast(*d, 0))
+    return *d;
   return llvm::createStringError(
       "overhead table: " + where +
-      " must be a number or an object with a numeric \"mean\"");
+      " must be a finite non-negative number of microseconds or an object "
+      "with one as \"mean\"");
 }
 
 llvm::Expected<HostOverheadTable>
@@ -87,18 +90,12 @@ HostOverheadTable::parse(const llvm::json::Value &value) {
 
 llvm::Expected<HostOverheadTable>
 HostOverheadTable::load(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return llvm::createStringError("cannot read overhead table '" + path +
-                                   "': " + buffer.getError().message());
-  auto json = llvm::json::parse((*buffer)->getBuffer());
+  auto json = readJsonFile(path);
   if (!json)
-    return llvm::createStringError(path + ": " +
-                                   llvm::toString(json.takeError()));
+    return json.takeError();
   auto table = parse(*json);
   if (!table)
-    return llvm::createStringError(path + ": " +
-                                   llvm::toString(table.takeError()));
+    return fileError(path, llvm::toString(table.takeError()));
   return table;
 }
 

@@ -1,8 +1,9 @@
 //===- DbModel.cpp - Measured latencies from the perf database ------------===//
 
 #include "perf/CostModel/DbModel.h"
-#include "perf/Support/KernelSignature.h"
 #include "perf/CostModel/PerfDbSchema.h"
+#include "perf/Support/InputFile.h"
+#include "perf/Support/KernelSignature.h"
 #include <sqlite3.h>
 
 using namespace perf;
@@ -41,7 +42,64 @@ PerfDatabase::openReadOnly(llvm::StringRef path) {
                     "dtype = ?2 AND kind = ?3 AND signature = ?4";
   if (sqlite3_prepare_v2(d->db, sql, -1, &d->lookupStmt, nullptr) != SQLITE_OK)
     return sqlError(d->db, path, "not a perf database (docs/perf-db.md)");
+  if (llvm::Error e = d->checkContents())
+    return std::move(e);
   return d;
+}
+
+/// The first row of `sql` as text ("" when there is none), or an error.
+static llvm::Expected<std::vector<std::string>>
+firstRow(sqlite3 *db, llvm::StringRef path, const char *sql) {
+  sqlite3_stmt *stmt = nullptr;
+  if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) != SQLITE_OK)
+    return sqlError(db, path, "not a perf database (docs/perf-db.md)");
+  std::vector<std::string> row;
+  int rc = sqlite3_step(stmt);
+  if (rc == SQLITE_ROW)
+    for (int i = 0, n = sqlite3_column_count(stmt); i < n; ++i) {
+      const unsigned char *t = sqlite3_column_text(stmt, i);
+      row.push_back(t ? reinterpret_cast<const char *>(t) : "NULL");
+    }
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return sqlError(db, path, "malformed perf database");
+  return row;
+}
+
+llvm::Error PerfDatabase::checkContents() const {
+  // A damaged file otherwise reads as a database without the damaged rows:
+  // every kernel in them silently falls to the next model.
+  auto check = firstRow(db, path, "PRAGMA quick_check");
+  if (!check)
+    return check.takeError();
+  if (check->empty() || (*check)[0] != "ok")
+    return llvm::createStringError(
+        path + ": malformed perf database: " +
+        (check->empty() ? std::string("no integrity result") : (*check)[0]));
+  auto version =
+      firstRow(db, path, "SELECT value FROM meta WHERE key = 'schema_version'");
+  if (!version)
+    return version.takeError();
+  if (version->empty() || (*version)[0] != "1")
+    return llvm::createStringError(
+        path + ": perf database schema version " +
+        (version->empty() ? std::string("missing") : (*version)[0]) +
+        ", this build reads version 1 (docs/perf-db.md)");
+  // Latencies are checked where they enter: the first row whose latency is
+  // not a finite positive number of microseconds is named by its key.
+  auto bad = firstRow(
+      db, path,
+      "SELECT device, dtype, kind, signature, quote(latency_us) FROM kernels "
+      "WHERE NOT (typeof(latency_us) IN ('real', 'integer') AND "
+      "latency_us > 0 AND latency_us < 1e300) LIMIT 1");
+  if (!bad)
+    return bad.takeError();
+  if (!bad->empty())
+    return llvm::createStringError(
+        path + ": kernel '" + (*bad)[2] + " " + (*bad)[3] + "' (" + (*bad)[1] +
+        " on " + (*bad)[0] +
+        "): latency_us must be a finite positive number, got " + (*bad)[4]);
+  return llvm::Error::success();
 }
 
 llvm::Expected<std::unique_ptr<PerfDatabase>>
@@ -104,6 +162,10 @@ static void bindText(sqlite3_stmt *stmt, int index, llvm::StringRef text) {
 llvm::Error PerfDatabase::addKernel(const PerfDbEntry &e) {
   if (!insertStmt)
     return llvm::createStringError(path + ": opened read-only");
+  if (!isFiniteAtLeast(e.latencyUs, 0) || e.latencyUs == 0)
+    return llvm::createStringError(
+        path + ": kernel '" + e.kind + " " + e.signature +
+        "': latency_us must be a finite positive number");
   sqlite3_reset(insertStmt);
   sqlite3_clear_bindings(insertStmt);
   sqlite3_bind_text(insertStmt, 1, e.device.data(), e.device.size(),

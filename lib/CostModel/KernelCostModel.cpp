@@ -6,6 +6,8 @@
 #include "perf/CostModel/MlModel.h"
 #include "perf/CostModel/RooflineModel.h"
 #include "perf/CostModel/TileModel.h"
+#include "perf/Support/InputError.h"
+#include "perf/Support/InputFile.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -76,14 +78,9 @@ llvm::json::Value ModelSelection::toJson() const {
 }
 
 llvm::Expected<ModelSelection> ModelSelection::load(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return llvm::createStringError(buffer.getError(),
-                                   "cannot read '" + path + "'");
-  auto value = llvm::json::parse((*buffer)->getBuffer());
+  auto value = readJsonFile(path);
   if (!value)
-    return llvm::createStringError(path + ": " +
-                                   llvm::toString(value.takeError()));
+    return value.takeError();
   const llvm::json::Object *root = value->getAsObject();
   if (!root)
     return llvm::createStringError(path + ": expected a JSON object");

@@ -1,6 +1,8 @@
 //===- KernelMeasurements.cpp - Measured kernel latencies -----------------===//
 
 #include "perf/CostModel/KernelMeasurements.h"
+#include "perf/Support/InputError.h"
+#include "perf/Support/Limits.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -8,32 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
-#include <zlib.h>
 
 using namespace perf;
-
-llvm::Expected<std::string> perf::readMaybeGzipFile(llvm::StringRef path) {
-  // gzread passes plain files through unchanged, so one reader serves both.
-  gzFile file = gzopen(path.str().c_str(), "rb");
-  if (!file)
-    return llvm::createStringError("cannot open '" + path + "'");
-  std::string out;
-  char chunk[1 << 16];
-  while (true) {
-    int n = gzread(file, chunk, sizeof(chunk));
-    if (n < 0) {
-      int code = 0;
-      std::string msg = gzerror(file, &code);
-      gzclose(file);
-      return llvm::createStringError("cannot read '" + path + "': " + msg);
-    }
-    if (n == 0)
-      break;
-    out.append(chunk, n);
-  }
-  gzclose(file);
-  return out;
-}
 
 std::vector<std::string> perf::splitCsvRecord(llvm::StringRef line) {
   std::vector<std::string> fields;
@@ -72,22 +50,24 @@ perf::parseNeuSightCsv(llvm::StringRef text, llvm::StringRef path,
   llvm::SmallVector<llvm::StringRef> lines;
   text.split(lines, '\n', -1, /*KeepEmpty=*/true);
   if (lines.empty() || lines[0].trim().empty())
-    return llvm::createStringError(path + ":1: empty file, expected a header");
+    return fileError(path, 1, 0, "empty file, expected a header");
   std::vector<std::string> header = splitCsvRecord(lines[0]);
   llvm::StringMap<unsigned> column;
   for (unsigned i = 0; i < header.size(); ++i)
     column[llvm::StringRef(header[i]).trim()] = i;
   for (const char *required : {"OPName", "Latency", "Device"})
     if (!column.count(required))
-      return llvm::createStringError(path + ":1: missing column '" + required +
-                                     "'");
+      return fileError(path, 1, 0,
+                       llvm::Twine("missing column '") + required + "'");
 
   for (unsigned lineNo = 2; lineNo <= lines.size(); ++lineNo) {
     llvm::StringRef line = lines[lineNo - 1];
     if (line.trim().empty())
       continue;
     std::vector<std::string> fields = splitCsvRecord(line);
-    auto where = [&]() { return path.str() + ":" + std::to_string(lineNo); };
+    auto bad = [&](const llvm::Twine &message) {
+      return fileError(path, lineNo, 0, message);
+    };
     auto text = [&](llvm::StringRef col) -> llvm::StringRef {
       auto it = column.find(col);
       if (it == column.end() || it->second >= fields.size())
@@ -97,11 +77,12 @@ perf::parseNeuSightCsv(llvm::StringRef text, llvm::StringRef path,
     auto integer = [&](llvm::StringRef col) -> llvm::Expected<int64_t> {
       int64_t v = 0;
       llvm::StringRef s = text(col);
-      if (s.empty() || s.getAsInteger(10, v) || v < 0)
-        return llvm::createStringError(where() + ": column '" + col +
-                                       "' must be a non-negative integer, "
-                                       "got '" +
-                                       s + "'");
+      if (s.empty() || s.getAsInteger(10, v) || v < 0 ||
+          !withinLimit(v, kMaxExtent))
+        return bad("column '" + col +
+                   "' must be an integer from 0 to 2^40 (max-extent), "
+                   "got '" +
+                   s + "'");
       return v;
     };
 #define PERF_INT(var, col)                                                     \
@@ -117,11 +98,10 @@ perf::parseNeuSightCsv(llvm::StringRef text, llvm::StringRef path,
     m.op = text("OPName").str();
     m.device = text("Device").str();
     double ms = 0;
-    if (text("Latency").getAsDouble(ms) || !(ms > 0))
-      return llvm::createStringError(where() +
-                                     ": column 'Latency' must be a positive "
-                                     "number of milliseconds, got '" +
-                                     text("Latency") + "'");
+    if (text("Latency").getAsDouble(ms) || !isFiniteAtLeast(ms, 0) || ms == 0)
+      return bad("column 'Latency' must be a positive "
+                 "number of milliseconds, got '" +
+                 text("Latency") + "'");
     m.latencyUs = ms * 1e3;
     KernelDesc &k = m.kernel;
     k.dtype = DType::F32;
@@ -186,8 +166,8 @@ perf::parseNeuSightCsv(llvm::StringRef text, llvm::StringRef path,
       ++(*skipped)[op.str()];
       continue;
     } else {
-      return llvm::createStringError(
-          where() + ": unknown operator '" + op +
+      return bad(
+          "unknown operator '" + op +
           "' (known: bmm, linear, conv, add, sub, mul, div, pow, their "
           "tensor-scalar forms addu ... powu, relu, gelu, tanh, softmax, ln)");
     }
@@ -269,7 +249,7 @@ perf::parseVidurCsv(llvm::StringRef text, llvm::StringRef path,
   llvm::SmallVector<llvm::StringRef> lines;
   text.split(lines, '\n', -1, /*KeepEmpty=*/true);
   if (lines.empty() || lines[0].trim().empty())
-    return llvm::createStringError(path + ":1: empty file, expected a header");
+    return fileError(path, 1, 0, "empty file, expected a header");
   std::vector<std::string> header = splitCsvRecord(lines[0]);
   llvm::StringMap<unsigned> column;
   // The ops of the file, in header order: time_stats.<op>.median.
@@ -281,21 +261,23 @@ perf::parseVidurCsv(llvm::StringRef text, llvm::StringRef path,
       ops.push_back({name.str(), i});
   }
   if (ops.empty())
-    return llvm::createStringError(
-        path + ":1: no 'time_stats.<op>.median' column (not a Vidur profile)");
+    return fileError(
+        path, 1, 0, "no 'time_stats.<op>.median' column (not a Vidur profile)");
   for (const char *required :
        {"n_head", "n_kv_head", "n_embd", "n_expanded_embd", "use_gated_mlp",
         "num_tokens", "num_tensor_parallel_workers"})
     if (!column.count(required))
-      return llvm::createStringError(path + ":1: missing column '" + required +
-                                     "'");
+      return fileError(path, 1, 0,
+                       llvm::Twine("missing column '") + required + "'");
   std::vector<KernelMeasurement> rows;
   for (unsigned lineNo = 2; lineNo <= lines.size(); ++lineNo) {
     llvm::StringRef line = lines[lineNo - 1];
     if (line.trim().empty())
       continue;
     std::vector<std::string> fields = splitCsvRecord(line);
-    auto where = [&]() { return path.str() + ":" + std::to_string(lineNo); };
+    auto bad = [&](const llvm::Twine &message) {
+      return fileError(path, lineNo, 0, message);
+    };
     auto field = [&](unsigned index) -> llvm::StringRef {
       return index < fields.size() ? llvm::StringRef(fields[index]).trim()
                                    : llvm::StringRef();
@@ -303,10 +285,10 @@ perf::parseVidurCsv(llvm::StringRef text, llvm::StringRef path,
     auto positive = [&](llvm::StringRef col) -> llvm::Expected<int64_t> {
       int64_t v = 0;
       llvm::StringRef s = field(column[col]);
-      if (s.getAsInteger(10, v) || v <= 0)
-        return llvm::createStringError(where() + ": column '" + col +
-                                       "' must be a positive integer, got '" +
-                                       s + "'");
+      if (s.getAsInteger(10, v) || v <= 0 || !withinLimit(v, kMaxExtent))
+        return bad("column '" + col +
+                   "' must be an integer from 1 to 2^40 (max-extent), got '" +
+                   s + "'");
       return v;
     };
     int64_t size[6];
@@ -322,18 +304,17 @@ perf::parseVidurCsv(llvm::StringRef text, llvm::StringRef path,
     auto [heads, kvHeads, hidden, expanded, tokens, tp] =
         std::tuple(size[0], size[1], size[2], size[3], size[4], size[5]);
     if (hidden % heads)
-      return llvm::createStringError(
-          where() + ": n_embd " + std::to_string(hidden) +
-          " is not a multiple of n_head " + std::to_string(heads));
+      return bad("n_embd " + std::to_string(hidden) +
+                 " is not a multiple of n_head " + std::to_string(heads));
     bool gated = field(column["use_gated_mlp"]).equals_insensitive("true");
     int64_t headDim = hidden / heads;
     for (const auto &[op, index] : ops) {
       double ms = 0;
-      if (field(index).getAsDouble(ms) || !(ms > 0))
-        return llvm::createStringError(where() + ": column 'time_stats." + op +
-                                       ".median' must be a positive number "
-                                       "of milliseconds, got '" +
-                                       field(index) + "'");
+      if (field(index).getAsDouble(ms) || !isFiniteAtLeast(ms, 0) || ms == 0)
+        return bad("column 'time_stats." + op +
+                   ".median' must be a positive number "
+                   "of milliseconds, got '" +
+                   field(index) + "'");
       KernelMeasurement m;
       m.file = path.str();
       m.source = "vidur";
@@ -390,8 +371,8 @@ perf::parseVidurCsv(llvm::StringRef text, llvm::StringRef path,
         ++(*skipped)[op];
         continue;
       } else {
-        return llvm::createStringError(
-            where() + ": operator '" + op +
+        return bad(
+            "operator '" + op +
             "' is not one kernel perf-eval knows (known: attn_pre_proj, "
             "attn_post_proj, mlp_up_proj, mlp_down_proj, input_layernorm, "
             "post_attention_layernorm, mlp_act, attn_rope, add)");
@@ -419,8 +400,7 @@ perf::readMeasurementCsv(llvm::StringRef path, SkippedOps *skipped) {
       llvm::sys::path::filename(llvm::sys::path::parent_path(path));
   auto gpu = vidurDevice(folder);
   if (!gpu)
-    return llvm::createStringError(path + ": " +
-                                   llvm::toString(gpu.takeError()));
+    return fileError(path, llvm::toString(gpu.takeError()));
   return parseVidurCsv(*text, path, gpu->name, skipped);
 }
 

@@ -4,6 +4,8 @@
 #include "perf/CostModel/KernelMeasurements.h"
 #include "perf/CostModel/RooflineModel.h"
 #include "perf/CostModel/TileModel.h"
+#include "perf/Support/InputError.h"
+#include "perf/Support/InputFile.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -251,8 +253,21 @@ llvm::Error perf::trainMlModel(llvm::ArrayRef<MlSample> samples,
   for (unsigned round = 0; round < options.rounds; ++round)
     if (XGBoosterUpdateOneIter(booster, round, dm.handle))
       return xgbError("training round " + std::to_string(round));
-  if (XGBoosterSaveModel(booster, path.str().c_str()))
+  // Saved to memory and renamed into place once written, so an interrupted
+  // run leaves no truncated booster in the model folder.
+  bst_ulong size = 0;
+  const char *bytes = nullptr;
+  // The format follows the name: .ubj (what perf-train writes) or .json.
+  const char *format = path.ends_with(".json") ? R"({"format": "json"})"
+                                               : R"({"format": "ubj"})";
+  if (XGBoosterSaveModelToBuffer(booster, format, &size, &bytes))
     return xgbError("saving " + path.str());
+  if (llvm::Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        os.write(bytes, size);
+        return llvm::Error::success();
+      }))
+    return llvm::createStringError("cannot write '" + path +
+                                   "': " + llvm::toString(std::move(e)));
   return llvm::Error::success();
 }
 
@@ -260,13 +275,9 @@ llvm::Error perf::trainMlModel(llvm::ArrayRef<MlSample> samples,
 /// "devices", coverage.json's "kinds").
 static llvm::Expected<llvm::json::Object> readJsonSection(llvm::StringRef path,
                                                           llvm::StringRef key) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return llvm::createStringError("cannot read " + path);
-  auto json = llvm::json::parse((*buffer)->getBuffer());
+  auto json = readJsonFile(path);
   if (!json)
-    return llvm::createStringError(path + ": " +
-                                   llvm::toString(json.takeError()));
+    return json.takeError();
   llvm::json::Object *root = json->getAsObject();
   llvm::json::Object *section = root ? root->getObject(key) : nullptr;
   if (!section)
@@ -309,9 +320,9 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
         return devices.takeError();
       for (const auto &[device, value] : *devices) {
         std::optional<double> us = value.getAsNumber();
-        if (!us || *us < 0)
-          return llvm::createStringError(path + ": device '" + device.str() +
-                                         "' has no non-negative number");
+        if (!us || !isFiniteAtLeast(*us, 0))
+          return fileError(path, "device '" + device.str() +
+                                     "' has no finite non-negative number");
         model->launch[device.str()] = *us;
       }
       continue;
@@ -377,9 +388,10 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
   }
   // The boosters are independent: read, inflate and parse them on all
   // cores (a third of the load time of the shipped folder on two).
+  // Errors stay llvm::Errors (an InputError names its file and place).
   struct Loaded {
     BoosterHandle handle = nullptr;
-    std::string error;
+    llvm::Error error = llvm::Error::success();
   };
   std::vector<std::pair<std::string, std::string>> files(boosterFiles.begin(),
                                                          boosterFiles.end());
@@ -390,20 +402,22 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
       pool.async([&, i] {
         const std::string &path = files[i].second;
         Loaded &out = loaded[i];
-        llvm::Expected<std::string> bytes = readMaybeGzipFile(path);
+        // Checked before XGBoost, which trusts its files, reads them.
+        llvm::Expected<std::string> bytes =
+            readBoosterFile(path, kMlFeatureCount);
         if (!bytes) {
-          out.error = llvm::toString(bytes.takeError());
+          out.error = bytes.takeError();
           return;
         }
         // XGBoost's last error is per thread: it is read here.
         if (XGBoosterCreate(nullptr, 0, &out.handle)) {
-          out.error = llvm::toString(xgbError("creating a booster"));
+          out.error = xgbError("creating a booster");
           return;
         }
         // The buffer's first bytes tell XGBoost JSON from UBJSON.
         if (XGBoosterLoadModelFromBuffer(out.handle, bytes->data(),
                                          bytes->size())) {
-          out.error = llvm::toString(xgbError("loading " + path));
+          out.error = xgbError("loading " + path);
           XGBoosterFree(out.handle);
           out.handle = nullptr;
           return;
@@ -412,15 +426,17 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
       });
     pool.wait();
   }
-  std::string firstError;
+  llvm::Error firstError = llvm::Error::success();
   for (size_t i = 0; i < files.size(); ++i) {
     if (loaded[i].handle)
       model->boosters[files[i].first] = loaded[i].handle;
-    else if (firstError.empty())
-      firstError = loaded[i].error;
+    if (loaded[i].error && !firstError)
+      firstError = std::move(loaded[i].error);
+    else
+      llvm::consumeError(std::move(loaded[i].error));
   }
-  if (!firstError.empty())
-    return llvm::createStringError(firstError);
+  if (firstError)
+    return std::move(firstError);
   if (model->boosters.empty())
     return llvm::createStringError("no <kind>.ubj models in '" + dir +
                                    "' (run perf-train)");

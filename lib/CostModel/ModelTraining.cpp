@@ -234,11 +234,14 @@ writeJsonFile(llvm::StringRef dir, llvm::StringRef name,
               const llvm::json::Value &value) {
   llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, name);
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec)
-    return llvm::createStringError(ec, "cannot write '" + path + "'");
-  os << llvm::formatv("{0:2}", value) << "\n";
+  // Renamed into place once complete: an interrupted perf-train leaves no
+  // half-written file in the model folder.
+  if (llvm::Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        os << llvm::formatv("{0:2}", value) << "\n";
+        return llvm::Error::success();
+      }))
+    return llvm::createStringError("cannot write '" + path +
+                                   "': " + llvm::toString(std::move(e)));
   return path.str().str();
 }
 

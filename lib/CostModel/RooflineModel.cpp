@@ -2,6 +2,8 @@
 
 #include "perf/CostModel/RooflineModel.h"
 #include "perf/CostModel/KernelMeasurements.h"
+#include "perf/Support/InputError.h"
+#include "perf/Support/InputFile.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <algorithm>
 
@@ -88,13 +90,9 @@ llvm::json::Value RooflineCalibration::toJson() const {
 
 llvm::Expected<RooflineCalibration>
 RooflineCalibration::load(llvm::StringRef path) {
-  auto text = readMaybeGzipFile(path);
-  if (!text)
-    return text.takeError();
-  auto value = llvm::json::parse(*text);
+  auto value = readJsonFile(path);
   if (!value)
-    return llvm::createStringError(path + ": " +
-                                   llvm::toString(value.takeError()));
+    return value.takeError();
   const llvm::json::Object *root = value->getAsObject();
   if (!root)
     return llvm::createStringError(path + ": expected a JSON object");

@@ -7,6 +7,8 @@
 
 #include "perf/CostModel/TileModel.h"
 #include "perf/CostModel/MlModel.h"
+#include "perf/Support/InputError.h"
+#include "perf/Support/InputFile.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <algorithm>
@@ -309,9 +311,10 @@ perf::tileParamsFromJson(const llvm::json::Value &v) {
             std::to_string(kTileFeatureCount) + " numbers");
       for (unsigned i = 0; i < kTileFeatureCount; ++i) {
         std::optional<double> d = (*a)[i].getAsNumber();
-        if (!d)
+        if (!d || !std::isfinite(*d))
           return llvm::createStringError("tile params: '" + key.str() + "." +
-                                         name.str() + "' must be numbers");
+                                         name.str() +
+                                         "' must be finite numbers");
         out[i] = *d;
       }
       return llvm::Error::success();
@@ -321,6 +324,10 @@ perf::tileParamsFromJson(const llvm::json::Value &v) {
     if (auto e = readArray("beta", p.beta))
       return std::move(e);
     p.overheadUs = o->getNumber("overhead_us").value_or(0);
+    if (!isFiniteAtLeast(p.overheadUs, 0))
+      return llvm::createStringError(
+          "tile params: '" + key.str() +
+          ".overhead_us' must be a finite non-negative number");
     p.trainedRows = o->getInteger("trained_rows").value_or(0);
     // Files written before coverage was recorded were fitted on the FP32
     // NeuSight rows, the default.
@@ -340,19 +347,12 @@ perf::tileParamsFromJson(const llvm::json::Value &v) {
 }
 
 llvm::Expected<TileParamsSet> perf::loadTileParams(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return llvm::createStringError(buffer.getError(),
-                                   "cannot read '" + path + "'");
-  llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*buffer)->getBuffer());
+  llvm::Expected<llvm::json::Value> json = readJsonFile(path);
   if (!json)
-    return llvm::createStringError(path + ": " +
-                                   llvm::toString(json.takeError()));
+    return json.takeError();
   auto set = tileParamsFromJson(*json);
   if (!set)
-    return llvm::createStringError(path + ": " +
-                                   llvm::toString(set.takeError()));
+    return fileError(path, llvm::toString(set.takeError()));
   return set;
 }
 

@@ -3,6 +3,9 @@
 #include "perf/Dialect/PerfOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "perf/Support/InputFile.h"
+#include "perf/Support/Limits.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -44,9 +47,31 @@ Block &FrameworkOp::getOrCreateBodyBlock() {
   return getBody().front();
 }
 
+/// Whether `id` is a device or stream number: from 0 to max-devices.
+static LogicalResult verifyPlacement(Operation *op, StringRef name,
+                                     int64_t id) {
+  if (id >= 0 && withinLimit(id, kMaxDevices))
+    return success();
+  return op->emitOpError("'")
+         << name << "' must be from 0 to " << kMaxDevices.max << " (limit "
+         << kMaxDevices.name << "), got " << id;
+}
+
+LogicalResult SyncOp::verify() {
+  if (failed(
+          verifyPlacement(*this, "device", static_cast<int64_t>(getDevice()))))
+    return failure();
+  if (std::optional<uint64_t> stream = getStream())
+    return verifyPlacement(*this, "stream", static_cast<int64_t>(*stream));
+  return success();
+}
+
 LogicalResult FrameworkOp::verify() {
   if (getOpName().empty())
     return emitOpError("needs a non-empty op name");
+  if (failed(
+          verifyPlacement(*this, "device", static_cast<int64_t>(getDevice()))))
+    return failure();
   if (Block *body = getBodyBlockOrNull())
     for (Operation &op : *body)
       if (!isa<KernelOpInterface>(op) && !isCollective(&op))
@@ -69,11 +94,17 @@ struct KernelChecker {
     if (succeeded(failed) && value <= 0)
       failed = op->emitOpError() << "'" << name << "' must be positive, got "
                                  << value;
+    atMost(name, value, kMaxExtent);
   }
   void nonNegative(StringRef name, int64_t value) {
     if (succeeded(failed) && value < 0)
       failed = op->emitOpError() << "'" << name
                                  << "' must be non-negative, got " << value;
+    atMost(name, value, kMaxExtent);
+  }
+  void atMost(StringRef name, int64_t value, const Limit &limit) {
+    if (succeeded(failed) && !withinLimit(value, limit))
+      failed = op->emitOpError(limitExceeded("'" + name + "'", value, limit));
   }
   void pair(StringRef name, std::optional<ArrayRef<int64_t>> values,
             bool allowZero) {
@@ -100,10 +131,33 @@ struct KernelChecker {
   }
 };
 
+/// Device work takes its own attributes and dialect-prefixed ones written
+/// by passes (perf.latency_us); anything else is a misspelling that would
+/// otherwise be ignored without a word.
+LogicalResult verifyNoUnknownAttributes(Operation *op) {
+  for (NamedAttribute attr : op->getDiscardableAttrs()) {
+    if (attr.getName().getValue().contains('.'))
+      continue;
+    InFlightDiagnostic diag = op->emitOpError("has no attribute '")
+                              << attr.getName().getValue() << "'; it takes";
+    llvm::interleave(
+        op->getName().getAttributeNames(),
+        [&](StringAttr known) { diag << " '" << known.getValue() << "'"; },
+        [&] { diag << ","; });
+    return diag;
+  }
+  return success();
+}
+
 template <typename KernelT>
 LogicalResult verifyCommon(KernelT op, KernelChecker &check) {
-  check.nonNegative("device", static_cast<int64_t>(op.getDevice()));
-  check.nonNegative("stream", static_cast<int64_t>(op.getStream()));
+  if (failed(check.failed) || failed(verifyNoUnknownAttributes(op)))
+    return failure();
+  if (failed(verifyPlacement(op, "device",
+                             static_cast<int64_t>(op.getDevice()))) ||
+      failed(
+          verifyPlacement(op, "stream", static_cast<int64_t>(op.getStream()))))
+    return failure();
   check.oneOf("pass", op.getPass(),
               {"fwd", "bwd", "dgrad", "wgrad", "update"});
   if (std::optional<Type> type = op.getDtype())
@@ -196,8 +250,8 @@ LogicalResult ElementwiseOp::verify() {
   KernelChecker check{*this};
   check.positive("elements", getElements());
   check.nonNegative("inputs", getInputs());
-  if (getFlopsPerElement().convertToDouble() < 0)
-    return emitOpError("'flops_per_element' must be non-negative");
+  if (!isFiniteAtLeast(getFlopsPerElement().convertToDouble(), 0))
+    return emitOpError("'flops_per_element' must be finite and non-negative");
   return verifyCommon(*this, check);
 }
 
@@ -360,8 +414,9 @@ KernelDesc OptimizerOp::getKernelDesc() {
 
 LogicalResult GenericKernelOp::verify() {
   KernelChecker check{*this};
-  if (getFlops().convertToDouble() < 0 || getBytes().convertToDouble() < 0)
-    return emitOpError("'flops' and 'bytes' must be non-negative");
+  if (!isFiniteAtLeast(getFlops().convertToDouble(), 0) ||
+      !isFiniteAtLeast(getBytes().convertToDouble(), 0))
+    return emitOpError("'flops' and 'bytes' must be finite and non-negative");
   return verifyCommon(*this, check);
 }
 
@@ -463,8 +518,18 @@ bool perf::hasMeasuredLatency(Operation *op) {
 
 template <typename CollectiveT>
 static LogicalResult verifyCollective(CollectiveT op, bool pointToPoint) {
+  if (failed(verifyNoUnknownAttributes(op)))
+    return failure();
   if (static_cast<int64_t>(op.getBytes()) < 0)
     return op.emitOpError("'bytes' must be non-negative");
+  if (!withinLimit(static_cast<int64_t>(op.getBytes()), kMaxExtent))
+    return op.emitOpError(limitExceeded(
+        "'bytes'", static_cast<int64_t>(op.getBytes()), kMaxExtent));
+  if (failed(verifyPlacement(op, "device",
+                             static_cast<int64_t>(op.getDevice()))) ||
+      failed(
+          verifyPlacement(op, "stream", static_cast<int64_t>(op.getStream()))))
+    return failure();
   ArrayRef<int64_t> group = op.getGroup();
   if (group.empty())
     return op.emitOpError("'group' must list at least one device");
@@ -474,6 +539,8 @@ static LogicalResult verifyCollective(CollectiveT op, bool pointToPoint) {
   for (int64_t d : group) {
     if (d < 0)
       return op.emitOpError("device ids in 'group' must be non-negative");
+    if (!withinLimit(d, kMaxDevices))
+      return op.emitOpError(limitExceeded("device id", d, kMaxDevices));
     if (!seen.insert(d).second)
       return op.emitOpError("device ") << d << " appears twice in 'group'";
   }

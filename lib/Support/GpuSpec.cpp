@@ -10,8 +10,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "perf/Support/GpuSpec.h"
+#include "perf/Support/InputError.h"
+#include "perf/Support/InputFile.h"
+#include "perf/Support/Limits.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include <cctype>
 
 using namespace perf;
@@ -264,23 +266,6 @@ double GpuSpec::peakFlops(DType type, bool tensorCores) const {
   return vec > 0 ? vec : fp32Flops;
 }
 
-llvm::Error GpuSpec::validate() const {
-  auto need = [&](double v, const char *what) -> llvm::Error {
-    if (v > 0)
-      return llvm::Error::success();
-    return llvm::createStringError("device '" + name + "': '" + what +
-                                   "' must be positive");
-  };
-  if (numSMs == 0)
-    return llvm::createStringError("device '" + name +
-                                   "': 'sms' must be positive");
-  if (auto e = need(fp32Flops, "fp32_tflops"))
-    return e;
-  if (auto e = need(memBandwidth, "mem_bw_gbs"))
-    return e;
-  return llvm::Error::success();
-}
-
 namespace {
 /// One JSON key of the project's device format and the field it sets, with
 /// the unit scale from JSON to the struct.
@@ -310,6 +295,33 @@ static const FieldKey kDoubleFields[] = {
     {"nvlink_gbs", &GpuSpec::nvlinkBandwidth, G},
 };
 
+llvm::Error GpuSpec::validate() const {
+  auto need = [&](double v, const char *what) -> llvm::Error {
+    if (v > 0)
+      return llvm::Error::success();
+    return llvm::createStringError("device '" + name + "': '" + what +
+                                   "' must be positive");
+  };
+  if (numSMs == 0)
+    return llvm::createStringError("device '" + name +
+                                   "': 'sms' must be positive");
+  // A figure set in code (not through the JSON readers) is checked too: a
+  // NaN or infinite one would flow into every price as nan or inf.
+  if (!isFiniteAtLeast(clockMHz, 0))
+    return llvm::createStringError("device '" + name +
+                                   "': 'clock_mhz' must be finite and "
+                                   "non-negative");
+  for (const FieldKey &f : kDoubleFields)
+    if (!isFiniteAtLeast(this->*f.field, 0))
+      return llvm::createStringError("device '" + name + "': '" + f.key +
+                                     "' must be finite and non-negative");
+  if (auto e = need(fp32Flops, "fp32_tflops"))
+    return e;
+  if (auto e = need(memBandwidth, "mem_bw_gbs"))
+    return e;
+  return llvm::Error::success();
+}
+
 std::vector<std::pair<llvm::StringRef, double>>
 perf::gpuSpecFields(const GpuSpec &spec) {
   std::vector<std::pair<llvm::StringRef, double>> fields;
@@ -330,7 +342,11 @@ llvm::json::Value perf::toJson(const GpuSpec &spec) {
   return o;
 }
 
-static llvm::Error typeError(llvm::StringRef key, llvm::StringRef want) {
+/// SMs per GPU and cores per SM are counts a GPU has a few hundred of; the
+/// bound keeps the conversion to unsigned defined.
+static constexpr double kMaxUnitsPerGpu = 1 << 20;
+
+static llvm::Error typeError(llvm::StringRef key, const llvm::Twine &want) {
   return llvm::createStringError("device JSON: key '" + key + "' must be " +
                                  want);
 }
@@ -349,8 +365,8 @@ static llvm::Expected<GpuSpec> parseNeuSight(const Object &o) {
     if (!v)
       return llvm::Error::success();
     std::optional<double> d = v->getAsNumber();
-    if (!d)
-      return typeError(key, "a number");
+    if (!d || !isFiniteAtLeast(*d * scale, 0))
+      return typeError(key, "a finite non-negative number");
     out = *d * scale;
     return llvm::Error::success();
   };
@@ -359,6 +375,9 @@ static llvm::Expected<GpuSpec> parseNeuSight(const Object &o) {
     return std::move(e);
   if (auto e = num("Core_Per_SM", cores, 1))
     return std::move(e);
+  if (sms > kMaxUnitsPerGpu || cores > kMaxUnitsPerGpu)
+    return typeError(sms > kMaxUnitsPerGpu ? "Num_Sm" : "Core_Per_SM",
+                     "at most " + std::to_string(kMaxUnitsPerGpu));
   s.numSMs = static_cast<unsigned>(sms);
   s.coresPerSM = static_cast<unsigned>(cores);
   if (auto e = num("Freq", s.clockMHz, 1))
@@ -409,20 +428,20 @@ llvm::Expected<GpuSpec> perf::parseGpuSpec(const llvm::json::Value &value) {
       continue;
     }
     std::optional<double> d = v.getAsNumber();
-    if (!d || *d < 0)
-      return typeError(key, "a non-negative number");
-    if (key == "sms") {
-      s.numSMs = static_cast<unsigned>(*d);
-      continue;
-    }
-    if (key == "cores_per_sm") {
-      s.coresPerSM = static_cast<unsigned>(*d);
+    if (!d || !isFiniteAtLeast(*d, 0))
+      return typeError(key, "a finite non-negative number");
+    if (key == "sms" || key == "cores_per_sm") {
+      if (*d > kMaxUnitsPerGpu)
+        return typeError(key, "at most " + std::to_string(kMaxUnitsPerGpu));
+      (key == "sms" ? s.numSMs : s.coresPerSM) = static_cast<unsigned>(*d);
       continue;
     }
     const FieldKey *f = llvm::find_if(
         kDoubleFields, [&](const FieldKey &k) { return key == k.key; });
     if (f == std::end(kDoubleFields))
       return llvm::createStringError("device JSON: unknown key '" + key + "'");
+    if (!isFiniteAtLeast(*d * f->scale, 0))
+      return typeError(key, "a finite number in its unit");
     s.*(f->field) = *d * f->scale;
   }
   if (s.name.empty())
@@ -436,31 +455,18 @@ llvm::Expected<GpuSpec> perf::parseGpuSpec(const llvm::json::Value &value) {
 
 llvm::Expected<GpuSpec> perf::parseGpuSpecText(llvm::StringRef text,
                                                llvm::StringRef path) {
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
-  if (!json) {
-    // llvm::json reports "[line:col, byte=N]: message"; say it as
-    // "path:line:col: message" like every other located error.
-    std::string message = llvm::toString(json.takeError());
-    llvm::StringRef rest(message);
-    if (rest.consume_front("[")) {
-      auto [where, msg] = rest.split("]: ");
-      return llvm::createStringError(path + ":" + where.split(",").first +
-                                     ": " + msg);
-    }
-    return llvm::createStringError(path + ": " + message);
-  }
+  llvm::Expected<llvm::json::Value> json = parseJsonInput(text, path);
+  if (!json)
+    return json.takeError();
   llvm::Expected<GpuSpec> spec = parseGpuSpec(*json);
   if (!spec)
-    return llvm::createStringError(path + ": " +
-                                   llvm::toString(spec.takeError()));
+    return fileError(path, llvm::toString(spec.takeError()));
   return spec;
 }
 
 llvm::Expected<GpuSpec> perf::loadGpuSpecFile(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
+  auto buffer = readInputFile(path);
   if (!buffer)
-    return llvm::createStringError(buffer.getError(),
-                                   "cannot read device file '" + path +
-                                       "': " + buffer.getError().message());
+    return buffer.takeError();
   return parseGpuSpecText((*buffer)->getBuffer(), path);
 }

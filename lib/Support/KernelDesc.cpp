@@ -8,6 +8,7 @@
 #include "perf/Support/KernelDesc.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
 #include <algorithm>
 
 using namespace perf;
@@ -52,8 +53,15 @@ static int64_t convOut(int64_t in, int64_t pad, int64_t dilation,
                        int64_t kernel, int64_t stride) {
   if (stride <= 0)
     return 0;
-  int64_t out = (in + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1;
-  return std::max<int64_t>(out, 0);
+  // Checked: sizes from a file may be anything, and an overflow here would
+  // be undefined; a window that overflows does not fit the input.
+  int64_t padded, window, span;
+  if (llvm::MulOverflow(pad, int64_t(2), padded) ||
+      llvm::AddOverflow(in, padded, padded) ||
+      llvm::MulOverflow(dilation, kernel - 1, window) ||
+      llvm::SubOverflow(padded, window, span) || span < 1)
+    return 0;
+  return (span - 1) / stride + 1;
 }
 
 int64_t KernelDesc::outH() const {
@@ -95,7 +103,7 @@ double KernelDesc::totalFlops() const {
     // QK^T and PV: 2 GEMMs of queries x keys x headDim, plus softmax.
     return b * heads * (4.0 * m * keyLength() * k + 5.0 * m * keyLength());
   case KernelKind::Pooling:
-    return b * c * outH() * outW() * static_cast<double>(r * s);
+    return b * c * outH() * outW() * double(r) * double(s);
   case KernelKind::Memcpy:
   case KernelKind::Transpose:
   case KernelKind::Concat:
@@ -121,7 +129,7 @@ double KernelDesc::totalBytes() const {
     return e * (in + filter + out);
   }
   case KernelKind::Elementwise:
-    return e * numElements * (numInputs + 1);
+    return e * numElements * (numInputs + 1.0);
   case KernelKind::Transpose:
   case KernelKind::Concat:
     return 2.0 * e * numElements;
@@ -129,7 +137,7 @@ double KernelDesc::totalBytes() const {
     return 2.0 * e * numElements;
   case KernelKind::Optimizer:
     // Parameters, gradients and (Adam) two moments read and written.
-    return e * numElements * (numInputs + 1);
+    return e * numElements * (numInputs + 1.0);
   case KernelKind::Reduce:
     return e * (double(rows) * cols + rows);
   case KernelKind::Softmax:
@@ -226,9 +234,7 @@ bool KernelDesc::hasValidSizes() const {
                  c % groups != 0 || outChannels % groups != 0))
       return false;
     // The padded input must hold the dilated window at least once.
-    int64_t dilH = conv ? dilationH : 1, dilW = conv ? dilationW : 1;
-    return h + 2 * padH >= dilH * (r - 1) + 1 &&
-           w + 2 * padW >= dilW * (s - 1) + 1;
+    return outH() > 0 && outW() > 0;
   }
   case KernelKind::Elementwise:
     return positive({numElements}) && numInputs >= 0 && flopsPerElement >= 0;

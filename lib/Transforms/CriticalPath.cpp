@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Analysis/Schedule.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Support/Limits.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -126,6 +127,9 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     if (iterations == 0)
       return graph.emitError("--perf-critical-path: iterations must be at "
                              "least 1");
+    if (!withinLimit(iterations, kMaxIterations))
+      return graph.emitError("--perf-critical-path: ")
+             << limitExceeded("iterations", iterations, kMaxIterations);
     options.iterations = iterations;
     ScheduleResult result = schedule.run(options);
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/IR/BuiltinOps.h"
+#include "perf/Support/Limits.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
 
@@ -27,10 +28,22 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
   using DataParallelBase::DataParallelBase;
 
   void runOnOperation() override {
-    if (devices < 1 || bucketMb <= 0 || stride < 0) {
+    if (devices < 1 || !(bucketMb > 0) || stride < 0) {
       getOperation().emitError(
           "--perf-data-parallel: devices and bucket-mb must be positive, "
           "stride non-negative");
+      return signalPassFailure();
+    }
+    if (!withinLimit(devices, kMaxDevices) ||
+        !withinLimit(stride, kMaxDevices) ||
+        bucketMb * 1024 * 1024 > double(kMaxExtent.max)) {
+      getOperation().emitError("--perf-data-parallel: ")
+          << (!withinLimit(devices, kMaxDevices)
+                  ? limitExceeded("devices", devices, kMaxDevices)
+              : !withinLimit(stride, kMaxDevices)
+                  ? limitExceeded("stride", stride, kMaxDevices)
+                  : "bucket-mb is above the limit " + kMaxExtent.name.str() +
+                        " in bytes");
       return signalPassFailure();
     }
     WalkResult result = getOperation().walk([&](GraphOp graph) {
@@ -53,6 +66,9 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
             graph->getAttrOfType<DictionaryAttr>("perf.pipeline_parallel")) {
       if (auto a = pp.getAs<IntegerAttr>("stages"))
         stages = std::max<int64_t>(1, a.getInt());
+      if (!withinLimit(stages, kMaxDevices))
+        return graph.emitError("--perf-data-parallel: ") << limitExceeded(
+                   "perf.pipeline_parallel's stages", stages, kMaxDevices);
       if (auto a = pp.getAs<IntegerAttr>("microbatches"))
         lastMicrobatch = a.getInt() - 1;
     }
@@ -63,7 +79,7 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
     // The device each stage runs on (stage x TP size after TP and PP).
     SmallVector<int64_t> stageDevice(stages, 0);
     SmallVector<FrameworkOp> firstOptimizer(stages);
-    int64_t totalGrad = 0;
+    double totalGrad = 0;
     for (Operation &op : graph.getBodyBlock()) {
       auto fw = dyn_cast<FrameworkOp>(op);
       if (!fw)
@@ -104,8 +120,19 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
     int64_t step = stride;
     if (step <= 0) {
       auto tp = graph->getAttrOfType<IntegerAttr>("perf.tensor_parallel");
-      step = stages * (tp ? std::max<int64_t>(1, tp.getInt()) : 1);
+      int64_t tpSize = tp ? std::max<int64_t>(1, tp.getInt()) : 1;
+      if (!withinLimit(tpSize, kMaxDevices))
+        return graph.emitError("--perf-data-parallel: ")
+               << limitExceeded("perf.tensor_parallel", tpSize, kMaxDevices);
+      step = stages * tpSize;
     }
+    // Device ids stay within max-devices (each factor is within it, so the
+    // product cannot overflow first).
+    for (int64_t device : stageDevice)
+      if (!withinLimit(device + (devices - 1) * step, kMaxDevices))
+        return graph.emitError("--perf-data-parallel: ")
+               << limitExceeded("the last replica's device id",
+                                device + (devices - 1) * step, kMaxDevices);
     const int64_t bucketBytes = static_cast<int64_t>(bucketMb * 1024 * 1024);
     OpBuilder b(&getContext());
     int64_t bucket = 0;

@@ -2,6 +2,8 @@
 
 #include "perf/Transforms/DistributedUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "perf/Dialect/InputDiagnostics.h"
+#include "perf/Support/Limits.h"
 #include "perf/Transforms/GraphTarget.h"
 
 using namespace perf;
@@ -49,7 +51,7 @@ FailureOr<SystemSpec> perf::getGraphSystem(GraphOp graph,
   if (!presetOrPath.empty()) {
     llvm::Expected<SystemSpec> spec = loadSystemSpec(presetOrPath);
     if (!spec) {
-      graph.emitError() << llvm::toString(spec.takeError());
+      emitInputError(graph.getLoc(), spec.takeError());
       return failure();
     }
     return *spec;
@@ -72,7 +74,14 @@ int64_t perf::tensorBytes(Type type) {
   auto t = dyn_cast<RankedTensorType>(type);
   if (!t || !t.hasStaticShape())
     return 0;
-  return t.getNumElements() * elementBytes(t.getElementType());
+  double elements = 1;
+  for (int64_t d : t.getShape())
+    elements *= double(d);
+  return saturatedBytes(elements * double(elementBytes(t.getElementType())));
+}
+
+int64_t perf::saturatedBytes(double bytes) {
+  return int64_t(std::min(bytes, double(kMaxExtent.max + 1)));
 }
 
 static StringRef passOf(Operation *op) {
@@ -100,7 +109,10 @@ bool perf::isOptimizerOp(FrameworkOp op) {
 int64_t perf::gradientBytes(FrameworkOp op) {
   if (auto a = op->getAttrOfType<IntegerAttr>(kGradBytesAttr))
     return a.getInt();
-  int64_t bytes = 0;
+  // Summed in double and saturated one past max-extent: sizes within the
+  // limits can still multiply past an int64, and the callers report the
+  // limit.
+  double bytes = 0;
   Block *body = op.getBodyBlockOrNull();
   if (!body)
     return 0;
@@ -111,15 +123,16 @@ int64_t perf::gradientBytes(FrameworkOp op) {
     if (!kernel)
       continue;
     KernelDesc d = kernel.getKernelDesc();
-    int64_t elem = dtypeBytes(d.dtype);
+    double elem = dtypeBytes(d.dtype);
     if (auto gemm = dyn_cast<GemmOp>(k))
-      bytes += int64_t(gemm.getM()) * int64_t(gemm.getN()) * elem;
+      bytes += double(gemm.getM()) * double(gemm.getN()) * elem;
     else if (auto conv = dyn_cast<Conv2dOp>(k))
-      bytes += int64_t(conv.getK()) *
-               (int64_t(conv.getC()) / std::max<int64_t>(1, conv.getGroups())) *
-               int64_t(conv.getR()) * int64_t(conv.getS()) * elem;
+      bytes += double(conv.getK()) *
+               double(int64_t(conv.getC()) /
+                      std::max<int64_t>(1, conv.getGroups())) *
+               double(conv.getR()) * double(conv.getS()) * elem;
   }
-  return bytes;
+  return saturatedBytes(bytes);
 }
 
 SmallVector<int64_t> perf::iotaGroup(int64_t n, int64_t first) {

@@ -3,6 +3,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Analysis/HostOverheadTable.h"
+#include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
 #include <cmath>
@@ -31,7 +32,7 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
       llvm::Expected<HostOverheadTable> loaded =
           HostOverheadTable::load(table);
       if (!loaded) {
-        getOperation().emitError(llvm::toString(loaded.takeError()));
+        emitInputError(getOperation().getLoc(), loaded.takeError());
         return signalPassFailure();
       }
       overheads = std::move(*loaded);

@@ -4,6 +4,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Analysis/MeasuredRetarget.h"
 #include "perf/CostModel/KernelCostModel.h"
+#include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/GraphTarget.h"
 #include "perf/Transforms/Passes.h"
@@ -43,7 +44,7 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
     llvm::Expected<KernelCostStack> stack =
         createKernelCostStack(order, options);
     if (!stack) {
-      getOperation().emitError(llvm::toString(stack.takeError()));
+      emitInputError(getOperation().getLoc(), stack.takeError());
       return signalPassFailure();
     }
     // Built when a graph measured on another GPU first needs it.

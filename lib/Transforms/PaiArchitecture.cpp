@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/IR/BuiltinOps.h"
+#include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
 
@@ -54,7 +55,7 @@ struct PaiArchitecturePass
     }
     llvm::Expected<SystemSpec> spec = loadSystemSpec(system);
     if (!spec) {
-      module.emitError() << llvm::toString(spec.takeError());
+      emitInputError(module.getLoc(), spec.takeError());
       return signalPassFailure();
     }
     const int64_t serverGpus = spec->gpusPerNode;

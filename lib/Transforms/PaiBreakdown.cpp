@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/IR/BuiltinOps.h"
+#include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/GraphTarget.h"
 #include "perf/Transforms/Passes.h"
@@ -64,7 +65,7 @@ struct PaiBreakdownPass : perf::impl::PaiBreakdownBase<PaiBreakdownPass> {
     }
     llvm::Expected<SystemSpec> system = loadSystemSpec(this->system);
     if (!system) {
-      getOperation().emitError() << llvm::toString(system.takeError());
+      emitInputError(getOperation().getLoc(), system.takeError());
       return signalPassFailure();
     }
     std::string text;

@@ -1,8 +1,7 @@
 //===- ReportOutput.cpp ---------------------------------------------------===//
 
 #include "perf/Transforms/ReportOutput.h"
-#include "mlir/Support/FileUtilities.h"
-#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
@@ -10,11 +9,13 @@ LogicalResult perf::writeReport(Operation *op, llvm::StringRef path,
                                 llvm::StringRef text) {
   if (path.empty())
     return success();
-  std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &error);
-  if (!file)
-    return op->emitError("cannot write '") << path << "': " << error;
-  file->os() << text;
-  file->keep();
+  // A temporary file renamed into place: an interrupted run leaves the old
+  // report or none, never half of one.
+  if (llvm::Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        os << text;
+        return llvm::Error::success();
+      }))
+    return op->emitError("cannot write '")
+           << path << "': " << llvm::toString(std::move(e));
   return success();
 }

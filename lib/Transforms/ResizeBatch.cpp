@@ -12,8 +12,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Support/Limits.h"
 #include "perf/Transforms/EstimateBaseline.h"
 #include "perf/Transforms/Passes.h"
+#include "llvm/Support/MathExtras.h"
 #include <map>
 
 namespace perf {
@@ -29,7 +31,14 @@ struct Scaler {
   int64_t from, to;
   /// Whether `v` holds the batch (equal to it or a multiple of it).
   bool holds(int64_t v) const { return v >= from && v % from == 0; }
-  int64_t scale(int64_t v) const { return v / from * to; }
+  /// `v` with the new batch; nullopt above max-extent (or an int64).
+  std::optional<int64_t> scale(int64_t v) const {
+    int64_t scaled;
+    if (llvm::MulOverflow(v / from, to, scaled) ||
+        !withinLimit(scaled, kMaxExtent))
+      return std::nullopt;
+    return scaled;
+  }
 };
 
 /// The most common leading dimension (> 1) of the ranked tensors the graph's
@@ -67,7 +76,9 @@ Type resizeType(Type type, const Scaler &s) {
                                    ranked.getEncoding());
     }
   if (!dims.empty() && dims[0] != ShapedType::kDynamic && s.holds(dims[0])) {
-    dims[0] = s.scale(dims[0]);
+    // A dimension past the limits keeps its size; the kernels that hold it
+    // report the limit.
+    dims[0] = s.scale(dims[0]).value_or(dims[0]);
     return RankedTensorType::get(dims, ranked.getElementType(),
                                  ranked.getEncoding());
   }
@@ -96,6 +107,12 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
           "resize-batch needs a positive batch (--resize-batch=N)");
       return signalPassFailure();
     }
+    if (!withinLimit(batch, kMaxExtent) || !withinLimit(from, kMaxExtent)) {
+      getOperation().emitError("--resize-batch: ") << limitExceeded(
+          withinLimit(batch, kMaxExtent) ? "from" : "batch",
+          withinLimit(batch, kMaxExtent) ? from : batch, kMaxExtent);
+      return signalPassFailure();
+    }
     WalkResult result = getOperation().walk([&](GraphOp graph) {
       int64_t old = from;
       if (old <= 0)
@@ -112,7 +129,8 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
       graph->setAttr("perf.batch", b.getI64IntegerAttr(batch));
       if (old == batch)
         return WalkResult::advance();
-      resizeGraph(graph, Scaler{old, batch});
+      if (failed(resizeGraph(graph, Scaler{old, batch})))
+        return WalkResult::interrupt();
       recordBaseline(graph, ("resize-batch " + std::to_string(old) + "->" +
                              std::to_string(batch)));
       return WalkResult::advance();
@@ -121,10 +139,13 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
       signalPassFailure();
   }
 
-  void resizeGraph(GraphOp graph, const Scaler &s) {
+  LogicalResult resizeGraph(GraphOp graph, const Scaler &s) {
     Builder b(graph.getContext());
     double ratio = double(s.to) / s.from;
+    bool tooLarge = false;
     graph.walk([&](Operation *op) {
+      if (tooLarge)
+        return;
       for (OpResult r : op->getResults())
         r.setType(resizeType(r.getType(), s));
       if (isa<GraphOp, FrameworkOp, SyncOp>(op))
@@ -135,7 +156,16 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
         auto attr = op->getAttrOfType<IntegerAttr>(name);
         if (!attr || !s.holds(attr.getInt()))
           return false;
-        op->setAttr(name, b.getI64IntegerAttr(s.scale(attr.getInt())));
+        std::optional<int64_t> scaled = s.scale(attr.getInt());
+        if (!scaled) {
+          op->emitOpError("--resize-batch: '")
+              << name << "' of " << attr.getInt() << " scaled by " << s.to
+              << "/" << s.from << " is above the limit " << kMaxExtent.name
+              << " (" << kMaxExtent.max << ")";
+          tooLarge = true;
+          return true;
+        }
+        op->setAttr(name, b.getI64IntegerAttr(*scaled));
         changed = true;
         return true;
       };
@@ -152,8 +182,9 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
         // batch is a default-valued attribute: materialize it to scale it.
         int64_t gemmBatch = static_cast<int64_t>(gemm.getBatch());
         if (gemmBatch > 1 && s.holds(gemmBatch)) {
-          gemm.setBatch(s.scale(gemmBatch));
-          changed = true;
+          // Materialized, then scaled (with its limit) like the others.
+          gemm->setAttr("batch", b.getI64IntegerAttr(gemmBatch));
+          scaleAttr("batch");
         } else {
           exactThenMultiple({"m", "n", "k"});
         }
@@ -192,6 +223,7 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
               PerfDialect::kMeasuredLatencyAttr})
           op->removeAttr(stale);
     });
+    return failure(tooLarge);
   }
 };
 } // namespace

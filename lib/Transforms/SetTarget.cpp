@@ -1,6 +1,7 @@
 //===- SetTarget.cpp - --perf-set-target ----------------------------------===//
 
 #include "mlir/IR/BuiltinOps.h"
+#include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
 
@@ -26,7 +27,7 @@ struct SetTargetPass : perf::impl::SetTargetBase<SetTargetPass> {
     llvm::Expected<GpuSpec> spec =
         device.empty() ? loadGpuSpecFile(deviceFile) : lookupGpuOrError(device);
     if (!spec) {
-      module.emitError(llvm::toString(spec.takeError()));
+      emitInputError(module.getLoc(), spec.takeError());
       return signalPassFailure();
     }
     GpuAttr target = GpuAttr::get(&getContext(), *spec);

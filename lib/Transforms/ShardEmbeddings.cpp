@@ -117,6 +117,9 @@ struct ShardEmbeddingsPass
     SmallVector<int64_t> group = iotaGroup(n);
     SmallVector<bool> matched(forward.size(), false);
     int64_t numAllToAll = 0;
+    // Replaced kernels are erased after the loop: later backward kernels
+    // still compare their shapes with the forward ones.
+    SmallVector<Operation *> replaced;
     for (auto [parent, e] : all) {
       // A backward kernel takes the placement of the forward kernel with the
       // same shape.
@@ -186,9 +189,11 @@ struct ShardEmbeddingsPass
         SmallVector<Value> commOut(comm->getResults());
         extra = buildLookups(commOut);
       }
-      e->erase();
+      replaced.push_back(e);
       parent->insertOperands(parent->getNumOperands(), extra);
     }
+    for (Operation *op : replaced)
+      op->erase();
 
     os << "Embedding shards @" << graph.getSymName() << " (" << n
        << " devices, strategy " << strategy << ")\n";

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/IR/BuiltinOps.h"
+#include "perf/Support/Limits.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/DenseSet.h"
@@ -34,9 +35,29 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
                                "positive");
       return signalPassFailure();
     }
+    if (!withinLimit(devices, kMaxDevices)) {
+      getOperation().emitError("--perf-tensor-parallel: ")
+          << limitExceeded("devices", devices, kMaxDevices);
+      return signalPassFailure();
+    }
     if (devices == 1)
       return;
-    getOperation().walk([&](GraphOp graph) { runOnGraph(graph); });
+    WalkResult result = getOperation().walk([&](GraphOp graph) {
+      return failed(runOnGraph(graph)) ? WalkResult::interrupt()
+                                       : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  /// A split of `size` (what `what` names) over the ranks leaves each at
+  /// least one; finer is not tensor parallelism but an error in the options.
+  LogicalResult checkSplit(Operation *op, StringRef what, int64_t size) {
+    if (size >= devices)
+      return success();
+    return op->emitOpError("--perf-tensor-parallel: devices=")
+           << int64_t(devices) << " splits the " << size << " " << what
+           << " finer than one per rank";
   }
 
   /// Splits a kernel between a column- and a row-parallel GEMM N ways.
@@ -88,7 +109,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       from.replaceAllUsesExcept(to, comm);
   }
 
-  void runOnGraph(GraphOp graph) {
+  LogicalResult runOnGraph(GraphOp graph) {
     OpBuilder b(&getContext());
     SmallVector<FrameworkOp> ops;
     for (Operation &op : graph.getBodyBlock())
@@ -163,15 +184,22 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
           continue;
         }
         if (!inside) {
-          columns.push_back({int64_t(gemm.getBatch()), int64_t(gemm.getM()),
-                             int64_t(gemm.getN()), int64_t(gemm.getK()),
-                             int64_t(gemm.getBatch()) * int64_t(gemm.getM()) *
-                                 int64_t(gemm.getK()) * elem});
+          if (failed(checkSplit(gemm, "output columns", gemm.getN())))
+            return failure();
+          columns.push_back(
+              {int64_t(gemm.getBatch()), int64_t(gemm.getM()),
+               int64_t(gemm.getN()), int64_t(gemm.getK()),
+               saturatedBytes(double(gemm.getBatch()) * double(gemm.getM()) *
+                              double(gemm.getK()) * elem)});
           gemm.setNAttr(b.getI64IntegerAttr(divideUp(gemm.getN(), devices)));
           inside = true;
         } else {
-          reduceBytes += int64_t(gemm.getBatch()) * int64_t(gemm.getM()) *
-                         int64_t(gemm.getN()) * elem;
+          if (failed(checkSplit(gemm, "input rows", gemm.getK())))
+            return failure();
+          reduceBytes =
+              saturatedBytes(double(reduceBytes) +
+                             double(gemm.getBatch()) * double(gemm.getM()) *
+                                 double(gemm.getN()) * elem);
           gemm.setKAttr(b.getI64IntegerAttr(divideUp(gemm.getK(), devices)));
           inside = false;
         }
@@ -213,7 +241,8 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
             if (c.batch == int64_t(gemm.getBatch()) &&
                 c.m == int64_t(gemm.getM()) && c.k == int64_t(gemm.getN()) &&
                 c.n == int64_t(gemm.getK())) {
-              reduceBytes += c.inputBytes;
+              reduceBytes =
+                  saturatedBytes(double(reduceBytes) + double(c.inputBytes));
               columns.erase(columns.begin() + i);
               break;
             }
@@ -231,6 +260,11 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
           if (auto opt = dyn_cast<OptimizerOp>(k))
             opt.setElementsAttr(
                 b.getI64IntegerAttr(divideUp(opt.getElements(), devices)));
+    for (auto *reduces : {&forwardReduces, &backwardReduces})
+      for (auto [op, bytes] : *reduces)
+        if (!withinLimit(bytes, kMaxExtent))
+          return op.emitOpError("--perf-tensor-parallel: ") << limitExceeded(
+                     "the all_reduce after it in bytes", bytes, kMaxExtent);
     // Ops are rebuilt when they need a result to wait on, so the all_reduces
     // go in after every scan over `ops`.
     for (auto [op, bytes] : forwardReduces) {
@@ -244,6 +278,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     graph->setAttr("perf.tensor_parallel", b.getI64IntegerAttr(devices));
     graph->setAttr("perf.tp_all_reduces",
                    b.getDenseI64ArrayAttr({numForward, numBackward}));
+    return success();
   }
 };
 } // namespace

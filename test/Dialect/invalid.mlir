@@ -121,3 +121,67 @@ perf.graph @g attributes {target = #perf.gpu<"Z9000">} {
 // expected-error @+1 {{invalid #perf.gpu: unknown key 'warp_speed'}}
 perf.graph @g attributes {target = #perf.gpu<"H100", warp_speed = 9>} {
 }
+
+// -----
+
+// A misspelt attribute is an error, not ignored.
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.gemm' op has no attribute 'tarns_a'; it takes 'batch', 'device', 'dtype', 'k', 'kernel_name', 'm', 'n', 'pass', 'stream', 'tensor_cores', 'trans_a', 'trans_b'}}
+    perf.gemm {m = 4, n = 4, k = 4, tarns_a}
+  }
+}
+
+// -----
+
+// A negative measured latency never reaches the estimate.
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.gemm' op 'perf.latency_us' must be a finite non-negative number of microseconds, got -5}}
+    perf.gemm {m = 4, n = 4, k = 4, perf.latency_us = -5.0, perf.cost_model = "measured"}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.gemm' op 'perf.latency_us' must be a finite non-negative number of microseconds, got nan}}
+    perf.gemm {m = 4, n = 4, k = 4, perf.latency_us = 0x7FF8000000000000 : f64}
+  }
+}
+
+// -----
+
+// Sizes past max-extent would overflow the FLOP and byte counts.
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.elementwise' op 'inputs' is 9223372036854775807, above the limit max-extent (1099511627776)}}
+    perf.elementwise {elements = 4, inputs = 9223372036854775807}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.all_reduce' op device id is 70000, above the limit max-devices (65536)}}
+    perf.all_reduce {bytes = 8, group = array<i64: 0, 70000>}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  // expected-error @+1 {{'perf.op' op 'device' must be from 0 to 65536 (limit max-devices), got 100000}}
+  perf.op "x" {device = 100000} : () -> ()
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.kernel' op 'flops' and 'bytes' must be finite and non-negative}}
+    perf.kernel {flops = 0x7FF0000000000000 : f64, bytes = 8.0}
+  }
+}

@@ -17,7 +17,7 @@
 // SCALE-NEXT: perf.gemm {{.*}}perf.launch_us = 1.500000e+01 : f64
 // ZERO: error: host overhead scale must be a positive number, got 0
 // FLAG: error: --host-scale must be a positive number
-// BAD: error: {{.*}}bad-overheads.json: overhead table: ops.aten::addmm.t2 must be a number or an object with a numeric "mean"
+// BAD: bad-overheads.json:0:0: error: overhead table: ops.aten::addmm.t2 must be a finite non-negative number of microseconds or an object with one as "mean"
 perf.graph @g {
   perf.op "aten::addmm" : () -> () {
     perf.gemm {m = 8, n = 8, k = 8}

@@ -9,7 +9,7 @@
 // L4: #perf.gpu<"L4", sms = 58
 // FILE: #perf.gpu<"toy", sms = 1, cores_per_sm = 0, clock_mhz = 0, fp64_tflops = 0, fp32_tflops = 1,
 // UNKNOWN: error: unknown device 'Z9000'; known: P100-PCIe-16GB, P4,
-// MISSING: error: cannot read device file '{{.*}}missing.json'
+// MISSING: perf-opt: error: cannot read: No such file or directory ({{.*}}missing.json)
 // NOTARGET: set-target.mlir:[[@LINE+1]]:1: error: graph @g has no target GPU; set `target = #perf.gpu<"...">` or pass --perf-device=<name>
 perf.graph @g {
   perf.op "mm" : () -> () {

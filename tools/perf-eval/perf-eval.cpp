@@ -12,6 +12,7 @@
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/CostModel/KernelMeasurements.h"
 #include "perf/Support/KernelSignature.h"
+#include "perf/Support/InputError.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -163,8 +164,7 @@ static void reportSkipped(const SkippedOps &skipped) {
 }
 
 static int fail(const llvm::Twine &message) {
-  llvm::WithColor::error(llvm::errs(), "perf-eval") << message << "\n";
-  return 1;
+  return reportError("perf-eval", llvm::createStringError(message));
 }
 
 static std::string describe(const KernelMeasurement &m) {
@@ -226,13 +226,13 @@ static int evaluateFiles() {
   options.databasePath = dbPath;
   auto stack = createKernelCostStack(modelNames, options);
   if (!stack)
-    return fail(llvm::toString(stack.takeError()));
+    return reportError("perf-eval", stack.takeError());
   std::vector<KernelMeasurement> rows;
   SkippedOps skipped;
   for (const std::string &file : inputs) {
     auto part = readMeasurementCsv(file, &skipped);
     if (!part)
-      return fail(llvm::toString(part.takeError()));
+      return reportError("perf-eval", part.takeError());
     for (KernelMeasurement &m : *part)
       rows.push_back(std::move(m));
   }
@@ -248,8 +248,8 @@ static int evaluateFiles() {
   for (const KernelMeasurement &m : rows) {
     auto gpu = deviceFor(m, devices);
     if (!gpu)
-      return fail(m.file + ":" + llvm::Twine(m.line) + ": " +
-                  llvm::toString(gpu.takeError()));
+      return reportError("perf-eval", fileError(m.file, m.line, 0,
+                  llvm::toString(gpu.takeError())));
     KernelCost cost = stack->estimate(m.kernel, *gpu);
     // A row no model of the stack prices is left out, not scored as -100%.
     if (cost.model == "none") {
@@ -322,13 +322,13 @@ static int runCrossValidation() {
     auto read =
         isVidur ? readVidurDir(dir, &skipped) : readNeuSightDir(dir, &skipped);
     if (!read)
-      return fail(llvm::toString(read.takeError()));
+      return reportError("perf-eval", read.takeError());
     for (KernelMeasurement &m : *read) {
       if (!devices.count(m.device)) {
         auto spec = neuSightDevice(dir, m.device);
         if (!spec)
-          return fail(m.file + ":" + llvm::Twine(m.line) + ": " +
-                      llvm::toString(spec.takeError()));
+          return reportError("perf-eval", fileError(m.file, m.line, 0,
+                      llvm::toString(spec.takeError())));
         devices[m.device] = *spec;
       }
       rows.push_back(std::move(m));
@@ -361,7 +361,7 @@ static int runCrossValidation() {
   }
   auto result = perf::runCrossValidation(rows, devices, options, llvm::errs());
   if (!result)
-    return fail(llvm::toString(result.takeError()));
+    return reportError("perf-eval", result.takeError());
   std::vector<std::string> debiasedModels;
   if (debiased)
     for (const std::string &name : options.models)

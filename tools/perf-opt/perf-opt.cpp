@@ -20,6 +20,9 @@
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Import/OnnxImport.h"
 #include "perf/Support/GpuSpec.h"
+#include "perf/Support/InputError.h"
+#include "perf/Support/InputFile.h"
+#include "perf/Support/Limits.h"
 #include "perf/Tools/Registration.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -151,17 +154,24 @@ static void printCatalog(llvm::raw_ostream &os) {
 
 static llvm::cl::opt<int64_t>
     onnxBatch("onnx-batch",
-              llvm::cl::desc("Batch size of an .onnx input (0: the model's)"),
+              llvm::cl::desc("Batch size of an .onnx input (default: the "
+                             "model's)"),
               llvm::cl::init(0), llvm::cl::cat(perfCategory));
 
 static bool estimateOnly = false;
 
+/// Prints `message` in the one error format; the exit status.
+static int fail(const llvm::Twine &message) {
+  return perf::reportError("perf-opt", llvm::createStringError(message));
+}
+
 static std::unique_ptr<llvm::MemoryBuffer> openInput(llvm::StringRef path) {
-  std::string errorMessage;
-  auto input = openInputFile(path, &errorMessage);
-  if (!input)
-    llvm::errs() << "error: " << errorMessage << "\n";
-  return input;
+  auto input = perf::readInputFile(path);
+  if (!input) {
+    perf::reportError("perf-opt", input.takeError());
+    return nullptr;
+  }
+  return std::move(*input);
 }
 
 /// An .onnx input is imported as perf-translate --import-onnx would, and its
@@ -192,10 +202,15 @@ struct RetargetGraphs : public PassInstrumentation {
     auto module = dyn_cast<ModuleOp>(op);
     if (!module)
       return;
-    auto gpu = perf::GpuAttr::get(op->getContext(), spec);
-    for (perf::GraphOp graph : module.getOps<perf::GraphOp>())
+    // The attribute is made only once a graph exists: a module without one
+    // (an empty file) has not loaded the perf dialect.
+    perf::GpuAttr gpu;
+    for (perf::GraphOp graph : module.getOps<perf::GraphOp>()) {
+      if (!gpu)
+        gpu = perf::GpuAttr::get(op->getContext(), spec);
       if (graph.getTargetAttr() != gpu)
         graph.setTargetAttr(gpu);
+    }
   }
   perf::GpuSpec spec;
 };
@@ -269,21 +284,28 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (estimateFormat != "text" && estimateFormat != "json") {
-    llvm::errs() << "error: --estimate-format must be text or json, got '"
-                 << estimateFormat << "'\n";
-    return 1;
+    return fail("--estimate-format must be text or json, got '" +
+                estimateFormat + "'");
   }
   // --estimate prices every kernel itself; a --perf-kernel-cost before it
   // would be overwritten by the estimate's own models without a word.
   if (requestsEstimate(argc, argv) && requestsKernelCost(argc, argv)) {
-    llvm::errs() << "error: --estimate prices the kernels itself: give its "
-                    "models with --estimate-models (and --estimate-db, "
-                    "--estimate-ml-dir) instead of --perf-kernel-cost\n";
-    return 1;
+    return fail("--estimate prices the kernels itself: give its models with "
+                "--estimate-models (and --estimate-db, --estimate-ml-dir) "
+                "instead of --perf-kernel-cost");
   }
   if (estimateIterations == 0) {
-    llvm::errs() << "error: --estimate-iterations must be at least 1\n";
-    return 1;
+    return fail("--estimate-iterations must be at least 1");
+  }
+  if (!perf::withinLimit(estimateIterations, perf::kMaxIterations)) {
+    return fail(perf::limitExceeded("--estimate-iterations", estimateIterations,
+                                    perf::kMaxIterations));
+  }
+  if (onnxBatch.getNumOccurrences() &&
+      (onnxBatch <= 0 || !perf::withinLimit(onnxBatch, perf::kMaxExtent))) {
+    return fail("--onnx-batch must be from 1 to " +
+                llvm::Twine(perf::kMaxExtent.max) + ", got " +
+                llvm::Twine(int64_t(onnxBatch)));
   }
   if (!perf::parseRetargetMethod(retargetMethod)) {
     llvm::errs() << "error: --retarget must be ratio or wave, got '"
@@ -295,9 +317,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!perfDevice.empty() && !perfDeviceFile.empty()) {
-    llvm::errs() << "error: give only one of --perf-device and "
-                    "--perf-device-file\n";
-    return 1;
+    return fail("give only one of --perf-device and --perf-device-file");
   }
 
   // A bad device is reported before any IR is read.
@@ -306,10 +326,8 @@ int main(int argc, char **argv) {
     llvm::Expected<perf::GpuSpec> spec =
         perfDevice.empty() ? perf::loadGpuSpecFile(perfDeviceFile)
                            : perf::lookupGpuOrError(perfDevice);
-    if (!spec) {
-      llvm::errs() << "error: " << llvm::toString(spec.takeError()) << "\n";
-      return 1;
-    }
+    if (!spec)
+      return perf::reportError("perf-opt", spec.takeError());
     target = *spec;
   }
 
@@ -340,14 +358,23 @@ int main(int argc, char **argv) {
       !config.shouldVerifyDiagnostics() && config.inputSplitMarker().empty())
     return failed(runEstimateOnly(std::move(input), registry, config)) ? 1 : 0;
 
-  std::string errorMessage;
-  auto output = openOutputFile(outputFilename, &errorMessage);
-  if (!output) {
-    llvm::errs() << "error: " << errorMessage << "\n";
+  // The IR goes to a temporary file renamed over the output once the
+  // pipeline succeeded: a failed or interrupted run leaves no partial file.
+  bool pipelineFailed = false;
+  llvm::Error written = llvm::writeToOutput(
+      outputFilename, [&](llvm::raw_ostream &os) -> llvm::Error {
+        if (failed(MlirOptMain(os, std::move(input), registry, config))) {
+          pipelineFailed = true;
+          return llvm::make_error<llvm::StringError>(
+              "failed", llvm::inconvertibleErrorCode());
+        }
+        return llvm::Error::success();
+      });
+  if (pipelineFailed) {
+    llvm::consumeError(std::move(written));
     return 1;
   }
-  if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
-    return 1;
-  output->keep();
+  if (written)
+    return perf::reportError("perf-opt", std::move(written));
   return 0;
 }

@@ -20,6 +20,9 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "perf/Comm/SystemSpec.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Support/InputError.h"
+#include "perf/Support/InputFile.h"
+#include "perf/Support/Limits.h"
 #include "perf/Tools/Registration.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -116,7 +119,7 @@ llvm::Expected<std::vector<double>> parseList(llvm::StringRef name,
   text.split(parts, ',', -1, false);
   for (llvm::StringRef p : parts) {
     double v;
-    if (p.trim().getAsDouble(v) || v <= 0)
+    if (p.trim().getAsDouble(v) || !std::isfinite(v) || v <= 0)
       return llvm::createStringError("--" + name.str() +
                                      ": expected positive numbers, got '" +
                                      p.str() + "'");
@@ -157,15 +160,14 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, inputFile), llvm::SMLoc());
+  // Diagnostics in the one error format, located in the input file; the
+  // first failing point's are printed.
   std::string diagnostics;
   llvm::raw_string_ostream diagStream(diagnostics);
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    diagStream << d << "\n";
-    return success();
-  });
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagStream);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module) {
-    p.error = "cannot parse: " + diagnostics;
+    p.error = diagnostics;
     return;
   }
   SystemSpec system = pointSystem(base, p);
@@ -176,9 +178,10 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
   // The passes read the system from a file, like a user's system JSON.
   llvm::SmallString<128> path;
   int fd;
-  if (llvm::sys::fs::createTemporaryFile("perf-sweep-system", "json", fd,
-                                         path)) {
-    p.error = "cannot create a temporary file";
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "perf-sweep-system", "json", fd, path)) {
+    p.error = "perf-sweep: error: cannot create a temporary file: " +
+              ec.message() + "\n";
     return;
   }
   {
@@ -186,9 +189,12 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
     os << llvm::formatv("{0:2}", toJson(system));
   }
   PassManager pm(&context);
+  std::string pipelineError;
+  llvm::raw_string_ostream pipelineStream(pipelineError);
   if (!p.pipeline.empty() &&
-      failed(parsePassPipeline(p.pipeline, pm, diagStream))) {
-    p.error = "bad --pipeline: " + diagnostics;
+      failed(parsePassPipeline(p.pipeline, pm, pipelineStream))) {
+    p.error = "perf-sweep: error: --pipeline '" + p.pipeline +
+              "': " + llvm::StringRef(pipelineError).trim().str() + "\n";
     llvm::sys::fs::remove(path);
     return;
   }
@@ -236,7 +242,8 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
   auto breakdown =
       graph ? graph->getAttrOfType<DictionaryAttr>("perf.pai") : nullptr;
   if (!breakdown) {
-    p.error = "no perf.graph in the input";
+    p.error = "perf-sweep: error: no perf.graph in the input (" +
+              inputFile + ")\n";
     return;
   }
   p.td = attrF64(breakdown, "t_d_us");
@@ -261,17 +268,29 @@ int main(int argc, char **argv) {
       "settings\n");
 
   auto fail = [](const llvm::Twine &message) {
-    llvm::errs() << "perf-sweep: error: " << message << "\n";
-    return 1;
+    return reportError("perf-sweep", llvm::createStringError(message));
   };
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+  auto buffer = readInputFile(inputFile);
   if (!buffer)
-    return fail(inputFile + ": " + buffer.getError().message());
+    return reportError("perf-sweep", buffer.takeError());
   llvm::Expected<SystemSpec> base = loadSystemSpec(systemOpt);
   if (!base)
     return fail(llvm::toString(base.takeError()));
   if (workersOpt < 1)
     return fail("--workers must be positive");
+  for (auto [name, value] :
+       {std::pair<const char *, int64_t>{"--workers", workersOpt},
+        {"--ps", psOpt},
+        {"--gpus-per-node", gpusPerNodeOpt}}) {
+    if (value < 0)
+      return fail(llvm::Twine(name) + " must not be negative");
+    if (!withinLimit(value, kMaxDevices))
+      return fail(limitExceeded(name, value, kMaxDevices));
+  }
+  if (!std::isfinite(inputBytesOpt) || inputBytesOpt > double(kMaxExtent.max))
+    return fail("--input-bytes must be a finite number of at most " +
+                llvm::Twine(kMaxExtent.max) + " (limit " + kMaxExtent.name +
+                ")");
   if (archGraphOpt != "auto" && archGraphOpt != "on" && archGraphOpt != "off")
     return fail("--arch-graph: expected auto, on or off, got '" + archGraphOpt +
                 "'");
@@ -295,6 +314,13 @@ int main(int argc, char **argv) {
   if (pipelines.empty())
     pipelines.push_back("");
 
+  // The grid is a product of the lists: bounded before it is built.
+  double gridSize = double(pipelines.size()) * double(archs.size());
+  for (const std::vector<double> &axis : axes)
+    gridSize *= double(axis.size());
+  if (gridSize > double(kMaxSweepPoints.max))
+    return fail(limitExceeded("the grid's point count", int64_t(gridSize),
+                              kMaxSweepPoints));
   std::vector<Point> points;
   for (llvm::StringRef pipeline : pipelines)
     for (llvm::StringRef arch : archs)
@@ -324,8 +350,12 @@ int main(int argc, char **argv) {
   }
 
   for (const Point &p : points)
-    if (!p.ok)
-      return fail(p.error);
+    if (!p.ok) {
+      llvm::errs() << p.error;
+      if (!llvm::StringRef(p.error).ends_with("\n"))
+        llvm::errs() << "\n";
+      return 1;
+    }
 
   // The pipeline column only when it varies.
   bool showPipeline = pipelines.size() > 1;
@@ -345,10 +375,9 @@ int main(int argc, char **argv) {
   }
 
   if (!csvOpt.empty()) {
-    std::error_code ec;
-    llvm::raw_fd_ostream csv(csvOpt, ec, llvm::sys::fs::OF_Text);
-    if (ec)
-      return fail("cannot write '" + csvOpt + "': " + ec.message());
+    // Renamed into place once written: no half table after an interrupt.
+    llvm::Error written = llvm::writeToOutput(csvOpt, [&](llvm::raw_ostream
+                                                              &csv) {
     csv << "arch,ethernet_gbps,pcie_gbs,tflops,hbm_tbs,t_d_us,t_c_compute_us,"
            "t_c_memory_us,t_w_us,t_total_us,critical_path_us,pipeline\n";
     for (const Point &p : points)
@@ -358,6 +387,11 @@ int main(int argc, char **argv) {
                            p.hbmTBs, p.td, p.tcCompute, p.tcMemory, p.tw,
                            p.total, p.criticalPath,
                            p.pipeline.empty() ? "none" : p.pipeline);
+    return llvm::Error::success();
+    });
+    if (written)
+      return fail("cannot write '" + csvOpt +
+                  "': " + llvm::toString(std::move(written)));
   }
   return 0;
 }

@@ -11,6 +11,7 @@
 #include "perf/CostModel/DbModel.h"
 #include "perf/CostModel/KernelMeasurements.h"
 #include "perf/Support/KernelSignature.h"
+#include "perf/Support/InputError.h"
 #include "perf/CostModel/ModelTraining.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
@@ -70,8 +71,7 @@ static cl::opt<unsigned> rounds("rounds", cl::init(300),
                                 cl::cat(category));
 
 static int fail(const llvm::Twine &message) {
-  llvm::WithColor::error(llvm::errs(), "perf-train") << message << "\n";
-  return 1;
+  return reportError("perf-train", llvm::createStringError(message));
 }
 
 static bool excluded(llvm::StringRef device) {
@@ -117,15 +117,15 @@ int main(int argc, char **argv) {
       auto read = isVidur ? readVidurDir(dir, &skipped)
                           : readNeuSightDir(dir, &skipped);
       if (!read)
-        return fail(llvm::toString(read.takeError()));
+        return reportError("perf-train", read.takeError());
       for (KernelMeasurement &m : *read) {
         if (!devices.count(m.device)) {
           // NeuSight names devices by their JSON beside the data; Vidur's
           // are catalog names.
           auto spec = neuSightDevice(dir, m.device);
           if (!spec)
-            return fail(m.file + ":" + llvm::Twine(m.line) + ": " +
-                        llvm::toString(spec.takeError()));
+            return reportError("perf-train", fileError(m.file, m.line, 0,
+                        llvm::toString(spec.takeError())));
           devices[m.device] = *spec;
         }
         measured.push_back(std::move(m));
@@ -137,14 +137,14 @@ int main(int argc, char **argv) {
     if (!writeDb.empty()) {
       auto db = PerfDatabase::openForWriting(writeDb);
       if (!db)
-        return fail(llvm::toString(db.takeError()));
+        return reportError("perf-train", db.takeError());
       if (auto e = (*db)->begin())
-        return fail(llvm::toString(std::move(e)));
+        return reportError("perf-train", std::move(e));
       for (auto &entry : devices)
         if (auto e = (*db)->addDevice(
                 entry.second.name,
                 llvm::formatv("{0}", toJson(entry.second)).str()))
-          return fail(llvm::toString(std::move(e)));
+          return reportError("perf-train", std::move(e));
       for (const KernelMeasurement &m : measured) {
         PerfDbEntry e{devices[m.device].name, dtypeName(m.kernel.dtype).str(),
                       kernelKindName(m.kernel.kind).str(),
@@ -152,10 +152,10 @@ int main(int argc, char **argv) {
         e.kernelName = m.kernel.name;
         e.source = m.source;
         if (auto err = (*db)->addKernel(e))
-          return fail(llvm::toString(std::move(err)));
+          return reportError("perf-train", std::move(err));
       }
       if (auto e = (*db)->commit())
-        return fail(llvm::toString(std::move(e)));
+        return reportError("perf-train", std::move(e));
       llvm::errs() << "wrote " << measured.size() << " rows to " << writeDb
                    << "\n";
     }
@@ -167,10 +167,10 @@ int main(int argc, char **argv) {
   if (!dbPath.empty()) {
     auto db = PerfDatabase::openReadOnly(dbPath);
     if (!db)
-      return fail(llvm::toString(db.takeError()));
+      return reportError("perf-train", db.takeError());
     auto entries = (*db)->entries();
     if (!entries)
-      return fail(llvm::toString(entries.takeError()));
+      return reportError("perf-train", entries.takeError());
     for (const PerfDbEntry &e : *entries) {
       if (excluded(e.device))
         continue;
@@ -179,27 +179,31 @@ int main(int argc, char **argv) {
         // the catalog's.
         auto stored = (*db)->deviceSpecJson(e.device);
         if (!stored)
-          return fail(llvm::toString(stored.takeError()));
+          return reportError("perf-train", stored.takeError());
         if (!stored->empty()) {
           auto spec = parseGpuSpecText(*stored, dbPath + ": device '" +
                                                     e.device + "' spec_json");
           if (!spec)
-            return fail(llvm::toString(spec.takeError()));
+            return reportError("perf-train", spec.takeError());
           devices[e.device] = *spec;
         } else if (const GpuSpec *known = lookupGpu(e.device)) {
           devices[e.device] = *known;
         } else {
-          return fail(dbPath + ": device '" + e.device +
-                      "' has no spec in the database and is not in the GPU "
-                      "catalog");
+          return reportError(
+              "perf-train",
+              fileError(dbPath, "device '" + e.device +
+                                    "' has no spec in the database and is "
+                                    "not in the GPU catalog"));
         }
       }
       auto kernel = parseKernelSignature(e.kind, e.signature);
       if (!kernel)
-        return fail(dbPath + ": " + llvm::toString(kernel.takeError()));
+        return reportError("perf-train",
+                           fileError(dbPath, llvm::toString(kernel.takeError())));
       std::optional<DType> dtype = parseDType(e.dtype);
       if (!dtype)
-        return fail(dbPath + ": unknown dtype '" + e.dtype + "'");
+        return reportError("perf-train",
+                           fileError(dbPath, "unknown dtype '" + e.dtype + "'"));
       kernel->dtype = *dtype;
       kernel->name = e.kernelName;
       dbKernels.push_back(*kernel);
@@ -218,6 +222,6 @@ int main(int argc, char **argv) {
   options.rooflineOnly = rooflineOnly;
   options.select = selectModels;
   if (auto e = trainModelDirectory(rows, output, options, llvm::errs()))
-    return fail(llvm::toString(std::move(e)));
+    return reportError("perf-train", std::move(e));
   return 0;
 }

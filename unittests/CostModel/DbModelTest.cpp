@@ -3,6 +3,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "gtest/gtest.h"
+#include <sqlite3.h>
+#include <unistd.h>
 
 using namespace perf;
 
@@ -67,6 +69,58 @@ TEST(PerfDb, MissingFileAndPathAreErrors) {
   auto missing = createKernelCostModel("db", options);
   EXPECT_FALSE(bool(missing));
   llvm::consumeError(missing.takeError());
+}
+
+/// A database of `rows` GEMMs on the T4 at `path`.
+static void writeGemms(const std::string &path, int rows) {
+  auto db = PerfDatabase::openForWriting(path);
+  ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+  ASSERT_FALSE(bool((*db)->begin()));
+  for (int m = 1; m <= rows; ++m)
+    ASSERT_FALSE(bool((*db)->addKernel(
+        {"Tesla T4", "f32", "gemm", kernelSignature(gemm(m)), 1.0 + m})));
+  ASSERT_FALSE(bool((*db)->commit()));
+}
+
+static std::string openError(const std::string &path) {
+  auto db = PerfDatabase::openReadOnly(path);
+  return db ? "" : llvm::toString(db.takeError());
+}
+
+TEST(PerfDb, TruncatedFileIsAnErrorNotAnEmptyDatabase) {
+  std::string path = tempDb();
+  writeGemms(path, 2000);
+  ASSERT_EQ(openError(path), "");
+  uint64_t size = 0;
+  ASSERT_FALSE(llvm::sys::fs::file_size(path, size));
+  ASSERT_EQ(::truncate(path.c_str(), off_t(size / 2)), 0);
+  EXPECT_EQ(openError(path), path + ": not a perf database (docs/perf-db.md): "
+                                    "database disk image is malformed");
+  llvm::sys::fs::remove(path);
+}
+
+TEST(PerfDb, BadLatenciesAreRefusedWithTheirKernel) {
+  std::string path = tempDb();
+  writeGemms(path, 1);
+  auto writer = PerfDatabase::openForWriting(path);
+  ASSERT_TRUE(bool(writer));
+  PerfDbEntry negative{"Tesla T4", "f32", "gemm", kernelSignature(gemm(7)), -5};
+  EXPECT_EQ(llvm::toString((*writer)->addKernel(negative)),
+            path + ": kernel 'gemm " + kernelSignature(gemm(7)) +
+                "': latency_us must be a finite positive number");
+  writer->reset();
+  // A row another writer stored is caught when the database is opened.
+  sqlite3 *raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "UPDATE kernels SET latency_us = -5", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  EXPECT_EQ(openError(path), path + ": kernel 'gemm " +
+                                 kernelSignature(gemm(1)) +
+                                 "' (f32 on Tesla T4): latency_us must be a "
+                                 "finite positive number, got -5.0");
+  llvm::sys::fs::remove(path);
 }
 
 TEST(CostStack, FirstModelThatPricesWins) {

@@ -170,9 +170,9 @@ TEST(VidurCsv, BadInputNamesFileLineAndColumn) {
   auto zero = parseVidurCsv(
       std::string(header) + "0.1,32,8,4096,100,True,0,1\n", "b.csv", "A40");
   ASSERT_FALSE(bool(zero));
-  EXPECT_NE(llvm::toString(zero.takeError())
-                .find("b.csv:2: column 'num_tokens' must be a positive"),
-            std::string::npos);
+  EXPECT_EQ(llvm::toString(zero.takeError()),
+            "b.csv:2: column 'num_tokens' must be an integer from 1 to 2^40 "
+            "(max-extent), got '0'");
   auto missing =
       parseVidurCsv("time_stats.add.median,n_head\n0.1,32\n", "c.csv", "A40");
   ASSERT_FALSE(bool(missing));

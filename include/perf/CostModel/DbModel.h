@@ -60,6 +60,8 @@ public:
 private:
   PerfDatabase() = default;
   llvm::Error exec(llvm::StringRef sql);
+  /// Integrity, schema version and latencies of a database opened to read.
+  llvm::Error checkContents() const;
   sqlite3 *db = nullptr;
   sqlite3_stmt *lookupStmt = nullptr;
   sqlite3_stmt *insertStmt = nullptr;

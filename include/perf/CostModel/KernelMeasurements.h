@@ -10,6 +10,7 @@
 #define PERF_COSTMODEL_KERNELMEASUREMENTS_H
 
 #include "perf/Support/GpuSpec.h"
+#include "perf/Support/InputFile.h"
 #include "perf/Support/KernelDesc.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -33,9 +34,6 @@ struct KernelMeasurement {
   std::string source;
   unsigned line = 0;
 };
-
-/// Reads a whole file, inflating it when it is gzip-compressed.
-llvm::Expected<std::string> readMaybeGzipFile(llvm::StringRef path);
 
 /// Splits one CSV record (RFC 4180 quoting) into fields.
 std::vector<std::string> splitCsvRecord(llvm::StringRef line);

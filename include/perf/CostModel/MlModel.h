@@ -96,9 +96,18 @@ KernelDesc mlWithParallelExtent(const KernelDesc &kernel, int64_t extent);
 std::vector<size_t> selectTrainingRows(llvm::ArrayRef<MlSample> samples,
                                        size_t maxRows, unsigned seed);
 
-/// Trains one kind's booster and saves it (XGBoost JSON) to `path`.
+/// Trains one kind's booster and saves it to `path`, in XGBoost's UBJSON
+/// (<kind>.ubj) or JSON (<kind>.json) by the name.
 llvm::Error trainMlModel(llvm::ArrayRef<MlSample> samples,
                          const MlTrainOptions &options, llvm::StringRef path);
+
+/// The bytes of the XGBoost model file at `path` (JSON or UBJSON, plain or
+/// gzip-compressed), once they are checked to be a regression tree ensemble over
+/// `numFeatures` features that XGBoost can read safely: well-formed trees,
+/// splits on existing features, within the limits. Errors name the file and
+/// the first bad entry.
+llvm::Expected<std::string> readBoosterFile(llvm::StringRef path,
+                                            unsigned numFeatures);
 
 class MlModel : public KernelCostModel {
 public:

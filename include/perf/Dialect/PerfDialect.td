@@ -17,6 +17,8 @@ def Perf_Dialect : Dialect {
   }];
   let cppNamespace = "::perf";
   let useDefaultAttributePrinterParser = 1;
+  // perf.* attributes that hold times are checked where the IR is read.
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
 

@@ -85,6 +85,7 @@ def Perf_SyncOp : Perf_Op<"sync"> {
   let arguments = (ins DefaultValuedAttr<I64Attr, "0">:$device,
                        OptionalAttr<I64Attr>:$stream);
   let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

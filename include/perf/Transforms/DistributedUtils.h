@@ -45,6 +45,10 @@ int64_t maxDeviceId(GraphOp graph);
 int64_t elementBytes(mlir::Type type);
 /// Bytes of a ranked tensor value; 0 for anything else.
 int64_t tensorBytes(mlir::Type type);
+/// `bytes` as an int64 count, saturated one past max-extent: sizes within
+/// the limits can multiply past an int64, and the passes that build
+/// collectives from a count report the limit.
+int64_t saturatedBytes(double bytes);
 
 /// Whether a framework op belongs to the forward pass: every kernel it
 /// launches has pass "fwd" (an op without kernels counts as forward).

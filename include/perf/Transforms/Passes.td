@@ -5,7 +5,13 @@
 
 include "mlir/Pass/PassBase.td"
 
-def SetTarget : Pass<"perf-set-target", "::mlir::ModuleOp"> {
+// Every perf pass reads or writes perf ops and attributes: the dialect is
+// loaded before it runs, also on a module that holds none yet (an empty file).
+class PerfPass<string arg, string op> : Pass<arg, op> {
+  let dependentDialects = ["::perf::PerfDialect"];
+}
+
+def SetTarget : PerfPass<"perf-set-target", "::mlir::ModuleOp"> {
   let summary = "Sets the target GPU of every perf.graph";
   let description = [{
     Replaces the `target` of every graph with a catalog GPU (`device=H100`)
@@ -20,7 +26,7 @@ def SetTarget : Pass<"perf-set-target", "::mlir::ModuleOp"> {
   ];
 }
 
-def KernelCost : Pass<"perf-kernel-cost", "::mlir::ModuleOp"> {
+def KernelCost : PerfPass<"perf-kernel-cost", "::mlir::ModuleOp"> {
   let summary = "Prices every kernel with the chosen latency models";
   let description = [{
     Writes `perf.latency_us` and `perf.cost_model` on every kernel. Models
@@ -54,7 +60,7 @@ def KernelCost : Pass<"perf-kernel-cost", "::mlir::ModuleOp"> {
   ];
 }
 
-def HostOverhead : Pass<"perf-host-overhead", "::mlir::ModuleOp"> {
+def HostOverhead : PerfPass<"perf-host-overhead", "::mlir::ModuleOp"> {
   let summary = "Attaches the T1-T5 host overheads to every op and launch";
   let description = [{
     Writes `perf.overhead_us = array<f64: T1, T2, T3, T5>` on every perf.op
@@ -70,7 +76,7 @@ def HostOverhead : Pass<"perf-host-overhead", "::mlir::ModuleOp"> {
   ];
 }
 
-def CriticalPath : Pass<"perf-critical-path", "::mlir::ModuleOp"> {
+def CriticalPath : PerfPass<"perf-critical-path", "::mlir::ModuleOp"> {
   let summary = "Computes start/end times and the end-to-end step time";
   let description = [{
     Walks each graph once (Algorithm 1 of Lin et al., generalized to a host
@@ -91,7 +97,7 @@ def CriticalPath : Pass<"perf-critical-path", "::mlir::ModuleOp"> {
   ];
 }
 
-def Report : Pass<"perf-report", "::mlir::ModuleOp"> {
+def Report : PerfPass<"perf-report", "::mlir::ModuleOp"> {
   let summary = "Prints the estimate of every graph";
   let options = [
     Option<"format", "format", "std::string", "\"text\"",
@@ -105,7 +111,7 @@ def Report : Pass<"perf-report", "::mlir::ModuleOp"> {
 // Distributed training (docs/distributed.md)
 //===----------------------------------------------------------------------===//
 
-def CommCost : Pass<"perf-comm-cost", "::mlir::ModuleOp"> {
+def CommCost : PerfPass<"perf-comm-cost", "::mlir::ModuleOp"> {
   let summary = "Prices every collective with NCCL's cost model";
   let description = [{
     Writes `perf.latency_us`, `perf.cost_model = "nccl"`, `perf.algorithm`
@@ -130,7 +136,7 @@ def CommCost : Pass<"perf-comm-cost", "::mlir::ModuleOp"> {
   ];
 }
 
-def DataParallel : Pass<"perf-data-parallel", "::mlir::ModuleOp"> {
+def DataParallel : PerfPass<"perf-data-parallel", "::mlir::ModuleOp"> {
   let summary = "Adds bucketed gradient all_reduces for data parallelism";
   let description = [{
     Models one replica (device 0) of `devices` symmetric replicas. Gradients
@@ -151,7 +157,7 @@ def DataParallel : Pass<"perf-data-parallel", "::mlir::ModuleOp"> {
   ];
 }
 
-def TensorParallel : Pass<"perf-tensor-parallel", "::mlir::ModuleOp"> {
+def TensorParallel : PerfPass<"perf-tensor-parallel", "::mlir::ModuleOp"> {
   let summary = "Megatron-style tensor parallelism over `devices` GPUs";
   let description = [{
     A forward GEMM that reads a replicated tensor is column-parallel (n / N),
@@ -170,7 +176,7 @@ def TensorParallel : Pass<"perf-tensor-parallel", "::mlir::ModuleOp"> {
   ];
 }
 
-def PipelineParallel : Pass<"perf-pipeline-parallel", "::mlir::ModuleOp"> {
+def PipelineParallel : PerfPass<"perf-pipeline-parallel", "::mlir::ModuleOp"> {
   let summary = "Splits a graph into pipeline stages over `devices` GPUs";
   let description = [{
     The input graph is one micro-batch. Forward ops are cut into `devices`
@@ -196,7 +202,7 @@ def PipelineParallel : Pass<"perf-pipeline-parallel", "::mlir::ModuleOp"> {
   ];
 }
 
-def ShardEmbeddings : Pass<"perf-shard-embeddings", "::mlir::ModuleOp"> {
+def ShardEmbeddings : PerfPass<"perf-shard-embeddings", "::mlir::ModuleOp"> {
   let summary = "Places embedding tables across GPUs with all_to_all";
   let description = [{
     DLRM-style model parallelism: every table of every embedding_bag kernel
@@ -215,7 +221,7 @@ def ShardEmbeddings : Pass<"perf-shard-embeddings", "::mlir::ModuleOp"> {
   ];
 }
 
-def PaiBreakdown : Pass<"perf-pai-breakdown", "::mlir::ModuleOp"> {
+def PaiBreakdown : PerfPass<"perf-pai-breakdown", "::mlir::ModuleOp"> {
   let summary = "Prints the PAI breakdown T_d / T_c / T_w of every graph";
   let description = [{
     The analytical model of Wang et al. (Alibaba PAI, IISWC 2019, Sec. II-B):
@@ -247,7 +253,8 @@ def PaiBreakdown : Pass<"perf-pai-breakdown", "::mlir::ModuleOp"> {
 // (docs/transforms.md)
 //===----------------------------------------------------------------------===//
 
-def SynthesizeTraining : Pass<"perf-synthesize-training", "::mlir::ModuleOp"> {
+def SynthesizeTraining
+    : PerfPass<"perf-synthesize-training", "::mlir::ModuleOp"> {
   let summary = "Turns an inference graph into one training step";
   let description = [{
     Appends the backward pass, in reverse order of the forward ops, and the
@@ -273,7 +280,7 @@ def SynthesizeTraining : Pass<"perf-synthesize-training", "::mlir::ModuleOp"> {
   ];
 }
 
-def FuseConvBiasAct : Pass<"perf-fuse-conv-bias-act", "::mlir::ModuleOp"> {
+def FuseConvBiasAct : PerfPass<"perf-fuse-conv-bias-act", "::mlir::ModuleOp"> {
   let summary = "Fuses conv2d + bias add + activation into one conv kernel";
   let description = [{
     Benanza's conv-bias-activation pattern (cudnnConvolutionBiasActivation-
@@ -286,7 +293,7 @@ def FuseConvBiasAct : Pass<"perf-fuse-conv-bias-act", "::mlir::ModuleOp"> {
   }];
 }
 
-def FuseElementwise : Pass<"perf-fuse-elementwise", "::mlir::ModuleOp"> {
+def FuseElementwise : PerfPass<"perf-fuse-elementwise", "::mlir::ModuleOp"> {
   let summary = "Fuses chains of element-wise kernels into one kernel";
   let description = [{
     A chain of forward element-wise kernels of the same size, consecutive in
@@ -297,7 +304,7 @@ def FuseElementwise : Pass<"perf-fuse-elementwise", "::mlir::ModuleOp"> {
   }];
 }
 
-def AssignStreams : Pass<"perf-assign-streams", "::mlir::ModuleOp"> {
+def AssignStreams : PerfPass<"perf-assign-streams", "::mlir::ModuleOp"> {
   let summary = "Puts independent branches of the graph on separate streams";
   let description = [{
     Splits the op DAG into branches: chains where an op is the only consumer
@@ -312,7 +319,7 @@ def AssignStreams : Pass<"perf-assign-streams", "::mlir::ModuleOp"> {
   ];
 }
 
-def LowerBound : Pass<"perf-lower-bound", "::mlir::ModuleOp"> {
+def LowerBound : PerfPass<"perf-lower-bound", "::mlir::ModuleOp"> {
   let summary = "Benanza's per-layer analysis and lower-bound latencies";
   let description = [{
     Prints, per graph: each layer's (perf.op's) kernels, MACs, FLOPs, bytes
@@ -335,7 +342,7 @@ def LowerBound : Pass<"perf-lower-bound", "::mlir::ModuleOp"> {
 // Transforms of imported traces and what-if questions (docs/traces.md)
 //===----------------------------------------------------------------------===//
 
-def FuseEmbeddings : Pass<"fuse-embeddings", "::mlir::ModuleOp"> {
+def FuseEmbeddings : PerfPass<"fuse-embeddings", "::mlir::ModuleOp"> {
   let summary = "Replaces groups of embedding_bag ops by one batched lookup";
   let description = [{
     Figure 11 of Lin et al.: consecutive framework ops that each launch one
@@ -354,7 +361,7 @@ def FuseEmbeddings : Pass<"fuse-embeddings", "::mlir::ModuleOp"> {
   ];
 }
 
-def ResizeBatch : Pass<"resize-batch", "::mlir::ModuleOp"> {
+def ResizeBatch : PerfPass<"resize-batch", "::mlir::ModuleOp"> {
   let summary = "Rescales the batch dimension of a graph";
   let description = [{
     Replaces the batch size `from` (the graph's `perf.batch`, else the most
@@ -374,7 +381,7 @@ def ResizeBatch : Pass<"resize-batch", "::mlir::ModuleOp"> {
   ];
 }
 
-def Compare : Pass<"perf-compare", "::mlir::ModuleOp"> {
+def Compare : PerfPass<"perf-compare", "::mlir::ModuleOp"> {
   let summary = "Prints the estimate against the baseline and the measurement";
   let description = [{
     For every estimated graph prints the predicted step time, the estimate
@@ -390,8 +397,7 @@ def Compare : Pass<"perf-compare", "::mlir::ModuleOp"> {
   ];
 }
 
-
-def PaiArchitecture : Pass<"perf-pai-architecture", "::mlir::ModuleOp"> {
+def PaiArchitecture : PerfPass<"perf-pai-architecture", "::mlir::ModuleOp"> {
   let summary = "Rewrite a training step for a PAI architecture: PS/Worker, "
                 "AllReduce-Local or AllReduce-Cluster, with input I/O";
   let description = [{

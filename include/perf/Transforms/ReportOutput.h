@@ -38,6 +38,9 @@ mlir::LogicalResult writeGraphReport(mlir::ModuleOp module,
   });
   if (walk.wasInterrupted())
     return mlir::failure();
+  // An input without a graph (an empty file) has no answer to report.
+  if (summaries.empty())
+    return module.emitError("no perf.graph in the input to report on");
   std::string text;
   llvm::raw_string_ostream os(text);
   if (format == "json") {

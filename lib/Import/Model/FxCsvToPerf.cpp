@@ -30,11 +30,14 @@
 #include "perf/CostModel/KernelMeasurements.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Support/InputFile.h"
+#include "perf/Support/Limits.h"
 #include "perf/Trace/TraceFile.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -85,7 +88,9 @@ std::vector<std::vector<int64_t>> parseShapes(StringRef text) {
         shapes.push_back(current);
       --depth;
     } else if (ch >= '0' && ch <= '9') {
-      value = inNumber ? value * 10 + (ch - '0') : ch - '0';
+      // Saturates above max-extent, which the caller reports.
+      value = inNumber ? std::min(value * 10 + (ch - '0'), kMaxExtent.max + 1)
+                       : ch - '0';
       inNumber = true;
     } else if (inNumber) {
       current.push_back(value);
@@ -185,6 +190,14 @@ std::string moduleClassOf(StringRef meta) {
   return m[1].rsplit('.').second.str();
 }
 
+/// Every shape a row records: its inputs' and its output's.
+std::vector<const std::vector<int64_t> *> shapesOf(const FxNode &n) {
+  std::vector<const std::vector<int64_t> *> shapes{&n.outputShape};
+  for (const std::vector<int64_t> &shape : n.inputShapes)
+    shapes.push_back(&shape);
+  return shapes;
+}
+
 llvm::Expected<std::vector<FxNode>> parseFxCsv(StringRef text,
                                                StringRef path) {
   // Records may span lines inside quotes; split on unquoted newlines.
@@ -240,6 +253,9 @@ llvm::Expected<std::vector<FxNode>> parseFxCsv(StringRef text,
     std::vector<std::vector<int64_t>> out = parseShapes(get("output_shape"));
     if (!out.empty())
       n.outputShape = out.front();
+    for (const std::vector<int64_t> *shape : shapesOf(n))
+      if (std::optional<std::string> bad = checkTensorShape(*shape))
+        return csvError(path, n.line, "node '" + n.name + "': " + *bad);
     n.scalarOutput = n.dtype.empty();
     n.moduleClass = moduleClassOf(get("meta"));
     n.layer = layerOf(get("meta"));
@@ -491,10 +507,9 @@ std::optional<int64_t> labelLayers(StringRef csvPath) {
     if (StringRef(json).ends_with(ext))
       json.resize(json.size() - ext.size());
   json += ".json";
-  auto buffer = llvm::MemoryBuffer::getFile(json);
-  if (!buffer)
+  if (!llvm::sys::fs::exists(json))
     return std::nullopt;
-  auto value = llvm::json::parse((*buffer)->getBuffer());
+  auto value = readJsonFile(json);
   if (!value) {
     llvm::consumeError(value.takeError());
     return std::nullopt;

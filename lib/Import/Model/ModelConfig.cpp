@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "perf/Import/ModelConfig.h"
+#include "perf/Support/InputFile.h"
+#include "perf/Support/Limits.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/JSON.h"
 #include <optional>
@@ -31,6 +33,9 @@ integer(const llvm::json::Object &o, StringRef path,
     std::optional<int64_t> i = v->getAsInteger();
     if (!i || *i <= 0)
       return configError(path, "key '" + key + "' must be a positive integer");
+    if (!withinLimit(*i, kMaxExtent))
+      return configError(path,
+                         limitExceeded("key '" + key + "'", *i, kMaxExtent));
     return i;
   }
   if (!required)
@@ -44,9 +49,9 @@ integer(const llvm::json::Object &o, StringRef path,
 
 llvm::Expected<TransformerConfig> perf::parseModelConfig(StringRef text,
                                                          StringRef path) {
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  llvm::Expected<llvm::json::Value> parsed = parseJsonInput(text, path);
   if (!parsed)
-    return configError(path, "not JSON: " + llvm::toString(parsed.takeError()));
+    return parsed.takeError();
   const llvm::json::Object *o = parsed->getAsObject();
   if (!o)
     return configError(path, "a model config must be a JSON object");

@@ -16,12 +16,18 @@
 
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
+#include "onnx/defs/shape_inference.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/shape_inference/implementation.h"
 
+#include "perf/Support/InputError.h"
+#include "perf/Support/InputFile.h"
+#include "perf/Support/Limits.h"
 #include <cstring>
 #include <exception>
 #include <map>
+#include <mutex>
+#include <set>
 #include <unordered_map>
 
 using namespace perf;
@@ -34,13 +40,20 @@ bool OnnxValueInfo::isFullyKnown() const {
   return hasShape && llvm::all_of(shape, [](int64_t d) { return d >= 0; });
 }
 
+/// The product of `dims`, saturated one past max-tensor-elements (the loader
+/// refuses shapes beyond it; saturating keeps the product defined before).
+static int64_t saturatedProduct(llvm::ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n = d > 0 && n > kMaxTensorElements.max / d ? kMaxTensorElements.max + 1
+                                                : n * d;
+  return n;
+}
+
 int64_t OnnxValueInfo::numElements() const {
   if (!isFullyKnown())
     return -1;
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
+  return saturatedProduct(shape);
 }
 
 const OnnxAttribute *OnnxNode::getAttr(llvm::StringRef attrName) const {
@@ -110,10 +123,11 @@ static DType dtypeOfElemType(int elemType) {
 static std::optional<std::vector<int64_t>>
 smallIntData(const onnx::TensorProto &t) {
   constexpr int64_t kMaxElements = 64;
-  int64_t n = 1;
-  for (int64_t d : t.dims())
-    n *= d;
-  if (n > kMaxElements || n < 0)
+  if (llvm::any_of(t.dims(), [](int64_t d) { return d < 0; }))
+    return std::nullopt;
+  int64_t n = saturatedProduct(
+      llvm::ArrayRef<int64_t>(t.dims().data(), t.dims().size()));
+  if (n > kMaxElements)
     return std::nullopt;
   std::vector<int64_t> out;
   if (t.data_type() == onnx::TensorProto::INT64) {
@@ -397,10 +411,8 @@ static bool tensorHasData(const onnx::TensorProto &t) {
 }
 
 static int64_t tensorElements(const onnx::TensorProto &t) {
-  int64_t n = 1;
-  for (int64_t d : t.dims())
-    n *= d;
-  return n;
+  return saturatedProduct(
+      llvm::ArrayRef<int64_t>(t.dims().data(), t.dims().size()));
 }
 
 /// Initializers stored in another file or stripped of their bytes become
@@ -582,14 +594,152 @@ static void overrideBatch(onnx::GraphProto &g, int64_t batch) {
   }
 }
 
+static llvm::Error makeError(llvm::StringRef file, const llvm::Twine &msg) {
+  return fileError(file, msg);
+}
+
+//===----------------------------------------------------------------------===//
+// Guards in front of ONNX's shape inference.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// An op whose ONNX inference function divides by its strides and indexes
+/// its windows by the input's rank without checking them: a stride of 0 is
+/// a SIGFPE, weights of another rank than the input a read out of bounds.
+struct ConvLikeOp {
+  const char *name;
+  int input;   // The data input.
+  int weights; // The weight input, -1 for pooling.
+};
+constexpr ConvLikeOp kConvLikeOps[] = {
+    {"Conv", 0, 1},          {"ConvInteger", 0, 1}, {"QLinearConv", 0, 3},
+    {"ConvTranspose", 0, 1}, {"MaxPool", 0, -1},    {"AveragePool", 0, -1},
+    {"LpPool", 0, -1},       {"MaxUnpool", 0, -1},
+};
+} // namespace
+
+/// The rank of input `index`, or -1 when it is not known.
+static int inputRank(onnx::InferenceContext &ctx, int index) {
+  if (index < 0 || size_t(index) >= ctx.getNumInputs())
+    return -1;
+  const onnx::TypeProto *type = ctx.getInputType(index);
+  if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape())
+    return -1;
+  return type->tensor_type().shape().dim_size();
+}
+
+/// Throws ONNX's InferenceError for what its conv and pooling inference
+/// would crash on; called before that inference.
+static void checkConvLike(onnx::InferenceContext &ctx, const ConvLikeOp &op) {
+  int rank = inputRank(ctx, op.input);
+  if (rank >= 0 && rank < 3)
+    fail_shape_inference("the input has rank ", rank,
+                         "; a convolution or pooling needs 3 or more");
+  int weights = inputRank(ctx, op.weights);
+  if (rank >= 0 && weights >= 0 && weights != rank)
+    fail_shape_inference("the weights have rank ", weights, ", the input ",
+                         rank);
+  int spatial = rank >= 0 ? rank - 2 : weights >= 0 ? weights - 2 : -1;
+  auto ints = [&](const char *name, int size, int64_t min) {
+    const onnx::AttributeProto *a = ctx.getAttribute(name);
+    if (!a)
+      return;
+    if (spatial >= 0 && a->ints_size() != size)
+      fail_shape_inference("attribute ", name, " has ", a->ints_size(),
+                           " values, the ", spatial,
+                           " spatial dimensions need ", size);
+    for (int64_t v : a->ints())
+      if (v < min)
+        fail_shape_inference("attribute ", name, " holds ", v,
+                             "; its values must be at least ", min);
+  };
+  ints("kernel_shape", spatial, 1);
+  ints("strides", spatial, 1);
+  ints("dilations", spatial, 1);
+  ints("pads", 2 * spatial, 0);
+  ints("output_padding", spatial, 0);
+  ints("output_shape", spatial, 0);
+  if (const onnx::AttributeProto *group = ctx.getAttribute("group"))
+    if (group->i() < 1)
+      fail_shape_inference("attribute group is ", group->i(),
+                           "; it must be at least 1");
+}
+
+/// Puts checkConvLike in front of the inference function of every version
+/// of the conv-like ops, once per process.
+static void guardShapeInference() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    int64_t maxOpset = onnxMaxKnownOpset("");
+    for (const ConvLikeOp &op : kConvLikeOps) {
+      std::set<const onnx::OpSchema *> seen;
+      for (int version = 1; version <= maxOpset; ++version) {
+        const onnx::OpSchema *schema =
+            onnx::OpSchemaRegistry::Schema(op.name, version, "");
+        if (!schema || !seen.insert(schema).second)
+          continue;
+        // The registry owns its schemas as mutable objects and offers no
+        // other way to amend one.
+        auto *mutableSchema = const_cast<onnx::OpSchema *>(schema);
+        onnx::InferenceFunction original =
+            mutableSchema->GetTypeAndShapeInferenceFunction();
+        mutableSchema->TypeAndShapeInferenceFunction(
+            [original, op](onnx::InferenceContext &ctx) {
+              checkConvLike(ctx, op);
+              if (original)
+                original(ctx);
+            });
+      }
+    }
+  });
+}
+
+/// Refuses a negative dimension anywhere a shape is declared: ONNX's
+/// inference takes it at its word.
+static llvm::Error checkDeclaredShapes(const onnx::GraphProto &g,
+                                       llvm::StringRef file) {
+  auto check = [&](const onnx::ValueInfoProto &v) -> llvm::Error {
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape())
+      return llvm::Error::success();
+    for (auto [i, dim] : llvm::enumerate(v.type().tensor_type().shape().dim()))
+      if (dim.has_dim_value() && dim.dim_value() < 0)
+        return makeError(file, "value '" + v.name() + "': dimension " +
+                                   llvm::Twine(i) + " is " +
+                                   llvm::Twine(dim.dim_value()));
+    return llvm::Error::success();
+  };
+  for (const auto &list : {g.input(), g.output(), g.value_info()})
+    for (const onnx::ValueInfoProto &v : list)
+      if (llvm::Error e = check(v))
+        return e;
+  for (const onnx::TensorProto &t : g.initializer())
+    for (auto [i, d] : llvm::enumerate(t.dims()))
+      if (d < 0)
+        return makeError(file, "initializer '" + t.name() + "': dimension " +
+                                   llvm::Twine(i) + " is " + llvm::Twine(d));
+  if (!withinLimit(g.node_size(), kMaxGraphOps))
+    return makeError(
+        file, limitExceeded("the node count", g.node_size(), kMaxGraphOps));
+  return llvm::Error::success();
+}
+
+/// Every shape the loader or ONNX's inference settled within the limits
+/// (a Reshape may ask for any size).
+static llvm::Error checkShapeLimits(const OnnxGraph &g, llvm::StringRef file) {
+  for (const auto &[name, value] : g.values)
+    if (value.hasShape)
+      if (std::optional<std::string> bad = checkTensorShape(value.shape))
+        return makeError(file, "value '" + name + "': " + *bad);
+  for (const OnnxNode &node : g.nodes)
+    for (const auto &[attribute, sub] : node.subgraphs)
+      if (llvm::Error e = checkShapeLimits(*sub, file))
+        return e;
+  return llvm::Error::success();
+}
+
 //===----------------------------------------------------------------------===//
 // Entry points.
 //===----------------------------------------------------------------------===//
-
-static llvm::Error makeError(llvm::StringRef file, const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 file + ": " + msg);
-}
 
 /// ONNX messages span lines ("==> Context: ..."); reports want one line.
 static std::string oneLine(llvm::StringRef text) {
@@ -655,8 +805,16 @@ static llvm::Expected<OnnxModel> loadImpl(llvm::StringRef bytes,
   }
 
   onnx::GraphProto *graph = proto.mutable_graph();
+  if (llvm::Error e = checkDeclaredShapes(*graph, file))
+    return std::move(e);
   nameNodes(*graph);
   detachWeightData(*graph);
+  if (!withinLimit(options.batchSize, kMaxExtent) ||
+      !withinLimit(options.sequenceLength, kMaxExtent))
+    return makeError(
+        file, limitExceeded("the batch size or sequence length",
+                            std::max(options.batchSize, options.sequenceLength),
+                            kMaxExtent));
   if (options.batchSize > 0)
     overrideBatch(*graph, options.batchSize);
   if (options.sequenceLength > 0 &&
@@ -671,6 +829,7 @@ static llvm::Expected<OnnxModel> loadImpl(llvm::StringRef bytes,
       return makeError(file, "invalid model: " + oneLine(e.what()));
     }
   }
+  guardShapeInference();
   try {
     onnx::ShapeInferenceOptions si(/*check_type=*/true, /*strict_mode=*/1,
                                    /*data_prop=*/true);
@@ -681,6 +840,8 @@ static llvm::Expected<OnnxModel> loadImpl(llvm::StringRef bytes,
   }
 
   convertGraph(proto.graph(), model.graph);
+  if (llvm::Error e = checkShapeLimits(model.graph, file))
+    return std::move(e);
   model.batchSize = firstInputBatch(proto.graph());
   return model;
 }
@@ -699,9 +860,8 @@ perf::loadOnnxModelFromBuffer(llvm::StringRef bytes, llvm::StringRef bufferName,
 
 llvm::Expected<OnnxModel> perf::loadOnnxModel(llvm::StringRef path,
                                               const OnnxLoadOptions &options) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
+  auto buffer = readInputFile(path);
   if (!buffer)
-    return makeError(path, "cannot read: " + buffer.getError().message());
+    return buffer.takeError();
   return loadOnnxModelFromBuffer((*buffer)->getBuffer(), path, options);
 }

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Import/OnnxImport.h"
 
 #include "mlir/IR/Builders.h"
@@ -265,7 +266,7 @@ OwningOpRef<ModuleOp> perf::importOnnxFile(MLIRContext *ctx, StringRef path,
   load.sequenceLength = options.sequenceLength;
   auto model = loadOnnxModel(path, load);
   if (!model) {
-    emitError(UnknownLoc::get(ctx)) << llvm::toString(model.takeError());
+    emitInputError(UnknownLoc::get(ctx), model.takeError());
     return nullptr;
   }
   OnnxLowering lowering = lowerOnnxModel(*model);
@@ -274,7 +275,9 @@ OwningOpRef<ModuleOp> perf::importOnnxFile(MLIRContext *ctx, StringRef path,
 
 void perf::registerOnnxImportTranslation() {
   static llvm::cl::opt<int64_t> batch(
-      "onnx-batch", llvm::cl::desc("Batch size to re-infer ONNX shapes with"),
+      "onnx-batch",
+      llvm::cl::desc("Batch size to re-infer ONNX shapes with (default: the "
+                     "model's)"),
       llvm::cl::init(0));
   static llvm::cl::opt<int64_t> seq(
       "onnx-seq",
@@ -290,13 +293,14 @@ void perf::registerOnnxImportTranslation() {
          MLIRContext *ctx) -> OwningOpRef<Operation *> {
         const llvm::MemoryBuffer *buffer =
             sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
-        if (batch < 0 || seq < 0) {
-          emitError(UnknownLoc::get(ctx))
-              << (batch < 0 ? "--onnx-batch" : "--onnx-seq")
-              << " must be positive (0 keeps the model's), got "
-              << (batch < 0 ? int64_t(batch) : int64_t(seq));
-          return nullptr;
-        }
+        // Given, a size must be one to use; not given, the model's stands.
+        for (auto *option : {&batch, &seq})
+          if (option->getNumOccurrences() && *option <= 0) {
+            emitError(UnknownLoc::get(ctx))
+                << "--" << option->ArgStr << " must be positive, got "
+                << int64_t(*option);
+            return nullptr;
+          }
         OnnxLoadOptions load;
         load.batchSize = batch;
         load.sequenceLength = seq;
@@ -305,7 +309,7 @@ void perf::registerOnnxImportTranslation() {
           name = "<stdin>";
         auto model = loadOnnxModelFromBuffer(buffer->getBuffer(), name, load);
         if (!model) {
-          emitError(UnknownLoc::get(ctx)) << llvm::toString(model.takeError());
+          emitInputError(UnknownLoc::get(ctx), model.takeError());
           return nullptr;
         }
         OnnxLowering lowering = lowerOnnxModel(*model);

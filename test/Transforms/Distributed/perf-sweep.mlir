@@ -9,6 +9,14 @@
 // RUN: not perf-sweep %s --arch-graph=maybe 2>&1 | FileCheck %s --check-prefix=BADGRAPH
 // RUN: not perf-sweep %s --tflops=1,x 2>&1 | FileCheck %s --check-prefix=BADLIST
 // RUN: not perf-sweep %s --pipeline=no-such-pass 2>&1 | FileCheck %s --check-prefix=BADPIPE
+// Errors in the model name its file, line and column; the grid and the
+// counts are bounded.
+// RUN: printf 'perf.graph @g attributes {target = #perf.gpu<"T4">} {\n  perf.op "x" : () -> () {\n    perf.gemm {m = 0, n = 4, k = 4}\n  }\n}\n' > %t.bad.mlir
+// RUN: not perf-sweep %t.bad.mlir 2>&1 | FileCheck %s --check-prefix=LOCATED
+// RUN: not perf-sweep %t.missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not perf-sweep %s --tflops=inf 2>&1 | FileCheck %s --check-prefix=INF
+// RUN: not perf-sweep %s --workers=1000000 2>&1 | FileCheck %s --check-prefix=WORKERS
+// RUN: not perf-sweep %s --tflops=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20 --hbm-tbs=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20 --ethernet-gbps=1,2,3,4,5,6,7,8,9,10 --pcie-gbs=1,2,3,4,5,6,7,8,9,10 2>&1 | FileCheck %s --check-prefix=GRIDMAX
 
 // Base system pai-v100-25gbe (8 GPUs a server), its V100 given 1 or 2
 // TFLOP/s and 1 TB/s; every figure at 70%. Same arithmetic as
@@ -70,7 +78,12 @@
 // W16-NEXT: allreduce-cluster 25 10 1 1 8000.0 980.0 2.0 3550.0 12532.0 6484.8
 // BADGRAPH: perf-sweep: error: --arch-graph: expected auto, on or off, got 'maybe'
 // BADLIST: perf-sweep: error: --tflops: expected positive numbers, got 'x'
-// BADPIPE: perf-sweep: error: bad --pipeline: {{.*}}'no-such-pass' does not refer to a registered pass
+// LOCATED: bad.mlir:3:5: error: 'perf.gemm' op 'm' must be positive, got 0
+// MISSING: perf-sweep: error: cannot read: No such file or directory ({{.*}}missing.mlir)
+// INF: perf-sweep: error: --tflops: expected positive numbers, got 'inf'
+// WORKERS: perf-sweep: error: --workers is 1000000, above the limit max-devices (65536)
+// GRIDMAX: perf-sweep: error: the grid's point count is 120000, above the limit max-sweep-points (100000)
+// BADPIPE: perf-sweep: error: --pipeline 'no-such-pass': {{.*}}'no-such-pass' does not refer to a registered pass
 perf.graph @step attributes {target = #perf.gpu<"toy", sms = 1, fp32_tflops = 1, mem_bw_gbs = 1000>, phase = "training"} {
   %x = perf.op "input" : () -> tensor<4xf32> {
     perf.memcpy {bytes = 7000000, kind = "h2d"}

@@ -271,9 +271,11 @@ TEST(OnnxImport, BadInputsNameTheProblem) {
     EXPECT_NE(msg.find(what.str()), std::string::npos) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   };
-  expectError(loadOnnxModelFromBuffer("", "empty.onnx"), "empty.onnx: empty");
+  expectError(loadOnnxModelFromBuffer("", "empty.onnx"),
+              "empty file, not an ONNX model (empty.onnx)");
   expectError(loadOnnxModelFromBuffer("this is not a model\n", "text.onnx"),
-              "text.onnx: not an ONNX model");
+              "not an ONNX model: the protobuf is malformed or truncated "
+              "(text.onnx)");
   expectError(loadOnnxModel(fixture("bad_shapes.onnx")),
               "node name: mismatched_matmul");
   expectError(loadOnnxModel(fixture("does_not_exist.onnx")), "cannot read");

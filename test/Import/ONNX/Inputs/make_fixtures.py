@@ -193,3 +193,31 @@ nodes = [
 g = helper.make_graph(nodes, "g", [ids], [y], initializer=inits)
 save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]),
      "tied_embedding.onnx")
+
+# Bad input that crashed ONNX's shape inference or passed unpriced.
+def one_node(node, inputs, out_rank, name):
+    y = helper.make_tensor_value_info(
+        "Y", F, ["d%d" % i for i in range(out_rank)])
+    g = helper.make_graph([node], "g", inputs, [y])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    save(model, name)
+
+
+def value(name, shape):
+    return helper.make_tensor_value_info(name, F, shape)
+
+
+one_node(helper.make_node("Conv", ["X", "W"], ["Y"], strides=[0, 0]),
+         [value("X", [1, 3, 8, 8]), value("W", [4, 3, 3, 3])], 4,
+         "conv_stride0.onnx")
+one_node(helper.make_node("MaxPool", ["X"], ["Y"], kernel_shape=[2, 2],
+                          strides=[0, 0]),
+         [value("X", [1, 3, 8, 8])], 4, "pool_stride0.onnx")
+one_node(helper.make_node("Conv", ["X", "W"], ["Y"]),
+         [value("X", [1, 3, 8]), value("W", [4, 3, 3, 3])], 4,
+         "conv_rank_mismatch.onnx")
+one_node(helper.make_node("Relu", ["X"], ["Y"]), [value("X", [-5, 3])], 2,
+         "negative_dim.onnx")
+one_node(helper.make_node("Relu", ["X"], ["Y"]),
+         [value("X", [1 << 40, 1 << 40])], 2, "huge_dims.onnx")

@@ -1,0 +1,27 @@
+//===- BenchSpecFuzzer.cpp - perf-bench sweep specs and model scans -------===//
+//
+// runtime/bench reads sweep specs (its own JSON reader) and scans textual
+// MLIR for kernels without MLIR. The first byte picks which reader gets the
+// rest.
+//
+//===----------------------------------------------------------------------===//
+
+#include "bench/Spec.h"
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size == 0)
+    return 0;
+  std::string text(reinterpret_cast<const char *>(data) + 1, size - 1);
+  std::string error;
+  if (data[0] % 2 == 0) {
+    bench::SweepSpec spec;
+    (void)bench::parseSweepSpec(text, "fuzz.json", spec, error);
+  } else {
+    bench::ModelScan scan;
+    (void)bench::scanModel(text, "fuzz.mlir", scan, error);
+  }
+  return 0;
+}

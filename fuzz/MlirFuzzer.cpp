@@ -1,0 +1,31 @@
+//===- MlirFuzzer.cpp - perf IR: parser, verifier, estimate ---------------===//
+//
+// Textual perf IR is parsed and verified; what verifies is estimated with
+// the default pipeline on the roofline, so the kernel descriptions, the cost
+// models and the critical-path walk see every size the verifier lets in.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FuzzSupport.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "perf/Transforms/Passes.h"
+
+using namespace mlir;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  perf::fuzz::QuietContext context;
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      perf::fuzz::text(data, size), ParserConfig(&context.get()));
+  if (!module)
+    return 0;
+  PassManager pm(&context.get());
+  perf::EstimateOptions options;
+  options.models = "roofline";
+  options.output = ""; // Priced and walked, not printed.
+  options.iterations = 2;
+  perf::buildEstimatePipeline(pm, options);
+  (void)pm.run(*module);
+  return 0;
+}

@@ -1,0 +1,25 @@
+//===- InputDiagnostics.h - Input errors as MLIR diagnostics ----*- C++ -*-===//
+//
+// Passes and importers that read a file report its errors through MLIR's
+// diagnostics, in the one error format (perf/Support/InputError.h): an
+// error in a file is emitted at its place there (`file:line:col: error:
+// message`, line 0 for the file as a whole); any other at `fallback`, the op
+// it concerns.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PERF_DIALECT_INPUTDIAGNOSTICS_H
+#define PERF_DIALECT_INPUTDIAGNOSTICS_H
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "llvm/Support/Error.h"
+
+namespace perf {
+
+/// Emits every error in `error` (see above).
+void emitInputError(mlir::Location fallback, llvm::Error error);
+
+} // namespace perf
+
+#endif // PERF_DIALECT_INPUTDIAGNOSTICS_H

@@ -1,0 +1,55 @@
+//===- InputFile.h - Reading input files within the limits ------*- C++ -*-===//
+//
+// Every reader of a file perf did not write goes through these: the size is
+// checked before the file is read, JSON nesting before it is parsed (the
+// parsers recurse), and errors are InputErrors naming the file and, for
+// JSON syntax, the line and column.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PERF_SUPPORT_INPUTFILE_H
+#define PERF_SUPPORT_INPUTFILE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <memory>
+#include <string>
+
+namespace perf {
+
+/// The bytes of `path` ("-": stdin), refused above max-input-bytes.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readInputFile(llvm::StringRef path);
+
+/// The bytes of `path`, inflated when it is gzip-compressed (by its magic
+/// bytes, whatever its name); the inflated size is bounded by
+/// max-input-bytes too.
+llvm::Expected<std::string> readMaybeGzipFile(llvm::StringRef path);
+
+/// Parses JSON `text` read from `path`: nesting deeper than max-json-depth
+/// is refused before parsing, and every error names the file, line and
+/// column.
+llvm::Expected<llvm::json::Value> parseJsonInput(llvm::StringRef text,
+                                                 llvm::StringRef path);
+
+/// Parses Universal Binary JSON `bytes` read from `path` (what XGBoost writes
+/// as .ubj, typed and counted containers included) into the same value
+/// parseJsonInput gives, within max-json-depth and with every length and
+/// count checked against the bytes left; errors name the file and the byte
+/// offset.
+llvm::Expected<llvm::json::Value> parseUbjsonInput(llvm::StringRef bytes,
+                                                   llvm::StringRef path);
+
+/// readMaybeGzipFile then parseJsonInput.
+llvm::Expected<llvm::json::Value> readJsonFile(llvm::StringRef path);
+
+/// Whether `value` is a finite number of at least `min` (NaN and infinities
+/// never are): what every latency, duration and figure read from a file
+/// must be.
+bool isFiniteAtLeast(double value, double min);
+
+} // namespace perf
+
+#endif // PERF_SUPPORT_INPUTFILE_H

@@ -1,0 +1,161 @@
+//===- InputFile.cpp - Reading input files within the limits -------------===//
+
+#include "perf/Support/InputFile.h"
+#include "perf/Support/InputError.h"
+#include "perf/Support/Limits.h"
+#include "llvm/Support/FileSystem.h"
+#include <cmath>
+#include <zlib.h>
+
+using namespace perf;
+
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+perf::readInputFile(llvm::StringRef path) {
+  if (path != "-") {
+    uint64_t size = 0;
+    if (std::error_code ec = llvm::sys::fs::file_size(path, size))
+      return fileError(path, "cannot read: " + ec.message());
+    if (size > uint64_t(kMaxInputBytes.max))
+      return fileError(
+          path, limitExceeded("the file size", int64_t(size), kMaxInputBytes));
+  }
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false,
+                                                   /*RequiresNullTerminator=*/
+                                                   false);
+  if (!buffer)
+    return fileError(path, "cannot read: " + buffer.getError().message());
+  if ((*buffer)->getBufferSize() > uint64_t(kMaxInputBytes.max))
+    return fileError(path,
+                     limitExceeded("the input size", (*buffer)->getBufferSize(),
+                                   kMaxInputBytes));
+  return std::move(*buffer);
+}
+
+/// Inflates gzip (or zlib) `bytes`, members one after another, stopping at
+/// max-input-bytes of output.
+static llvm::Expected<std::string> inflate(llvm::StringRef bytes,
+                                           llvm::StringRef path) {
+  z_stream stream{};
+  // 15 window bits + 32: a gzip or zlib header, detected.
+  if (inflateInit2(&stream, 15 + 32) != Z_OK)
+    return fileError(path, "cannot initialize zlib");
+  stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(bytes.data()));
+  stream.avail_in = static_cast<uInt>(bytes.size());
+  std::string out;
+  char chunk[1 << 16];
+  while (true) {
+    stream.next_out = reinterpret_cast<Bytef *>(chunk);
+    stream.avail_out = sizeof(chunk);
+    int status = ::inflate(&stream, Z_NO_FLUSH);
+    out.append(chunk, sizeof(chunk) - stream.avail_out);
+    if (out.size() > uint64_t(kMaxInputBytes.max)) {
+      inflateEnd(&stream);
+      return fileError(
+          path, limitExceeded("the inflated size", out.size(), kMaxInputBytes));
+    }
+    if (status == Z_STREAM_END) {
+      if (stream.avail_in == 0)
+        break;
+      // Another gzip member follows.
+      if (inflateReset(&stream) != Z_OK)
+        break;
+      continue;
+    }
+    if (status != Z_OK && status != Z_BUF_ERROR) {
+      std::string reason = stream.msg ? stream.msg : "error";
+      inflateEnd(&stream);
+      return fileError(path, "corrupt gzip data (zlib: " + reason + ")");
+    }
+    if (stream.avail_in == 0 && stream.avail_out != 0) {
+      inflateEnd(&stream);
+      return fileError(path, "truncated gzip data");
+    }
+  }
+  inflateEnd(&stream);
+  return out;
+}
+
+llvm::Expected<std::string> perf::readMaybeGzipFile(llvm::StringRef path) {
+  auto buffer = readInputFile(path);
+  if (!buffer)
+    return buffer.takeError();
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+      static_cast<unsigned char>(bytes[1]) == 0x8b)
+    return inflate(bytes, path);
+  return bytes.str();
+}
+
+/// The 1-based line and column of byte `offset` of `text`.
+static std::pair<unsigned, unsigned> lineAndColumn(llvm::StringRef text,
+                                                   size_t offset) {
+  llvm::StringRef before = text.take_front(offset);
+  unsigned line = 1 + before.count('\n');
+  size_t lineStart = before.rfind('\n');
+  unsigned column =
+      offset - (lineStart == llvm::StringRef::npos ? 0 : lineStart + 1) + 1;
+  return {line, column};
+}
+
+/// The first bracket nested deeper than max-json-depth, or npos. Strings are
+/// skipped; anything else malformed is left to the parser.
+static size_t tooDeep(llvm::StringRef text) {
+  int64_t depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth.max)
+        return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return llvm::StringRef::npos;
+}
+
+llvm::Expected<llvm::json::Value> perf::parseJsonInput(llvm::StringRef text,
+                                                       llvm::StringRef path) {
+  size_t deep = tooDeep(text);
+  if (deep != llvm::StringRef::npos) {
+    auto [line, column] = lineAndColumn(text, deep);
+    return fileError(path, line, column,
+                     "JSON nested deeper than the limit " + kMaxJsonDepth.name +
+                         " (" + llvm::Twine(kMaxJsonDepth.max) + ")");
+  }
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
+  if (json)
+    return json;
+  // llvm::json says "[line:col, byte=N]: message".
+  std::string message = llvm::toString(json.takeError());
+  llvm::StringRef rest(message);
+  unsigned line = 0, column = 0;
+  if (rest.consume_front("[")) {
+    auto [where, what] = rest.split("]: ");
+    auto [lineText, columnText] = where.split(",").first.split(':');
+    if (!lineText.getAsInteger(10, line) &&
+        !columnText.getAsInteger(10, column))
+      return fileError(path, line, column, "invalid JSON: " + what);
+  }
+  return fileError(path, "invalid JSON: " + message);
+}
+
+llvm::Expected<llvm::json::Value> perf::readJsonFile(llvm::StringRef path) {
+  llvm::Expected<std::string> text = readMaybeGzipFile(path);
+  if (!text)
+    return text.takeError();
+  return parseJsonInput(*text, path);
+}
+
+bool perf::isFiniteAtLeast(double value, double min) {
+  return std::isfinite(value) && value >= min;
+}
