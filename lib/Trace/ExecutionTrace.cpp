@@ -305,7 +305,8 @@ void ExecutionTrace::buildStructure() {
     return nodeList[a].id < nodeList[b].id;
   });
 
-  DenseMap<int64_t, size_t> lastWriter;
+  // Tensor ids are the trace's, any int64 (DenseMap reserves two).
+  std::unordered_map<int64_t, size_t> lastWriter;
   for (size_t index : topLevel) {
     const ExecNode &node = nodeList[index];
     std::vector<size_t> deps;

@@ -8,10 +8,12 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 using namespace llvm;
 
@@ -57,8 +59,13 @@ static EventClass classify(StringRef category) {
 static double timestampOf(const json::Value *value, int64_t base) {
   if (!value)
     return 0;
+  // Exact in int64 unless the difference overflows (a damaged trace), then
+  // in double.
+  int64_t difference;
   if (std::optional<int64_t> i = value->getAsInteger())
-    return static_cast<double>(*i - base);
+    return llvm::SubOverflow(*i, base, difference)
+               ? static_cast<double>(*i) - static_cast<double>(base)
+               : static_cast<double>(difference);
   return value->getAsNumber().value_or(0) - static_cast<double>(base);
 }
 
@@ -155,7 +162,8 @@ Expected<KinetoTrace> KinetoTrace::parse(const json::Value &root,
   // Flow finish events keyed by (tid, ts in ns): correlation for device
   // events whose args lack it.
   std::map<std::pair<int64_t, int64_t>, int64_t> flowFinish;
-  DenseSet<int64_t> flowStarts, flowEnds;
+  // Flow ids are the trace's, any int64 (DenseSet reserves two).
+  std::unordered_set<int64_t> flowStarts, flowEnds;
   std::set<int64_t> threadSet;
   for (const json::Value &event : *events) {
     const json::Object *e = event.getAsObject();
@@ -265,7 +273,7 @@ Expected<KinetoTrace> KinetoTrace::parse(const json::Value &root,
     }
   }
   for (int64_t id : flowStarts)
-    if (flowEnds.contains(id))
+    if (flowEnds.count(id))
       ++trace.stats.flowPairs;
 
   // Device work -> runtime call.

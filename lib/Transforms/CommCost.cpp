@@ -10,7 +10,7 @@
 #include "perf/Comm/CollectiveModel.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
-#include "llvm/ADT/DenseSet.h"
+#include <set>
 
 namespace perf {
 #define GEN_PASS_DEF_COMMCOST
@@ -82,7 +82,7 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
         return WalkResult::interrupt();
       // Parameter servers of a PS/Worker rewrite are hosts, not GPUs of the
       // system; their transfers cross the network and the worker's PCIe.
-      llvm::SmallDenseSet<int64_t> servers;
+      std::set<int64_t> servers;
       unsigned workers = 0, numServers = 0, workersPerNode = 1;
       if (auto pai =
               graph->getAttrOfType<DictionaryAttr>(kPaiArchitectureAttr)) {
@@ -121,7 +121,7 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
         }
         ArrayRef<int64_t> group = getCollectiveGroup(op);
         if (llvm::any_of(group,
-                         [&](int64_t r) { return servers.contains(r); })) {
+                         [&](int64_t r) { return servers.count(r) > 0; })) {
           if (*kind != CollectiveKind::SendRecv) {
             op->emitOpError("a parameter server takes part only in send/recv");
             return WalkResult::interrupt();

@@ -20,6 +20,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace perf {
@@ -97,8 +98,10 @@ private:
   bool newLayout = false;
   int64_t processId = 0;
   std::vector<ExecNode> nodeList;
-  llvm::DenseMap<int64_t, size_t> indexById;
-  llvm::DenseMap<int64_t, size_t> indexByRfId;
+  // Ids are the trace's, any int64: std::unordered_map, since DenseMap
+  // reserves INT64_MAX and INT64_MIN as its empty and tombstone keys.
+  std::unordered_map<int64_t, size_t> indexById;
+  std::unordered_map<int64_t, size_t> indexByRfId;
   std::vector<size_t> topLevel;
   /// Per top-level op: producer top-level ops.
   llvm::DenseMap<size_t, std::vector<size_t>> producers;

@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 using namespace perf;
 using namespace perf::trace;
@@ -464,7 +465,8 @@ perf::importExecutionTrace(MLIRContext *ctx, StringRef path,
   }
 
   std::optional<KinetoTrace> kineto;
-  llvm::DenseMap<int64_t, size_t> kinetoOpOfNode;
+  // Keyed by the trace's ids, any int64 (DenseMap reserves two).
+  std::unordered_map<int64_t, size_t> kinetoOpOfNode;
   if (!options.kinetoPath.empty()) {
     llvm::Expected<KinetoTrace> k = KinetoTrace::load(options.kinetoPath);
     if (!k) {
@@ -518,7 +520,7 @@ perf::importExecutionTrace(MLIRContext *ctx, StringRef path,
   }
 
   b.setInsertionPointToEnd(&graph.getBodyBlock());
-  llvm::DenseMap<int64_t, Value> tensorValue;
+  std::unordered_map<int64_t, Value> tensorValue;
   bool training = false;
   double firstStart = -1, lastEnd = 0;
   for (size_t index : et.topLevelOps()) {
