@@ -41,16 +41,27 @@ Attribute GpuAttr::parse(AsmParser &parser, Type) {
   std::string name;
   if (parser.parseLess() || parser.parseString(&name))
     return {};
+  // The figures go through the device JSON reader: its strings must be
+  // UTF-8 (a string literal may hold any byte).
+  auto utf8 = [&](llvm::StringRef text) {
+    if (llvm::json::isUTF8(text))
+      return true;
+    parser.emitError(loc, "device strings must be valid UTF-8");
+    return false;
+  };
+  if (!utf8(name))
+    return {};
   llvm::json::Object object;
   object["name"] = name;
   bool hasBase = false;
   while (succeeded(parser.parseOptionalComma())) {
     std::string key;
-    if (parser.parseKeywordOrString(&key) || parser.parseEqual())
+    if (parser.parseKeywordOrString(&key) || !utf8(key) ||
+        parser.parseEqual())
       return {};
     if (key == "base" || key == "source") {
       std::string value;
-      if (parser.parseString(&value))
+      if (parser.parseString(&value) || !utf8(value))
         return {};
       object[key] = value;
       hasBase |= key == "base";

@@ -124,6 +124,13 @@ perf.graph @g attributes {target = #perf.gpu<"H100", warp_speed = 9>} {
 
 // -----
 
+// A string literal may hold any byte; the device JSON reader takes UTF-8.
+// expected-error @+1 {{device strings must be valid UTF-8}}
+perf.graph @g attributes {target = #perf.gpu<"H\FF100">} {
+}
+
+// -----
+
 // A misspelt attribute is an error, not ignored.
 perf.graph @g {
   perf.op "x" : () -> () {

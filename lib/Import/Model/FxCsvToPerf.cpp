@@ -103,7 +103,9 @@ std::vector<std::vector<int64_t>> parseShapes(StringRef text) {
 /// The node names of "{input_ids: None, getitem: None}".
 std::vector<std::string> parseInputNodes(StringRef text) {
   std::vector<std::string> names;
-  text = text.trim().drop_front().drop_back();
+  text = text.trim();
+  text.consume_front("{");
+  text.consume_back("}");
   SmallVector<StringRef> parts;
   text.split(parts, ',', -1, false);
   for (StringRef part : parts) {
