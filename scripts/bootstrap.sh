@@ -12,6 +12,10 @@ PACKAGES=(
   libxgboost-dev
   python3 python3-onnx
 )
+# --sanitizers: what the ASan/UBSan and libFuzzer build needs (.ci/sanitize).
+if [ "${1:-}" = "--sanitizers" ]; then
+  PACKAGES+=(clang-22 libclang-rt-22-dev libfuzzer-22-dev)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -42,8 +42,8 @@ public:
 
 private:
   llvm::Error bad(const llvm::Twine &message) const {
-    return fileError(path, "UBJSON at byte " + llvm::Twine(pos) + ": " +
-                               message);
+    return fileError(path,
+                     "UBJSON at byte " + llvm::Twine(pos) + ": " + message);
   }
 
   llvm::Expected<char> marker() {
@@ -58,9 +58,9 @@ private:
   /// `n` raw bytes, or an error when fewer are left.
   llvm::Expected<llvm::StringRef> take(uint64_t n) {
     if (n > bytes.size() - pos)
-      return bad(llvm::formatv("{0} bytes needed, {1} left", n,
-                               bytes.size() - pos)
-                     .str());
+      return bad(
+          llvm::formatv("{0} bytes needed, {1} left", n, bytes.size() - pos)
+              .str());
     llvm::StringRef out = bytes.substr(pos, n);
     pos += n;
     return out;
@@ -161,9 +161,8 @@ private:
       auto c = take(1);
       if (!c)
         return c.takeError();
-      return llvm::json::Value(llvm::json::isUTF8(*c)
-                                   ? c->str()
-                                   : llvm::json::fixUTF8(*c));
+      return llvm::json::Value(
+          llvm::json::isUTF8(*c) ? c->str() : llvm::json::fixUTF8(*c));
     }
     case 'S':
     case 'H': {
@@ -283,7 +282,7 @@ private:
 };
 } // namespace
 
-llvm::Expected<llvm::json::Value>
-perf::parseUbjsonInput(llvm::StringRef bytes, llvm::StringRef path) {
+llvm::Expected<llvm::json::Value> perf::parseUbjsonInput(llvm::StringRef bytes,
+                                                         llvm::StringRef path) {
   return UbjsonReader(bytes, path).document();
 }

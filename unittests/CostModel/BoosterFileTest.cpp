@@ -144,8 +144,7 @@ std::string tinyUbjson() {
   BoosterHandle booster = nullptr;
   EXPECT_EQ(XGBoosterCreate(nullptr, 0, &booster), 0);
   std::string json = kTinyBooster;
-  EXPECT_EQ(XGBoosterLoadModelFromBuffer(booster, json.data(), json.size()),
-            0);
+  EXPECT_EQ(XGBoosterLoadModelFromBuffer(booster, json.data(), json.size()), 0);
   bst_ulong size = 0;
   const char *bytes = nullptr;
   EXPECT_EQ(XGBoosterSaveModelToBuffer(booster, R"({"format": "ubj"})", &size,
@@ -208,11 +207,16 @@ TEST_F(BoosterFile, EveryTruncatedUbjsonIsAnErrorAtAByte) {
 
 TEST_F(BoosterFile, DeepOrOverCountedUbjsonIsRefusedBeforeAllocating) {
   llvm::sys::path::replace_extension(path, "ubj");
-  writeBytes("{i\x01" "a" + std::string(100000, '['));
+  writeBytes("{i\x01"
+             "a" +
+             std::string(100000, '['));
   EXPECT_EQ(error(), "UBJSON at byte 260: nesting is 257, above the limit "
                      "max-json-depth (256)");
   // A float array claiming 2^62 elements in an 18-byte file.
-  writeBytes(std::string("{i\x01" "a[$d#L\x40\0\0\0\0\0\0\0", 17) + "}");
+  writeBytes(std::string("{i\x01"
+                         "a[$d#L\x40\0\0\0\0\0\0\0",
+                         17) +
+             "}");
   EXPECT_EQ(error(), "UBJSON at byte 17: count 4611686018427387904 exceeds "
                      "the 1 bytes left");
 }
