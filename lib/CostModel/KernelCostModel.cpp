@@ -270,7 +270,7 @@ perf::createKernelCostModel(llvm::StringRef name,
     return std::make_unique<CalibratedRooflineModel>(std::move(*calibration));
   }
   if (name == "ml") {
-    auto model = MlModel::load(options.mlModelDir);
+    auto model = MlModel::load(options.mlModelDir, options.pricedKinds);
     if (!model)
       return model.takeError();
     return std::unique_ptr<KernelCostModel>(std::move(*model));

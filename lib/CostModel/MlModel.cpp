@@ -296,7 +296,9 @@ static bool isBoosterName(llvm::StringRef stem) {
   return false;
 }
 
-llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
+llvm::Expected<std::unique_ptr<MlModel>>
+MlModel::load(llvm::StringRef dir,
+              const std::optional<std::set<KernelKind>> &kinds) {
   if (dir.empty())
     return llvm::createStringError(
         "the ml model needs a model directory written by perf-train "
@@ -386,6 +388,20 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
           "'" + dir + "' has two boosters of '" + kind +
           "' (a .ubj and a .json, or one gzipped): keep one");
   }
+  if (boosterFiles.empty())
+    return llvm::createStringError("no <kind>.ubj models in '" + dir +
+                                   "' (run perf-train)");
+  // Boosters of kinds the caller will not price are not read: loading and
+  // checking them is most of the load time (the GEMM tile-residual booster
+  // prices GEMMs).
+  if (kinds)
+    for (auto it = boosterFiles.begin(); it != boosterFiles.end();) {
+      bool needed = llvm::any_of(*kinds, [&](KernelKind kind) {
+        return it->first == kernelKindName(kind) ||
+               (kind == KernelKind::Gemm && it->first == kMlGemmTileResidual);
+      });
+      it = needed ? std::next(it) : boosterFiles.erase(it);
+    }
   // The boosters are independent: read, inflate and parse them on all
   // cores (a third of the load time of the shipped folder on two).
   // Errors stay llvm::Errors (an InputError names its file and place).
@@ -437,9 +453,6 @@ llvm::Expected<std::unique_ptr<MlModel>> MlModel::load(llvm::StringRef dir) {
   }
   if (firstError)
     return std::move(firstError);
-  if (model->boosters.empty())
-    return llvm::createStringError("no <kind>.ubj models in '" + dir +
-                                   "' (run perf-train)");
   double sum = 0;
   for (const auto &entry : model->launch)
     sum += entry.second;

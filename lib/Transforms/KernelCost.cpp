@@ -8,7 +8,9 @@
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/GraphTarget.h"
 #include "perf/Transforms/Passes.h"
+#include "llvm/ADT/DenseSet.h"
 #include <map>
+#include <set>
 
 namespace perf {
 #define GEN_PASS_DEF_KERNELCOST
@@ -40,6 +42,15 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
           << retarget << "'";
       return signalPassFailure();
     }
+    // The kinds this module holds (one per kernel op type): the learned
+    // models load only their boosters.
+    std::set<KernelKind> kinds;
+    llvm::DenseSet<OperationName> seen;
+    getOperation().walk([&](KernelOpInterface kernel) {
+      if (seen.insert(kernel->getName()).second)
+        kinds.insert(kernel.getKernelDesc().kind);
+    });
+    options.pricedKinds = std::move(kinds);
     std::string order = model.empty() ? std::string(models) : model;
     llvm::Expected<KernelCostStack> stack =
         createKernelCostStack(order, options);

@@ -220,3 +220,28 @@ TEST_F(BoosterFile, DeepOrOverCountedUbjsonIsRefusedBeforeAllocating) {
   EXPECT_EQ(error(), "UBJSON at byte 17: count 4611686018427387904 exceeds "
                      "the 1 bytes left");
 }
+
+TEST_F(BoosterFile, OnlyTheBoostersOfThePricedKindsAreRead) {
+  write();
+  llvm::SmallString<128> gemm(dir);
+  llvm::sys::path::append(gemm, "gemm.json");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(gemm, ec);
+    os << "{\"not\": \"a booster\"}";
+  }
+  KernelDesc k;
+  k.kind = KernelKind::Elementwise;
+  k.numElements = 1 << 20;
+  // Every kind: the damaged GEMM booster is an error.
+  EXPECT_FALSE(bool(MlModel::load(dir)));
+  EXPECT_FALSE(bool(MlModel::load(dir, std::set{KernelKind::Gemm})));
+  // Element-wise kernels only: the GEMM booster is not read.
+  auto elementwise = MlModel::load(dir, std::set{KernelKind::Elementwise});
+  ASSERT_TRUE(bool(elementwise)) << llvm::toString(elementwise.takeError());
+  EXPECT_TRUE((*elementwise)->estimate(k, *lookupGpu("T4")));
+  // Another kind only: element-wise kernels fall through.
+  auto softmax = MlModel::load(dir, std::set{KernelKind::Softmax});
+  ASSERT_TRUE(bool(softmax)) << llvm::toString(softmax.takeError());
+  EXPECT_FALSE((*softmax)->estimate(k, *lookupGpu("T4")));
+}

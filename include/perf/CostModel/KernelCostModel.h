@@ -89,6 +89,11 @@ struct CostModelOptions {
   /// Rows of output a CTA of the batched embedding kernel computes (the
   /// `rows_per_block` kernel argument of the DLRM paper, Sec. III-B1).
   unsigned embeddingRowsPerBlock = 4;
+  /// The kernel kinds that will be priced, when the caller knows them (a
+  /// pass knows its module's): models skip loading what prices only other
+  /// kinds (ml reads only their boosters), and kernels of other kinds fall
+  /// through them. Unset: every kind.
+  std::optional<std::set<KernelKind>> pricedKinds;
 };
 
 /// Which model of a stack prices each kernel kind and number type first on

@@ -112,8 +112,12 @@ llvm::Expected<std::string> readBoosterFile(llvm::StringRef path,
 class MlModel : public KernelCostModel {
 public:
   /// Loads every <kind>.ubj (or older <kind>.json) booster in `dir`, gzipped
-  /// or not (kind as kernelKindName).
-  static llvm::Expected<std::unique_ptr<MlModel>> load(llvm::StringRef dir);
+  /// or not (kind as kernelKindName); with `kinds`, only theirs (the rest
+  /// of the folder is still read and checked; kernels of other kinds fall
+  /// through).
+  static llvm::Expected<std::unique_ptr<MlModel>>
+  load(llvm::StringRef dir,
+       const std::optional<std::set<KernelKind>> &kinds = std::nullopt);
   ~MlModel() override;
   llvm::StringRef name() const override { return "ml"; }
   std::optional<KernelCost> estimate(const KernelDesc &kernel,
