@@ -15,7 +15,8 @@ targets=$(cd fuzz/corpus && ls)
 jobs=$(nproc)
 
 run_one() {
-  local t=$1 dir=$out/$t
+  local t=$1
+  local dir=$out/$t
   mkdir -p "$dir/found"
   local start=$(date +%s)
   (cd "$dir" && "$build/fuzz/fuzz-$t" -runs="$runs" -max_total_time="$max_seconds" -timeout=10 \
