@@ -2,7 +2,7 @@
 // dense features, 8 embedding tables of 1M x 64 rows looked up 20 times per
 // sample, a pairwise-dot interaction, a top MLP, backward and SGD, on a V100.
 //   perf-opt --estimate examples/dlrm_step.mlir
-//   perf-opt --fuse-embeddings --estimate examples/dlrm_step.mlir
+//   perf-opt --perf-fuse-embeddings --estimate examples/dlrm_step.mlir
 perf.graph @dlrm_step attributes {target = #perf.gpu<"V100-SXM2-32GB">, phase = "training"} {
   %dense_h, %idx_h = perf.op "dataloader::next" : () -> (tensor<2048x13xf32>, tensor<8x40960xi64>)
   %dense = perf.op "aten::to"(%dense_h) : (tensor<2048x13xf32>) -> tensor<2048x13xf32> {

@@ -80,7 +80,7 @@ int perfCostModelLatencyUs(PerfCostModel *model, const PerfKernel *kernel,
 void perfCostModelDestroy(PerfCostModel *model);
 
 /// Estimates every perf.graph of a module given as perf IR text: runs
-/// `pipeline` (a pass pipeline such as "fuse-embeddings", may be NULL or
+/// `pipeline` (a pass pipeline such as "perf-fuse-embeddings", may be NULL or
 /// empty) then the default cost pipeline on `gpu` (NULL keeps the graphs'
 /// targets), and writes the JSON report. Returns 0 on success.
 int perfEstimateModule(const char *mlirText, const char *gpu,

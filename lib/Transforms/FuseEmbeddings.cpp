@@ -1,4 +1,4 @@
-//===- FuseEmbeddings.cpp - --fuse-embeddings -----------------------------===//
+//===- FuseEmbeddings.cpp - --perf-fuse-embeddings ----------------------===//
 //
 // Table-batched embedding (Figure 11 of Lin et al.; FBGEMM's batched
 // lookup): one kernel and one host op instead of one per table, which saves
@@ -59,7 +59,7 @@ struct FuseEmbeddingsPass : perf::impl::FuseEmbeddingsBase<FuseEmbeddingsPass> {
     getOperation().walk([&](GraphOp graph) {
       unsigned fused = fuseGraph(graph);
       if (fused)
-        recordBaseline(graph, "fuse-embeddings");
+        recordBaseline(graph, "perf-fuse-embeddings");
     });
   }
 

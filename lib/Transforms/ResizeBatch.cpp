@@ -1,4 +1,4 @@
-//===- ResizeBatch.cpp - --resize-batch -----------------------------------===//
+//===- ResizeBatch.cpp - --perf-resize-batch ----------------------------===//
 //
 // What-if on the batch size: the batch appears in tensor shapes and in
 // kernel sizes, sometimes folded with another dimension (batch x sequence
@@ -88,7 +88,8 @@ Type resizeType(Type type, const Scaler &s) {
 struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
   using ResizeBatchBase::ResizeBatchBase;
 
-  /// `--resize-batch=N` is the short form of `--resize-batch=batch=N`.
+  /// `--perf-resize-batch=N` is the short form of
+  /// `--perf-resize-batch=batch=N`.
   LogicalResult initializeOptions(
       StringRef options,
       function_ref<LogicalResult(const Twine &)> errorHandler) override {
@@ -104,11 +105,11 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
   void runOnOperation() override {
     if (batch <= 0) {
       getOperation().emitError(
-          "resize-batch needs a positive batch (--resize-batch=N)");
+          "perf-resize-batch needs a positive batch (--perf-resize-batch=N)");
       return signalPassFailure();
     }
     if (!withinLimit(batch, kMaxExtent) || !withinLimit(from, kMaxExtent)) {
-      getOperation().emitError("--resize-batch: ") << limitExceeded(
+      getOperation().emitError("--perf-resize-batch: ") << limitExceeded(
           withinLimit(batch, kMaxExtent) ? "from" : "batch",
           withinLimit(batch, kMaxExtent) ? from : batch, kMaxExtent);
       return signalPassFailure();
@@ -122,7 +123,7 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
         old = inferBatch(graph);
       if (old <= 0) {
         graph.emitError("cannot tell the batch size of the graph; give "
-                        "--resize-batch=\"batch=N from=M\"");
+                        "--perf-resize-batch=\"batch=N from=M\"");
         return WalkResult::interrupt();
       }
       Builder b(graph.getContext());
@@ -131,7 +132,7 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
         return WalkResult::advance();
       if (failed(resizeGraph(graph, Scaler{old, batch})))
         return WalkResult::interrupt();
-      recordBaseline(graph, ("resize-batch " + std::to_string(old) + "->" +
+      recordBaseline(graph, ("perf-resize-batch " + std::to_string(old) + "->" +
                              std::to_string(batch)));
       return WalkResult::advance();
     });
@@ -158,7 +159,7 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
           return false;
         std::optional<int64_t> scaled = s.scale(attr.getInt());
         if (!scaled) {
-          op->emitOpError("--resize-batch: '")
+          op->emitOpError("--perf-resize-batch: '")
               << name << "' of " << attr.getInt() << " scaled by " << s.to
               << "/" << s.from << " is above the limit " << kMaxExtent.name
               << " (" << kMaxExtent.max << ")";

@@ -2,16 +2,16 @@
 // T4 10 us): every op launching one small kernel costs the host
 // 8 + 10 + 10 + 5 = 33 us and the step is host-bound. Four ops (three
 // lookups and the cat) take 132 us; after fusion two ops take 66 us.
-// RUN: perf-opt %s --estimate --fuse-embeddings --estimate --perf-compare | FileCheck %s
+// RUN: perf-opt %s --estimate --perf-fuse-embeddings --estimate --perf-compare | FileCheck %s
 // CHECK: perf estimate: @step
 // CHECK: end-to-end time        132.000 us
 // CHECK: perf estimate: @step
 // CHECK: end-to-end time         66.000 us
 // CHECK: perf compare: @step  predicted 66.000 us
-// CHECK-NEXT: before transforms      132.000 us ->       66.000 us  (-50.0%, speedup 2.000x)  [fuse-embeddings]
+// CHECK-NEXT: before transforms      132.000 us ->       66.000 us  (-50.0%, speedup 2.000x)  [perf-fuse-embeddings]
 
 // The fused op is repriced; the transform alone needs no estimate first.
-// RUN: perf-opt %s --fuse-embeddings --estimate --perf-compare | FileCheck %s --check-prefix=NOBASE
+// RUN: perf-opt %s --perf-fuse-embeddings --estimate --perf-compare | FileCheck %s --check-prefix=NOBASE
 // NOBASE: perf compare: @step  predicted 66.000 us
 // NOBASE-NOT: before transforms
 perf.graph @step attributes {target = #perf.gpu<"V100">} {

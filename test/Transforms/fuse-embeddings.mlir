@@ -1,11 +1,11 @@
-// RUN: perf-opt %s -split-input-file --fuse-embeddings | FileCheck %s
+// RUN: perf-opt %s -split-input-file --perf-fuse-embeddings | FileCheck %s
 
 // Three lookups of one shape become one batched kernel over 2 + 1 + 1 = 4
 // tables: rows and pooling are table-weighted means,
 // (2 x 1000 + 3000 + 2000) / 4 = 1750 rows, (2 x 2 + 4 + 8) / 4 = 4 lookups.
 // The measured latency of a member does not carry over.
 // CHECK-LABEL: perf.graph @fuse
-// CHECK-SAME: perf.transforms = ["fuse-embeddings"]
+// CHECK-SAME: perf.transforms = ["perf-fuse-embeddings"]
 // CHECK: %[[IDX:.*]] = perf.op "aten::to"
 // CHECK-NEXT: perf.memcpy
 // CHECK: %[[F:.*]]:3 = perf.op "batched_embedding_bag"(%[[IDX]]) {perf.fused_ops = 3 : i64} : (tensor<256xi64>) -> (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>) {

@@ -1,13 +1,13 @@
-// RUN: perf-opt %s --resize-batch=128 | FileCheck %s
-// RUN: perf-opt %s --resize-batch="batch=128 from=64" | FileCheck %s
-// RUN: perf-opt %s --estimate --resize-batch=batch=128 --estimate --perf-compare | FileCheck %s --check-prefix=COMPARE
-// RUN: not perf-opt %s --resize-batch 2>&1 | FileCheck %s --check-prefix=NOBATCH
+// RUN: perf-opt %s --perf-resize-batch=128 | FileCheck %s
+// RUN: perf-opt %s --perf-resize-batch="batch=128 from=64" | FileCheck %s
+// RUN: perf-opt %s --estimate --perf-resize-batch=batch=128 --estimate --perf-compare | FileCheck %s --check-prefix=COMPARE
+// RUN: not perf-opt %s --perf-resize-batch 2>&1 | FileCheck %s --check-prefix=NOBATCH
 
 // The batch (64, the most common leading dimension) becomes 128 wherever a
 // size equals it or is a multiple of it; parameter-sized work keeps its size.
 // CHECK-LABEL: perf.graph @step
 // CHECK-SAME: perf.batch = 128 : i64
-// CHECK-SAME: perf.transforms = ["resize-batch 64->128"]
+// CHECK-SAME: perf.transforms = ["perf-resize-batch 64->128"]
 // CHECK: perf.op "aten::to" : () -> tensor<128x13xf32>
 // CHECK-NEXT: perf.memcpy {bytes = 6656 : i64, kind = "h2d"}
 // 256 indices = 64 bags x 4: a multiple of the batch.
@@ -29,9 +29,9 @@
 // CHECK: perf.all_reduce {bytes = 1792 : i64, group = array<i64: 0, 1>}
 
 // COMPARE: perf compare: @step
-// COMPARE-NEXT: before transforms {{.*}}[resize-batch 64->128]
+// COMPARE-NEXT: before transforms {{.*}}[perf-resize-batch 64->128]
 
-// NOBATCH: error: resize-batch needs a positive batch (--resize-batch=N)
+// NOBATCH: error: perf-resize-batch needs a positive batch (--perf-resize-batch=N)
 perf.graph @step attributes {target = #perf.gpu<"V100">, phase = "training"} {
   %x = perf.op "aten::to" : () -> tensor<64x13xf32> {
     perf.memcpy {bytes = 3328, kind = "h2d"}

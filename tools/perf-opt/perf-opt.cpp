@@ -1,7 +1,7 @@
 //===- perf-opt.cpp - perf optimizer and estimator ------------------------===//
 //
 // mlir-opt with the perf dialect and passes, plus the options of the main
-// job: `perf-opt --fuse-embeddings --estimate model.mlir` prints the report
+// job: `perf-opt --perf-fuse-embeddings --estimate model.mlir` prints the report
 // (the IR only when -o is given), `--perf-device`/`--perf-device-file`
 // retarget every graph before the pipeline runs.
 //

@@ -2,7 +2,7 @@
 //
 // Transforms that answer what-if questions keep the estimate that was made
 // before them so `--perf-compare` can print before and after:
-//   perf-opt --estimate --fuse-embeddings --estimate --perf-compare m.mlir
+//   perf-opt --estimate --perf-fuse-embeddings --estimate --perf-compare m.mlir
 //
 //===----------------------------------------------------------------------===//
 

@@ -342,7 +342,7 @@ def LowerBound : PerfPass<"perf-lower-bound", "::mlir::ModuleOp"> {
 // Transforms of imported traces and what-if questions (docs/traces.md)
 //===----------------------------------------------------------------------===//
 
-def FuseEmbeddings : PerfPass<"fuse-embeddings", "::mlir::ModuleOp"> {
+def FuseEmbeddings : PerfPass<"perf-fuse-embeddings", "::mlir::ModuleOp"> {
   let summary = "Replaces groups of embedding_bag ops by one batched lookup";
   let description = [{
     Figure 11 of Lin et al.: consecutive framework ops that each launch one
@@ -361,7 +361,7 @@ def FuseEmbeddings : PerfPass<"fuse-embeddings", "::mlir::ModuleOp"> {
   ];
 }
 
-def ResizeBatch : PerfPass<"resize-batch", "::mlir::ModuleOp"> {
+def ResizeBatch : PerfPass<"perf-resize-batch", "::mlir::ModuleOp"> {
   let summary = "Rescales the batch dimension of a graph";
   let description = [{
     Replaces the batch size `from` (the graph's `perf.batch`, else the most
@@ -372,7 +372,7 @@ def ResizeBatch : PerfPass<"resize-batch", "::mlir::ModuleOp"> {
     Optimizer updates and all_reduces (parameters) keep their size.
     Rescaled kernels lose a measured latency and are priced again; measured
     kernels without shapes scale their latency linearly. Also accepted as
-    `--resize-batch=N`.
+    `--perf-resize-batch=N`.
   }];
   let options = [
     Option<"batch", "batch", "int64_t", "0", "New batch size">,
@@ -385,8 +385,8 @@ def Compare : PerfPass<"perf-compare", "::mlir::ModuleOp"> {
   let summary = "Prints the estimate against the baseline and the measurement";
   let description = [{
     For every estimated graph prints the predicted step time, the estimate
-    before the transforms (`perf.baseline_us`, recorded by fuse-embeddings
-    and resize-batch when an estimate ran before them) with the change, and
+    before the transforms (`perf.baseline_us`, recorded by perf-fuse-embeddings
+    and perf-resize-batch when an estimate ran before them) with the change, and
     the measured iteration time of an imported trace (`perf.measured_us`)
     with the relative error of the prediction.
   }];
