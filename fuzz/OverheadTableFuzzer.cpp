@@ -1,7 +1,7 @@
 //===- OverheadTableFuzzer.cpp - Host overhead tables (T1-T5 JSON) --------===//
 
 #include "FuzzSupport.h"
-#include "perf/Analysis/HostOverheadTable.h"
+#include "perf/Support/HostOverheadTable.h"
 #include "perf/Support/InputFile.h"
 #include <cmath>
 #include <cstdlib>
@@ -23,6 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!perf::isFiniteAtLeast(table->get("aten::mm", type), 0))
       std::abort();
   if (!perf::isFiniteAtLeast(table->runtimeCall("cudaLaunchKernel"), 0))
+    std::abort();
+  // What it accepted, written, reads back.
+  auto again = perf::HostOverheadTable::parse(table->toJson());
+  if (!again)
     std::abort();
   return 0;
 }

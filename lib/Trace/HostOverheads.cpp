@@ -24,8 +24,8 @@ double quantileOfSorted(ArrayRef<double> sorted, double q) {
   return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction;
 }
 
-SampleStats summarizeSamples(ArrayRef<double> samples, bool removeOutliers) {
-  SampleStats stats;
+OverheadStats summarizeSamples(ArrayRef<double> samples, bool removeOutliers) {
+  OverheadStats stats;
   if (samples.empty())
     return stats;
   std::vector<double> sorted(samples.begin(), samples.end());
@@ -109,149 +109,6 @@ OpOverheadSample measureOpOverheads(const KinetoTrace &trace, size_t opIndex,
   return sample;
 }
 
-double builtinOverhead(unsigned type) {
-  static const double defaults[5] = {8.0, 10.0, 5.0, 10.0, 5.0};
-  return type >= 1 && type <= 5 ? defaults[type - 1] : 0;
-}
-
-double OverheadTable::lookup(StringRef op, unsigned type) const {
-  if (type < 1 || type > 5)
-    return 0;
-  auto it = ops.find(op);
-  if (it != ops.end() && it->second[type - 1])
-    return it->second[type - 1]->mean;
-  if (defaults[type - 1])
-    return defaults[type - 1]->mean;
-  return builtinOverhead(type);
-}
-
-double OverheadTable::lookupRuntime(StringRef function) const {
-  auto it = runtime.find(function);
-  if (it != runtime.end())
-    return it->second.mean;
-  if (defaults[3])
-    return defaults[3]->mean;
-  return builtinOverhead(4);
-}
-
-double OverheadTable::lookupSync(StringRef function) const {
-  auto it = runtime.find(function);
-  return it != runtime.end() ? it->second.mean : 0;
-}
-
-static json::Value statsToJson(const SampleStats &stats) {
-  // Three decimals: sub-nanosecond digits are noise.
-  auto round3 = [](double x) { return std::round(x * 1000) / 1000; };
-  return json::Object{{"mean", round3(stats.mean)},
-                      {"std", round3(stats.std)},
-                      {"count", static_cast<int64_t>(stats.count)}};
-}
-
-static const char *const typeKeys[5] = {"t1", "t2", "t3", "t4", "t5"};
-
-json::Value OverheadTable::toJson() const {
-  json::Object root;
-  root["version"] = 1;
-  root["source"] = source;
-  json::Object defaultsObject;
-  for (unsigned t = 0; t < 5; ++t)
-    if (defaults[t])
-      defaultsObject[typeKeys[t]] = statsToJson(*defaults[t]);
-  root["default"] = std::move(defaultsObject);
-  json::Object runtimeObject;
-  for (const auto &entry : runtime)
-    runtimeObject[entry.getKey()] = statsToJson(entry.getValue());
-  root["runtime"] = std::move(runtimeObject);
-  json::Object opsObject;
-  for (const auto &entry : ops) {
-    json::Object opObject;
-    for (unsigned t = 0; t < 5; ++t)
-      if (entry.getValue()[t])
-        opObject[typeKeys[t]] = statsToJson(*entry.getValue()[t]);
-    opsObject[entry.getKey()] = std::move(opObject);
-  }
-  root["ops"] = std::move(opsObject);
-  return root;
-}
-
-static Expected<SampleStats>
-statsFromJson(const json::Value &value, StringRef origin, const Twine &where) {
-  SampleStats stats;
-  if (std::optional<double> mean = value.getAsNumber()) {
-    stats.mean = *mean;
-    stats.count = 1;
-    return stats;
-  }
-  const json::Object *object = value.getAsObject();
-  std::optional<double> mean =
-      object ? object->getNumber("mean") : std::nullopt;
-  if (!mean)
-    return createStringError(inconvertibleErrorCode(),
-                             origin + ": " + where +
-                                 ": expected a number or {\"mean\": ...}");
-  stats.mean = *mean;
-  stats.std = object->getNumber("std").value_or(0);
-  stats.count = object->getInteger("count").value_or(1);
-  return stats;
-}
-
-Expected<OverheadTable> OverheadTable::fromJson(const json::Value &value,
-                                                StringRef origin) {
-  const json::Object *root = value.getAsObject();
-  if (!root)
-    return createStringError(inconvertibleErrorCode(),
-                             origin + ": overhead table is not an object");
-  if (std::optional<int64_t> version = root->getInteger("version"))
-    if (*version != 1)
-      return createStringError(inconvertibleErrorCode(),
-                               origin + ": unknown overhead table version " +
-                                   Twine(*version) + " (supported: 1)");
-  OverheadTable table;
-  table.source = root->getString("source").value_or("").str();
-  if (const json::Object *defaults = root->getObject("default"))
-    for (unsigned t = 0; t < 5; ++t)
-      if (const json::Value *v = defaults->get(typeKeys[t])) {
-        Expected<SampleStats> stats =
-            statsFromJson(*v, origin, Twine("default.") + typeKeys[t]);
-        if (!stats)
-          return stats.takeError();
-        table.defaults[t] = *stats;
-      }
-  if (const json::Object *runtime = root->getObject("runtime"))
-    for (const auto &entry : *runtime) {
-      Expected<SampleStats> stats = statsFromJson(
-          entry.second, origin, "runtime." + StringRef(entry.first));
-      if (!stats)
-        return stats.takeError();
-      table.runtime[entry.first] = *stats;
-    }
-  if (const json::Object *ops = root->getObject("ops"))
-    for (const auto &entry : *ops) {
-      const json::Object *op = entry.second.getAsObject();
-      if (!op)
-        return createStringError(inconvertibleErrorCode(),
-                                 origin + ": ops." + StringRef(entry.first) +
-                                     " is not an object");
-      auto &slots = table.ops[entry.first];
-      for (unsigned t = 0; t < 5; ++t)
-        if (const json::Value *v = op->get(typeKeys[t])) {
-          Expected<SampleStats> stats = statsFromJson(
-              *v, origin, "ops." + StringRef(entry.first) + "." + typeKeys[t]);
-          if (!stats)
-            return stats.takeError();
-          slots[t] = *stats;
-        }
-    }
-  return table;
-}
-
-Expected<OverheadTable> OverheadTable::load(StringRef path) {
-  Expected<json::Value> value = readJsonFile(path);
-  if (!value)
-    return value.takeError();
-  return fromJson(*value, path);
-}
-
 /// Top-level ops grouped by the window they start in; one group of all ops
 /// when there are no windows.
 static std::vector<std::vector<size_t>>
@@ -273,20 +130,20 @@ opsByWindow(const KinetoTrace &trace, ArrayRef<StepSpan> windows) {
   return groups;
 }
 
-OverheadTable extractOverheads(const KinetoTrace &trace,
-                               ArrayRef<StepSpan> windows,
-                               const ProfilerOverheads &profiler,
-                               bool removeOutliers) {
+HostOverheadTable extractOverheads(const KinetoTrace &trace,
+                                   ArrayRef<StepSpan> windows,
+                                   const ProfilerOverheads &profiler,
+                                   bool removeOutliers) {
   std::array<bool, 5> perType;
   perType.fill(removeOutliers);
   return extractOverheads(trace, windows, profiler, perType);
 }
 
-OverheadTable extractOverheads(const KinetoTrace &trace,
-                               ArrayRef<StepSpan> windows,
-                               const ProfilerOverheads &profiler,
-                               const std::array<bool, 5> &removeOutliers,
-                               unsigned launchQueueDepth) {
+HostOverheadTable extractOverheads(const KinetoTrace &trace,
+                                   ArrayRef<StepSpan> windows,
+                                   const ProfilerOverheads &profiler,
+                                   const std::array<bool, 5> &removeOutliers,
+                                   unsigned launchQueueDepth) {
   std::vector<unsigned> pending;
   if (launchQueueDepth > 0)
     pending = pendingAtLaunch(trace);
@@ -331,7 +188,7 @@ OverheadTable extractOverheads(const KinetoTrace &trace,
       }
     }
   }
-  OverheadTable table;
+  HostOverheadTable table;
   for (unsigned t = 0; t < 5; ++t)
     if (!pooled[t].empty())
       table.defaults[t] = summarizeSamples(pooled[t], removeOutliers[t]);

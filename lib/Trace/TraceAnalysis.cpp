@@ -145,7 +145,7 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
       OpOverheadSample measured =
           measureOpOverheads(trace, index, previousEnd, options.profiler);
       previousEnd = previousEnd ? std::max(*previousEnd, op.end()) : op.end();
-      const OverheadTable *table = options.table;
+      const HostOverheadTable *table = options.table;
       std::string site;
       if (options.sites)
         site = siteKey(op.name, occurrences[op.name]++);
@@ -153,7 +153,7 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
         if (options.sites)
           if (std::optional<double> median = options.sites->lookup(site, type))
             return *median;
-        return table->lookup(op.name, type);
+        return table->get(op.name, static_cast<Overhead>(type - 1));
       };
       cpu += table ? t(1) : measured.t1.value_or(0);
       if (!measured.hasLaunches) {
@@ -168,9 +168,9 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
           // A synchronizing call: the host waits for the device, then pays
           // the call's own cost.
           cpu = std::max(cpu, deviceEnd()) +
-                (table ? table->lookupSync(call.name) : measured.t4[i]);
+                (table ? table->syncCall(call.name) : measured.t4[i]);
         } else {
-          double t4 = table ? table->lookupRuntime(call.name) : measured.t4[i];
+          double t4 = table ? table->runtimeCall(call.name) : measured.t4[i];
           if (throttle) {
             // A full launch queue blocks the call until the oldest pending
             // work finishes.

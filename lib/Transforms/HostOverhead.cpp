@@ -2,7 +2,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "perf/Analysis/HostOverheadTable.h"
+#include "perf/Support/HostOverheadTable.h"
 #include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"

@@ -27,6 +27,7 @@
 
 using namespace llvm;
 using namespace perf::trace;
+using perf::HostOverheadTable;
 
 static cl::OptionCategory category("perf-trace options");
 
@@ -271,7 +272,7 @@ static int runOverheads(const KinetoTrace &trace, raw_ostream &os) {
   Expected<std::array<bool, 5>> removal = outlierRemoval(false);
   if (!removal)
     return fail(removal.takeError());
-  OverheadTable table =
+  HostOverheadTable table =
       extractOverheads(trace, windows, profilerOverheads(), *removal);
   table.source = (Twine("perf-trace on ") + sys::path::filename(inputFile) +
                   " (pid " + Twine(trace.hostPid()) + "), " + how)
@@ -297,7 +298,7 @@ static int runOverheads(const KinetoTrace &trace, raw_ostream &os) {
 static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
   std::string how;
   std::vector<StepSpan> windows = iterationWindows(trace, how);
-  OverheadTable table;
+  HostOverheadTable table;
   std::string tableName;
   // Held out: fit on the even-numbered iterations, report the odd ones.
   std::vector<StepSpan> fitWindows = windows;
@@ -314,7 +315,7 @@ static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
            " odd-numbered (held out)";
   }
   if (!overheadsFile.empty()) {
-    Expected<OverheadTable> loaded = OverheadTable::load(overheadsFile);
+    Expected<HostOverheadTable> loaded = HostOverheadTable::load(overheadsFile);
     if (!loaded)
       return fail(loaded.takeError());
     table = std::move(*loaded);

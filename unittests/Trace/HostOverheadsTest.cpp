@@ -5,6 +5,7 @@
 
 #include "gtest/gtest.h"
 
+using namespace perf;
 using namespace perf::trace;
 
 TEST(OverheadStats, QuantilesInterpolateLikeNumpy) {
@@ -18,7 +19,7 @@ TEST(OverheadStats, QuantilesInterpolateLikeNumpy) {
 
 TEST(OverheadStats, RemovesOutliersBeyondOnePointFiveIqr) {
   // Q1 = 2, Q3 = 4, IQR = 2: whiskers [-1, 7]; 100 goes.
-  SampleStats stats = summarizeSamples({4, 100, 1, 3, 2});
+  OverheadStats stats = summarizeSamples({4, 100, 1, 3, 2});
   EXPECT_EQ(stats.count, 4u);
   EXPECT_EQ(stats.removed, 1u);
   EXPECT_DOUBLE_EQ(stats.mean, 2.5);
@@ -27,7 +28,7 @@ TEST(OverheadStats, RemovesOutliersBeyondOnePointFiveIqr) {
 }
 
 TEST(OverheadStats, KeepsEverythingWhenAsked) {
-  SampleStats stats = summarizeSamples({4, 100, 1, 3, 2}, false);
+  OverheadStats stats = summarizeSamples({4, 100, 1, 3, 2}, false);
   EXPECT_EQ(stats.count, 5u);
   EXPECT_EQ(stats.removed, 0u);
   EXPECT_DOUBLE_EQ(stats.mean, 22);
@@ -35,55 +36,15 @@ TEST(OverheadStats, KeepsEverythingWhenAsked) {
 
 TEST(OverheadStats, LowOutlierAndConstantSamples) {
   // Q1 = 10, Q3 = 11, IQR = 1: whiskers [8.5, 12.5]; 0 goes.
-  SampleStats low = summarizeSamples({10, 10, 11, 11, 0, 10.5});
+  OverheadStats low = summarizeSamples({10, 10, 11, 11, 0, 10.5});
   EXPECT_EQ(low.count, 5u);
   EXPECT_DOUBLE_EQ(low.mean, 10.5);
-  SampleStats same = summarizeSamples({5, 5, 5});
+  OverheadStats same = summarizeSamples({5, 5, 5});
   EXPECT_EQ(same.count, 3u);
   EXPECT_DOUBLE_EQ(same.mean, 5);
   EXPECT_DOUBLE_EQ(same.std, 0);
-  SampleStats none = summarizeSamples({});
+  OverheadStats none = summarizeSamples({});
   EXPECT_EQ(none.count, 0u);
-}
-
-TEST(OverheadTable, LookupOrderAndJsonRoundTrip) {
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(R"json({
-    "version": 1,
-    "default": {"t2": 11.0, "t4": {"mean": 6.0, "std": 1.0, "count": 9}},
-    "runtime": {"cudaMemcpyAsync": 9.5},
-    "ops": {"aten::addmm": {"t2": {"mean": 12.3, "std": 1.2, "count": 300}}}
-  })json");
-  ASSERT_TRUE(bool(json));
-  llvm::Expected<OverheadTable> table = OverheadTable::fromJson(*json, "t");
-  ASSERT_TRUE(bool(table)) << llvm::toString(table.takeError());
-  EXPECT_DOUBLE_EQ(table->lookup("aten::addmm", 2), 12.3); // ops.X.t2
-  EXPECT_DOUBLE_EQ(table->lookup("aten::relu", 2), 11.0);  // default.t2
-  EXPECT_DOUBLE_EQ(table->lookup("aten::addmm", 1), 8.0);  // built-in t1
-  EXPECT_DOUBLE_EQ(table->lookup("aten::addmm", 3), 5.0);  // built-in t3
-  EXPECT_DOUBLE_EQ(table->lookupRuntime("cudaMemcpyAsync"), 9.5);
-  EXPECT_DOUBLE_EQ(table->lookupRuntime("cudaLaunchKernel"), 6.0);
-
-  llvm::Expected<OverheadTable> again =
-      OverheadTable::fromJson(table->toJson(), "round trip");
-  ASSERT_TRUE(bool(again));
-  EXPECT_DOUBLE_EQ(again->lookup("aten::addmm", 2), 12.3);
-  EXPECT_EQ(again->ops["aten::addmm"][1]->count, 300u);
-  EXPECT_DOUBLE_EQ(again->lookupRuntime("cudaLaunchKernel"), 6.0);
-}
-
-TEST(OverheadTable, RejectsBadEntries) {
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(
-      R"json({"version": 1, "ops": {"aten::mm": {"t2": "x"}}})json");
-  ASSERT_TRUE(bool(json));
-  llvm::Expected<OverheadTable> table = OverheadTable::fromJson(*json, "f");
-  ASSERT_FALSE(bool(table));
-  EXPECT_EQ(llvm::toString(table.takeError()),
-            "f: ops.aten::mm.t2: expected a number or {\"mean\": ...}");
-  llvm::Expected<llvm::json::Value> v2 =
-      llvm::json::parse(R"json({"version": 2})json");
-  llvm::Expected<OverheadTable> t2 = OverheadTable::fromJson(*v2, "g");
-  ASSERT_FALSE(bool(t2));
-  llvm::consumeError(t2.takeError());
 }
 
 /// addmm [100,150] launching at [110,120] (kernel 30 us) and [125,130]
@@ -132,10 +93,10 @@ TEST(OverheadExtraction, HandMadeTraceWithPaperProfilerCosts) {
   EXPECT_DOUBLE_EQ(*v.t1, 8);   // 160 - 150 - 2
   EXPECT_DOUBLE_EQ(v.t5[0], 8); // whole op 10 - its own record 2
 
-  OverheadTable table = extractOverheads(trace, trace.steps(), paper);
-  EXPECT_DOUBLE_EQ(table.lookup("aten::addmm", 2), 8);
-  EXPECT_DOUBLE_EQ(table.lookupRuntime("cudaLaunchKernel"), 3.5);
-  EXPECT_DOUBLE_EQ(table.lookup("aten::view", 1), 8);
+  HostOverheadTable table = extractOverheads(trace, trace.steps(), paper);
+  EXPECT_DOUBLE_EQ(table.get("aten::addmm", Overhead::T2), 8);
+  EXPECT_DOUBLE_EQ(table.runtimeCall("cudaLaunchKernel"), 3.5);
+  EXPECT_DOUBLE_EQ(table.get("aten::view", Overhead::T1), 8);
 }
 
 TEST(Replay, AlgorithmOneByHand) {
@@ -187,16 +148,16 @@ TEST(OverheadExtraction, OutlierRemovalPerType) {
   ASSERT_EQ(trace.topLevelOps().size(), 6u);
   ProfilerOverheads none{0, 0};
   // Filtered (the same Q1 2, Q3 4, whiskers [-1, 7] as above): 100 goes.
-  OverheadTable filtered = extractOverheads(trace, trace.steps(), none);
-  EXPECT_DOUBLE_EQ(filtered.lookup("aten::view", 1), 2.5);
+  HostOverheadTable filtered = extractOverheads(trace, trace.steps(), none);
+  EXPECT_DOUBLE_EQ(filtered.get("aten::view", Overhead::T1), 2.5);
   EXPECT_EQ(filtered.defaults[0]->removed, 1u);
   // Only T2-T5 filtered: T1 keeps the 100 us gap, mean 110 / 5 = 22.
-  OverheadTable t1Kept = extractOverheads(trace, trace.steps(), none,
-                                          {false, true, true, true, true});
-  EXPECT_DOUBLE_EQ(t1Kept.lookup("aten::view", 1), 22);
+  HostOverheadTable t1Kept = extractOverheads(trace, trace.steps(), none,
+                                              {false, true, true, true, true});
+  EXPECT_DOUBLE_EQ(t1Kept.get("aten::view", Overhead::T1), 22);
   EXPECT_DOUBLE_EQ(t1Kept.defaults[0]->mean, 22);
   EXPECT_EQ(t1Kept.defaults[0]->removed, 0u);
-  EXPECT_DOUBLE_EQ(t1Kept.lookup("aten::view", 5), 10);
+  EXPECT_DOUBLE_EQ(t1Kept.get("aten::view", Overhead::T5), 10);
   // Replayed with the untrimmed table the host time adds up to the trace's:
   // T1 10 from the step start, then 6 ops of T5 10 and 5 gaps of T1 22.
   ReplayOptions options;
@@ -271,8 +232,9 @@ TEST(Replay, FullLaunchQueueBlocksTheHost) {
   ProfilerOverheads none{0, 0};
   std::array<bool, 5> keep = {false, false, false, false, false};
   // Depth 1: the second launch was made at a full queue and gives no T4.
-  OverheadTable table = extractOverheads(*trace, trace->steps(), none, keep, 1);
-  EXPECT_DOUBLE_EQ(table.lookupRuntime("cudaLaunchKernel"), 5);
+  HostOverheadTable table =
+      extractOverheads(*trace, trace->steps(), none, keep, 1);
+  EXPECT_DOUBLE_EQ(table.runtimeCall("cudaLaunchKernel"), 5);
   EXPECT_EQ(table.runtime["cudaLaunchKernel"].count, 1u);
   ReplayOptions options;
   options.profiler = none;
@@ -336,10 +298,10 @@ TEST(Replay, SynchronizingCallsKeepTheirOwnTime) {
   EXPECT_DOUBLE_EQ(own[0].predictedHost, 140);
   EXPECT_DOUBLE_EQ(own[0].predicted, 145);
   // The table keeps it under the function's name, not in the launches' T4.
-  OverheadTable table = extractOverheads(trace, {}, ProfilerOverheads{0, 0},
-                                         /*removeOutliers=*/false);
-  EXPECT_DOUBLE_EQ(table.lookupSync("cudaFree"), 100);
-  EXPECT_DOUBLE_EQ(table.lookupSync("cudaDeviceSynchronize"), 0);
+  HostOverheadTable table = extractOverheads(trace, {}, ProfilerOverheads{0, 0},
+                                             /*removeOutliers=*/false);
+  EXPECT_DOUBLE_EQ(table.syncCall("cudaFree"), 100);
+  EXPECT_DOUBLE_EQ(table.syncCall("cudaDeviceSynchronize"), 0);
   EXPECT_DOUBLE_EQ(table.defaults[3]->mean, 10);
 }
 

@@ -19,6 +19,7 @@
 #ifndef PERF_TRACE_HOSTOVERHEADS_H
 #define PERF_TRACE_HOSTOVERHEADS_H
 
+#include "perf/Support/HostOverheadTable.h"
 #include "perf/Trace/KinetoTrace.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
@@ -32,25 +33,14 @@
 namespace perf {
 namespace trace {
 
-/// Summary statistics of one overhead sample set (microseconds).
-struct SampleStats {
-  double mean = 0;
-  /// Population standard deviation (numpy's default) of the kept samples.
-  double std = 0;
-  /// Samples kept after outlier removal.
-  unsigned count = 0;
-  /// Samples removed as outliers.
-  unsigned removed = 0;
-};
-
 /// The q-quantile (0..1) of sorted samples by linear interpolation between
 /// closest ranks (numpy's default method).
 double quantileOfSorted(llvm::ArrayRef<double> sorted, double q);
 
 /// Mean/std/count of `samples`, dropping those outside
 /// [Q1 - 1.5 IQR, Q3 + 1.5 IQR] when `removeOutliers`.
-SampleStats summarizeSamples(llvm::ArrayRef<double> samples,
-                             bool removeOutliers = true);
+OverheadStats summarizeSamples(llvm::ArrayRef<double> samples,
+                               bool removeOutliers = true);
 
 /// Per-event profiler costs subtracted from measured intervals (us). The
 /// defaults are the paper's: 2 us per CPU event, 4 us per GPU-side event.
@@ -86,37 +76,12 @@ OpOverheadSample measureOpOverheads(const KinetoTrace &trace, size_t opIndex,
                                     std::optional<double> previousEnd,
                                     const ProfilerOverheads &profiler);
 
-/// The JSON table of docs/host-overheads.md.
-struct OverheadTable {
-  std::string source;
-  /// defaults[0..4] = t1..t5.
-  std::array<std::optional<SampleStats>, 5> defaults;
-  llvm::StringMap<SampleStats> runtime;
-  llvm::StringMap<std::array<std::optional<SampleStats>, 5>> ops;
-
-  /// Mean of type `type` (1..5) for `op`: ops.X.tn, default.tn, built-in.
-  double lookup(llvm::StringRef op, unsigned type) const;
-  /// T4 of a runtime function: runtime.F, default.t4, built-in.
-  double lookupRuntime(llvm::StringRef function) const;
-  /// The own cost of a synchronizing runtime call beyond its wait: its
-  /// function's entry, else 0 (a launch's T4 says nothing of it).
-  double lookupSync(llvm::StringRef function) const;
-
-  llvm::json::Value toJson() const;
-  static llvm::Expected<OverheadTable> fromJson(const llvm::json::Value &value,
-                                                llvm::StringRef origin);
-  static llvm::Expected<OverheadTable> load(llvm::StringRef path);
-};
-
-/// The paper's V100 figures used when a table has no entry.
-double builtinOverhead(unsigned type);
-
 /// Extracts the table from the top-level ops that start inside `windows`
 /// (all of them when `windows` is empty).
-OverheadTable extractOverheads(const KinetoTrace &trace,
-                               llvm::ArrayRef<StepSpan> windows,
-                               const ProfilerOverheads &profiler,
-                               bool removeOutliers = true);
+HostOverheadTable extractOverheads(const KinetoTrace &trace,
+                                   llvm::ArrayRef<StepSpan> windows,
+                                   const ProfilerOverheads &profiler,
+                                   bool removeOutliers = true);
 
 /// The same with the 1.5 IQR filter chosen per type: `removeOutliers[n]`
 /// for T(n+1). T1 gaps have long right tails (Python, data loading,
@@ -125,11 +90,11 @@ OverheadTable extractOverheads(const KinetoTrace &trace,
 /// With `launchQueueDepth` > 0, runtime calls made while that many device
 /// events were launched and not finished (a full launch queue) give no T4
 /// sample: their time is the wait, which a replay with that depth models.
-OverheadTable extractOverheads(const KinetoTrace &trace,
-                               llvm::ArrayRef<StepSpan> windows,
-                               const ProfilerOverheads &profiler,
-                               const std::array<bool, 5> &removeOutliers,
-                               unsigned launchQueueDepth = 0);
+HostOverheadTable extractOverheads(const KinetoTrace &trace,
+                                   llvm::ArrayRef<StepSpan> windows,
+                                   const ProfilerOverheads &profiler,
+                                   const std::array<bool, 5> &removeOutliers,
+                                   unsigned launchQueueDepth = 0);
 
 /// Per runtime call, the number of device events launched before it and not
 /// finished when it starts.

@@ -50,7 +50,7 @@ StepSpan wholeTraceSpan(const KinetoTrace &trace);
 struct ReplayOptions {
   /// Overheads to replay with; null replays each op with its own measured
   /// T1-T5 (checks the replay itself rather than the table's means).
-  const OverheadTable *table = nullptr;
+  const HostOverheadTable *table = nullptr;
   ProfilerOverheads profiler;
   /// Gap between two kernels on one stream (Algorithm 1, line 11), us.
   double inStreamGap = 1.0;

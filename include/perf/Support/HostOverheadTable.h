@@ -1,0 +1,79 @@
+//===- HostOverheadTable.h - The T1-T5 host overhead table ------*- C++ -*-===//
+//
+// The one table of host overheads (docs/host-overheads.md): what
+// `perf-trace overheads` extracts from a trace and writes, and what
+// --perf-host-overhead and trace replay read. Per framework op, per runtime
+// function and by default, each overhead's statistics; lookups fall back
+// from the op's entry to the table's default to the built-in figures of Lin
+// et al. MLIR-free, like the rest of PerfSupport.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PERF_SUPPORT_HOSTOVERHEADTABLE_H
+#define PERF_SUPPORT_HOSTOVERHEADTABLE_H
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include <array>
+#include <optional>
+#include <string>
+
+namespace perf {
+
+/// The five host overheads of Lin et al.: T1 between framework ops, T2 from
+/// an op's start to its first launch, T3 from its last launch to its end,
+/// T4 a runtime call, T5 between the launches of one op.
+enum class Overhead { T1 = 0, T2, T3, T4, T5 };
+inline constexpr unsigned kNumOverheads = 5;
+
+/// Summary statistics of one overhead's samples (microseconds).
+struct OverheadStats {
+  double mean = 0;
+  /// Population standard deviation (numpy's default) of the kept samples.
+  double std = 0;
+  /// Samples kept after outlier removal.
+  unsigned count = 0;
+  /// Samples removed as outliers.
+  unsigned removed = 0;
+};
+
+struct HostOverheadTable {
+  /// One statistic per overhead, T1 first; unset where the table has none.
+  using Entry = std::array<std::optional<OverheadStats>, kNumOverheads>;
+
+  /// Where the figures come from (a trace's name), written and read back.
+  std::string source;
+  Entry defaults;
+  /// T4 per runtime function ("cudaLaunchKernel", "cudaFree").
+  llvm::StringMap<OverheadStats> runtime;
+  llvm::StringMap<Entry> ops;
+
+  /// The paper's V100 figures where a table has no entry: T1 8, T2 10, T3 5,
+  /// T4 10, T5 5 us.
+  static double builtin(Overhead type);
+
+  /// Overhead `type` of framework op `op`: its entry, the table's default,
+  /// the built-in figure.
+  double get(llvm::StringRef op, Overhead type) const;
+  /// T4 of a runtime call: its function's entry, the default T4, built-in.
+  double runtimeCall(llvm::StringRef function) const;
+  /// A synchronizing call's own cost beyond its wait ("cudaFree",
+  /// "cudaStreamSynchronize"): its function's entry, else 0 (a launch's T4
+  /// says nothing of it).
+  double syncCall(llvm::StringRef function) const;
+
+  /// The JSON of docs/host-overheads.md (version 1).
+  llvm::json::Value toJson() const;
+  /// Reads that JSON. A figure is a number (the mean) or an object with a
+  /// "mean" and optionally "std" and "count"; durations, so finite and
+  /// non-negative. Errors name the entry ("ops.aten::mm.t1").
+  static llvm::Expected<HostOverheadTable> parse(const llvm::json::Value &v);
+  /// readJsonFile then parse; errors name the file.
+  static llvm::Expected<HostOverheadTable> load(llvm::StringRef path);
+};
+
+} // namespace perf
+
+#endif // PERF_SUPPORT_HOSTOVERHEADTABLE_H

@@ -1,0 +1,172 @@
+//===- HostOverheadTable.cpp - The T1-T5 host overhead table --------------===//
+
+#include "perf/Support/HostOverheadTable.h"
+#include "perf/Support/InputError.h"
+#include "perf/Support/InputFile.h"
+#include <cmath>
+
+using namespace perf;
+using llvm::json::Object;
+using llvm::json::Value;
+
+static constexpr const char *kTypeKeys[kNumOverheads] = {"t1", "t2", "t3", "t4",
+                                                         "t5"};
+
+double HostOverheadTable::builtin(Overhead type) {
+  static constexpr double kFigures[kNumOverheads] = {8.0, 10.0, 5.0, 10.0, 5.0};
+  return kFigures[static_cast<unsigned>(type)];
+}
+
+double HostOverheadTable::get(llvm::StringRef op, Overhead type) const {
+  unsigned t = static_cast<unsigned>(type);
+  auto it = ops.find(op);
+  if (it != ops.end() && it->second[t])
+    return it->second[t]->mean;
+  if (defaults[t])
+    return defaults[t]->mean;
+  return builtin(type);
+}
+
+double HostOverheadTable::runtimeCall(llvm::StringRef function) const {
+  auto it = runtime.find(function);
+  if (it != runtime.end())
+    return it->second.mean;
+  unsigned t4 = static_cast<unsigned>(Overhead::T4);
+  return defaults[t4] ? defaults[t4]->mean : builtin(Overhead::T4);
+}
+
+double HostOverheadTable::syncCall(llvm::StringRef function) const {
+  auto it = runtime.find(function);
+  return it != runtime.end() ? it->second.mean : 0;
+}
+
+static Value statsToJson(const OverheadStats &stats) {
+  // Three decimals: sub-nanosecond digits are noise.
+  auto round3 = [](double x) { return std::round(x * 1000) / 1000; };
+  return Object{{"mean", round3(stats.mean)},
+                {"std", round3(stats.std)},
+                {"count", static_cast<int64_t>(stats.count)}};
+}
+
+Value HostOverheadTable::toJson() const {
+  auto entryToJson = [](const Entry &entry) {
+    Object object;
+    for (unsigned t = 0; t < kNumOverheads; ++t)
+      if (entry[t])
+        object[kTypeKeys[t]] = statsToJson(*entry[t]);
+    return object;
+  };
+  Object runtimeObject, opsObject;
+  for (const auto &entry : runtime)
+    runtimeObject[entry.getKey()] = statsToJson(entry.getValue());
+  for (const auto &entry : ops)
+    opsObject[entry.getKey()] = entryToJson(entry.getValue());
+  return Object{{"version", 1},
+                {"source", source},
+                {"default", entryToJson(defaults)},
+                {"runtime", std::move(runtimeObject)},
+                {"ops", std::move(opsObject)}};
+}
+
+/// A figure: a number (the mean) or {"mean": m, "std": s, "count": n}; a
+/// duration, so finite and non-negative.
+static llvm::Expected<OverheadStats> readStats(const Value &value,
+                                               const llvm::Twine &where) {
+  OverheadStats stats;
+  std::optional<double> mean = value.getAsNumber();
+  stats.count = 1;
+  if (const Object *o = value.getAsObject()) {
+    mean = o->getNumber("mean");
+    stats.std = o->getNumber("std").value_or(0);
+    std::optional<int64_t> count = o->getInteger("count");
+    if (count && (*count < 0 || *count > UINT32_MAX))
+      return llvm::createStringError("overhead table: " + where +
+                                     ".count must be a sample count");
+    stats.count = count.value_or(1);
+  }
+  if (!mean || !isFiniteAtLeast(*mean, 0) || !isFiniteAtLeast(stats.std, 0))
+    return llvm::createStringError(
+        "overhead table: " + where +
+        " must be a finite non-negative number of microseconds or an object "
+        "with one as \"mean\"");
+  stats.mean = *mean;
+  return stats;
+}
+
+/// The figures of `object` named t1..t5.
+static llvm::Expected<HostOverheadTable::Entry>
+readEntry(const Object &object, const llvm::Twine &where) {
+  HostOverheadTable::Entry entry;
+  for (unsigned t = 0; t < kNumOverheads; ++t)
+    if (const Value *v = object.get(kTypeKeys[t])) {
+      auto stats = readStats(*v, where + "." + kTypeKeys[t]);
+      if (!stats)
+        return stats.takeError();
+      entry[t] = *stats;
+    }
+  return entry;
+}
+
+llvm::Expected<HostOverheadTable>
+HostOverheadTable::parse(const llvm::json::Value &value) {
+  HostOverheadTable table;
+  const Object *root = value.getAsObject();
+  if (!root)
+    return llvm::createStringError("overhead table: expected a JSON object");
+  if (const Value *version = root->get("version"))
+    if (version->getAsInteger() != 1)
+      return llvm::createStringError(
+          "overhead table: unsupported version (expected 1)");
+  table.source = root->getString("source").value_or("").str();
+  auto object = [&](llvm::StringRef key) -> llvm::Expected<const Object *> {
+    const Value *v = root->get(key);
+    if (!v)
+      return nullptr;
+    if (const Object *o = v->getAsObject())
+      return o;
+    return llvm::createStringError("overhead table: \"" + key +
+                                   "\" must be an object");
+  };
+  auto defaults = object("default");
+  auto runtime = object("runtime");
+  auto ops = object("ops");
+  for (auto *section : {&defaults, &runtime, &ops})
+    if (!*section)
+      return section->takeError();
+  if (*defaults) {
+    auto entry = readEntry(**defaults, "default");
+    if (!entry)
+      return entry.takeError();
+    table.defaults = *entry;
+  }
+  if (*runtime)
+    for (const auto &kv : **runtime) {
+      auto stats = readStats(kv.second, "runtime." + kv.first.str());
+      if (!stats)
+        return stats.takeError();
+      table.runtime[kv.first] = *stats;
+    }
+  if (*ops)
+    for (const auto &kv : **ops) {
+      const Object *entryObject = kv.second.getAsObject();
+      if (!entryObject)
+        return llvm::createStringError("overhead table: ops." + kv.first.str() +
+                                       " must be an object");
+      auto entry = readEntry(*entryObject, "ops." + kv.first.str());
+      if (!entry)
+        return entry.takeError();
+      table.ops[kv.first] = *entry;
+    }
+  return table;
+}
+
+llvm::Expected<HostOverheadTable>
+HostOverheadTable::load(llvm::StringRef path) {
+  auto json = readJsonFile(path);
+  if (!json)
+    return json.takeError();
+  auto table = parse(*json);
+  if (!table)
+    return fileError(path, llvm::toString(table.takeError()));
+  return table;
+}

@@ -1,0 +1,83 @@
+// The one host-overhead table: lookups, reading, writing.
+
+#include "perf/Support/HostOverheadTable.h"
+#include "gtest/gtest.h"
+
+using namespace perf;
+
+TEST(HostOverheadTable, DefaultsAreThePaperValues) {
+  HostOverheadTable t;
+  EXPECT_DOUBLE_EQ(t.get("aten::addmm", Overhead::T1), 8);
+  EXPECT_DOUBLE_EQ(t.get("aten::addmm", Overhead::T2), 10);
+  EXPECT_DOUBLE_EQ(t.get("aten::addmm", Overhead::T3), 5);
+  EXPECT_DOUBLE_EQ(t.get("aten::addmm", Overhead::T5), 5);
+  EXPECT_DOUBLE_EQ(t.runtimeCall("cudaLaunchKernel"), 10);
+  EXPECT_DOUBLE_EQ(t.syncCall("cudaFree"), 0);
+}
+
+TEST(HostOverheadTable, LookupOrderIsOpThenDefaultThenBuiltIn) {
+  auto json = llvm::json::parse(R"({"version": 1,
+    "default": {"t2": 7},
+    "runtime": {"cudaLaunchKernel": {"mean": 4.5, "std": 1, "count": 3}},
+    "ops": {"aten::addmm": {"t2": {"mean": 12.5}, "t5": 2}}})");
+  ASSERT_TRUE(bool(json));
+  auto t = HostOverheadTable::parse(*json);
+  ASSERT_TRUE(bool(t)) << llvm::toString(t.takeError());
+  EXPECT_DOUBLE_EQ(t->get("aten::addmm", Overhead::T2), 12.5);
+  EXPECT_DOUBLE_EQ(t->get("aten::relu", Overhead::T2), 7);
+  EXPECT_DOUBLE_EQ(t->get("aten::addmm", Overhead::T3), 5);
+  EXPECT_DOUBLE_EQ(t->runtimeCall("cudaLaunchKernel"), 4.5);
+  EXPECT_DOUBLE_EQ(t->runtimeCall("cudaMemcpyAsync"), 10);
+}
+
+TEST(HostOverheadTable, RejectsBadValues) {
+  auto json = llvm::json::parse(R"({"ops": {"aten::mm": {"t1": "fast"}}})");
+  auto t = HostOverheadTable::parse(*json);
+  ASSERT_FALSE(bool(t));
+  EXPECT_NE(llvm::toString(t.takeError()).find("ops.aten::mm.t1"),
+            std::string::npos);
+  auto v2 = llvm::json::parse(R"({"version": 2})");
+  auto t2 = HostOverheadTable::parse(*v2);
+  ASSERT_FALSE(bool(t2));
+  llvm::consumeError(t2.takeError());
+}
+
+TEST(HostOverheadTable, JsonRoundTripKeepsTheStatistics) {
+  auto json = llvm::json::parse(R"json({
+    "version": 1, "source": "trace.json",
+    "default": {"t2": 11.0, "t4": {"mean": 6.0, "std": 1.0, "count": 9}},
+    "runtime": {"cudaMemcpyAsync": 9.5, "cudaFree": 120},
+    "ops": {"aten::addmm": {"t2": {"mean": 12.3, "std": 1.2, "count": 300}}}
+  })json");
+  ASSERT_TRUE(bool(json));
+  auto table = HostOverheadTable::parse(*json);
+  ASSERT_TRUE(bool(table)) << llvm::toString(table.takeError());
+  EXPECT_DOUBLE_EQ(table->get("aten::addmm", Overhead::T2), 12.3);
+  EXPECT_DOUBLE_EQ(table->get("aten::relu", Overhead::T2), 11.0);
+  EXPECT_DOUBLE_EQ(table->runtimeCall("cudaLaunchKernel"), 6.0);
+  EXPECT_DOUBLE_EQ(table->syncCall("cudaFree"), 120);
+
+  auto again = HostOverheadTable::parse(table->toJson());
+  ASSERT_TRUE(bool(again)) << llvm::toString(again.takeError());
+  EXPECT_EQ(again->source, "trace.json");
+  EXPECT_DOUBLE_EQ(again->get("aten::addmm", Overhead::T2), 12.3);
+  EXPECT_EQ(again->ops["aten::addmm"][1]->count, 300u);
+  EXPECT_DOUBLE_EQ(again->ops["aten::addmm"][1]->std, 1.2);
+  EXPECT_DOUBLE_EQ(again->runtimeCall("cudaLaunchKernel"), 6.0);
+  EXPECT_EQ(again->defaults[3]->count, 9u);
+}
+
+TEST(HostOverheadTable, NegativeOrNonFiniteFiguresAreErrors) {
+  for (const char *text :
+       {R"({"default": {"t1": -1}})",
+        R"({"runtime": {"cudaFree": {"mean": 1, "std": -2}}})",
+        R"({"ops": {"aten::mm": {"t3": {"mean": 1, "count": -4}}}})",
+        R"({"ops": []})"}) {
+    auto json = llvm::json::parse(text);
+    ASSERT_TRUE(bool(json)) << text;
+    auto t = HostOverheadTable::parse(*json);
+    EXPECT_FALSE(bool(t)) << text;
+    if (!t)
+      llvm::consumeError(t.takeError());
+  }
+}
