@@ -75,15 +75,19 @@ static llvm::Expected<std::string> inflate(llvm::StringRef bytes,
   return out;
 }
 
-llvm::Expected<std::string> perf::readMaybeGzipFile(llvm::StringRef path) {
-  auto buffer = readInputFile(path);
-  if (!buffer)
-    return buffer.takeError();
-  llvm::StringRef bytes = (*buffer)->getBuffer();
+llvm::Expected<std::string> perf::inflateIfGzipped(llvm::StringRef bytes,
+                                                   llvm::StringRef path) {
   if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
       static_cast<unsigned char>(bytes[1]) == 0x8b)
     return inflate(bytes, path);
   return bytes.str();
+}
+
+llvm::Expected<std::string> perf::readMaybeGzipFile(llvm::StringRef path) {
+  auto buffer = readInputFile(path);
+  if (!buffer)
+    return buffer.takeError();
+  return inflateIfGzipped((*buffer)->getBuffer(), path);
 }
 
 /// The 1-based line and column of byte `offset` of `text`.

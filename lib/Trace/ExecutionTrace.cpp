@@ -1,6 +1,8 @@
 //===- ExecutionTrace.cpp - PyTorch Execution Trace reader ----------------===//
 
 #include "perf/Trace/ExecutionTrace.h"
+#include "perf/Support/InputError.h"
+#include "perf/Support/InputFile.h"
 #include "perf/Trace/TraceFile.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -13,8 +15,9 @@ using namespace llvm;
 namespace perf {
 namespace trace {
 
+/// An error about the trace file `origin` as a whole (the one format).
 static Error traceError(StringRef origin, const Twine &message) {
-  return createStringError(inconvertibleErrorCode(), origin + ": " + message);
+  return perf::fileError(origin, message);
 }
 
 bool isAnnotationName(StringRef name) {
@@ -139,7 +142,7 @@ static bool isSupportedSchema(StringRef schema, bool &newLayout) {
 }
 
 Expected<ExecutionTrace> ExecutionTrace::load(StringRef path) {
-  Expected<json::Value> root = readJsonFile(path);
+  Expected<json::Value> root = perf::readJsonFile(path);
   if (!root)
     return root.takeError();
   return parse(*root, path);

@@ -2,6 +2,8 @@
 
 #include "perf/Trace/KinetoTrace.h"
 #include "perf/Trace/ExecutionTrace.h"
+#include "perf/Support/InputError.h"
+#include "perf/Support/InputFile.h"
 #include "perf/Trace/TraceFile.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -20,8 +22,9 @@ using namespace llvm;
 namespace perf {
 namespace trace {
 
+/// An error about the trace file `origin` as a whole (the one format).
 static Error traceError(StringRef origin, const Twine &message) {
-  return createStringError(inconvertibleErrorCode(), origin + ": " + message);
+  return perf::fileError(origin, message);
 }
 
 bool RuntimeCall::isSynchronizing() const {
@@ -89,7 +92,7 @@ static void readDims(const json::Object *args, StringRef key, int64_t out[3]) {
 }
 
 Expected<KinetoTrace> KinetoTrace::load(StringRef path) {
-  Expected<json::Value> root = readJsonFile(path);
+  Expected<json::Value> root = perf::readJsonFile(path);
   if (!root)
     return root.takeError();
   return parse(*root, path);

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "perf/Support/InputError.h"
 #include "perf/Trace/ExecutionTrace.h"
 #include "perf/Trace/HostOverheads.h"
 #include "perf/Trace/KinetoTrace.h"
@@ -110,7 +111,9 @@ static int fail(const Twine &message) {
   return 1;
 }
 
-static int fail(Error error) { return fail(toString(std::move(error))); }
+static int fail(Error error) {
+  return perf::reportError("perf-trace", std::move(error));
+}
 
 /// Iteration windows: --iteration-marker, else the trace's own iterations
 /// (ProfilerStep spans, else its repeating structure), else the whole trace

@@ -83,8 +83,8 @@ TEST(ExecutionTrace, UnknownSchemaIsAnError) {
   llvm::Expected<ExecutionTrace> et = ExecutionTrace::parse(*json, "x.json");
   ASSERT_FALSE(bool(et));
   EXPECT_EQ(llvm::toString(et.takeError()),
-            "x.json: unknown execution trace schema version '3.0.0' "
-            "(supported: 1.0.1 through 1.1.x)");
+            "unknown execution trace schema version '3.0.0' "
+            "(supported: 1.0.1 through 1.1.x) (x.json)");
 }
 
 TEST(KinetoTrace, OldCategoryNamesAndStringThreadIds) {

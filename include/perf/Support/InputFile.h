@@ -23,6 +23,11 @@ namespace perf {
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readInputFile(llvm::StringRef path);
 
+/// `bytes` (read from `path`, which errors name), inflated when they start
+/// with the gzip magic, within max-input-bytes.
+llvm::Expected<std::string> inflateIfGzipped(llvm::StringRef bytes,
+                                             llvm::StringRef path);
+
 /// The bytes of `path`, inflated when it is gzip-compressed (by its magic
 /// bytes, whatever its name); the inflated size is bounded by
 /// max-input-bytes too.

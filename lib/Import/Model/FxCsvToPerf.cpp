@@ -527,7 +527,7 @@ OwningOpRef<ModuleOp> perf::importFxCsv(MLIRContext *ctx, StringRef contents,
                                         const FxImportOptions &options) {
   ctx->loadDialect<PerfDialect>();
   Location loc = FileLineColLoc::get(ctx, path, 1, 1);
-  llvm::Expected<std::string> text = trace::inflateIfGzipped(contents, path);
+  llvm::Expected<std::string> text = perf::inflateIfGzipped(contents, path);
   if (!text) {
     emitError(loc) << llvm::toString(text.takeError());
     return nullptr;

@@ -19,6 +19,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "perf/Dialect/InputDiagnostics.h"
+#include "perf/Support/InputError.h"
 #include "perf/Dialect/PerfAttrs.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Dialect/PerfOps.h"
@@ -337,11 +339,20 @@ std::vector<StepSpan> iterationWindows(const KinetoTrace &trace,
 
 /// Reports a reader error at the file's location, without the file name the
 /// reader's message starts with.
+/// Errors of the file readers at their place in the file; the trace
+/// parsers' own errors, which start with the path, at `loc` without it.
 void emitReaderError(Location loc, StringRef path, llvm::Error error) {
-  std::string message = llvm::toString(std::move(error));
-  StringRef text(message);
-  text.consume_front((path + ": ").str());
-  emitError(loc) << text;
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](std::unique_ptr<InputError> e) {
+        emitInputError(loc, llvm::Error(std::move(e)));
+      },
+      [&](const llvm::ErrorInfoBase &e) {
+        std::string message = e.message();
+        StringRef text(message);
+        text.consume_front((path + ": ").str());
+        emitError(loc) << text;
+      });
 }
 
 OwningOpRef<ModuleOp> createModule(MLIRContext *ctx, Location loc,
