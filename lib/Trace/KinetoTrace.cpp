@@ -130,7 +130,7 @@ Expected<KinetoTrace> KinetoTrace::parse(const json::Value &root,
       continue;
     if (const json::Value *ts = e->get("ts")) {
       int64_t t = ts->getAsInteger().value_or(
-          static_cast<int64_t>(std::floor(ts->getAsNumber().value_or(0))));
+          saturatingInt64(std::floor(ts->getAsNumber().value_or(0))));
       base = std::min(base, t);
     }
     if (classify(e->getString("cat").value_or("")) == EventClass::Operator)

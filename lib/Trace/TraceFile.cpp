@@ -1,11 +1,25 @@
 //===- TraceFile.cpp - Trace JSON values ---------------------------------===//
 
 #include "perf/Trace/TraceFile.h"
+#include <cmath>
+#include <cstdint>
 
 using namespace llvm;
 
 namespace perf {
 namespace trace {
+
+int64_t saturatingInt64(double value) {
+  // 2^63, exactly representable; every double below it converts.
+  constexpr double kTwo63 = 9223372036854775808.0;
+  if (std::isnan(value))
+    return 0;
+  if (value >= kTwo63)
+    return INT64_MAX;
+  if (value <= -kTwo63)
+    return INT64_MIN;
+  return static_cast<int64_t>(value);
+}
 
 int64_t asLooseInteger(const json::Value *value, int64_t fallback) {
   if (!value)
@@ -13,7 +27,7 @@ int64_t asLooseInteger(const json::Value *value, int64_t fallback) {
   if (std::optional<int64_t> i = value->getAsInteger())
     return *i;
   if (std::optional<double> d = value->getAsNumber())
-    return static_cast<int64_t>(*d);
+    return saturatingInt64(*d);
   if (std::optional<StringRef> s = value->getAsString()) {
     size_t end = s->size();
     size_t begin = end;

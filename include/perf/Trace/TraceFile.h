@@ -16,6 +16,11 @@
 namespace perf {
 namespace trace {
 
+/// `value` rounded toward zero, saturated to the int64 range (a double past
+/// it, read from a damaged trace, has no int64: casting it is undefined);
+/// NaN gives 0.
+int64_t saturatingInt64(double value);
+
 /// A JSON number or numeric string ("25738", "stream 7") as an integer: the
 /// trailing run of digits; `fallback` when there is none.
 int64_t asLooseInteger(const llvm::json::Value *value, int64_t fallback);
