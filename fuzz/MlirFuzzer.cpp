@@ -12,12 +12,18 @@
 #include "mlir/Pass/PassManager.h"
 #include "perf/Transforms/Passes.h"
 
+#include <string>
+
 using namespace mlir;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   perf::fuzz::QuietContext context;
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      perf::fuzz::text(data, size), ParserConfig(&context.get()));
+  // MLIR's lexer stops at the NUL that a MemoryBuffer of a file guarantees
+  // after its end; libFuzzer's bytes have none, so they are copied into a
+  // string, which does.
+  std::string text(perf::fuzz::text(data, size));
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(text, ParserConfig(&context.get()));
   if (!module)
     return 0;
   PassManager pm(&context.get());

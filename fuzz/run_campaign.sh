@@ -11,7 +11,8 @@ build=$(cd "${1:?usage: fuzz/run_campaign.sh BUILD_DIR [RUNS] [OUT]}" && pwd)
 runs=${2:-1000000}
 max_seconds=${MAX_SECONDS:-1800}
 out=$(mkdir -p "${3:-fuzz-campaign}" && cd "${3:-fuzz-campaign}" && pwd)
-targets=$(cd fuzz/corpus && ls)
+# TARGETS="onnx mlir" runs those only.
+targets=${TARGETS:-$(cd fuzz/corpus && ls)}
 jobs=$(nproc)
 
 run_one() {
