@@ -1,7 +1,7 @@
 //===- FuzzSupport.cpp - What the fuzz targets share ----------------------===//
 
 #include "FuzzSupport.h"
-#include "perf/Tools/Registration.h"
+#include "perf/Dialect/PerfDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -36,10 +36,14 @@ std::string perf::fuzz::writeScratchFile(llvm::StringRef name,
   return path.str().str();
 }
 
+/// The perf dialect alone: what perf's readers build and the perf IR the
+/// fuzz-mlir target parses. The upstream dialects perf-opt also registers
+/// for --perf-convert-linalg are left out: their parsers are MLIR's, with
+/// MLIR's own defects (docs/reliability.md names one), not perf's to fix.
 static const mlir::DialectRegistry &registry() {
   static const mlir::DialectRegistry r = [] {
     mlir::DialectRegistry out;
-    perf::registerPerfDialects(out);
+    out.insert<perf::PerfDialect>();
     return out;
   }();
   return r;
