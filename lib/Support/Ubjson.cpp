@@ -14,9 +14,9 @@
 #include "perf/Support/InputFile.h"
 #include "perf/Support/Limits.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FormatVariadic.h"
-#include <cstring>
 
 using namespace perf;
 
@@ -46,10 +46,14 @@ private:
                      "UBJSON at byte " + llvm::Twine(pos) + ": " + message);
   }
 
-  llvm::Expected<char> marker() {
-    // 'N' is a no-op marker that may stand anywhere a value may.
+  /// 'N' is a no-op marker that may stand anywhere a value may.
+  void skipNoOps() {
     while (pos < bytes.size() && bytes[pos] == 'N')
       ++pos;
+  }
+
+  llvm::Expected<char> marker() {
+    skipNoOps();
     if (pos >= bytes.size())
       return bad("the document ends early");
     return bytes[pos++];
@@ -71,6 +75,15 @@ private:
     if (!raw)
       return raw.takeError();
     return llvm::support::endian::read<T, llvm::endianness::big>(raw->data());
+  }
+
+  /// A big-endian IEEE number of type FloatT.
+  template <typename FloatT, typename BitsT>
+  llvm::Expected<llvm::json::Value> number() {
+    auto bits = bigEndian<BitsT>();
+    if (!bits)
+      return bits.takeError();
+    return llvm::json::Value(double(llvm::bit_cast<FloatT>(*bits)));
   }
 
   /// An integer after the marker `m`; nullopt (no error) when `m` is not an
@@ -141,22 +154,10 @@ private:
       return llvm::json::Value(true);
     case 'F':
       return llvm::json::Value(false);
-    case 'd': {
-      auto bits = bigEndian<uint32_t>();
-      if (!bits)
-        return bits.takeError();
-      float f;
-      std::memcpy(&f, &*bits, sizeof f);
-      return llvm::json::Value(double(f));
-    }
-    case 'D': {
-      auto bits = bigEndian<uint64_t>();
-      if (!bits)
-        return bits.takeError();
-      double d;
-      std::memcpy(&d, &*bits, sizeof d);
-      return llvm::json::Value(d);
-    }
+    case 'd':
+      return number<float, uint32_t>();
+    case 'D':
+      return number<double, uint64_t>();
     case 'C': {
       auto c = take(1);
       if (!c)
@@ -267,8 +268,7 @@ private:
 
   /// Consumes `close` (after no-ops) when it comes next.
   bool closes(char close) {
-    while (pos < bytes.size() && bytes[pos] == 'N')
-      ++pos;
+    skipNoOps();
     if (pos < bytes.size() && bytes[pos] == close) {
       ++pos;
       return true;

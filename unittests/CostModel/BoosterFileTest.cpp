@@ -33,14 +33,26 @@ protected:
       ASSERT_NE(at, std::string::npos) << from.str();
       text.replace(at, from.size(), to.str());
     }
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    os << text;
+    writeBytes(text);
   }
-  void writeBytes(llvm::StringRef bytes) {
+  /// Writes `bytes` to the booster's file, or to `name` in the folder.
+  void writeBytes(llvm::StringRef bytes, llvm::StringRef name = "") {
+    llvm::SmallString<128> to(path);
+    if (!name.empty()) {
+      to = dir;
+      llvm::sys::path::append(to, name);
+    }
     std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
+    llvm::raw_fd_ostream os(to, ec);
+    ASSERT_FALSE(ec) << ec.message();
     os << bytes;
+  }
+  /// A 2^20-element element-wise kernel, which the tiny booster prices.
+  static KernelDesc elementwiseKernel() {
+    KernelDesc k;
+    k.kind = KernelKind::Elementwise;
+    k.numElements = 1 << 20;
+    return k;
   }
   /// The error reading the booster, without the path.
   std::string error() {
@@ -61,9 +73,7 @@ TEST_F(BoosterFile, TheTinyBoosterLoadsAndPrices) {
   EXPECT_EQ(error(), "");
   auto model = MlModel::load(dir);
   ASSERT_TRUE(bool(model)) << llvm::toString(model.takeError());
-  KernelDesc k;
-  k.kind = KernelKind::Elementwise;
-  k.numElements = 1 << 20;
+  KernelDesc k = elementwiseKernel();
   auto cost = (*model)->estimate(k, *lookupGpu("T4"));
   ASSERT_TRUE(cost);
   EXPECT_TRUE(std::isfinite(cost->latencyUs));
@@ -112,28 +122,16 @@ TEST_F(BoosterFile, TheFeatureCountIsPerfs) {
 }
 
 TEST_F(BoosterFile, TruncatedAndDeepFilesAreLocatedJsonErrors) {
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    os << llvm::StringRef(kTinyBooster).take_front(40);
-  }
+  writeBytes(llvm::StringRef(kTinyBooster).take_front(40));
   EXPECT_EQ(error(),
             std::string(path) + ":1:40: invalid JSON: Unterminated string");
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    os << "{\"learner\":" << std::string(100000, '[');
-  }
+  writeBytes("{\"learner\":" + std::string(100000, '['));
   EXPECT_EQ(error(), std::string(path) + ":1:267: JSON nested deeper than the "
                                          "limit max-json-depth (256)");
 }
 
 TEST_F(BoosterFile, BinaryModelsAreNotRead) {
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    os << "binf\x01\x02\x03";
-  }
+  writeBytes("binf\x01\x02\x03");
   EXPECT_EQ(error(), "not an XGBoost model (JSON starting '{\"' or UBJSON "
                      "starting '{' and a length marker)");
 }
@@ -160,9 +158,7 @@ TEST_F(BoosterFile, UbjsonBoostersAreCheckedAndLoadedLikeJson) {
   write();
   auto asJson = MlModel::load(dir);
   ASSERT_TRUE(bool(asJson)) << llvm::toString(asJson.takeError());
-  KernelDesc k;
-  k.kind = KernelKind::Elementwise;
-  k.numElements = 1 << 20;
+  KernelDesc k = elementwiseKernel();
   auto jsonCost = (*asJson)->estimate(k, *lookupGpu("T4"));
   ASSERT_TRUE(jsonCost);
 
@@ -223,16 +219,8 @@ TEST_F(BoosterFile, DeepOrOverCountedUbjsonIsRefusedBeforeAllocating) {
 
 TEST_F(BoosterFile, OnlyTheBoostersOfThePricedKindsAreRead) {
   write();
-  llvm::SmallString<128> gemm(dir);
-  llvm::sys::path::append(gemm, "gemm.json");
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(gemm, ec);
-    os << "{\"not\": \"a booster\"}";
-  }
-  KernelDesc k;
-  k.kind = KernelKind::Elementwise;
-  k.numElements = 1 << 20;
+  writeBytes("{\"not\": \"a booster\"}", "gemm.json");
+  KernelDesc k = elementwiseKernel();
   // Every kind: the damaged GEMM booster is an error.
   EXPECT_FALSE(bool(MlModel::load(dir)));
   EXPECT_FALSE(bool(MlModel::load(dir, std::set{KernelKind::Gemm})));

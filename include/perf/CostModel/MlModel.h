@@ -122,7 +122,7 @@ public:
   llvm::StringRef name() const override { return "ml"; }
   std::optional<KernelCost> estimate(const KernelDesc &kernel,
                                      const GpuSpec &gpu) const override;
-  /// Kinds with a trained model.
+  /// Kinds whose booster was loaded: the folder's, or those of `kinds`.
   std::vector<std::string> kinds() const;
   /// The fixed cost used for `gpu`: its calibration if known, else the mean
   /// of the calibrated devices (the training GPUs), else 0.

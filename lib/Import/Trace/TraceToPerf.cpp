@@ -20,7 +20,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "perf/Dialect/InputDiagnostics.h"
-#include "perf/Support/InputError.h"
 #include "perf/Dialect/PerfAttrs.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Dialect/PerfOps.h"
@@ -337,24 +336,6 @@ std::vector<StepSpan> iterationWindows(const KinetoTrace &trace,
   return trace.iterations();
 }
 
-/// Reports a reader error at the file's location, without the file name the
-/// reader's message starts with.
-/// Errors of the file readers at their place in the file; the trace
-/// parsers' own errors, which start with the path, at `loc` without it.
-void emitReaderError(Location loc, StringRef path, llvm::Error error) {
-  llvm::handleAllErrors(
-      std::move(error),
-      [&](std::unique_ptr<InputError> e) {
-        emitInputError(loc, llvm::Error(std::move(e)));
-      },
-      [&](const llvm::ErrorInfoBase &e) {
-        std::string message = e.message();
-        StringRef text(message);
-        text.consume_front((path + ": ").str());
-        emitError(loc) << text;
-      });
-}
-
 OwningOpRef<ModuleOp> createModule(MLIRContext *ctx, Location loc,
                                    GraphOp &graph) {
   ctx->loadDialect<PerfDialect>();
@@ -373,7 +354,7 @@ perf::importKinetoTrace(MLIRContext *ctx, StringRef path,
   Location loc = FileLineColLoc::get(ctx, path, 0, 0);
   llvm::Expected<KinetoTrace> loaded = KinetoTrace::load(path);
   if (!loaded) {
-    emitReaderError(loc, path, loaded.takeError());
+    emitInputError(loc, loaded.takeError());
     return nullptr;
   }
   KinetoTrace &trace = *loaded;
@@ -466,7 +447,7 @@ perf::importExecutionTrace(MLIRContext *ctx, StringRef path,
   Location loc = FileLineColLoc::get(ctx, path, 0, 0);
   llvm::Expected<ExecutionTrace> loaded = ExecutionTrace::load(path);
   if (!loaded) {
-    emitReaderError(loc, path, loaded.takeError());
+    emitInputError(loc, loaded.takeError());
     return nullptr;
   }
   ExecutionTrace &et = *loaded;
@@ -481,8 +462,8 @@ perf::importExecutionTrace(MLIRContext *ctx, StringRef path,
   if (!options.kinetoPath.empty()) {
     llvm::Expected<KinetoTrace> k = KinetoTrace::load(options.kinetoPath);
     if (!k) {
-      emitReaderError(FileLineColLoc::get(ctx, options.kinetoPath, 0, 0),
-                      options.kinetoPath, k.takeError());
+      emitInputError(FileLineColLoc::get(ctx, options.kinetoPath, 0, 0),
+                     k.takeError());
       return nullptr;
     }
     kineto.emplace(std::move(*k));
