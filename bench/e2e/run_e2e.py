@@ -40,6 +40,12 @@ PUBLISHED = {
 # sequence classifier, BERT training BertForPreTraining.
 HEADS = {("bert_large", "inf"): "classifier", ("bert_large", "train"): "pretraining"}
 
+# The steps ran with input ids of all ones (NeuSight's measure_e2e feeds
+# torch.ones, and times the stock HuggingFace Switch MLP: its padded-expert
+# patch is applied later, for tracing only). Every token is then the same
+# and a Switch router sends all of them to one expert.
+ROUTING = "single"
+
 DEFAULT_STACK = "ml,tile,calibrated,heuristic,roofline"
 SHIPPED_MODELS = os.path.join(ROOT, "data", "models", "neusight")
 
@@ -61,7 +67,8 @@ def run(cmd):
 def estimate(build, config, label, gpu, stack, ml_dir, work):
     step = os.path.join(work, "step.mlir")
     cmd = [os.path.join(build, "bin", "perf-translate"), "--import-model-config", config,
-           "--batch=%d" % label["batch"], "--seq=%d" % label["seq"], "-o", step]
+           "--batch=%d" % label["batch"], "--seq=%d" % label["seq"],
+           "--expert-routing=" + ROUTING, "-o", step]
     if label["phase"] == "train":
         cmd += ["--phase=training", "--optimizer=none"]
     head = HEADS.get((label["model"], label["phase"]))

@@ -75,6 +75,12 @@ enum class AttentionImpl { Eager, Fused };
 /// and a 2-way linear), BERT's pre-training heads, or nothing.
 enum class ModelHead { Default, Lm, Classifier, Pretraining, None };
 
+/// How a Switch router spreads tokens over its experts: evenly (what a
+/// trained router does on real text), or every token to one expert (what
+/// it does when every token is the same, as in steps timed with constant
+/// input ids, or when the router has collapsed).
+enum class ExpertRouting { Balanced, Single };
+
 struct StepOptions {
   int64_t batch = 1, seq = 0;
   StepPhase phase = StepPhase::Inference;
@@ -84,6 +90,7 @@ struct StepOptions {
   DType dtype = DType::F32;
   AttentionImpl attention = AttentionImpl::Eager;
   ModelHead head = ModelHead::Default;
+  ExpertRouting routing = ExpertRouting::Balanced;
   /// "none", "sgd" or "adam" (training only).
   std::string optimizer = "none";
 };

@@ -754,11 +754,20 @@ private:
     return linear("wo", up, F, H, false);
   }
 
-  /// SwitchTransformersTop1Router and the sparse MLP as eager PyTorch runs
-  /// it: each expert gathers its tokens (a boolean-mask index: nonzero and
-  /// a host sync), runs its MLP on `expert_capacity` rows per sequence, and
-  /// scatters back (a second nonzero and sync); tokens over capacity pass
-  /// through unchanged.
+  /// Tokens the router sends to expert `e`: at most `expert_capacity` per
+  /// sequence, spread evenly (balanced) or all to the first expert (single).
+  int64_t expertTokens(int64_t e) const {
+    if (s.routing == ExpertRouting::Single)
+      return e == 0 ? B * std::min(c.expertCapacity, S) : 0;
+    return B * std::min(c.expertCapacity, (S + c.experts - 1) / c.experts);
+  }
+
+  /// SwitchTransformersTop1Router and SwitchTransformersSparseMLP as eager
+  /// PyTorch runs them: each expert gathers its tokens with a boolean mask
+  /// (nonzero, a host sync, index), runs its MLP on them and scatters the
+  /// result back (a second nonzero and sync, index_put_); tokens over
+  /// capacity pass through unchanged. An expert without tokens launches
+  /// only the mask and the two nonzero kernels.
   Tensor switchMlp(const Tensor &x) {
     Shape bse{B, S, c.experts};
     Tensor probs, mask;
@@ -786,29 +795,24 @@ private:
     });
     op("argmax", "argmax", {mask}, {B, S}, 0, DType::I64);
     Tensor next = op("clone", "clone", {x}, x.shape);
-    int64_t rows = B * c.expertCapacity;
-    Tensor padded = op("zeros", "zeros", {}, {rows, H});
-    // Tokens an expert takes: an even share, up to its capacity.
-    int64_t chosen =
-        B * std::min(c.expertCapacity, (S + c.experts - 1) / c.experts);
     for (int64_t e = 0; e < c.experts; ++e) {
+      int64_t chosen = expertTokens(e);
       within("experts.expert_" + std::to_string(e), [&] {
         Tensor selected =
             op("bool", "_to_copy", {mask.as({B, S})}, {B, S}, 0, DType::Bool);
-        op("count_nonzero", "count_nonzero", {selected}, {}, 0, DType::I64);
         Tensor where =
             op("nonzero", "nonzero", {selected}, {chosen, 2}, 0, DType::I64);
         hostSync();
-        Tensor gathered = op("index", "index", {x, where}, {chosen, H});
-        hostSync(); // num_chosen as a slice bound
-        op("copy_", "copy_", {padded.as({chosen, H}), gathered}, {chosen, H});
-        padded = t5DenseMlp(padded, rows);
-        hostSync();
+        Tensor out;
+        if (chosen > 0) {
+          Tensor gathered = op("index", "index", {x, where}, {chosen, H});
+          out = t5DenseMlp(gathered, chosen);
+        }
         where =
             op("nonzero_1", "nonzero", {selected}, {chosen, 2}, 0, DType::I64);
         hostSync();
-        next = op("index_put_", "index_put_",
-                  {next, where, padded.as({chosen, H})}, x.shape);
+        if (chosen > 0)
+          next = op("index_put_", "index_put_", {next, where, out}, x.shape);
         return next;
       });
     }
@@ -950,7 +954,8 @@ private:
 llvm::Expected<StepOptions>
 stepOptionsFromFlags(int64_t batch, int64_t seq, int64_t context,
                      StringRef phase, StringRef dtype, StringRef attention,
-                     StringRef head, StringRef optimizer) {
+                     StringRef head, StringRef optimizer,
+                     StringRef routing) {
   auto error = [](const llvm::Twine &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    message.str());
@@ -979,6 +984,11 @@ stepOptionsFromFlags(int64_t batch, int64_t seq, int64_t context,
   else if (attention != "eager")
     return error("--attention must be eager, sdpa or flash, got '" +
                  attention + "'");
+  if (routing == "single")
+    s.routing = ExpertRouting::Single;
+  else if (routing != "balanced")
+    return error("--expert-routing must be balanced or single, got '" +
+                 routing + "'");
   std::optional<ModelHead> h = llvm::StringSwitch<std::optional<ModelHead>>(head)
                                    .Case("default", ModelHead::Default)
                                    .Case("lm", ModelHead::Lm)
@@ -1062,6 +1072,11 @@ void perf::registerModelConfigImportTranslation() {
       llvm::cl::desc("none, sgd or adam for training steps (model config "
                      "import)"),
       llvm::cl::init("none"), llvm::cl::cat(category));
+  static llvm::cl::opt<std::string> routing(
+      "expert-routing",
+      llvm::cl::desc("balanced or single: how a Switch router spreads tokens "
+                     "over its experts (model config import)"),
+      llvm::cl::init("balanced"), llvm::cl::cat(category));
   static TranslateToMLIRRegistration registration(
       "import-model-config",
       "Build a transformer step from a HuggingFace config.json",
@@ -1071,7 +1086,8 @@ void perf::registerModelConfigImportTranslation() {
             sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
         StringRef path = buffer->getBufferIdentifier();
         llvm::Expected<StepOptions> options = stepOptionsFromFlags(
-            batch, seq, context, phase, dtype, attention, head, optimizer);
+            batch, seq, context, phase, dtype, attention, head, optimizer,
+            routing);
         if (!options) {
           emitError(FileLineColLoc::get(ctx, path, 1, 1))
               << llvm::toString(options.takeError());
