@@ -3,6 +3,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Transforms/MemoryAnalysis.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
 #include "llvm/ADT/MapVector.h"
@@ -48,6 +49,10 @@ struct GraphSummary {
     double start, end;
   };
   std::vector<PathEntry> criticalPath;
+  /// Peak memory per device and the GPU's.
+  std::vector<DeviceMemory> memory;
+  double memoryCapacity = 0;
+  bool outOfMemory = false;
 };
 
 double f64(DictionaryAttr dict, StringRef key) {
@@ -151,6 +156,10 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     }
   }
   s.numKernels = kernels.size();
+  MemoryAnalysis memory(graph);
+  s.memory.assign(memory.devices().begin(), memory.devices().end());
+  s.memoryCapacity = memory.capacity();
+  s.outOfMemory = memory.outOfMemory();
   auto path = estimate.getAs<DenseI64ArrayAttr>("critical_path");
   auto times = estimate.getAs<DenseF64ArrayAttr>("critical_path_times_us");
   if (path && times && times.size() == 2 * path.size())
@@ -221,6 +230,25 @@ void printText(const GraphSummary &s, llvm::raw_ostream &os) {
           (long long)cast<IntegerAttr>(d.get("device")).getInt(),
           f64(d, "active_us"), f64(d, "end_us"), f64(d, "exposed_comm_us"));
   }
+  if (llvm::any_of(s.memory,
+                   [](const DeviceMemory &m) { return m.peak() > 0; })) {
+    constexpr double kGB = 1024.0 * 1024.0 * 1024.0;
+    os << "  memory per device (GiB):\n";
+    for (const DeviceMemory &m : s.memory) {
+      os << llvm::format("    gpu%-3lld weights %8.3f  gradients %8.3f  "
+                         "optimizer %8.3f  buckets %8.3f  activations %8.3f  "
+                         "peak %8.3f",
+                         static_cast<long long>(m.device), m.parameters / kGB,
+                         m.gradients / kGB, m.optimizerStates / kGB,
+                         m.gradientBuckets / kGB, m.activationPeak / kGB,
+                         m.peak() / kGB);
+      if (s.memoryCapacity > 0)
+        os << llvm::format(" of %.3f%s", s.memoryCapacity / kGB,
+                           m.peak() > s.memoryCapacity ? "  OUT OF MEMORY"
+                                                       : "");
+      os << "\n";
+    }
+  }
   os << "  critical path (" << s.criticalPath.size() << " kernels):\n";
   size_t shown = 0;
   for (const auto &p : s.criticalPath) {
@@ -272,6 +300,19 @@ llvm::json::Value toJson(const GraphSummary &s) {
       {"devices", std::move(devices)},
       {"critical_path", std::move(path)},
   };
+  llvm::json::Array memory;
+  for (const DeviceMemory &m : s.memory)
+    memory.push_back(
+        llvm::json::Object{{"device", m.device},
+                           {"parameter_bytes", m.parameters},
+                           {"gradient_bytes", m.gradients},
+                           {"optimizer_bytes", m.optimizerStates},
+                           {"bucket_bytes", m.gradientBuckets},
+                           {"activation_peak_bytes", m.activationPeak},
+                           {"peak_bytes", m.peak()}});
+  out["memory"] = llvm::json::Object{{"capacity_bytes", s.memoryCapacity},
+                                     {"out_of_memory", s.outOfMemory},
+                                     {"devices", std::move(memory)}};
   if (!s.dbMisses.empty()) {
     llvm::json::Array misses;
     for (const KernelCostMiss &m : s.dbMisses)

@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/MemoryAnalysis.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -157,8 +158,10 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       Block *body = op.getBodyBlockOrNull();
       if (!body) {
         // A view or reshape of a split tensor is split.
-        if (inside)
+        if (inside) {
           splitValues.insert(op->result_begin(), op->result_end());
+          op->setAttr(kTensorSplitAttr, b.getUnitAttr());
+        }
         continue;
       }
       int64_t reduceBytes = 0;
@@ -205,8 +208,10 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
         }
       }
       carried = inside;
-      if (inside)
+      if (inside) {
         splitValues.insert(op->result_begin(), op->result_end());
+        op->setAttr(kTensorSplitAttr, b.getUnitAttr());
+      }
       if (reduceBytes > 0)
         forwardReduces.push_back({op, reduceBytes});
     }

@@ -24,6 +24,7 @@
 #include "perf/Support/InputFile.h"
 #include "perf/Support/Limits.h"
 #include "perf/Tools/Registration.h"
+#include "perf/Transforms/MemoryAnalysis.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -100,6 +101,8 @@ static llvm::cl::opt<unsigned>
     jobsOpt("j", llvm::cl::desc("Threads (0: all cores)"), llvm::cl::init(0));
 
 namespace {
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
 struct Point {
   double ethernetGbps, pcieGBs, tflops, hbmTBs;
   std::string arch;
@@ -110,6 +113,9 @@ struct Point {
   std::string error;
   double td = 0, tcCompute = 0, tcMemory = 0, tw = 0, total = 0,
          criticalPath = -1;
+  /// The largest device peak in bytes, and whether it exceeds the GPU.
+  double peakBytes = 0;
+  bool outOfMemory = false;
 };
 
 llvm::Expected<std::vector<double>> parseList(llvm::StringRef name,
@@ -180,8 +186,9 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
   int fd;
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
           "perf-sweep-system", "json", fd, path)) {
-    p.error = "perf-sweep: error: cannot create a temporary file: " +
-              ec.message() + "\n";
+    p.error =
+        "perf-sweep: error: cannot create a temporary file: " + ec.message() +
+        "\n";
     return;
   }
   {
@@ -242,8 +249,8 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
   auto breakdown =
       graph ? graph->getAttrOfType<DictionaryAttr>("perf.pai") : nullptr;
   if (!breakdown) {
-    p.error = "perf-sweep: error: no perf.graph in the input (" +
-              inputFile + ")\n";
+    p.error =
+        "perf-sweep: error: no perf.graph in the input (" + inputFile + ")\n";
     return;
   }
   p.td = attrF64(breakdown, "t_d_us");
@@ -252,6 +259,9 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
   p.tw = attrF64(breakdown, "t_w_us");
   p.total = attrF64(breakdown, "total_us");
   p.criticalPath = attrF64(breakdown, "critical_path_us");
+  MemoryAnalysis memory(graph);
+  p.peakBytes = memory.largest().peak();
+  p.outOfMemory = memory.outOfMemory();
   p.ok = true;
 }
 } // namespace
@@ -360,15 +370,18 @@ int main(int argc, char **argv) {
   // The pipeline column only when it varies.
   bool showPipeline = pipelines.size() > 1;
   llvm::outs() << llvm::format(
-      "%-17s %8s %8s %7s %7s %11s %11s %11s %11s %11s %11s", "arch", "eth_gbps",
-      "pcie_gbs", "tflops", "hbm_tbs", "T_d_us", "T_c_comp_us", "T_c_mem_us",
-      "T_w_us", "T_total_us", "crit_path_us");
+      "%-17s %8s %8s %7s %7s %11s %11s %11s %11s %11s %11s %9s %6s", "arch",
+      "eth_gbps", "pcie_gbs", "tflops", "hbm_tbs", "T_d_us", "T_c_comp_us",
+      "T_c_mem_us", "T_w_us", "T_total_us", "crit_path_us", "peak_gib",
+      "memory");
   llvm::outs() << (showPipeline ? "  pipeline\n" : "\n");
   for (const Point &p : points) {
     llvm::outs() << llvm::format(
-        "%-17s %8g %8g %7g %7g %11.1f %11.1f %11.1f %11.1f %11.1f %11.1f",
+        "%-17s %8g %8g %7g %7g %11.1f %11.1f %11.1f %11.1f %11.1f %11.1f "
+        "%9.2f %6s",
         p.arch.c_str(), p.ethernetGbps, p.pcieGBs, p.tflops, p.hbmTBs, p.td,
-        p.tcCompute, p.tcMemory, p.tw, p.total, p.criticalPath);
+        p.tcCompute, p.tcMemory, p.tw, p.total, p.criticalPath,
+        p.peakBytes / kGiB, p.outOfMemory ? "OOM" : "fits");
     if (showPipeline)
       llvm::outs() << "  " << (p.pipeline.empty() ? "none" : p.pipeline);
     llvm::outs() << "\n";
@@ -378,16 +391,18 @@ int main(int argc, char **argv) {
     // Renamed into place once written: no half table after an interrupt.
     llvm::Error written = llvm::writeToOutput(csvOpt, [&](llvm::raw_ostream
                                                               &csv) {
-    csv << "arch,ethernet_gbps,pcie_gbs,tflops,hbm_tbs,t_d_us,t_c_compute_us,"
-           "t_c_memory_us,t_w_us,t_total_us,critical_path_us,pipeline\n";
-    for (const Point &p : points)
-      csv << llvm::formatv("{0},{1},{2},{3},{4},{5:F3},{6:F3},{7:F3},{8:F3},"
-                           "{9:F3},{10:F3},\"{11}\"\n",
-                           p.arch, p.ethernetGbps, p.pcieGBs, p.tflops,
-                           p.hbmTBs, p.td, p.tcCompute, p.tcMemory, p.tw,
-                           p.total, p.criticalPath,
-                           p.pipeline.empty() ? "none" : p.pipeline);
-    return llvm::Error::success();
+      csv << "arch,ethernet_gbps,pcie_gbs,tflops,hbm_tbs,t_d_us,t_c_compute_us,"
+             "t_c_memory_us,t_w_us,t_total_us,critical_path_us,peak_bytes,"
+             "out_of_memory,pipeline\n";
+      for (const Point &p : points)
+        csv << llvm::formatv("{0},{1},{2},{3},{4},{5:F3},{6:F3},{7:F3},{8:F3},"
+                             "{9:F3},{10:F3},{11:F0},{12},\"{13}\"\n",
+                             p.arch, p.ethernetGbps, p.pcieGBs, p.tflops,
+                             p.hbmTBs, p.td, p.tcCompute, p.tcMemory, p.tw,
+                             p.total, p.criticalPath, p.peakBytes,
+                             p.outOfMemory ? "true" : "false",
+                             p.pipeline.empty() ? "none" : p.pipeline);
+      return llvm::Error::success();
     });
     if (written)
       return fail("cannot write '" + csvOpt +

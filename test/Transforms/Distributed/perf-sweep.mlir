@@ -38,18 +38,18 @@
 // CHECK-NEXT: ps-worker 25 10 2 1 1000.0 490.0 2.0 8400.0 9892.0 10248.8
 // CHECK-NEXT: allreduce-local 25 10 1 1 8000.0 980.0 2.0 350.0 9332.0 2222.0
 // CHECK-NEXT: allreduce-local 25 10 2 1 8000.0 490.0 2.0 350.0 8842.0 1732.0
-// CSV: arch,ethernet_gbps,pcie_gbs,tflops,hbm_tbs,t_d_us,t_c_compute_us,t_c_memory_us,t_w_us,t_total_us,critical_path_us,pipeline
-// CSV-NEXT: ps-worker,25.00,10.00,1.00,1.00,1000.000,980.000,2.000,8400.000,10382.000,10738.750,"none"
-// CSV: allreduce-local,25.00,10.00,2.00,1.00,8000.000,490.000,2.000,350.000,8842.000,1732.000,"none"
+// CSV: arch,ethernet_gbps,pcie_gbs,tflops,hbm_tbs,t_d_us,t_c_compute_us,t_c_memory_us,t_w_us,t_total_us,critical_path_us,peak_bytes,out_of_memory,pipeline
+// CSV-NEXT: ps-worker,25.00,10.00,1.00,1.00,1000.000,980.000,2.000,8400.000,10382.000,10738.750,32,false,"none"
+// CSV: allreduce-local,25.00,10.00,2.00,1.00,8000.000,490.000,2.000,350.000,8842.000,1732.000,32,false,"none"
 
 // Parallelism settings are one more axis; a point with a pipeline keeps the
 // graph's own collectives (no architecture rewrite, --arch-graph=auto).
 // 2-way tensor parallelism makes the GEMM column-parallel (n 700 -> 350:
 // 490 us) and splits the relu after it (1 us); each rank holds half the
 // weights, so T_w halves (175 us).
-// PAR: arch {{.*}} crit_path_us pipeline
-// PAR-NEXT: allreduce-local 25 10 1 1 8000.0 980.0 2.0 350.0 9332.0 2222.0 none
-// PAR-NEXT: allreduce-local 25 10 1 1 8000.0 490.0 1.0 175.0 8666.0 {{[0-9.]+}} perf-tensor-parallel{devices=2}
+// PAR: arch {{.*}} crit_path_us peak_gib memory pipeline
+// PAR-NEXT: allreduce-local 25 10 1 1 8000.0 980.0 2.0 350.0 9332.0 2222.0 0.00 fits none
+// PAR-NEXT: allreduce-local 25 10 1 1 8000.0 490.0 1.0 175.0 8666.0 {{[0-9.]+}} 0.00 fits perf-tensor-parallel{devices=2}
 
 // The default grid is Table III of the PAI paper: 3 Ethernet x 2 PCIe x 4
 // FLOP/s x 3 memory settings, for 3 architectures: 216 rows. Ethernet at

@@ -1,0 +1,203 @@
+//===- MemoryAnalysis.cpp - Device memory of one step ---------------------===//
+
+#include "perf/Transforms/MemoryAnalysis.h"
+#include "perf/Interfaces/KernelOpInterface.h"
+#include "perf/Support/DType.h"
+#include "perf/Transforms/DistributedUtils.h"
+#include "llvm/ADT/DenseMap.h"
+#include <algorithm>
+#include <map>
+
+using namespace perf;
+using namespace mlir;
+
+namespace {
+
+/// Bytes per element of the tensors an op's first kernel works on (its
+/// weights' type); 4 when it has none.
+double elementBytesOf(FrameworkOp op) {
+  if (Block *body = op.getBodyBlockOrNull())
+    for (Operation &k : *body)
+      if (auto kernel = dyn_cast<KernelOpInterface>(k))
+        return dtypeBytes(kernel.getKernelDesc().dtype);
+  return 4;
+}
+
+/// State tensors an optimizer keeps per weight.
+int64_t optimizerStatesPerWeight(StringRef algorithm) {
+  return algorithm == "adam" || algorithm == "adamw" ? 2 : 1;
+}
+
+/// The device a pipeline send delivers to (the second device of its group).
+std::optional<int64_t> sendDestination(FrameworkOp op) {
+  if (op.getOpName() != "pp::send")
+    return std::nullopt;
+  if (Block *body = op.getBodyBlockOrNull())
+    for (Operation &k : *body)
+      if (isCollective(&k)) {
+        ArrayRef<int64_t> group = getCollectiveGroup(&k);
+        if (group.size() == 2)
+          return group[1];
+      }
+  return std::nullopt;
+}
+
+/// Whether an op's results are its first operands written in place: views
+/// (an op without device work), in-place ATen ops (`add_`), and collectives
+/// other than a pipeline send (NCCL reduces into the buffer it reads).
+bool writesInPlace(FrameworkOp op) {
+  if (op->getNumOperands() == 0)
+    return false;
+  if (!op.getBodyBlockOrNull())
+    return true;
+  if (op.getOpName().ends_with("_"))
+    return true;
+  for (Operation &k : *op.getBodyBlockOrNull())
+    if (isCollective(&k))
+      return op.getOpName() != "pp::send";
+  return false;
+}
+
+int64_t microbatchOf(Operation *op) {
+  if (auto a = op->getAttrOfType<IntegerAttr>("perf.microbatch"))
+    return a.getInt();
+  return 0;
+}
+
+} // namespace
+
+MemoryAnalysis::MemoryAnalysis(Operation *op) {
+  auto graph = dyn_cast<GraphOp>(op);
+  if (!graph)
+    return;
+  if (GpuAttr gpu = graph.getGpuTarget())
+    capacity_ = gpu.getSpec().memBytes;
+  int64_t tp = 1;
+  if (auto a = graph->getAttrOfType<IntegerAttr>("perf.tensor_parallel"))
+    tp = std::max<int64_t>(1, a.getInt());
+  bool dataParallel = false;
+  if (auto a = graph->getAttrOfType<IntegerAttr>("perf.data_parallel"))
+    dataParallel = a.getInt() > 1;
+
+  std::map<int64_t, DeviceMemory> byDevice;
+  auto deviceMemory = [&](int64_t device) -> DeviceMemory & {
+    DeviceMemory &m = byDevice[device];
+    m.device = device;
+    return m;
+  };
+
+  // A tensor's storage: the value that allocated it, its size and device,
+  // and the last op (by launch index) that reads it through any alias.
+  struct Storage {
+    double bytes = 0;
+    int64_t device = 0;
+    size_t lastUse = 0;
+  };
+  llvm::DenseMap<Value, unsigned> storageOf;
+  std::vector<Storage> storages;
+  llvm::DenseSet<Value> split;
+  SmallVector<FrameworkOp> ops;
+  for (Operation &o : graph.getBodyBlock())
+    if (auto fw = dyn_cast<FrameworkOp>(o))
+      ops.push_back(fw);
+
+  // What each op allocates, in launch order: its own results (unless it
+  // writes in place) and, for a backward op, its weight gradient, which
+  // stays until the step ends.
+  std::vector<SmallVector<unsigned>> allocated(ops.size());
+  std::vector<double> persistent(ops.size(), 0);
+  for (auto [index, fw] : llvm::enumerate(ops)) {
+    int64_t device = fw.getDevice();
+    bool forward = isForwardOp(fw);
+    bool optimizer = isOptimizerOp(fw);
+    bool firstCopy = microbatchOf(fw) <= 0;
+    // Weights live on the device of the forward op that reads them.
+    if (forward && firstCopy)
+      if (std::optional<int64_t> params = declaredParameters(fw))
+        deviceMemory(device).parameters +=
+            double(*params) * elementBytesOf(fw) / double(tp);
+    if (optimizer)
+      for (Operation &k : *fw.getBodyBlockOrNull())
+        if (auto update = dyn_cast<OptimizerOp>(k))
+          deviceMemory(device).optimizerStates +=
+              double(update.getElements()) *
+              double(optimizerStatesPerWeight(update.getAlgorithm())) *
+              dtypeBytes(update.getKernelDesc().dtype);
+    int64_t gradient = forward || optimizer ? 0 : gradientBytes(fw);
+    if (gradient > 0 && firstCopy) {
+      deviceMemory(device).gradients += double(gradient);
+      persistent[index] = double(gradient);
+    }
+
+    bool inPlace = writesInPlace(fw);
+    bool isSplit =
+        tp > 1 && (fw->hasAttr(kTensorSplitAttr) ||
+                   (!forward && llvm::any_of(fw->getOperands(), [&](Value v) {
+                     return split.contains(v);
+                   })));
+    int64_t resultDevice = sendDestination(fw).value_or(device);
+    for (auto [i, result] : llvm::enumerate(fw->getResults())) {
+      if (isSplit)
+        split.insert(result);
+      if (inPlace && i < fw->getNumOperands()) {
+        auto it = storageOf.find(fw->getOperand(i));
+        if (it != storageOf.end())
+          storageOf[result] = it->second;
+        continue;
+      }
+      // The weight gradient is the persistent allocation above.
+      double bytes = double(tensorBytes(result.getType()));
+      if (gradient > 0 && i + 1 == fw->getNumResults())
+        bytes = 0;
+      if (isSplit)
+        bytes /= double(tp);
+      storageOf[result] = storages.size();
+      allocated[index].push_back(storages.size());
+      storages.push_back({bytes, resultDevice, index});
+    }
+    for (Value operand : fw->getOperands()) {
+      auto it = storageOf.find(operand);
+      if (it != storageOf.end())
+        storages[it->second].lastUse =
+            std::max(storages[it->second].lastUse, index);
+    }
+  }
+
+  // Walk the launch order: an op's inputs and outputs are alive while it
+  // runs; storages whose last reader it is are freed after it.
+  std::vector<SmallVector<unsigned>> freedAfter(ops.size());
+  for (auto [id, s] : llvm::enumerate(storages))
+    freedAfter[s.lastUse].push_back(id);
+  std::map<int64_t, double> live;
+  for (size_t index = 0; index < ops.size(); ++index) {
+    int64_t device = ops[index].getDevice();
+    live[device] += persistent[index];
+    for (unsigned id : allocated[index])
+      live[storages[id].device] += storages[id].bytes;
+    for (auto &[d, bytes] : live) {
+      DeviceMemory &m = deviceMemory(d);
+      m.activationPeak = std::max(m.activationPeak, bytes);
+    }
+    for (unsigned id : freedAfter[index])
+      live[storages[id].device] -= storages[id].bytes;
+  }
+  for (auto &[d, m] : byDevice) {
+    if (dataParallel)
+      m.gradientBuckets = m.gradients;
+    devices_.push_back(m);
+  }
+}
+
+const DeviceMemory &MemoryAnalysis::largest() const {
+  static const DeviceMemory none;
+  if (devices_.empty())
+    return none;
+  return *std::max_element(devices_.begin(), devices_.end(),
+                           [](const DeviceMemory &a, const DeviceMemory &b) {
+                             return a.peak() < b.peak();
+                           });
+}
+
+bool MemoryAnalysis::outOfMemory() const {
+  return capacity_ > 0 && largest().peak() > capacity_;
+}
