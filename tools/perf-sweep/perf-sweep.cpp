@@ -163,6 +163,9 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
               const SystemSpec &base, Point &p) {
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
+  // An error names the op by its location; printing the whole graph after
+  // it would bury the message.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, inputFile), llvm::SMLoc());
