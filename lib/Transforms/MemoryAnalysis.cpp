@@ -5,6 +5,7 @@
 #include "perf/Support/DType.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include <algorithm>
 #include <map>
 
@@ -86,8 +87,8 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     return m;
   };
 
-  // A tensor's storage: the value that allocated it, its size and device,
-  // and the last op (by launch index) that reads it through any alias.
+  // A tensor's storage: its size and device, and the last op (by launch
+  // index) that reads it through any alias.
   struct Storage {
     double bytes = 0;
     int64_t device = 0;
@@ -169,15 +170,18 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   for (auto [id, s] : llvm::enumerate(storages))
     freedAfter[s.lastUse].push_back(id);
   std::map<int64_t, double> live;
+  // A device's live bytes only grow where an op allocates: the peak is
+  // checked there.
+  auto allocate = [&](int64_t device, double bytes) {
+    double &now = live[device];
+    now += bytes;
+    DeviceMemory &m = deviceMemory(device);
+    m.activationPeak = std::max(m.activationPeak, now);
+  };
   for (size_t index = 0; index < ops.size(); ++index) {
-    int64_t device = ops[index].getDevice();
-    live[device] += persistent[index];
+    allocate(ops[index].getDevice(), persistent[index]);
     for (unsigned id : allocated[index])
-      live[storages[id].device] += storages[id].bytes;
-    for (auto &[d, bytes] : live) {
-      DeviceMemory &m = deviceMemory(d);
-      m.activationPeak = std::max(m.activationPeak, bytes);
-    }
+      allocate(storages[id].device, storages[id].bytes);
     for (unsigned id : freedAfter[index])
       live[storages[id].device] -= storages[id].bytes;
   }

@@ -12,7 +12,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/DistributedUtils.h"
-#include "perf/Transforms/MemoryAnalysis.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -136,6 +135,11 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       return isForwardOp(op) && op->getNumOperands() > 0;
     });
     llvm::DenseSet<Value> splitValues;
+    // The op's results are split; the memory analysis reads the mark.
+    auto markSplit = [&](Operation *op) {
+      splitValues.insert(op->result_begin(), op->result_end());
+      op->setAttr(kTensorSplitAttr, b.getUnitAttr());
+    };
     bool carried = false; // Without data flow: the state the last op left.
     struct ColumnLayer {
       int64_t batch, m, n, k;
@@ -158,10 +162,8 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       Block *body = op.getBodyBlockOrNull();
       if (!body) {
         // A view or reshape of a split tensor is split.
-        if (inside) {
-          splitValues.insert(op->result_begin(), op->result_end());
-          op->setAttr(kTensorSplitAttr, b.getUnitAttr());
-        }
+        if (inside)
+          markSplit(op);
         continue;
       }
       int64_t reduceBytes = 0;
@@ -208,10 +210,8 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
         }
       }
       carried = inside;
-      if (inside) {
-        splitValues.insert(op->result_begin(), op->result_end());
-        op->setAttr(kTensorSplitAttr, b.getUnitAttr());
-      }
+      if (inside)
+        markSplit(op);
       if (reduceBytes > 0)
         forwardReduces.push_back({op, reduceBytes});
     }

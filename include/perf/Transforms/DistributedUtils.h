@@ -19,6 +19,9 @@ namespace perf {
 
 /// Attribute an op may carry with the bytes of the gradients it produces.
 constexpr llvm::StringLiteral kGradBytesAttr = "perf.grad_bytes";
+/// On a forward op after --perf-tensor-parallel: its results are split over
+/// the tensor-parallel ranks (each rank holds 1/N of them).
+constexpr llvm::StringLiteral kTensorSplitAttr = "perf.tp_split";
 /// Graph attribute --perf-pai-architecture writes: arch, workers, ps,
 /// gpus_per_node and the parameter-server device ids (`parameter_servers`).
 constexpr llvm::StringLiteral kPaiArchitectureAttr = "perf.pai_architecture";

@@ -15,14 +15,10 @@
 #define PERF_TRANSFORMS_MEMORYANALYSIS_H
 
 #include "mlir/IR/Operation.h"
-#include "perf/Dialect/PerfOps.h"
+#include "llvm/ADT/ArrayRef.h"
 #include <vector>
 
 namespace perf {
-
-/// On a forward op after --perf-tensor-parallel: its results are split over
-/// the tensor-parallel ranks (each rank holds 1/N of them).
-constexpr llvm::StringLiteral kTensorSplitAttr = "perf.tp_split";
 
 /// The memory of one device, in bytes.
 struct DeviceMemory {
