@@ -8,6 +8,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include <algorithm>
 #include <map>
+#include <set>
 
 using namespace perf;
 using namespace mlir;
@@ -107,6 +108,8 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   // stays until the step ends.
   std::vector<SmallVector<unsigned>> allocated(ops.size());
   std::vector<double> persistent(ops.size(), 0);
+  // Devices some of whose ops declare their weights (perf.params).
+  std::set<int64_t> declared;
   for (auto [index, fw] : llvm::enumerate(ops)) {
     int64_t device = fw.getDevice();
     bool forward = isForwardOp(fw);
@@ -114,9 +117,11 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     bool firstCopy = microbatchOf(fw) <= 0;
     // Weights live on the device of the forward op that reads them.
     if (forward && firstCopy)
-      if (std::optional<int64_t> params = declaredParameters(fw))
+      if (std::optional<int64_t> params = declaredParameters(fw)) {
+        declared.insert(device);
         deviceMemory(device).parameters +=
             double(*params) * elementBytesOf(fw) / double(tp);
+      }
     if (optimizer)
       for (Operation &k : *fw.getBodyBlockOrNull())
         if (auto update = dyn_cast<OptimizerOp>(k))
@@ -186,6 +191,10 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
       live[storages[id].device] -= storages[id].bytes;
   }
   for (auto &[d, m] : byDevice) {
+    // Ops that do not declare their weights (traces, hand-written graphs)
+    // still write a gradient of each: as many bytes of weights.
+    if (!declared.count(d))
+      m.parameters = m.gradients;
     if (dataParallel)
       m.gradientBuckets = m.gradients;
     devices_.push_back(m);
