@@ -333,8 +333,10 @@ struct SynthesizeTrainingPass
           b, op.getLoc(), resultTypes,
           b.getStringAttr(op.getOpName().str() + ".backward"),
           incoming.getArrayRef(), op.getDeviceAttr());
-      if (auto name = op->getAttrOfType<StringAttr>("onnx.name"))
-        bwd->setAttr("onnx.name", name);
+      for (StringRef kept :
+           {StringRef("onnx.name"), StringRef(PerfDialect::kLayerAttr)})
+        if (Attribute a = op->getAttr(kept))
+          bwd->setAttr(kept, a);
 
       {
         OpBuilder::InsertionGuard guard(b);

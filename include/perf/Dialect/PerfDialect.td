@@ -42,6 +42,10 @@ def Perf_Dialect : Dialect {
     /// what the trace says of it (name, SMs, memory).
     static constexpr ::llvm::StringLiteral kTraceDeviceAttr =
         "perf.trace_device";
+    /// On a framework op: the transformer block it belongs to (0, 1, ...),
+    /// written by the importers and kept on the backward op; activation
+    /// recomputation and ZeRO-3 work per block.
+    static constexpr ::llvm::StringLiteral kLayerAttr = "perf.layer";
   }];
 }
 

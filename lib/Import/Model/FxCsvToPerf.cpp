@@ -323,6 +323,8 @@ private:
   Location fileLoc;
   bool measured, training;
   GraphOp graph;
+  /// The copy of the transformer block being emitted, -1 outside it.
+  int64_t currentLayer = -1;
   llvm::StringMap<Value> values;
   /// The dtype each node's output has ("torch.float32").
   llvm::StringMap<std::string> dtypes;
@@ -348,9 +350,11 @@ private:
         values[hiddenIn] = values[lastOut];
       std::string prefix = layer.rsplit('.').first.str() + "." +
                            std::to_string(copy);
+      currentLayer = copy;
       for (size_t r = begin; r < end; ++r)
         emit(nodes[r], prefix);
     }
+    currentLayer = -1;
   }
 
   void emit(const FxNode &n, StringRef layerPrefix) {
@@ -428,6 +432,8 @@ private:
                                   b.getStringAttr(traced.name), operands,
                                   b.getI64IntegerAttr(0));
     op->setAttr("fx.node", b.getStringAttr(n.name));
+    if (currentLayer >= 0)
+      op->setAttr(PerfDialect::kLayerAttr, b.getI64IntegerAttr(currentLayer));
     op->setAttr("fx.fw_us", b.getF64FloatAttr(n.fwMs * 1000));
     if (n.bwMs > 0)
       op->setAttr("fx.bw_us", b.getF64FloatAttr(n.bwMs * 1000));
@@ -490,6 +496,8 @@ private:
           TypeRange{RankedTensorType::get({1}, b.getF32Type())},
           b.getStringAttr(e.op.getOpName().str() + ".backward"), operands,
           b.getI64IntegerAttr(0));
+      if (Attribute layer = e.op->getAttr(PerfDialect::kLayerAttr))
+        bwd->setAttr(PerfDialect::kLayerAttr, layer);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&bwd.getOrCreateBodyBlock());
       KernelDesc d;

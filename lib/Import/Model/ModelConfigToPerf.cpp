@@ -109,6 +109,9 @@ private:
   const int64_t B, S, K, H, nh, kvh, d, F, V;
   int64_t nextTensorId = 0;
   std::string scope;
+  /// The transformer block being emitted (numbered across the model's
+  /// stacks), -1 outside blocks: recomputation and ZeRO-3 work per block.
+  int64_t layer = -1, nextLayer = 0;
 
   bool training() const { return s.phase == StepPhase::Training; }
 
@@ -165,6 +168,8 @@ private:
     });
     if (params > 0 || weightedKernel)
       fw->setAttr("perf.params", b.getI64IntegerAttr(params));
+    if (layer >= 0)
+      fw->setAttr(PerfDialect::kLayerAttr, b.getI64IntegerAttr(layer));
     if (!work.empty()) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&fw.getOrCreateBodyBlock());
@@ -360,6 +365,16 @@ private:
     return result;
   }
 
+  /// Runs `body`, one transformer block, under module path `name`; its ops
+  /// carry the block's number.
+  template <typename Fn> auto withinLayer(const std::string &name, Fn body) {
+    int64_t saved = layer;
+    layer = nextLayer++;
+    auto result = within(name, body);
+    layer = saved;
+    return result;
+  }
+
   //===--------------------------------------------------------------------===//
   // Families
   //===--------------------------------------------------------------------===//
@@ -375,7 +390,7 @@ private:
       Tensor h = op("add", "add", {tok, p}, {B, S, H});
       h = dropout("drop", h);
       for (int64_t i = 0; i < c.layers; ++i)
-        h = within("h." + std::to_string(i), [&] { return gpt2Block(h); });
+        h = withinLayer("h." + std::to_string(i), [&] { return gpt2Block(h); });
       return layerNorm("ln_f", h);
     });
     lmHead(x);
@@ -417,7 +432,7 @@ private:
                     {B, S, H}, (c.maxPositions + 2) * H);
       Tensor h = op("add", "add", {tok, p}, {B, S, H});
       for (int64_t i = 0; i < c.layers; ++i)
-        h = within("layers." + std::to_string(i), [&] { return optBlock(h); });
+        h = withinLayer("layers." + std::to_string(i), [&] { return optBlock(h); });
       return layerNorm("final_layer_norm", h);
     });
     lmHead(x);
@@ -474,7 +489,7 @@ private:
         return dropout("dropout", e);
       });
       for (int64_t i = 0; i < c.layers; ++i)
-        h = within("encoder.layer." + std::to_string(i),
+        h = withinLayer("encoder.layer." + std::to_string(i),
                    [&] { return bertLayer(h); });
       return h;
     });
@@ -561,7 +576,7 @@ private:
       });
       (void)angles;
       for (int64_t i = 0; i < c.layers; ++i)
-        h = within("layers." + std::to_string(i),
+        h = withinLayer("layers." + std::to_string(i),
                    [&] { return llamaLayer(h); });
       return rmsNorm("norm", h);
     });
@@ -889,7 +904,7 @@ private:
       additiveMask("encoder_extended_attention_mask", crossMask);
     }
     for (int64_t i = 0; i < layers; ++i)
-      h = within("block." + std::to_string(i), [&] {
+      h = withinLayer("block." + std::to_string(i), [&] {
         return t5Block(h, encoded, i == 0, sparseLayer(i, sparseStep));
       });
     h = rmsNorm("final_layer_norm", h);
