@@ -106,6 +106,14 @@ bool perf::isOptimizerOp(FrameworkOp op) {
   return false;
 }
 
+double perf::parameterElementBytes(FrameworkOp op) {
+  if (Block *body = op.getBodyBlockOrNull())
+    for (Operation &k : *body)
+      if (auto kernel = dyn_cast<KernelOpInterface>(k))
+        return dtypeBytes(kernel.getKernelDesc().dtype);
+  return 4;
+}
+
 int64_t perf::gradientBytes(FrameworkOp op) {
   if (auto a = op->getAttrOfType<IntegerAttr>(kGradBytesAttr))
     return a.getInt();

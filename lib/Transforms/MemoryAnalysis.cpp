@@ -15,16 +15,6 @@ using namespace mlir;
 
 namespace {
 
-/// Bytes per element of the tensors an op's first kernel works on (its
-/// weights' type); 4 when it has none.
-double elementBytesOf(FrameworkOp op) {
-  if (Block *body = op.getBodyBlockOrNull())
-    for (Operation &k : *body)
-      if (auto kernel = dyn_cast<KernelOpInterface>(k))
-        return dtypeBytes(kernel.getKernelDesc().dtype);
-  return 4;
-}
-
 /// State tensors an optimizer keeps per weight.
 int64_t optimizerStatesPerWeight(StringRef algorithm) {
   return algorithm == "adam" || algorithm == "adamw" ? 2 : 1;
@@ -77,9 +67,16 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   int64_t tp = 1;
   if (auto a = graph->getAttrOfType<IntegerAttr>("perf.tensor_parallel"))
     tp = std::max<int64_t>(1, a.getInt());
-  bool dataParallel = false;
+  int64_t replicas = 1;
   if (auto a = graph->getAttrOfType<IntegerAttr>("perf.data_parallel"))
-    dataParallel = a.getInt() > 1;
+    replicas = std::max<int64_t>(1, a.getInt());
+  // ZeRO shards gradients from stage 2 and weights at stage 3 (the
+  // optimizer ops already update 1/N of the elements from stage 1).
+  int64_t zeroStage = 0;
+  if (auto a = graph->getAttrOfType<IntegerAttr>(kZeroAttr))
+    zeroStage = a.getInt();
+  const double gradientShare = zeroStage >= 2 ? 1.0 / double(replicas) : 1.0;
+  const double weightShare = zeroStage >= 3 ? 1.0 / double(replicas) : 1.0;
 
   std::map<int64_t, DeviceMemory> byDevice;
   auto deviceMemory = [&](int64_t device) -> DeviceMemory & {
@@ -110,6 +107,7 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   std::vector<double> persistent(ops.size(), 0);
   // Devices some of whose ops declare their weights (perf.params).
   std::set<int64_t> declared;
+  std::map<int64_t, double> fullGradients, zeroBucket;
   for (auto [index, fw] : llvm::enumerate(ops)) {
     int64_t device = fw.getDevice();
     bool forward = isForwardOp(fw);
@@ -119,8 +117,9 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     if (forward && firstCopy)
       if (std::optional<int64_t> params = declaredParameters(fw)) {
         declared.insert(device);
-        deviceMemory(device).parameters +=
-            double(*params) * elementBytesOf(fw) / double(tp);
+        deviceMemory(device).parameters += double(*params) *
+                                           parameterElementBytes(fw) /
+                                           double(tp) * weightShare;
       }
     if (optimizer)
       for (Operation &k : *fw.getBodyBlockOrNull())
@@ -131,9 +130,15 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
               dtypeBytes(update.getKernelDesc().dtype);
     int64_t gradient = forward || optimizer ? 0 : gradientBytes(fw);
     if (gradient > 0 && firstCopy) {
-      deviceMemory(device).gradients += double(gradient);
-      persistent[index] = double(gradient);
+      deviceMemory(device).gradients += double(gradient) * gradientShare;
+      fullGradients[device] += double(gradient);
+      persistent[index] = double(gradient) * gradientShare;
     }
+    // ZeRO's reduce buckets: one, the largest, is in flight at a time.
+    if (fw.getOpName() == "zero::reduce_scatter")
+      for (Operation &k : *fw.getBodyBlockOrNull())
+        if (auto rs = dyn_cast<ReduceScatterOp>(k))
+          zeroBucket[device] = std::max(zeroBucket[device], double(rs.getBytes()));
 
     bool inPlace = writesInPlace(fw);
     bool isSplit =
@@ -194,8 +199,10 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     // Ops that do not declare their weights (traces, hand-written graphs)
     // still write a gradient of each: as many bytes of weights.
     if (!declared.count(d))
-      m.parameters = m.gradients;
-    if (dataParallel)
+      m.parameters = fullGradients[d] * weightShare;
+    if (zeroStage > 0)
+      m.gradientBuckets = zeroBucket[d];
+    else if (replicas > 1)
       m.gradientBuckets = m.gradients;
     devices_.push_back(m);
   }

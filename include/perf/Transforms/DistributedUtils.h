@@ -22,6 +22,9 @@ constexpr llvm::StringLiteral kGradBytesAttr = "perf.grad_bytes";
 /// On a forward op after --perf-tensor-parallel: its results are split over
 /// the tensor-parallel ranks (each rank holds 1/N of them).
 constexpr llvm::StringLiteral kTensorSplitAttr = "perf.tp_split";
+/// Graph attribute --perf-zero writes: the ZeRO stage (1, 2 or 3) its
+/// data-parallel replicas run.
+constexpr llvm::StringLiteral kZeroAttr = "perf.zero";
 /// Graph attribute --perf-pai-architecture writes: arch, workers, ps,
 /// gpus_per_node and the parameter-server device ids (`parameter_servers`).
 constexpr llvm::StringLiteral kPaiArchitectureAttr = "perf.pai_architecture";
@@ -67,6 +70,10 @@ std::optional<int64_t> declaredParameters(FrameworkOp op);
 /// a tied weight the exporter copied): they get a weight gradient, added
 /// into the other's, and no update of their own.
 int64_t declaredTiedParameters(FrameworkOp op);
+
+/// Bytes per element of an op's weights: those of its first kernel's
+/// dtype; 4 when it has no kernel.
+double parameterElementBytes(FrameworkOp op);
 
 /// Gradient bytes an op produces: its `perf.grad_bytes`, else the weight
 /// size of its wgrad GEMMs (m x n) and convolutions (k x c/groups x r x s).

@@ -157,6 +157,43 @@ def DataParallel : PerfPass<"perf-data-parallel", "::mlir::ModuleOp"> {
   ];
 }
 
+def ZeroRedundancy : PerfPass<"perf-zero", "::mlir::ModuleOp"> {
+  let summary = "Shards optimizer state, gradients and weights over the "
+                "data-parallel replicas (ZeRO stages 1-3)";
+  let description = [{
+    Runs after `--perf-data-parallel` and changes what its replicas keep
+    and exchange, as DeepSpeed's ZeRO (and PyTorch FSDP) does:
+
+    * stage 1: each replica updates and keeps the optimizer state of 1/N of
+      the weights. Each gradient bucket is reduce-scattered instead of
+      all-reduced (same bytes, same place in the backward pass), the
+      optimizer step updates 1/N of the elements, and an all_gather of the
+      updated weights (their full size) follows it on the compute stream.
+    * stage 2: as stage 1, and each replica keeps only its 1/N of the
+      gradients.
+    * stage 3: weights are sharded too. Each transformer block
+      (`perf.layer`) is a unit, as FSDP's transformer wrapping makes one;
+      the ops outside every block form the root unit. A unit's weights are
+      all-gathered before its first forward op and again before its first
+      backward op (the root's stay gathered from forward to backward), and
+      its gradients reduce-scattered after its last backward op, on the
+      data-parallel stream; the ops that read the weights wait for the
+      gather, which the memory analysis sees as a tensor alive while they
+      run. The optimizer updates 1/N of the elements; no all_gather follows.
+      A graph without `perf.layer` is one root unit: the whole model is
+      gathered at once (FSDP without a wrapping policy).
+
+    The graph records the stage as `perf.zero`; the memory analysis divides
+    optimizer state (stage >= 1), gradients (>= 2) and weights (3) by N and
+    counts one bucket, the largest reduce-scatter, instead of DDP's copy of
+    every gradient. DeepSpeed runs stages 2 and 3 without pipeline
+    parallelism, and so does this pass.
+  }];
+  let options = [
+    Option<"stage", "stage", "int64_t", "1", "ZeRO stage: 1, 2 or 3">,
+  ];
+}
+
 def TensorParallel : PerfPass<"perf-tensor-parallel", "::mlir::ModuleOp"> {
   let summary = "Megatron-style tensor parallelism over `devices` GPUs";
   let description = [{

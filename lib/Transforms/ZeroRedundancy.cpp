@@ -1,0 +1,283 @@
+//===- ZeroRedundancy.cpp - --perf-zero -----------------------------------===//
+//
+// ZeRO stages 1-3 over the replicas --perf-data-parallel added: what each
+// replica keeps (the memory analysis reads perf.zero) and what it exchanges
+// (reduce_scatter and all_gather in place of DDP's all_reduce).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/Passes.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace perf {
+#define GEN_PASS_DEF_ZEROREDUNDANCY
+#include "perf/Transforms/Passes.h.inc"
+} // namespace perf
+
+using namespace perf;
+using namespace mlir;
+
+namespace {
+
+/// The unit a weighted op's parameters belong to under stage 3: its
+/// transformer block, or the root (-1).
+int64_t unitOf(FrameworkOp op) {
+  if (auto a = op->getAttrOfType<IntegerAttr>(PerfDialect::kLayerAttr))
+    return a.getInt();
+  return -1;
+}
+
+/// Where a replica's DDP buckets ran: their group and stream.
+struct Peers {
+  DenseI64ArrayAttr group;
+  int64_t stream = 0;
+};
+
+/// What stage 3 gathers and reduces for one unit.
+struct Unit {
+  /// Weight bytes of the unit on one replica before sharding (its tensor-
+  /// parallel shard), and their element type.
+  double weightBytes = 0;
+  Type elementType;
+  /// Ops that read the weights, in the forward and in the backward pass.
+  SmallVector<FrameworkOp> forwardReaders, backwardReaders;
+  /// The unit's gradient bytes and the backward op that completes them.
+  double gradientBytes = 0;
+  FrameworkOp lastBackward;
+};
+
+struct ZeroRedundancyPass
+    : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
+  using ZeroRedundancyBase::ZeroRedundancyBase;
+
+  void runOnOperation() override {
+    if (stage < 1 || stage > 3) {
+      getOperation().emitError("--perf-zero: stage must be 1, 2 or 3, got ")
+          << int64_t(stage);
+      return signalPassFailure();
+    }
+    WalkResult result = getOperation().walk([&](GraphOp graph) {
+      return failed(runOnGraph(graph)) ? WalkResult::interrupt()
+                                       : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  LogicalResult runOnGraph(GraphOp graph) {
+    auto dp = graph->getAttrOfType<IntegerAttr>("perf.data_parallel");
+    if (!dp || dp.getInt() < 2)
+      return graph.emitError()
+             << "--perf-zero: graph @" << graph.getSymName()
+             << " has no data-parallel replicas; run "
+                "--perf-data-parallel=devices=N (N >= 2) first";
+    if (graph->hasAttr(kZeroAttr))
+      return graph.emitError() << "--perf-zero: graph @"
+                               << graph.getSymName()
+                               << " already runs ZeRO stage "
+                               << graph->getAttr(kZeroAttr);
+    if (stage >= 2 && graph->hasAttr("perf.pipeline_parallel"))
+      return graph.emitError()
+             << "--perf-zero: stage " << int64_t(stage)
+             << " shards gradients, which pipeline parallelism accumulates "
+                "over micro-batches (DeepSpeed allows stage 1 only with "
+                "pipelines)";
+    const int64_t replicas = dp.getInt();
+
+    // DDP's buckets: each one's group, stream and position.
+    SmallVector<FrameworkOp> buckets;
+    llvm::DenseMap<int64_t, Peers> groupOf;
+    for (FrameworkOp fw : graph.getBodyBlock().getOps<FrameworkOp>())
+      if (fw.getOpName() == "ddp::all_reduce")
+        for (Operation &k : *fw.getBodyBlockOrNull())
+          if (auto ar = dyn_cast<AllReduceOp>(k)) {
+            buckets.push_back(fw);
+            groupOf.try_emplace(fw.getDevice(),
+                                Peers{ar.getGroupAttr(), ar.getStream()});
+          }
+    if (buckets.empty())
+      return graph.emitError() << "--perf-zero: graph @"
+                               << graph.getSymName()
+                               << " has no ddp::all_reduce bucket to shard";
+
+    OpBuilder b(&getContext());
+    if (stage < 3) {
+      for (FrameworkOp bucket : buckets)
+        toReduceScatter(b, bucket);
+    } else if (failed(shardWeights(b, graph, groupOf))) {
+      return failure();
+    }
+    shardOptimizer(b, graph, replicas, groupOf);
+    graph->setAttr(kZeroAttr, b.getI64IntegerAttr(stage));
+    return success();
+  }
+
+  /// A DDP bucket's all_reduce becomes a reduce_scatter of the same bytes:
+  /// each replica keeps the reduced 1/N it updates.
+  static void toReduceScatter(OpBuilder &b, FrameworkOp bucket) {
+    bucket.setOpName("zero::reduce_scatter");
+    for (Operation &k : llvm::make_early_inc_range(*bucket.getBodyBlockOrNull()))
+      if (auto ar = dyn_cast<AllReduceOp>(k)) {
+        b.setInsertionPoint(ar);
+        ReduceScatterOp::create(b, ar.getLoc(), ar.getBytesAttr(),
+                                ar.getGroupAttr(), ar.getDtypeAttr(),
+                                ar.getDeviceAttr(), ar.getStreamAttr(),
+                                ar.getAlgorithmAttr());
+        ar.erase();
+      }
+  }
+
+  /// Every optimizer step updates 1/N of its elements; below stage 3 the
+  /// updated weights are all-gathered after it, on the compute stream (the
+  /// next step's forward reads them).
+  void shardOptimizer(OpBuilder &b, GraphOp graph, int64_t replicas,
+                      const llvm::DenseMap<int64_t, Peers> &groupOf) {
+    for (FrameworkOp fw :
+         llvm::make_early_inc_range(graph.getBodyBlock().getOps<FrameworkOp>())) {
+      if (!isOptimizerOp(fw))
+        continue;
+      double weightBytes = 0;
+      for (Operation &k : *fw.getBodyBlockOrNull())
+        if (auto update = dyn_cast<OptimizerOp>(k)) {
+          int64_t elements = update.getElements();
+          weightBytes +=
+              double(elements) * dtypeBytes(update.getKernelDesc().dtype);
+          update.setElements((elements + replicas - 1) / replicas);
+        }
+      if (stage == 3 || weightBytes == 0)
+        continue;
+      auto it = groupOf.find(fw.getDevice());
+      const Peers &peers =
+          it != groupOf.end() ? it->second : groupOf.begin()->second;
+      Value updated = ensureResult(fw);
+      b.setInsertionPointAfter(fw);
+      int64_t device = fw.getDevice();
+      createCommOp(b, fw.getLoc(), "zero::all_gather", ValueRange{updated},
+                   device, [&](OpBuilder &body) {
+                     AllGatherOp::create(
+                         body, fw.getLoc(),
+                         body.getI64IntegerAttr(saturatedBytes(weightBytes)),
+                         peers.group, TypeAttr(),
+                         body.getI64IntegerAttr(device),
+                         body.getI64IntegerAttr(0), StringAttr());
+                   });
+    }
+  }
+
+  /// Stage 3: DDP's buckets give way to one all_gather per unit and pass
+  /// and one reduce_scatter per unit.
+  LogicalResult
+  shardWeights(OpBuilder &b, GraphOp graph,
+               const llvm::DenseMap<int64_t, Peers> &groupOf) {
+    int64_t tp = 1;
+    if (auto a = graph->getAttrOfType<IntegerAttr>("perf.tensor_parallel"))
+      tp = std::max<int64_t>(1, a.getInt());
+    const int64_t device = groupOf.begin()->first;
+    const Peers peers = groupOf.begin()->second;
+    const int64_t commStream = peers.stream;
+
+    llvm::MapVector<int64_t, Unit> units;
+    for (FrameworkOp fw : graph.getBodyBlock().getOps<FrameworkOp>()) {
+      if (isOptimizerOp(fw) || fw.getDevice() != device)
+        continue;
+      std::optional<int64_t> params = declaredParameters(fw);
+      bool forward = isForwardOp(fw);
+      Unit &unit = units[unitOf(fw)];
+      if (params && *params > 0) {
+        if (forward) {
+          unit.weightBytes +=
+              double(*params) * parameterElementBytes(fw) / double(tp);
+          if (!unit.elementType)
+            if (Block *body = fw.getBodyBlockOrNull())
+              for (Operation &k : *body)
+                if (auto t = k.getAttrOfType<TypeAttr>("dtype")) {
+                  unit.elementType = t.getValue();
+                  break;
+                }
+          unit.forwardReaders.push_back(fw);
+        } else {
+          unit.backwardReaders.push_back(fw);
+        }
+      }
+      if (!forward && gradientBytes(fw) > 0) {
+        unit.gradientBytes += double(gradientBytes(fw));
+        unit.lastBackward = fw;
+      }
+    }
+
+    // The buckets go; the optimizer's sync on their stream stays and now
+    // waits for the reduce_scatters.
+    for (FrameworkOp fw : llvm::make_early_inc_range(
+             graph.getBodyBlock().getOps<FrameworkOp>()))
+      if (fw.getOpName() == "ddp::all_reduce") {
+        if (!fw->use_empty())
+          return fw.emitError("--perf-zero: a DDP bucket's result is read; "
+                              "cannot replace it");
+        fw.erase();
+      }
+
+    auto gather = [&](FrameworkOp before, const Unit &unit,
+                      StringRef name) -> Value {
+      Type element =
+          unit.elementType ? unit.elementType : Type(b.getF32Type());
+      int64_t bytes = saturatedBytes(unit.weightBytes);
+      int64_t elements =
+          std::max<int64_t>(1, bytes / std::max<int64_t>(
+                                           1, elementBytes(element)));
+      b.setInsertionPoint(before);
+      auto op = FrameworkOp::create(
+          b, before.getLoc(), TypeRange{RankedTensorType::get({elements}, element)},
+          b.getStringAttr(name), ValueRange{}, b.getI64IntegerAttr(device));
+      if (Attribute layer = before->getAttr(PerfDialect::kLayerAttr))
+        op->setAttr(PerfDialect::kLayerAttr, layer);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&op.getOrCreateBodyBlock());
+      AllGatherOp::create(b, before.getLoc(), b.getI64IntegerAttr(bytes),
+                          peers.group, TypeAttr(),
+                          b.getI64IntegerAttr(device),
+                          b.getI64IntegerAttr(commStream), StringAttr());
+      return op.getResult(0);
+    };
+    auto readBy = [](Value weights, ArrayRef<FrameworkOp> readers) {
+      for (FrameworkOp reader : readers)
+        reader->insertOperands(reader->getNumOperands(), weights);
+    };
+
+    for (auto &[id, unit] : units) {
+      if (unit.weightBytes > 0 && !unit.forwardReaders.empty()) {
+        Value weights =
+            gather(unit.forwardReaders.front(), unit, "zero::all_gather");
+        readBy(weights, unit.forwardReaders);
+        // The root unit stays gathered into the backward pass.
+        if (id < 0)
+          readBy(weights, unit.backwardReaders);
+        else if (!unit.backwardReaders.empty())
+          readBy(gather(unit.backwardReaders.front(), unit,
+                        "zero::all_gather.backward"),
+                 unit.backwardReaders);
+      }
+      if (unit.gradientBytes > 0 && unit.lastBackward) {
+        FrameworkOp last = unit.lastBackward;
+        Value ready = ensureResult(last);
+        b.setInsertionPointAfter(last);
+        FrameworkOp comm = createCommOp(
+            b, last.getLoc(), "zero::reduce_scatter", ValueRange{ready},
+            device, [&](OpBuilder &body) {
+              ReduceScatterOp::create(
+                  body, last.getLoc(),
+                  body.getI64IntegerAttr(saturatedBytes(unit.gradientBytes)),
+                  peers.group, TypeAttr(),
+                  body.getI64IntegerAttr(device),
+                  body.getI64IntegerAttr(commStream), StringAttr());
+            });
+        if (id >= 0)
+          comm->setAttr(PerfDialect::kLayerAttr, b.getI64IntegerAttr(id));
+      }
+    }
+    return success();
+  }
+};
+} // namespace
