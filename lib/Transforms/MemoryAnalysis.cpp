@@ -112,7 +112,8 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     int64_t device = fw.getDevice();
     bool forward = isForwardOp(fw);
     bool optimizer = isOptimizerOp(fw);
-    bool firstCopy = microbatchOf(fw) <= 0;
+    // Micro-batch clones and recomputed ops read the weights again.
+    bool firstCopy = microbatchOf(fw) <= 0 && !fw->hasAttr(kRecomputedAttr);
     // Weights live on the device of the forward op that reads them.
     if (forward && firstCopy)
       if (std::optional<int64_t> params = declaredParameters(fw)) {

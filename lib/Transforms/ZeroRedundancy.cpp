@@ -187,7 +187,8 @@ struct ZeroRedundancyPass
       bool forward = isForwardOp(fw);
       Unit &unit = units[unitOf(fw)];
       if (params && *params > 0) {
-        if (forward) {
+        // A recomputed forward op runs in the backward pass.
+        if (forward && !fw->hasAttr(kRecomputedAttr)) {
           unit.weightBytes +=
               double(*params) * parameterElementBytes(fw) / double(tp);
           if (!unit.elementType)

@@ -25,6 +25,8 @@ constexpr llvm::StringLiteral kTensorSplitAttr = "perf.tp_split";
 /// Graph attribute --perf-zero writes: the ZeRO stage (1, 2 or 3) its
 /// data-parallel replicas run.
 constexpr llvm::StringLiteral kZeroAttr = "perf.zero";
+/// On a forward op --perf-recompute cloned into the backward pass.
+constexpr llvm::StringLiteral kRecomputedAttr = "perf.recomputed";
 /// Graph attribute --perf-pai-architecture writes: arch, workers, ps,
 /// gpus_per_node and the parameter-server device ids (`parameter_servers`).
 constexpr llvm::StringLiteral kPaiArchitectureAttr = "perf.pai_architecture";

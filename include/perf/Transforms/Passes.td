@@ -157,6 +157,38 @@ def DataParallel : PerfPass<"perf-data-parallel", "::mlir::ModuleOp"> {
   ];
 }
 
+def Recompute : PerfPass<"perf-recompute", "::mlir::ModuleOp"> {
+  let summary = "Activation recomputation: transformer blocks re-run their "
+                "forward ops before their backward pass";
+  let description = [{
+    Activation checkpointing as Megatron-LM runs it, per transformer block
+    (`perf.layer`, written by the config and fx importers and kept on the
+    backward ops by the training synthesis):
+
+    * `granularity=full`: every forward op of a block is cloned right before
+      the block's first backward op, and the backward ops from there on read
+      the clones. The forward tensors of the block are then read only in the
+      forward pass and die there; what stays from forward to backward is
+      each block's input (the checkpoint).
+    * `granularity=selective`: only the core attention is recomputed, the
+      ops from the block's first weight-free GEMM (Q x K^T) to its second
+      (scores x V) inclusive: the [batch, heads, seq, seq] tensors, which
+      cost the most memory for the least compute. Blocks with fused
+      attention (no weight-free GEMM pair) recompute nothing.
+
+    Clones keep their kernels and attributes and carry `perf.recomputed`;
+    the memory analysis does not count their weights again and
+    `--perf-zero=stage=3` gathers a block's weights before them. Run it on
+    the single-device training graph, before the parallelism passes (tensor
+    parallelism then splits the clones as it splits the forward ops).
+  }];
+  let options = [
+    Option<"granularity", "granularity", "std::string", "\"full\"",
+           "full (every forward op of a block) or selective (core "
+           "attention)">,
+  ];
+}
+
 def ZeroRedundancy : PerfPass<"perf-zero", "::mlir::ModuleOp"> {
   let summary = "Shards optimizer state, gradients and weights over the "
                 "data-parallel replicas (ZeRO stages 1-3)";
