@@ -70,7 +70,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       div("heads");
     else if (isa<ElementwiseOp, TransposeOp, ConcatOp>(k))
       div("elements");
-    else if (isa<SoftmaxOp, ReduceOp>(k))
+    else if (isa<SoftmaxOp, ReduceOp, LayerNormOp>(k))
       div("rows");
     else if (auto g = dyn_cast<GenericKernelOp>(k)) {
       g.setFlopsAttr(
@@ -92,21 +92,69 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       g.setKAttr(b.getI64IntegerAttr(divideUp(k, devices)));
   }
 
-  void addAllReduceAfter(FrameworkOp op, int64_t bytes, OpBuilder &b) {
+  /// The collective that follows a row-parallel GEMM or precedes a
+  /// column-parallel one: an all_reduce, or under sequence parallelism a
+  /// reduce_scatter (after) or an all_gather (before).
+  enum class Exchange { AllReduce, ReduceScatter, AllGather };
+
+  FrameworkOp createExchange(Exchange kind, Location loc, ValueRange inputs,
+                             int64_t bytes, OpBuilder &b) {
+    SmallVector<int64_t> group = iotaGroup(devices);
+    StringRef name = kind == Exchange::AllReduce       ? "tp::all_reduce"
+                     : kind == Exchange::ReduceScatter ? "sp::reduce_scatter"
+                                                       : "sp::all_gather";
+    return createCommOp(b, loc, name, inputs, 0, [&](OpBuilder &body) {
+      auto size = body.getI64IntegerAttr(bytes);
+      auto ranks = body.getDenseI64ArrayAttr(group);
+      auto zero = body.getI64IntegerAttr(0);
+      if (kind == Exchange::AllReduce)
+        AllReduceOp::create(body, loc, size, ranks, TypeAttr(), zero, zero,
+                            StringAttr());
+      else if (kind == Exchange::ReduceScatter)
+        ReduceScatterOp::create(body, loc, size, ranks, TypeAttr(), zero, zero,
+                                StringAttr());
+      else
+        AllGatherOp::create(body, loc, size, ranks, TypeAttr(), zero, zero,
+                            StringAttr());
+    });
+  }
+
+  void addExchangeAfter(FrameworkOp op, Exchange kind, int64_t bytes,
+                        OpBuilder &b) {
     ensureResult(op);
     b.setInsertionPointAfter(op);
-    SmallVector<int64_t> group = iotaGroup(devices);
-    FrameworkOp comm = createCommOp(
-        b, op.getLoc(), "tp::all_reduce", op->getResults(), 0,
-        [&](OpBuilder &body) {
-          AllReduceOp::create(body, op.getLoc(), body.getI64IntegerAttr(bytes),
-                              body.getDenseI64ArrayAttr(group), TypeAttr(),
-                              body.getI64IntegerAttr(0),
-                              body.getI64IntegerAttr(0), StringAttr());
-        });
+    FrameworkOp comm =
+        createExchange(kind, op.getLoc(), op->getResults(), bytes, b);
     // Later ops read the reduced tensors.
     for (auto [from, to] : llvm::zip(op->getResults(), comm->getResults()))
       from.replaceAllUsesExcept(to, comm);
+  }
+
+  /// Sequence parallelism: `op` reads its first operand gathered from the
+  /// ranks' sequence shards (`bytes`, the whole tensor). Ops reading the
+  /// same tensor share one gather (`gathered`).
+  void addGatherBefore(FrameworkOp op, int64_t bytes, OpBuilder &b,
+                       llvm::DenseMap<Value, Value> &gathered) {
+    if (op->getNumOperands() == 0)
+      return;
+    Value input = op->getOperand(0);
+    Value &shared = gathered[input];
+    if (!shared) {
+      b.setInsertionPoint(op);
+      shared = createExchange(Exchange::AllGather, op.getLoc(),
+                              ValueRange{input}, bytes, b)
+                   ->getResult(0);
+    }
+    op->setOperand(0, shared);
+  }
+
+  /// An op outside the tensor-parallel regions under sequence parallelism:
+  /// its results hold 1/N of the sequence (the memory analysis reads the
+  /// tensor-split mark; the column-GEMM rule does not follow them).
+  static void splitSequence(FrameworkOp op, llvm::DenseSet<Value> &split,
+                            OpBuilder &b) {
+    split.insert(op->result_begin(), op->result_end());
+    op->setAttr(kTensorSplitAttr, b.getUnitAttr());
   }
 
   LogicalResult runOnGraph(GraphOp graph) {
@@ -115,6 +163,8 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     for (Operation &op : graph.getBodyBlock())
       if (auto fw = dyn_cast<FrameworkOp>(op))
         ops.push_back(fw);
+    const Exchange afterRow =
+        sequenceParallel ? Exchange::ReduceScatter : Exchange::AllReduce;
 
     // Each rank holds 1/N of the weights, so it produces 1/N of the
     // gradients (what data parallelism on top reduces). Gradients derived
@@ -134,6 +184,11 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     bool hasDataFlow = llvm::any_of(ops, [](FrameworkOp op) {
       return isForwardOp(op) && op->getNumOperands() > 0;
     });
+    if (sequenceParallel && !hasDataFlow)
+      return graph.emitError()
+             << "--perf-tensor-parallel: sequence-parallel follows the data "
+                "flow, and graph @"
+             << graph.getSymName() << " has no data-flow edges";
     llvm::DenseSet<Value> splitValues;
     // The op's results are split; the memory analysis reads the mark.
     auto markSplit = [&](Operation *op) {
@@ -146,6 +201,12 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       int64_t inputBytes;
     };
     SmallVector<ColumnLayer> columns;
+    // Sequence parallelism: the row-parallel layers (their output bytes in
+    // inputBytes), the column-parallel ops with the bytes of their gathered
+    // input, and the tensors split along the sequence.
+    SmallVector<ColumnLayer> rows;
+    SmallVector<std::pair<FrameworkOp, int64_t>> columnInputs;
+    llvm::DenseSet<Value> sequenceSplit;
     // Element counts of the forward element-wise kernels that were split:
     // their backward twins (gelu_bwd of a gelu) are split too.
     llvm::SmallDenseSet<int64_t> splitElementCounts;
@@ -164,6 +225,23 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
         // A view or reshape of a split tensor is split.
         if (inside)
           markSplit(op);
+        else if (sequenceParallel &&
+                 llvm::any_of(op->getOperands(), [&](Value v) {
+                   return sequenceSplit.contains(v);
+                 }))
+          splitSequence(op, sequenceSplit, b);
+        continue;
+      }
+      // Sequence parallelism: outside the tensor-parallel regions, an op
+      // without a GEMM (layernorm, dropout, residual add) works on 1/N of
+      // the sequence; embedding lookups stay whole.
+      if (sequenceParallel && !inside &&
+          llvm::none_of(*body, [](Operation &k) {
+            return isa<GemmOp, EmbeddingBagOp>(k);
+          })) {
+        for (Operation &k : *body)
+          splitLocal(&k, b);
+        splitSequence(op, sequenceSplit, b);
         continue;
       }
       int64_t reduceBytes = 0;
@@ -196,15 +274,21 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
                int64_t(gemm.getN()), int64_t(gemm.getK()),
                saturatedBytes(double(gemm.getBatch()) * double(gemm.getM()) *
                               double(gemm.getK()) * elem)});
+          if (sequenceParallel)
+            columnInputs.push_back({op, columns.back().inputBytes});
           gemm.setNAttr(b.getI64IntegerAttr(divideUp(gemm.getN(), devices)));
           inside = true;
         } else {
           if (failed(checkSplit(gemm, "input rows", gemm.getK())))
             return failure();
+          int64_t outputBytes =
+              saturatedBytes(double(gemm.getBatch()) * double(gemm.getM()) *
+                             double(gemm.getN()) * elem);
           reduceBytes =
-              saturatedBytes(double(reduceBytes) +
-                             double(gemm.getBatch()) * double(gemm.getM()) *
-                                 double(gemm.getN()) * elem);
+              saturatedBytes(double(reduceBytes) + double(outputBytes));
+          rows.push_back({int64_t(gemm.getBatch()), int64_t(gemm.getM()),
+                          int64_t(gemm.getN()), int64_t(gemm.getK()),
+                          outputBytes});
           gemm.setKAttr(b.getI64IntegerAttr(divideUp(gemm.getK(), devices)));
           inside = false;
         }
@@ -219,14 +303,39 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     // Backward: split every GEMM; the dgrad GEMM of a column-parallel layer
     // (its shape, latest layer first) is followed by an all_reduce.
     SmallVector<std::pair<FrameworkOp, int64_t>> backwardReduces;
+    // Sequence parallelism: gathers before backward ops (a row layer's
+    // output gradient, a column layer's input for its weight gradient).
+    SmallVector<std::pair<FrameworkOp, int64_t>> backwardGathers;
+    // dX = dY W^T of a layer Y = X W (X: m x k, W: k x n) is an m x k GEMM
+    // over n: the latest layer of that shape in `layers`, taken out.
+    auto takeLayer = [](SmallVector<ColumnLayer> &layers,
+                        GemmOp gemm) -> std::optional<ColumnLayer> {
+      for (size_t i = layers.size(); i-- > 0;) {
+        ColumnLayer c = layers[i];
+        if (c.batch == int64_t(gemm.getBatch()) &&
+            c.m == int64_t(gemm.getM()) && c.k == int64_t(gemm.getN()) &&
+            c.n == int64_t(gemm.getK())) {
+          layers.erase(layers.begin() + i);
+          return c;
+        }
+      }
+      return std::nullopt;
+    };
     for (FrameworkOp op : ops) {
       Block *body = op.getBodyBlockOrNull();
       if (!body || isForwardOp(op) || isOptimizerOp(op))
         continue;
-      int64_t reduceBytes = 0;
+      int64_t reduceBytes = 0, gatherBytes = 0;
       for (Operation &k : *body) {
         if (auto attn = dyn_cast<AttentionOp>(k)) {
           splitLocal(attn, b);
+          continue;
+        }
+        // Under sequence parallelism every backward kernel but the GEMMs
+        // and lookups works on a split tensor (heads or sequence).
+        if (sequenceParallel &&
+            isa<ElementwiseOp, LayerNormOp, SoftmaxOp, ReduceOp>(k)) {
+          splitLocal(&k, b);
           continue;
         }
         if (auto ew = dyn_cast<ElementwiseOp>(k)) {
@@ -238,25 +347,25 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
         if (!gemm)
           continue;
         StringRef pass = gemm.getPass();
-        // dX = dY W^T of a layer Y = X W (X: m x k, W: k x n) is an
-        // m x k GEMM over n.
         if (pass == "dgrad" || pass == "bwd") {
-          for (size_t i = columns.size(); i-- > 0;) {
-            const ColumnLayer &c = columns[i];
-            if (c.batch == int64_t(gemm.getBatch()) &&
-                c.m == int64_t(gemm.getM()) && c.k == int64_t(gemm.getN()) &&
-                c.n == int64_t(gemm.getK())) {
-              reduceBytes =
-                  saturatedBytes(double(reduceBytes) + double(c.inputBytes));
-              columns.erase(columns.begin() + i);
-              break;
-            }
+          if (std::optional<ColumnLayer> c = takeLayer(columns, gemm)) {
+            reduceBytes =
+                saturatedBytes(double(reduceBytes) + double(c->inputBytes));
+            if (sequenceParallel)
+              gatherBytes =
+                  saturatedBytes(double(gatherBytes) + double(c->inputBytes));
+          } else if (sequenceParallel) {
+            if (std::optional<ColumnLayer> r = takeLayer(rows, gemm))
+              gatherBytes =
+                  saturatedBytes(double(gatherBytes) + double(r->inputBytes));
           }
         }
         splitBackwardGemm(gemm, b);
       }
       if (reduceBytes > 0)
         backwardReduces.push_back({op, reduceBytes});
+      if (gatherBytes > 0)
+        backwardGathers.push_back({op, gatherBytes});
     }
     // The optimizer updates 1/N of the weights.
     for (FrameworkOp op : ops)
@@ -265,21 +374,33 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
           if (auto opt = dyn_cast<OptimizerOp>(k))
             opt.setElementsAttr(
                 b.getI64IntegerAttr(divideUp(opt.getElements(), devices)));
-    for (auto *reduces : {&forwardReduces, &backwardReduces})
+    for (auto *reduces :
+         {&forwardReduces, &backwardReduces, &columnInputs, &backwardGathers})
       for (auto [op, bytes] : *reduces)
         if (!withinLimit(bytes, kMaxExtent))
           return op.emitOpError("--perf-tensor-parallel: ") << limitExceeded(
                      "the all_reduce after it in bytes", bytes, kMaxExtent);
     // Ops are rebuilt when they need a result to wait on, so the all_reduces
     // go in after every scan over `ops`.
+    // Gathers first: they rewire operands and never rebuild an op.
+    llvm::DenseMap<Value, Value> gathered;
+    for (auto [op, bytes] : columnInputs)
+      addGatherBefore(op, bytes, b, gathered);
+    for (auto [op, bytes] : backwardGathers) {
+      // Each backward op gathers what it reads anew.
+      gathered.clear();
+      addGatherBefore(op, bytes, b, gathered);
+    }
     for (auto [op, bytes] : forwardReduces) {
-      addAllReduceAfter(op, bytes, b);
+      addExchangeAfter(op, afterRow, bytes, b);
       ++numForward;
     }
     for (auto [op, bytes] : backwardReduces) {
-      addAllReduceAfter(op, bytes, b);
+      addExchangeAfter(op, afterRow, bytes, b);
       ++numBackward;
     }
+    if (sequenceParallel)
+      graph->setAttr("perf.sequence_parallel", b.getUnitAttr());
     graph->setAttr("perf.tensor_parallel", b.getI64IntegerAttr(devices));
     graph->setAttr("perf.tp_all_reduces",
                    b.getDenseI64ArrayAttr({numForward, numBackward}));

@@ -239,9 +239,24 @@ def TensorParallel : PerfPass<"perf-tensor-parallel", "::mlir::ModuleOp"> {
     element-wise kernel the size of a split forward one is split N ways, and
     the `dgrad` GEMM of each column-parallel layer is followed by an
     all_reduce of the input gradient. Device 0 stands for every rank.
+
+    `sequence-parallel=true` adds Megatron's sequence parallelism (Korthikanti
+    et al. 2022): the ops outside the column/row regions (layernorm,
+    dropout, residual adds) work on 1/N of the sequence, so their kernels
+    and tensors are split N ways too; each row-parallel all_reduce becomes a
+    reduce_scatter (same bytes) and each column-parallel layer's input is
+    all-gathered before it (once per input tensor). The backward pass
+    mirrors it: the column layers' input-gradient all_reduces become
+    reduce_scatters, each row-parallel layer's output gradient is
+    all-gathered before its backward op, and each column-parallel layer's
+    input is all-gathered again for its weight gradient. It follows the
+    data flow, so the graph must have data-flow edges.
   }];
   let options = [
     Option<"devices", "devices", "int64_t", "2", "Tensor-parallel ranks">,
+    Option<"sequenceParallel", "sequence-parallel", "bool", "false",
+           "Split the ops between the tensor-parallel regions along the "
+           "sequence (Megatron's sequence parallelism)">,
   ];
 }
 
