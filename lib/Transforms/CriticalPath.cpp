@@ -10,6 +10,7 @@
 #include "perf/Analysis/Schedule.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Support/Limits.h"
+#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -32,11 +33,8 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
   using CriticalPathBase::CriticalPathBase;
 
   void runOnOperation() override {
-    WalkResult result = getOperation().walk([&](GraphOp graph) {
-      return failed(runOnGraph(graph)) ? WalkResult::interrupt()
-                                       : WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+    if (failed(forEachGraph(getOperation(),
+                            [&](GraphOp graph) { return runOnGraph(graph); })))
       signalPassFailure();
   }
 

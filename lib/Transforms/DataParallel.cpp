@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 
 namespace perf {
@@ -46,11 +47,8 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
                         " in bytes");
       return signalPassFailure();
     }
-    WalkResult result = getOperation().walk([&](GraphOp graph) {
-      return failed(runOnGraph(graph)) ? WalkResult::interrupt()
-                                       : WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+    if (failed(forEachGraph(getOperation(),
+                            [&](GraphOp graph) { return runOnGraph(graph); })))
       signalPassFailure();
   }
 

@@ -139,7 +139,8 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     if (fw.getOpName() == "zero::reduce_scatter")
       for (Operation &k : *fw.getBodyBlockOrNull())
         if (auto rs = dyn_cast<ReduceScatterOp>(k))
-          zeroBucket[device] = std::max(zeroBucket[device], double(rs.getBytes()));
+          zeroBucket[device] =
+              std::max(zeroBucket[device], double(rs.getBytes()));
 
     bool inPlace = writesInPlace(fw);
     bool isSplit =

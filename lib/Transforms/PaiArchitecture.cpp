@@ -20,6 +20,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 
 namespace perf {
@@ -89,11 +90,8 @@ struct PaiArchitecturePass
       workerRanks.push_back((i / perNode) * serverGpus + i % perNode);
     servers = a == "ps-worker" ? (ps > 0 ? int64_t(ps) : int64_t(workers)) : 0;
     serverIds = iotaGroup(servers, spec->numGpus());
-    WalkResult result = module.walk([&](GraphOp graph) {
-      return failed(runOnGraph(graph)) ? WalkResult::interrupt()
-                                       : WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+    if (failed(forEachGraph(module,
+                            [&](GraphOp graph) { return runOnGraph(graph); })))
       signalPassFailure();
   }
 

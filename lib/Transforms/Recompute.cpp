@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -35,7 +36,8 @@ bool isWeightFreeGemm(FrameworkOp op) {
   if (!params || *params != 0)
     return false;
   Block *body = op.getBodyBlockOrNull();
-  return body && llvm::any_of(*body, [](Operation &k) { return isa<GemmOp>(k); });
+  return body &&
+         llvm::any_of(*body, [](Operation &k) { return isa<GemmOp>(k); });
 }
 
 /// Megatron's selective recomputation: the ops from the first weight-free
@@ -60,20 +62,17 @@ struct RecomputePass : perf::impl::RecomputeBase<RecomputePass> {
           << granularity << "'";
       return signalPassFailure();
     }
-    WalkResult result = getOperation().walk([&](GraphOp graph) {
-      return failed(runOnGraph(graph)) ? WalkResult::interrupt()
-                                       : WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+    if (failed(forEachGraph(getOperation(),
+                            [&](GraphOp graph) { return runOnGraph(graph); })))
       signalPassFailure();
   }
 
   LogicalResult runOnGraph(GraphOp graph) {
     if (graph.getPhase() != "training")
-      return graph.emitError() << "--perf-recompute: graph @"
-                               << graph.getSymName()
-                               << " is not a training step (phase = \""
-                               << graph.getPhase() << "\")";
+      return graph.emitError()
+             << "--perf-recompute: graph @" << graph.getSymName()
+             << " is not a training step (phase = \"" << graph.getPhase()
+             << "\")";
     if (graph->hasAttr("perf.pipeline_parallel") ||
         graph->hasAttr("perf.data_parallel") ||
         graph->hasAttr("perf.tensor_parallel"))
@@ -121,11 +120,10 @@ struct RecomputePass : perf::impl::RecomputeBase<RecomputePass> {
       Operation *from = before;
       for (FrameworkOp op : recomputed)
         for (Value result : op->getResults())
-          result.replaceUsesWithIf(
-              clones.lookup(result), [&](OpOperand &use) {
-                Operation *user = use.getOwner();
-                return user == from || from->isBeforeInBlock(user);
-              });
+          result.replaceUsesWithIf(clones.lookup(result), [&](OpOperand &use) {
+            Operation *user = use.getOwner();
+            return user == from || from->isBeforeInBlock(user);
+          });
     }
     graph->setAttr("perf.recompute", b.getStringAttr(granularity));
     return success();

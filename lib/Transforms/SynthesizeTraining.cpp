@@ -10,10 +10,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -79,11 +80,8 @@ struct SynthesizeTrainingPass
           << optimizer.getValue() << "'";
       return signalPassFailure();
     }
-    WalkResult result = getOperation().walk([&](GraphOp graph) {
-      return failed(runOnGraph(graph)) ? WalkResult::interrupt()
-                                       : WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+    if (failed(forEachGraph(getOperation(),
+                            [&](GraphOp graph) { return runOnGraph(graph); })))
       signalPassFailure();
   }
 
@@ -366,8 +364,7 @@ struct SynthesizeTrainingPass
               emitBackward(b, kernel, op, inputGrad, p > 0);
         // A tied weight's gradient is added into its parameter's
         // (autograd's AccumulateGrad: one add over the weight).
-        if (int64_t tied = std::min(declaredTiedParameters(op), p);
-            tied > 0) {
+        if (int64_t tied = std::min(declaredTiedParameters(op), p); tied > 0) {
           KernelDesc accumulate;
           accumulate.kind = KernelKind::Elementwise;
           accumulate.pass = KernelPass::BackwardWeight;

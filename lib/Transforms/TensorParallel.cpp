@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -42,11 +43,8 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     }
     if (devices == 1)
       return;
-    WalkResult result = getOperation().walk([&](GraphOp graph) {
-      return failed(runOnGraph(graph)) ? WalkResult::interrupt()
-                                       : WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+    if (failed(forEachGraph(getOperation(),
+                            [&](GraphOp graph) { return runOnGraph(graph); })))
       signalPassFailure();
   }
 
@@ -235,8 +233,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       // Sequence parallelism: outside the tensor-parallel regions, an op
       // without a GEMM (layernorm, dropout, residual add) works on 1/N of
       // the sequence; embedding lookups stay whole.
-      if (sequenceParallel && !inside &&
-          llvm::none_of(*body, [](Operation &k) {
+      if (sequenceParallel && !inside && llvm::none_of(*body, [](Operation &k) {
             return isa<GemmOp, EmbeddingBagOp>(k);
           })) {
         for (Operation &k : *body)

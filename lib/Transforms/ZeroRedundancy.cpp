@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -49,8 +50,7 @@ struct Unit {
   FrameworkOp lastBackward;
 };
 
-struct ZeroRedundancyPass
-    : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
+struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
   using ZeroRedundancyBase::ZeroRedundancyBase;
 
   void runOnOperation() override {
@@ -59,11 +59,8 @@ struct ZeroRedundancyPass
           << int64_t(stage);
       return signalPassFailure();
     }
-    WalkResult result = getOperation().walk([&](GraphOp graph) {
-      return failed(runOnGraph(graph)) ? WalkResult::interrupt()
-                                       : WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+    if (failed(forEachGraph(getOperation(),
+                            [&](GraphOp graph) { return runOnGraph(graph); })))
       signalPassFailure();
   }
 
@@ -75,10 +72,9 @@ struct ZeroRedundancyPass
              << " has no data-parallel replicas; run "
                 "--perf-data-parallel=devices=N (N >= 2) first";
     if (graph->hasAttr(kZeroAttr))
-      return graph.emitError() << "--perf-zero: graph @"
-                               << graph.getSymName()
-                               << " already runs ZeRO stage "
-                               << graph->getAttr(kZeroAttr);
+      return graph.emitError()
+             << "--perf-zero: graph @" << graph.getSymName()
+             << " already runs ZeRO stage " << graph->getAttr(kZeroAttr);
     if (stage >= 2 && graph->hasAttr("perf.pipeline_parallel"))
       return graph.emitError()
              << "--perf-zero: stage " << int64_t(stage)
@@ -99,8 +95,7 @@ struct ZeroRedundancyPass
                                 Peers{ar.getGroupAttr(), ar.getStream()});
           }
     if (buckets.empty())
-      return graph.emitError() << "--perf-zero: graph @"
-                               << graph.getSymName()
+      return graph.emitError() << "--perf-zero: graph @" << graph.getSymName()
                                << " has no ddp::all_reduce bucket to shard";
 
     OpBuilder b(&getContext());
@@ -119,7 +114,8 @@ struct ZeroRedundancyPass
   /// each replica keeps the reduced 1/N it updates.
   static void toReduceScatter(OpBuilder &b, FrameworkOp bucket) {
     bucket.setOpName("zero::reduce_scatter");
-    for (Operation &k : llvm::make_early_inc_range(*bucket.getBodyBlockOrNull()))
+    for (Operation &k :
+         llvm::make_early_inc_range(*bucket.getBodyBlockOrNull()))
       if (auto ar = dyn_cast<AllReduceOp>(k)) {
         b.setInsertionPoint(ar);
         ReduceScatterOp::create(b, ar.getLoc(), ar.getBytesAttr(),
@@ -135,8 +131,8 @@ struct ZeroRedundancyPass
   /// next step's forward reads them).
   void shardOptimizer(OpBuilder &b, GraphOp graph, int64_t replicas,
                       const llvm::DenseMap<int64_t, Peers> &groupOf) {
-    for (FrameworkOp fw :
-         llvm::make_early_inc_range(graph.getBodyBlock().getOps<FrameworkOp>())) {
+    for (FrameworkOp fw : llvm::make_early_inc_range(
+             graph.getBodyBlock().getOps<FrameworkOp>())) {
       if (!isOptimizerOp(fw))
         continue;
       double weightBytes = 0;
@@ -169,9 +165,8 @@ struct ZeroRedundancyPass
 
   /// Stage 3: DDP's buckets give way to one all_gather per unit and pass
   /// and one reduce_scatter per unit.
-  LogicalResult
-  shardWeights(OpBuilder &b, GraphOp graph,
-               const llvm::DenseMap<int64_t, Peers> &groupOf) {
+  LogicalResult shardWeights(OpBuilder &b, GraphOp graph,
+                             const llvm::DenseMap<int64_t, Peers> &groupOf) {
     int64_t tp = 1;
     if (auto a = graph->getAttrOfType<IntegerAttr>("perf.tensor_parallel"))
       tp = std::max<int64_t>(1, a.getInt());
@@ -211,8 +206,8 @@ struct ZeroRedundancyPass
 
     // The buckets go; the optimizer's sync on their stream stays and now
     // waits for the reduce_scatters.
-    for (FrameworkOp fw : llvm::make_early_inc_range(
-             graph.getBodyBlock().getOps<FrameworkOp>()))
+    for (FrameworkOp fw :
+         llvm::make_early_inc_range(graph.getBodyBlock().getOps<FrameworkOp>()))
       if (fw.getOpName() == "ddp::all_reduce") {
         if (!fw->use_empty())
           return fw.emitError("--perf-zero: a DDP bucket's result is read; "
@@ -222,23 +217,21 @@ struct ZeroRedundancyPass
 
     auto gather = [&](FrameworkOp before, const Unit &unit,
                       StringRef name) -> Value {
-      Type element =
-          unit.elementType ? unit.elementType : Type(b.getF32Type());
+      Type element = unit.elementType ? unit.elementType : Type(b.getF32Type());
       int64_t bytes = saturatedBytes(unit.weightBytes);
-      int64_t elements =
-          std::max<int64_t>(1, bytes / std::max<int64_t>(
-                                           1, elementBytes(element)));
+      int64_t elements = std::max<int64_t>(
+          1, bytes / std::max<int64_t>(1, elementBytes(element)));
       b.setInsertionPoint(before);
       auto op = FrameworkOp::create(
-          b, before.getLoc(), TypeRange{RankedTensorType::get({elements}, element)},
+          b, before.getLoc(),
+          TypeRange{RankedTensorType::get({elements}, element)},
           b.getStringAttr(name), ValueRange{}, b.getI64IntegerAttr(device));
       if (Attribute layer = before->getAttr(PerfDialect::kLayerAttr))
         op->setAttr(PerfDialect::kLayerAttr, layer);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&op.getOrCreateBodyBlock());
       AllGatherOp::create(b, before.getLoc(), b.getI64IntegerAttr(bytes),
-                          peers.group, TypeAttr(),
-                          b.getI64IntegerAttr(device),
+                          peers.group, TypeAttr(), b.getI64IntegerAttr(device),
                           b.getI64IntegerAttr(commStream), StringAttr());
       return op.getResult(0);
     };
@@ -265,13 +258,12 @@ struct ZeroRedundancyPass
         Value ready = ensureResult(last);
         b.setInsertionPointAfter(last);
         FrameworkOp comm = createCommOp(
-            b, last.getLoc(), "zero::reduce_scatter", ValueRange{ready},
-            device, [&](OpBuilder &body) {
+            b, last.getLoc(), "zero::reduce_scatter", ValueRange{ready}, device,
+            [&](OpBuilder &body) {
               ReduceScatterOp::create(
                   body, last.getLoc(),
                   body.getI64IntegerAttr(saturatedBytes(unit.gradientBytes)),
-                  peers.group, TypeAttr(),
-                  body.getI64IntegerAttr(device),
+                  peers.group, TypeAttr(), body.getI64IntegerAttr(device),
                   body.getI64IntegerAttr(commStream), StringAttr());
             });
         if (id >= 0)

@@ -432,7 +432,8 @@ private:
                     {B, S, H}, (c.maxPositions + 2) * H);
       Tensor h = op("add", "add", {tok, p}, {B, S, H});
       for (int64_t i = 0; i < c.layers; ++i)
-        h = withinLayer("layers." + std::to_string(i), [&] { return optBlock(h); });
+        h = withinLayer("layers." + std::to_string(i),
+                        [&] { return optBlock(h); });
       return layerNorm("final_layer_norm", h);
     });
     lmHead(x);
@@ -490,7 +491,7 @@ private:
       });
       for (int64_t i = 0; i < c.layers; ++i)
         h = withinLayer("encoder.layer." + std::to_string(i),
-                   [&] { return bertLayer(h); });
+                        [&] { return bertLayer(h); });
       return h;
     });
     if (head == ModelHead::None)
@@ -577,7 +578,7 @@ private:
       (void)angles;
       for (int64_t i = 0; i < c.layers; ++i)
         h = withinLayer("layers." + std::to_string(i),
-                   [&] { return llamaLayer(h); });
+                        [&] { return llamaLayer(h); });
       return rmsNorm("norm", h);
     });
     lmHead(x);
