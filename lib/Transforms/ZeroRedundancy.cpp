@@ -92,7 +92,7 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
           if (auto ar = dyn_cast<AllReduceOp>(k)) {
             buckets.push_back(fw);
             groupOf.try_emplace(fw.getDevice(),
-                                Peers{ar.getGroupAttr(), ar.getStream()});
+                                Peers{ar.getGroupAttr(), int64_t(ar.getStream())});
           }
     if (buckets.empty())
       return graph.emitError() << "--perf-zero: graph @" << graph.getSymName()
@@ -176,7 +176,7 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
 
     llvm::MapVector<int64_t, Unit> units;
     for (FrameworkOp fw : graph.getBodyBlock().getOps<FrameworkOp>()) {
-      if (isOptimizerOp(fw) || fw.getDevice() != device)
+      if (isOptimizerOp(fw) || int64_t(fw.getDevice()) != device)
         continue;
       std::optional<int64_t> params = declaredParameters(fw);
       bool forward = isForwardOp(fw);
@@ -240,7 +240,9 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
         reader->insertOperands(reader->getNumOperands(), weights);
     };
 
-    for (auto &[id, unit] : units) {
+    for (auto &entry : units) {
+      const int64_t id = entry.first;
+      const Unit &unit = entry.second;
       if (unit.weightBytes > 0 && !unit.forwardReaders.empty()) {
         Value weights =
             gather(unit.forwardReaders.front(), unit, "zero::all_gather");
