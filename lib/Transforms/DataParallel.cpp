@@ -150,7 +150,7 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
         Value ready = ensureResult(op);
         b.setInsertionPointAfter(op);
         FrameworkOp comm = createCommOp(
-            b, op.getLoc(), "ddp::all_reduce", ValueRange{ready}, device,
+            b, op.getLoc(), kDdpBucketOpName, ValueRange{ready}, device,
             [&](OpBuilder &body) {
               AllReduceOp::create(
                   body, op.getLoc(), body.getI64IntegerAttr(pending),

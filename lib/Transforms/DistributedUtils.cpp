@@ -106,12 +106,22 @@ bool perf::isOptimizerOp(FrameworkOp op) {
   return false;
 }
 
-double perf::parameterElementBytes(FrameworkOp op) {
+DType perf::parameterDType(FrameworkOp op) {
   if (Block *body = op.getBodyBlockOrNull())
     for (Operation &k : *body)
       if (auto kernel = dyn_cast<KernelOpInterface>(k))
-        return dtypeBytes(kernel.getKernelDesc().dtype);
-  return 4;
+        return kernel.getKernelDesc().dtype;
+  return DType::F32;
+}
+
+double perf::parameterElementBytes(FrameworkOp op) {
+  return dtypeBytes(parameterDType(op));
+}
+
+std::optional<int64_t> perf::layerOf(Operation *op) {
+  if (auto a = op->getAttrOfType<IntegerAttr>(PerfDialect::kLayerAttr))
+    return a.getInt();
+  return std::nullopt;
 }
 
 int64_t perf::gradientBytes(FrameworkOp op) {

@@ -136,7 +136,7 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
       persistent[index] = double(gradient) * gradientShare;
     }
     // ZeRO's reduce buckets: one, the largest, is in flight at a time.
-    if (fw.getOpName() == "zero::reduce_scatter")
+    if (fw.getOpName() == kZeroReduceScatterOpName)
       for (Operation &k : *fw.getBodyBlockOrNull())
         if (auto rs = dyn_cast<ReduceScatterOp>(k))
           zeroBucket[device] =

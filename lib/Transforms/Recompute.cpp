@@ -23,12 +23,6 @@ using namespace mlir;
 
 namespace {
 
-std::optional<int64_t> layerOf(Operation *op) {
-  if (auto a = op->getAttrOfType<IntegerAttr>(PerfDialect::kLayerAttr))
-    return a.getInt();
-  return std::nullopt;
-}
-
 /// A GEMM between two activations (attention's Q x K^T and scores x V): a
 /// GEMM kernel in an op that declares no weights.
 bool isWeightFreeGemm(FrameworkOp op) {
@@ -88,13 +82,14 @@ struct RecomputePass : perf::impl::RecomputeBase<RecomputePass> {
     for (FrameworkOp fw : graph.getBodyBlock().getOps<FrameworkOp>()) {
       if (isOptimizerOp(fw))
         continue;
-      inBackward = inBackward || !isForwardOp(fw);
+      bool isForward = isForwardOp(fw);
+      inBackward = inBackward || !isForward;
       std::optional<int64_t> layer = layerOf(fw);
       if (!layer)
         continue;
       if (!inBackward)
         forward[*layer].push_back(fw);
-      else if (!isForwardOp(fw))
+      else if (!isForward)
         firstBackward.try_emplace(*layer, fw);
     }
     if (forward.empty())
@@ -117,12 +112,11 @@ struct RecomputePass : perf::impl::RecomputeBase<RecomputePass> {
         clone->setAttr(kRecomputedAttr, b.getUnitAttr());
       }
       // From the block's backward pass on, ops read the recomputed tensors.
-      Operation *from = before;
       for (FrameworkOp op : recomputed)
         for (Value result : op->getResults())
           result.replaceUsesWithIf(clones.lookup(result), [&](OpOperand &use) {
             Operation *user = use.getOwner();
-            return user == from || from->isBeforeInBlock(user);
+            return user == before || before->isBeforeInBlock(user);
           });
     }
     graph->setAttr("perf.recompute", b.getStringAttr(granularity));

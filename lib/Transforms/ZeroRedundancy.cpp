@@ -23,14 +23,6 @@ using namespace mlir;
 
 namespace {
 
-/// The unit a weighted op's parameters belong to under stage 3: its
-/// transformer block, or the root (-1).
-int64_t unitOf(FrameworkOp op) {
-  if (auto a = op->getAttrOfType<IntegerAttr>(PerfDialect::kLayerAttr))
-    return a.getInt();
-  return -1;
-}
-
 /// Where a replica's DDP buckets ran: their group and stream.
 struct Peers {
   DenseI64ArrayAttr group;
@@ -40,9 +32,8 @@ struct Peers {
 /// What stage 3 gathers and reduces for one unit.
 struct Unit {
   /// Weight bytes of the unit on one replica before sharding (its tensor-
-  /// parallel shard), and their element type.
+  /// parallel shard).
   double weightBytes = 0;
-  Type elementType;
   /// Ops that read the weights, in the forward and in the backward pass.
   SmallVector<FrameworkOp> forwardReaders, backwardReaders;
   /// The unit's gradient bytes and the backward op that completes them.
@@ -87,7 +78,7 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
     SmallVector<FrameworkOp> buckets;
     llvm::DenseMap<int64_t, Peers> groupOf;
     for (FrameworkOp fw : graph.getBodyBlock().getOps<FrameworkOp>())
-      if (fw.getOpName() == "ddp::all_reduce")
+      if (fw.getOpName() == kDdpBucketOpName)
         for (Operation &k : *fw.getBodyBlockOrNull())
           if (auto ar = dyn_cast<AllReduceOp>(k)) {
             buckets.push_back(fw);
@@ -113,7 +104,7 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
   /// A DDP bucket's all_reduce becomes a reduce_scatter of the same bytes:
   /// each replica keeps the reduced 1/N it updates.
   static void toReduceScatter(OpBuilder &b, FrameworkOp bucket) {
-    bucket.setOpName("zero::reduce_scatter");
+    bucket.setOpName(kZeroReduceScatterOpName);
     for (Operation &k :
          llvm::make_early_inc_range(*bucket.getBodyBlockOrNull()))
       if (auto ar = dyn_cast<AllReduceOp>(k)) {
@@ -180,26 +171,20 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
         continue;
       std::optional<int64_t> params = declaredParameters(fw);
       bool forward = isForwardOp(fw);
-      Unit &unit = units[unitOf(fw)];
+      // Ops outside every block are the root unit (-1).
+      Unit &unit = units[layerOf(fw).value_or(-1)];
       if (params && *params > 0) {
         // A recomputed forward op runs in the backward pass.
         if (forward && !fw->hasAttr(kRecomputedAttr)) {
           unit.weightBytes +=
               double(*params) * parameterElementBytes(fw) / double(tp);
-          if (!unit.elementType)
-            if (Block *body = fw.getBodyBlockOrNull())
-              for (Operation &k : *body)
-                if (auto t = k.getAttrOfType<TypeAttr>("dtype")) {
-                  unit.elementType = t.getValue();
-                  break;
-                }
           unit.forwardReaders.push_back(fw);
         } else {
           unit.backwardReaders.push_back(fw);
         }
       }
-      if (!forward && gradientBytes(fw) > 0) {
-        unit.gradientBytes += double(gradientBytes(fw));
+      if (int64_t gradient = forward ? 0 : gradientBytes(fw); gradient > 0) {
+        unit.gradientBytes += double(gradient);
         unit.lastBackward = fw;
       }
     }
@@ -208,7 +193,7 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
     // waits for the reduce_scatters.
     for (FrameworkOp fw :
          llvm::make_early_inc_range(graph.getBodyBlock().getOps<FrameworkOp>()))
-      if (fw.getOpName() == "ddp::all_reduce") {
+      if (fw.getOpName() == kDdpBucketOpName) {
         if (!fw->use_empty())
           return fw.emitError("--perf-zero: a DDP bucket's result is read; "
                               "cannot replace it");
@@ -217,7 +202,9 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
 
     auto gather = [&](FrameworkOp before, const Unit &unit,
                       StringRef name) -> Value {
-      Type element = unit.elementType ? unit.elementType : Type(b.getF32Type());
+      // The gathered tensor has the type of the unit's first weights.
+      Type element = getElementType(
+          b.getContext(), parameterDType(unit.forwardReaders.front()));
       int64_t bytes = saturatedBytes(unit.weightBytes);
       int64_t elements = std::max<int64_t>(
           1, bytes / std::max<int64_t>(1, elementBytes(element)));
@@ -260,8 +247,8 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
         Value ready = ensureResult(last);
         b.setInsertionPointAfter(last);
         FrameworkOp comm = createCommOp(
-            b, last.getLoc(), "zero::reduce_scatter", ValueRange{ready}, device,
-            [&](OpBuilder &body) {
+            b, last.getLoc(), kZeroReduceScatterOpName, ValueRange{ready},
+            device, [&](OpBuilder &body) {
               ReduceScatterOp::create(
                   body, last.getLoc(),
                   body.getI64IntegerAttr(saturatedBytes(unit.gradientBytes)),

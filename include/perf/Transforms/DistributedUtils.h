@@ -25,6 +25,10 @@ constexpr llvm::StringLiteral kTensorSplitAttr = "perf.tp_split";
 /// Graph attribute --perf-zero writes: the ZeRO stage (1, 2 or 3) its
 /// data-parallel replicas run.
 constexpr llvm::StringLiteral kZeroAttr = "perf.zero";
+/// The framework op of each DDP gradient bucket (--perf-data-parallel), and
+/// what --perf-zero turns it into; the memory analysis reads both.
+constexpr llvm::StringLiteral kDdpBucketOpName = "ddp::all_reduce";
+constexpr llvm::StringLiteral kZeroReduceScatterOpName = "zero::reduce_scatter";
 /// On a forward op --perf-recompute cloned into the backward pass.
 constexpr llvm::StringLiteral kRecomputedAttr = "perf.recomputed";
 /// Graph attribute --perf-pai-architecture writes: arch, workers, ps,
@@ -73,9 +77,14 @@ std::optional<int64_t> declaredParameters(FrameworkOp op);
 /// into the other's, and no update of their own.
 int64_t declaredTiedParameters(FrameworkOp op);
 
-/// Bytes per element of an op's weights: those of its first kernel's
-/// dtype; 4 when it has no kernel.
+/// The type of an op's weights: its first kernel's dtype; f32 when it has
+/// no kernel.
+DType parameterDType(FrameworkOp op);
+/// Bytes per element of an op's weights (of parameterDType).
 double parameterElementBytes(FrameworkOp op);
+
+/// The transformer block an op belongs to (`perf.layer`), if marked.
+std::optional<int64_t> layerOf(mlir::Operation *op);
 
 /// Gradient bytes an op produces: its `perf.grad_bytes`, else the weight
 /// size of its wgrad GEMMs (m x n) and convolutions (k x c/groups x r x s).
