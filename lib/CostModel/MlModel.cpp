@@ -377,7 +377,7 @@ MlModel::load(llvm::StringRef dir,
     // models (roofline.json to the calibrated roofline, selection.json to
     // the stack).
     llvm::StringRef stem = file;
-    bool gzipped = stem.consume_back(".gz");
+    (void)stem.consume_back(".gz"); // the booster reader inflates either
     if (!stem.consume_back(".ubj") && !stem.consume_back(".json"))
       continue;
     llvm::StringRef kind = stem;
@@ -501,31 +501,68 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
     return estimateWithinCoverage(it->second, k, gpu);
   // Past the largest training extent the kernel is a longer run of the same
   // full-GPU waves: each further unit costs what the last ones did. The
-  // marginal cost between half the largest extent and the largest carries
-  // on, bounded below by the peak roofline's and above by the mean cost per
-  // unit at the largest extent (no worse than scaling that kernel), so the
-  // price keeps growing with size and never beats the bound.
+  // marginal cost over the upper half of the training extents carries on,
+  // bounded below by the peak roofline's and above by the mean cost per unit
+  // at the largest extent (no worse than scaling that kernel), so the price
+  // keeps growing with size and never beats the bound. The marginal cost is
+  // the repeated-median line (Siegel's: per price, the median slope to the
+  // others; then their median) through the booster's prices at evenly spaced
+  // extents: the trees' prices step, and one step at the largest extent,
+  // taken alone, priced V100 softmax at 549 GB/s where its rows run at
+  // 614-667.
   int64_t top = max->second, half = std::max<int64_t>(top / 2, 1);
   std::optional<KernelCost> atTop =
       estimateWithinCoverage(it->second, mlWithParallelExtent(k, top), gpu);
-  std::optional<KernelCost> atHalf =
-      estimateWithinCoverage(it->second, mlWithParallelExtent(k, half), gpu);
-  if (!atTop || !atHalf)
+  if (!atTop)
     return std::nullopt;
+  constexpr int kSlopePoints = 9;
+  llvm::SmallVector<std::pair<double, double>, kSlopePoints> prices;
+  for (int i = 0; i < kSlopePoints && top > half; ++i) {
+    int64_t units = half + (top - half) * i / (kSlopePoints - 1);
+    std::optional<KernelCost> at =
+        estimateWithinCoverage(it->second, mlWithParallelExtent(k, units), gpu);
+    if (!at)
+      return std::nullopt;
+    prices.push_back({double(units), at->latencyUs});
+  }
+  auto median = [](llvm::MutableArrayRef<double> values) {
+    llvm::sort(values);
+    size_t mid = values.size() / 2;
+    return values.size() % 2 ? values[mid]
+                             : (values[mid - 1] + values[mid]) / 2;
+  };
+  double meanPerUnit = atTop->latencyUs / double(top);
+  double marginalPerUnit = meanPerUnit, fittedTopUs = atTop->latencyUs;
+  if (prices.size() > 1) {
+    llvm::SmallVector<double, kSlopePoints> pointSlopes;
+    for (auto [x0, y0] : prices) {
+      llvm::SmallVector<double, kSlopePoints> slopes;
+      for (auto [x1, y1] : prices)
+        if (x1 != x0)
+          slopes.push_back((y1 - y0) / (x1 - x0));
+      if (!slopes.empty())
+        pointSlopes.push_back(median(slopes));
+    }
+    if (!pointSlopes.empty()) {
+      marginalPerUnit = median(pointSlopes);
+      std::vector<double> intercepts;
+      for (auto [units, us] : prices)
+        intercepts.push_back(us - marginalPerUnit * units);
+      fittedTopUs = median(intercepts) + marginalPerUnit * double(top);
+    }
+  }
   auto boundUs = [&](int64_t units) {
     auto [compute, memory] = rooflineSeconds(mlWithParallelExtent(k, units), gpu);
     return std::max(compute, memory) * 1e6;
   };
   double floorPerUnit = (boundUs(extent) - boundUs(top)) / double(extent - top);
-  double meanPerUnit = atTop->latencyUs / double(top);
-  double marginalPerUnit =
-      top > half ? (atTop->latencyUs - atHalf->latencyUs) / double(top - half)
-                 : meanPerUnit;
   double perUnit =
       std::clamp(marginalPerUnit, std::min(floorPerUnit, meanPerUnit),
                  meanPerUnit);
   KernelCost cost = *atTop;
-  cost.latencyUs += perUnit * double(extent - top);
+  // Never below the price at the largest extent: the price grows with size.
+  cost.latencyUs = std::max(atTop->latencyUs,
+                            fittedTopUs + perUnit * double(extent - top));
   double peak = gpu.peakFlops(k.dtype, k.tensorCores);
   cost.computeBound = peak > 0 && gpu.memBandwidth > 0 &&
                       k.totalFlops() / peak > k.totalBytes() / gpu.memBandwidth;

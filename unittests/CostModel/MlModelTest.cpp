@@ -350,3 +350,46 @@ TEST(MlModel, ExtrapolatesTheMarginalCostPastTheLargestTrainedExtent) {
   EXPECT_EQ(mlWithParallelExtent(bigger, 16384).rows, 16384);
   llvm::sys::fs::remove_directories(dir);
 }
+
+// The trees' price steps near the largest extent: one slow row at the top
+// (30% above the line of the others) must not set the cost of every further
+// row. The marginal cost is a robust line through the prices of the upper
+// half of the extents, so a softmax with four times the rows costs about what
+// the other rows' line says (1.5x its bound plus the fixed 200 us), well
+// below the slope from half the largest extent to the largest.
+TEST(MlModel, ExtrapolationIgnoresAStepAtTheLargestExtent) {
+  GpuSpec v100 = *lookupGpu("V100");
+  std::vector<KernelDesc> kernels;
+  for (int step = 0; step <= 32; ++step) {
+    KernelDesc s;
+    s.kind = KernelKind::Softmax;
+    s.rows = std::lround(1024 * std::exp2(step / 8.0));
+    s.cols = 1024;
+    kernels.push_back(s);
+  }
+  std::vector<TrainingRow> rows;
+  for (const KernelDesc &k : kernels)
+    rows.push_back({&k, &v100,
+                    (1.5 * mlBaselineUs(k, v100) + 200) *
+                        (&k == &kernels.back() ? 1.3 : 1.0)});
+  std::string dir = trainTemporaryModelDir(rows, "perf-ml-step", 300);
+  ASSERT_FALSE(dir.empty());
+  auto model = MlModel::load(dir);
+  ASSERT_TRUE(bool(model)) << llvm::toString(model.takeError());
+  KernelDesc bigger = kernels.back();
+  bigger.rows = 4 * bigger.rows;
+  auto past = (*model)->estimate(bigger, v100);
+  ASSERT_TRUE(past);
+  double line = 1.5 * mlBaselineUs(bigger, v100) + 200;
+  EXPECT_NEAR(past->latencyUs, line, 0.2 * line);
+  KernelDesc half = kernels.back();
+  half.rows /= 2;
+  auto atTop = (*model)->estimate(kernels.back(), v100);
+  auto atHalf = (*model)->estimate(half, v100);
+  ASSERT_TRUE(atTop && atHalf);
+  double twoPoint = atTop->latencyUs + (atTop->latencyUs - atHalf->latencyUs) *
+                                           (bigger.rows - kernels.back().rows) /
+                                           (kernels.back().rows - half.rows);
+  EXPECT_LT(past->latencyUs, 0.9 * twoPoint);
+  llvm::sys::fs::remove_directories(dir);
+}
