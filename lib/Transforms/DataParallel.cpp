@@ -73,7 +73,20 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
     // The pipeline's sends use streams 1..2(stages-1); the buckets go on the
     // next one.
     const int64_t commStream = stages > 1 ? 2 * stages - 1 : kCommStream;
-    SmallVector<SmallVector<FrameworkOp>> backward(stages);
+    // After expert parallelism over P of the N replicas, an expert's
+    // gradients are reduced over the N/P replicas that hold it (none when
+    // P = N), apart from the rest.
+    int64_t expertDevices = 1;
+    if (auto ep = graph->getAttrOfType<IntegerAttr>("perf.expert_parallel"))
+      expertDevices = std::max<int64_t>(1, ep.getInt());
+    if (devices % expertDevices != 0)
+      return graph.emitError()
+             << "--perf-data-parallel: " << int64_t(devices)
+             << " replicas cannot hold whole copies of experts spread over "
+             << expertDevices << " devices (perf.expert_parallel)";
+    const int64_t expertReplicas = devices / expertDevices;
+    SmallVector<SmallVector<FrameworkOp>> backward(stages),
+        expertBackward(stages);
     // The device each stage runs on (stage x TP size after TP and PP).
     SmallVector<int64_t> stageDevice(stages, 0);
     SmallVector<FrameworkOp> firstOptimizer(stages);
@@ -102,11 +115,14 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
           continue;
       }
       if (!isForwardOp(fw) && gradientBytes(fw) > 0) {
-        backward[stage].push_back(fw);
+        bool expert = fw->hasAttr(PerfDialect::kExpertAttr);
+        if (expert && expertReplicas == 1)
+          continue;
+        (expert ? expertBackward : backward)[stage].push_back(fw);
         totalGrad += gradientBytes(fw);
       }
     }
-    if (totalGrad == 0)
+    if (totalGrad == 0 && expertDevices == 1)
       return graph.emitError()
              << "--perf-data-parallel: graph @" << graph.getSymName()
              << " produces no gradients (no 'perf.grad_bytes' and no wgrad "
@@ -134,13 +150,10 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
     const int64_t bucketBytes = static_cast<int64_t>(bucketMb * 1024 * 1024);
     OpBuilder b(&getContext());
     int64_t bucket = 0;
-    for (int64_t stage = 0; stage < stages; ++stage) {
-      const int64_t device = stageDevice[stage];
-      SmallVector<int64_t> group;
-      for (int64_t i = 0; i < devices; ++i)
-        group.push_back(device + i * step);
+    // Buckets of `ops`' gradients, each reduced over `group` once full.
+    auto reduceInBuckets = [&](ArrayRef<FrameworkOp> ops, int64_t device,
+                               ArrayRef<int64_t> group) {
       int64_t pending = 0;
-      ArrayRef<FrameworkOp> ops = backward[stage];
       for (size_t i = 0; i < ops.size(); ++i) {
         FrameworkOp op = ops[i];
         pending += gradientBytes(op);
@@ -162,6 +175,18 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
         comm->setAttr("perf.bucket", b.getI64IntegerAttr(bucket++));
         pending = 0;
       }
+    };
+    for (int64_t stage = 0; stage < stages; ++stage) {
+      const int64_t device = stageDevice[stage];
+      SmallVector<int64_t> group, expertGroup;
+      for (int64_t i = 0; i < devices; ++i) {
+        group.push_back(device + i * step);
+        // The replicas of device 0's experts: an expert group apart.
+        if (i % expertDevices == 0)
+          expertGroup.push_back(device + i * step);
+      }
+      reduceInBuckets(backward[stage], device, group);
+      reduceInBuckets(expertBackward[stage], device, expertGroup);
       // The optimizer step waits for every bucket (DDP's finalize).
       if (FrameworkOp opt = firstOptimizer[stage]) {
         b.setInsertionPoint(opt);

@@ -332,7 +332,8 @@ struct SynthesizeTrainingPass
           b.getStringAttr(op.getOpName().str() + ".backward"),
           incoming.getArrayRef(), op.getDeviceAttr());
       for (StringRef kept :
-           {StringRef("onnx.name"), StringRef(PerfDialect::kLayerAttr)})
+           {StringRef("onnx.name"), StringRef(PerfDialect::kLayerAttr),
+            StringRef(PerfDialect::kExpertAttr)})
         if (Attribute a = op->getAttr(kept))
           bwd->setAttr(kept, a);
 

@@ -46,6 +46,10 @@ def Perf_Dialect : Dialect {
     /// written by the importers and kept on the backward op; activation
     /// recomputation and ZeRO-3 work per block.
     static constexpr ::llvm::StringLiteral kLayerAttr = "perf.layer";
+    /// On a framework op of a mixture-of-experts layer: the expert it runs
+    /// (0, 1, ...), written by the config importer and kept on the backward
+    /// op; expert parallelism places the experts on devices.
+    static constexpr ::llvm::StringLiteral kExpertAttr = "perf.expert";
   }];
 }
 

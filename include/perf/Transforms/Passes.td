@@ -226,6 +226,43 @@ def ZeroRedundancy : PerfPass<"perf-zero", "::mlir::ModuleOp"> {
   ];
 }
 
+def ExpertParallel : PerfPass<"perf-expert-parallel", "::mlir::ModuleOp"> {
+  let summary = "Spreads a mixture-of-experts model's experts over `devices` "
+                "GPUs (expert parallelism)";
+  let description = [{
+    As GShard, Switch Transformers and DeepSpeed-MoE run it: each of the
+    `devices` GPUs holds E/N of every mixture-of-experts layer's E experts
+    and runs the rest of the model on its own tokens. The ops of each expert
+    carry `perf.expert` (the config importer marks a Switch-Transformers
+    router's experts). One device is modeled, device 0, which holds experts
+    0 .. E/N-1 (expert 0 is the one a skewed router fills, so device 0 is the
+    one the step waits for):
+
+    * the other devices' expert ops, forward and backward, and their host
+      syncs are removed, and the optimizer updates device 0's weights only;
+    * device 0's experts run the tokens every device routes to them: their
+      kernels and tensors are resized from one device's tokens (the first
+      GEMM's m) to N times as many;
+    * around each layer's experts, an `ep::dispatch` all_to_all sends every
+      device's tokens to the devices of their experts and an `ep::combine`
+      all_to_all returns them (the backward pass sends the gradients the
+      same two ways). Each device sends an expert's device the bytes of the
+      tokens it routes there (tokens x hidden size x element size); when the
+      experts' shares differ (`--expert-routing=single`), the all_to_all
+      carries them as `split_bytes`.
+
+    Runs before the tensor, pipeline and data-parallel passes. After it,
+    `--perf-data-parallel=devices=D` (D a multiple of N) reduces the
+    experts' gradients over the D/N replicas that hold the same experts, in
+    buckets of their own (none when D = N). The graph records N as
+    `perf.expert_parallel`.
+  }];
+  let options = [
+    Option<"devices", "devices", "int64_t", "2",
+           "GPUs the experts are spread over">,
+  ];
+}
+
 def TensorParallel : PerfPass<"perf-tensor-parallel", "::mlir::ModuleOp"> {
   let summary = "Megatron-style tensor parallelism over `devices` GPUs";
   let description = [{

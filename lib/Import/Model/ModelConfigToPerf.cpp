@@ -112,6 +112,9 @@ private:
   /// The transformer block being emitted (numbered across the model's
   /// stacks), -1 outside blocks: recomputation and ZeRO-3 work per block.
   int64_t layer = -1, nextLayer = 0;
+  /// The expert of a mixture-of-experts layer being emitted, -1 outside:
+  /// expert parallelism places each expert's ops on a device.
+  int64_t expert = -1;
 
   bool training() const { return s.phase == StepPhase::Training; }
 
@@ -170,6 +173,8 @@ private:
       fw->setAttr("perf.params", b.getI64IntegerAttr(params));
     if (layer >= 0)
       fw->setAttr(PerfDialect::kLayerAttr, b.getI64IntegerAttr(layer));
+    if (expert >= 0)
+      fw->setAttr(PerfDialect::kExpertAttr, b.getI64IntegerAttr(expert));
     if (!work.empty()) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&fw.getOrCreateBodyBlock());
@@ -354,7 +359,11 @@ private:
 
   /// The host blocks until the device drains: a data-dependent size
   /// (nonzero, a tensor used as a Python int) is read back.
-  void hostSync() { SyncOp::create(b, loc, b.getI64IntegerAttr(0), nullptr); }
+  void hostSync() {
+    auto sync = SyncOp::create(b, loc, b.getI64IntegerAttr(0), nullptr);
+    if (expert >= 0)
+      sync->setAttr(PerfDialect::kExpertAttr, b.getI64IntegerAttr(expert));
+  }
 
   /// Runs `body` under module path `name`.
   template <typename Fn> auto within(const std::string &name, Fn body) {
@@ -813,6 +822,7 @@ private:
     Tensor next = op("clone", "clone", {x}, x.shape);
     for (int64_t e = 0; e < c.experts; ++e) {
       int64_t chosen = expertTokens(e);
+      expert = e;
       within("experts.expert_" + std::to_string(e), [&] {
         Tensor selected =
             op("bool", "_to_copy", {mask.as({B, S})}, {B, S}, 0, DType::Bool);
@@ -831,6 +841,7 @@ private:
           next = op("index_put_", "index_put_", {next, where, out}, x.shape);
         return next;
       });
+      expert = -1;
     }
     return op("mul", "mul", {probs.as({B, S, 1}), next}, x.shape);
   }
