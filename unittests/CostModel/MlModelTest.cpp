@@ -295,16 +295,10 @@ TEST(MlModel, DeclinesTypesItWasNotTrainedOn) {
   llvm::sys::fs::remove_directories(dir);
 }
 
-// Trees cannot extrapolate: a softmax with four times the rows of the
-// largest training row is priced as that row plus the marginal cost per row
-// the model learned near it (the GPU is full, so more rows are more waves of
-// the same work, without paying the fixed cost again), and coverage.json
-// records the largest extent.
-TEST(MlModel, ExtrapolatesTheMarginalCostPastTheLargestTrainedExtent) {
-  GpuSpec v100 = *lookupGpu("V100");
+// Softmaxes of 1024 columns, rows from 1024 to 16384 in steps of 2^(1/8):
+// enough for the trees to tell the sizes apart.
+static std::vector<KernelDesc> softmaxRowLadder() {
   std::vector<KernelDesc> kernels;
-  // Rows from 1024 to 16384 in steps of 2^(1/8): enough for the trees to
-  // tell the sizes apart.
   for (int step = 0; step <= 32; ++step) {
     KernelDesc s;
     s.kind = KernelKind::Softmax;
@@ -312,6 +306,17 @@ TEST(MlModel, ExtrapolatesTheMarginalCostPastTheLargestTrainedExtent) {
     s.cols = 1024;
     kernels.push_back(s);
   }
+  return kernels;
+}
+
+// Trees cannot extrapolate: a softmax with four times the rows of the
+// largest training row is priced as that row plus the marginal cost per row
+// the model learned near it (the GPU is full, so more rows are more waves of
+// the same work, without paying the fixed cost again), and coverage.json
+// records the largest extent.
+TEST(MlModel, ExtrapolatesTheMarginalCostPastTheLargestTrainedExtent) {
+  GpuSpec v100 = *lookupGpu("V100");
+  std::vector<KernelDesc> kernels = softmaxRowLadder();
   std::vector<TrainingRow> rows;
   for (const KernelDesc &k : kernels)
     rows.push_back({&k, &v100, 1.5 * mlBaselineUs(k, v100) + 200});
@@ -359,14 +364,7 @@ TEST(MlModel, ExtrapolatesTheMarginalCostPastTheLargestTrainedExtent) {
 // below the slope from half the largest extent to the largest.
 TEST(MlModel, ExtrapolationIgnoresAStepAtTheLargestExtent) {
   GpuSpec v100 = *lookupGpu("V100");
-  std::vector<KernelDesc> kernels;
-  for (int step = 0; step <= 32; ++step) {
-    KernelDesc s;
-    s.kind = KernelKind::Softmax;
-    s.rows = std::lround(1024 * std::exp2(step / 8.0));
-    s.cols = 1024;
-    kernels.push_back(s);
-  }
+  std::vector<KernelDesc> kernels = softmaxRowLadder();
   std::vector<TrainingRow> rows;
   for (const KernelDesc &k : kernels)
     rows.push_back({&k, &v100,
