@@ -102,8 +102,9 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
       auto fw = dyn_cast<FrameworkOp>(op);
       MoeLayer &layer = layers[layerOf(&op).value_or(-1)];
       bool forward = fw && isForwardOp(fw) && !fw->hasAttr(kRecomputedAttr);
-      if (forward && !layer.tokens.count(*e))
-        for (Operation &k : *fw.getBodyBlockOrNull())
+      Block *body = fw ? fw.getBodyBlockOrNull() : nullptr;
+      if (forward && body && !layer.tokens.count(*e))
+        for (Operation &k : *body)
           if (auto gemm = dyn_cast<GemmOp>(k)) {
             KernelDesc desc = gemm.getKernelDesc();
             layer.tokens[*e] = desc.m;
@@ -213,9 +214,10 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
     ExtentScaler scaler{tokens, tokens * int64_t(devices)};
     for (OpResult r : op->getResults())
       r.setType(resizeType(r.getType(), scaler, /*exactOnly=*/true));
-    for (Operation &k : *op.getBodyBlockOrNull())
-      if (failed(resizeKernelExtent(&k, scaler, "--perf-expert-parallel")))
-        return failure();
+    if (Block *body = op.getBodyBlockOrNull())
+      for (Operation &k : *body)
+        if (failed(resizeKernelExtent(&k, scaler, "--perf-expert-parallel")))
+          return failure();
     return success();
   }
 
