@@ -91,6 +91,8 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
     SmallVector<int64_t> stageDevice(stages, 0);
     SmallVector<FrameworkOp> firstOptimizer(stages);
     double totalGrad = 0;
+    // Whether the graph has gradients at all (experts' not reduced included).
+    bool anyGradient = false;
     for (Operation &op : graph.getBodyBlock()) {
       auto fw = dyn_cast<FrameworkOp>(op);
       if (!fw)
@@ -115,6 +117,7 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
           continue;
       }
       if (!isForwardOp(fw) && gradientBytes(fw) > 0) {
+        anyGradient = true;
         bool expert = fw->hasAttr(PerfDialect::kExpertAttr);
         if (expert && expertReplicas == 1)
           continue;
@@ -122,7 +125,7 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
         totalGrad += gradientBytes(fw);
       }
     }
-    if (totalGrad == 0 && expertDevices == 1)
+    if (!anyGradient)
       return graph.emitError()
              << "--perf-data-parallel: graph @" << graph.getSymName()
              << " produces no gradients (no 'perf.grad_bytes' and no wgrad "
