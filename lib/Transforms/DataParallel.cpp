@@ -77,7 +77,7 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
     // gradients are reduced over the N/P replicas that hold it (none when
     // P = N), apart from the rest.
     int64_t expertDevices = 1;
-    if (auto ep = graph->getAttrOfType<IntegerAttr>("perf.expert_parallel"))
+    if (auto ep = graph->getAttrOfType<IntegerAttr>(kExpertParallelAttr))
       expertDevices = std::max<int64_t>(1, ep.getInt());
     if (devices % expertDevices != 0)
       return graph.emitError()

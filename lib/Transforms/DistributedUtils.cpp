@@ -118,6 +118,15 @@ double perf::parameterElementBytes(FrameworkOp op) {
   return dtypeBytes(parameterDType(op));
 }
 
+LogicalResult perf::refuseExpertParallel(GraphOp graph, StringRef pass) {
+  if (!graph->hasAttr(kExpertParallelAttr))
+    return success();
+  return graph.emitError()
+         << pass << ": graph @" << graph.getSymName()
+         << " spreads its experts over devices (perf.expert_parallel); "
+            "expert parallelism composes with data parallelism only";
+}
+
 std::optional<int64_t> perf::layerOf(Operation *op) {
   if (auto a = op->getAttrOfType<IntegerAttr>(PerfDialect::kLayerAttr))
     return a.getInt();

@@ -62,11 +62,11 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
   }
 
   LogicalResult runOnGraph(GraphOp graph) {
-    if (graph->hasAttr("perf.expert_parallel"))
+    if (graph->hasAttr(kExpertParallelAttr))
       return graph.emitError()
              << "--perf-expert-parallel: graph @" << graph.getSymName()
              << " already spreads its experts over "
-             << graph->getAttr("perf.expert_parallel") << " devices";
+             << graph->getAttr(kExpertParallelAttr) << " devices";
     for (StringRef layout : {"perf.data_parallel", "perf.tensor_parallel",
                              "perf.pipeline_parallel"})
       if (graph->hasAttr(layout))
@@ -160,7 +160,7 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
         combineAfter(b, layer.backward.back(), toDevice, id);
       }
     }
-    graph->setAttr("perf.expert_parallel", b.getI64IntegerAttr(devices));
+    graph->setAttr(kExpertParallelAttr, b.getI64IntegerAttr(devices));
     return success();
   }
 

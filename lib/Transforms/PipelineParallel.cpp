@@ -131,11 +131,8 @@ struct PipelineParallelPass
   }
 
   LogicalResult runOnGraph(GraphOp graph) {
-    if (graph->hasAttr("perf.expert_parallel"))
-      return graph.emitError()
-             << "--perf-pipeline-parallel: graph @" << graph.getSymName()
-             << " spreads its experts over devices (perf.expert_parallel); "
-                "expert parallelism composes with data parallelism only";
+    if (failed(refuseExpertParallel(graph, "--perf-pipeline-parallel")))
+      return failure();
     const int64_t n = devices;
     const int64_t m = microbatches ? int64_t(microbatches) : 2 * n;
     Block &block = graph.getBodyBlock();

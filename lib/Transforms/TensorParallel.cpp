@@ -156,11 +156,8 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
   }
 
   LogicalResult runOnGraph(GraphOp graph) {
-    if (graph->hasAttr("perf.expert_parallel"))
-      return graph.emitError()
-             << "--perf-tensor-parallel: graph @" << graph.getSymName()
-             << " spreads its experts over devices (perf.expert_parallel); "
-                "expert parallelism composes with data parallelism only";
+    if (failed(refuseExpertParallel(graph, "--perf-tensor-parallel")))
+      return failure();
     OpBuilder b(&getContext());
     SmallVector<FrameworkOp> ops;
     for (Operation &op : graph.getBodyBlock())

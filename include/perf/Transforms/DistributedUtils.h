@@ -25,6 +25,9 @@ constexpr llvm::StringLiteral kTensorSplitAttr = "perf.tp_split";
 /// Graph attribute --perf-zero writes: the ZeRO stage (1, 2 or 3) its
 /// data-parallel replicas run.
 constexpr llvm::StringLiteral kZeroAttr = "perf.zero";
+/// Graph attribute --perf-expert-parallel writes: the devices a
+/// mixture-of-experts model's experts are spread over.
+constexpr llvm::StringLiteral kExpertParallelAttr = "perf.expert_parallel";
 /// The framework op of each DDP gradient bucket (--perf-data-parallel), and
 /// what --perf-zero turns it into; the memory analysis reads both.
 constexpr llvm::StringLiteral kDdpBucketOpName = "ddp::all_reduce";
@@ -82,6 +85,11 @@ int64_t declaredTiedParameters(FrameworkOp op);
 DType parameterDType(FrameworkOp op);
 /// Bytes per element of an op's weights (of parameterDType).
 double parameterElementBytes(FrameworkOp op);
+
+/// Fails with an error naming `pass` when `graph` spreads its experts over
+/// devices: `pass` (tensor or pipeline parallelism) does not compose with
+/// expert parallelism.
+mlir::LogicalResult refuseExpertParallel(GraphOp graph, llvm::StringRef pass);
 
 /// The transformer block an op belongs to (`perf.layer`), if marked.
 std::optional<int64_t> layerOf(mlir::Operation *op);
