@@ -479,6 +479,17 @@ ErrorStats perf::computeErrorStats(llvm::ArrayRef<PricedRow> rows) {
   return scaledErrorStats(rows, 1.0);
 }
 
+double perf::median(llvm::MutableArrayRef<double> values) {
+  assert(!values.empty() && "median of no values");
+  size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + mid, values.end());
+  if (values.size() % 2)
+    return values[mid];
+  double upper = values[mid];
+  double lower = *std::max_element(values.begin(), values.begin() + mid);
+  return 0.5 * (lower + upper);
+}
+
 double perf::medianLogRatio(llvm::ArrayRef<PricedRow> rows) {
   if (rows.empty())
     return 0;
@@ -486,13 +497,7 @@ double perf::medianLogRatio(llvm::ArrayRef<PricedRow> rows) {
   logs.reserve(rows.size());
   for (const PricedRow &r : rows)
     logs.push_back(std::log(r.predictedUs / r.row->latencyUs));
-  size_t mid = logs.size() / 2;
-  std::nth_element(logs.begin(), logs.begin() + mid, logs.end());
-  if (logs.size() % 2)
-    return logs[mid];
-  double upper = logs[mid];
-  double lower = *std::max_element(logs.begin(), logs.begin() + mid);
-  return 0.5 * (lower + upper);
+  return median(logs);
 }
 
 ErrorStats perf::computeDebiasedErrorStats(llvm::ArrayRef<PricedRow> rows) {

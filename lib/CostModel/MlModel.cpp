@@ -525,12 +525,6 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
       return std::nullopt;
     prices.push_back({double(units), at->latencyUs});
   }
-  auto median = [](llvm::MutableArrayRef<double> values) {
-    llvm::sort(values);
-    size_t mid = values.size() / 2;
-    return values.size() % 2 ? values[mid]
-                             : (values[mid - 1] + values[mid]) / 2;
-  };
   double meanPerUnit = atTop->latencyUs / double(top);
   double marginalPerUnit = meanPerUnit, fittedTopUs = atTop->latencyUs;
   if (prices.size() > 1) {

@@ -129,19 +129,17 @@ static std::pair<double, double> fitErrors(llvm::ArrayRef<BoundRow> rows,
 
 /// Each figure of `fits` at its median.
 static RooflineFit medianFit(llvm::ArrayRef<RooflineFit> fits) {
-  auto median = [&](double RooflineFit::*field) {
+  auto medianOf = [&](double RooflineFit::*field) {
     std::vector<double> v;
     for (const RooflineFit &f : fits)
       v.push_back(f.*field);
-    llvm::sort(v);
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return median(v);
   };
   RooflineFit out;
-  out.computeEfficiency = median(&RooflineFit::computeEfficiency);
-  out.memoryEfficiency = median(&RooflineFit::memoryEfficiency);
-  out.fixedUs = median(&RooflineFit::fixedUs);
-  out.launchUs = median(&RooflineFit::launchUs);
+  out.computeEfficiency = medianOf(&RooflineFit::computeEfficiency);
+  out.memoryEfficiency = medianOf(&RooflineFit::memoryEfficiency);
+  out.fixedUs = medianOf(&RooflineFit::fixedUs);
+  out.launchUs = medianOf(&RooflineFit::launchUs);
   for (const RooflineFit &f : fits)
     out.rows += f.rows;
   return out;

@@ -120,6 +120,10 @@ struct ErrorStats {
 };
 ErrorStats computeErrorStats(llvm::ArrayRef<PricedRow> rows);
 
+/// The median of `values` (the mean of the two middle ones for an even
+/// count); reorders them. `values` must not be empty.
+double median(llvm::MutableArrayRef<double> values);
+
 /// The median of log(predicted / measured): the one factor a model is off by
 /// on a typical row (0 for an unbiased model).
 double medianLogRatio(llvm::ArrayRef<PricedRow> rows);
