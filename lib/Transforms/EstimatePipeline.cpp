@@ -31,6 +31,7 @@ void perf::buildEstimatePipeline(OpPassManager &pm,
   ReportOptions report;
   report.format = options.format;
   report.output = options.output;
+  report.kernelList = options.kernelList;
   pm.addPass(createReport(report));
 }
 
@@ -60,6 +61,10 @@ struct EstimatePipelineOptions
                      "wave")};
   Option<double> hostScale{*this, "host-scale",
                            llvm::cl::desc("Factor on every host overhead")};
+  Option<std::string> kernelList{
+      *this, "kernel-list",
+      llvm::cl::desc("Also write the distinct kernels as a JSON kernel list "
+                     "(perf-bench --from)")};
 };
 } // namespace
 
@@ -90,6 +95,8 @@ void perf::registerPerfPassesAndPipelines(
           options.retarget = opts.retarget;
         if (opts.hostScale.hasValue())
           options.hostScale = opts.hostScale;
+        if (opts.kernelList.hasValue())
+          options.kernelList = opts.kernelList;
         buildEstimatePipeline(pm, options);
       });
 }

@@ -352,6 +352,9 @@ struct ReportPass : perf::impl::ReportBase<ReportPass> {
             getOperation(), format, output, summarize,
             [](const GraphSummary &s) { return toJson(s); }, printText)))
       return signalPassFailure();
+    if (!kernelList.empty() &&
+        failed(writeKernelList(getOperation(), kernelList)))
+      return signalPassFailure();
     markAllAnalysesPreserved();
   }
 };

@@ -1,7 +1,12 @@
 //===- ReportOutput.cpp ---------------------------------------------------===//
 
 #include "perf/Transforms/ReportOutput.h"
+#include "perf/Interfaces/KernelOpInterface.h"
+#include "perf/Support/KernelSignature.h"
 #include "llvm/Support/raw_ostream.h"
+#include <map>
+#include <tuple>
+#include <vector>
 
 using namespace mlir;
 
@@ -18,4 +23,41 @@ LogicalResult perf::writeReport(Operation *op, llvm::StringRef path,
     return op->emitError("cannot write '")
            << path << "': " << llvm::toString(std::move(e));
   return success();
+}
+
+LogicalResult perf::writeKernelList(ModuleOp module, llvm::StringRef path) {
+  // (device, dtype, kind, signature) -> kernel ops with that key, in the
+  // order the graphs first launch them, so a measurement campaign that stops
+  // early has the model's first kernels.
+  using Key = std::tuple<std::string, std::string, std::string, std::string>;
+  std::map<Key, size_t> index;
+  std::vector<std::pair<Key, int64_t>> counts;
+  module.walk([&](GraphOp graph) {
+    std::string device;
+    if (GpuAttr gpu = graph.getGpuTarget())
+      device = gpu.getSpec().name;
+    graph.walk([&](KernelOpInterface kernel) {
+      KernelDesc desc = kernel.getKernelDesc();
+      Key key{device, dtypeName(desc.dtype).str(),
+              kernelKindName(desc.kind).str(), kernelSignature(desc)};
+      auto [it, inserted] = index.try_emplace(key, counts.size());
+      if (inserted)
+        counts.emplace_back(std::move(key), 0);
+      ++counts[it->second].second;
+    });
+  });
+  llvm::json::Array kernels;
+  for (const auto &[key, count] : counts)
+    kernels.push_back(llvm::json::Object{{"device", std::get<0>(key)},
+                                         {"dtype", std::get<1>(key)},
+                                         {"kind", std::get<2>(key)},
+                                         {"signature", std::get<3>(key)},
+                                         {"count", count}});
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                   {"schema", "perf.kernel_list/1"},
+                                   {"kernels", std::move(kernels)}}))
+     << "\n";
+  return writeReport(module, path, text);
 }

@@ -37,6 +37,9 @@ struct EstimateOptions {
   std::string retarget = "ratio";
   /// Factor on every host overhead.
   double hostScale = 1.0;
+  /// Where the report pass also writes the graphs' distinct kernels (JSON);
+  /// empty: nowhere.
+  std::string kernelList;
 };
 
 /// Adds kernel cost, host overhead, critical path and report passes.

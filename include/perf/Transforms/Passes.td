@@ -99,11 +99,24 @@ def CriticalPath : PerfPass<"perf-critical-path", "::mlir::ModuleOp"> {
 
 def Report : PerfPass<"perf-report", "::mlir::ModuleOp"> {
   let summary = "Prints the estimate of every graph";
+  let description = [{
+    Prints each graph's step time, critical path, per-kind times and memory
+    (`format = "text"` or `"json"`) to `output`. With `kernel-list`, it also
+    writes the distinct kernels of every graph as
+    `{"schema": "perf.kernel_list/1", "kernels": [{"device", "dtype",
+    "kind", "signature", "count"}, ...]}`: the key the `db` model looks up
+    (docs/perf-db.md) and how many kernel ops share it, in first-seen order.
+    `perf-bench --from` measures that list (docs/runtime-bench.md).
+  }];
   let options = [
     Option<"format", "format", "std::string", "\"text\"",
            "text or json">,
     Option<"output", "output", "std::string", "\"-\"",
            "Where to write the report ('-' is stdout)">,
+    Option<"kernelList", "kernel-list", "std::string", "\"\"",
+           "Also write every distinct kernel of the graphs (device, dtype, "
+           "kind, signature, count) to this JSON file: the list "
+           "perf-bench --from measures">,
   ];
 }
 

@@ -18,6 +18,11 @@ namespace perf {
 mlir::LogicalResult writeReport(mlir::Operation *op, llvm::StringRef path,
                                 llvm::StringRef text);
 
+/// Writes the distinct kernels of every perf.graph of `module` to `path` as
+/// a perf.kernel_list/1 JSON document (the Report pass's `kernel-list`).
+mlir::LogicalResult writeKernelList(mlir::ModuleOp module,
+                                    llvm::StringRef path);
+
 /// Summarizes every perf.graph of `module` with `analyze` (which reports its
 /// own errors) and writes the summaries to `path`: as
 /// `{"graphs": [toJson(summary)...]}` when `format` is "json", else each
