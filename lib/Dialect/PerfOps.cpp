@@ -7,7 +7,6 @@
 #include "perf/Support/Limits.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 using namespace perf;
 using namespace mlir;
@@ -74,7 +73,7 @@ LogicalResult FrameworkOp::verify() {
     return failure();
   if (Block *body = getBodyBlockOrNull())
     for (Operation &op : *body)
-      if (!isa<KernelOpInterface>(op) && !isCollective(&op))
+      if (!isa<KernelOpInterface, CollectiveOpInterface>(op))
         return op.emitOpError("is not device work; only kernels, copies and "
                               "collectives may appear in a perf.op");
   return success();
@@ -432,32 +431,6 @@ KernelDesc GenericKernelOp::getKernelDesc() {
 //===----------------------------------------------------------------------===//
 // Collectives
 //===----------------------------------------------------------------------===//
-
-bool perf::isCollective(Operation *op) {
-  return isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, SendOp,
-             RecvOp>(op);
-}
-
-ArrayRef<int64_t> perf::getCollectiveGroup(Operation *op) {
-  return llvm::TypeSwitch<Operation *, ArrayRef<int64_t>>(op)
-      .Case<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, SendOp,
-            RecvOp>([](auto c) { return c.getGroup(); })
-      .Default([](Operation *) { return ArrayRef<int64_t>(); });
-}
-
-int64_t perf::getCollectiveBytes(Operation *op) {
-  return llvm::TypeSwitch<Operation *, int64_t>(op)
-      .Case<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, SendOp,
-            RecvOp>([](auto c) { return static_cast<int64_t>(c.getBytes()); })
-      .Default([](Operation *) { return 0; });
-}
-
-int64_t perf::getCollectiveStream(Operation *op) {
-  return llvm::TypeSwitch<Operation *, int64_t>(op)
-      .Case<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, SendOp,
-            RecvOp>([](auto c) { return static_cast<int64_t>(c.getStream()); })
-      .Default([](Operation *) { return 0; });
-}
 
 DType perf::getDType(Type t) {
   if (t.isF64())

@@ -78,9 +78,10 @@ perf::exportChakraTraces(GraphOp graph) {
                 fw);
         continue;
       }
-      ArrayRef<int64_t> group = getCollectiveGroup(&work);
-      int64_t bytes = getCollectiveBytes(&work);
-      int64_t stream = getCollectiveStream(&work);
+      auto collective = cast<CollectiveOpInterface>(&work);
+      ArrayRef<int64_t> group = collective.getGroupIds();
+      int64_t bytes = collective.getByteCount();
+      int64_t stream = collective.getStreamId();
       if (std::optional<chakra::CommType> type = commTypeOf(&work)) {
         for (int64_t rank : group)
           addNode(rank, stream,

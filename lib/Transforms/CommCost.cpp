@@ -65,7 +65,7 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
       bool hasCollectives = false;
       graph.walk([&](Operation *op) {
         hasCollectives |=
-            (isCollective(op) || op->hasAttr(kHostLinkShareAttr)) &&
+            (isa<CollectiveOpInterface>(op) || op->hasAttr(kHostLinkShareAttr)) &&
             !hasMeasuredLatency(op);
       });
       if (!hasCollectives)
@@ -111,24 +111,20 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
         }
         // A collective measured on hardware (an imported trace) keeps its
         // latency.
-        if (!isCollective(op) || hasMeasuredLatency(op))
+        auto collective = dyn_cast<CollectiveOpInterface>(op);
+        if (!collective || hasMeasuredLatency(op))
           return WalkResult::advance();
-        std::optional<CollectiveKind> kind =
-            parseCollectiveKind(op->getName().stripDialect());
-        if (!kind) {
-          op->emitOpError("has no collective cost model");
-          return WalkResult::interrupt();
-        }
-        ArrayRef<int64_t> group = getCollectiveGroup(op);
+        CollectiveKind kind = collective.getCollectiveKind();
+        ArrayRef<int64_t> group = collective.getGroupIds();
         if (llvm::any_of(group,
                          [&](int64_t r) { return servers.count(r) > 0; })) {
-          if (*kind != CollectiveKind::SendRecv) {
+          if (kind != CollectiveKind::SendRecv) {
             op->emitOpError("a parameter server takes part only in send/recv");
             return WalkResult::interrupt();
           }
           op->setAttr(PerfDialect::kLatencyAttr,
                       b.getF64FloatAttr(parameterServerTransferUs(
-                          double(getCollectiveBytes(op)), *system, workers,
+                          double(collective.getByteCount()), *system, workers,
                           numServers, workersPerNode)));
           op->setAttr(PerfDialect::kCostModelAttr,
                       b.getStringAttr("alpha-beta"));
@@ -155,14 +151,14 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
         }
         // Send/recv and all_to_all are NCCL point-to-point transfers: the
         // pass-wide algorithm and protocol are for the tuned collectives.
-        bool p2p = *kind == CollectiveKind::SendRecv ||
-                   *kind == CollectiveKind::AllToAll;
+        bool p2p = kind == CollectiveKind::SendRecv ||
+                   kind == CollectiveKind::AllToAll;
         if (p2p && !op->hasAttr("algorithm"))
           algo = CollectiveAlgorithm::Auto;
         llvm::Expected<CollectiveEstimate> estimate =
             isa<AllToAllOp>(op) && algo == CollectiveAlgorithm::Auto
                 ? priceAllToAll(cast<AllToAllOp>(op), *system)
-                : estimateCollective(*kind, double(getCollectiveBytes(op)),
+                : estimateCollective(kind, double(collective.getByteCount()),
                                      placeGroup(group, *system), *system, algo,
                                      p2p ? CollectiveProtocol::Auto
                                          : *defaultProtocol);

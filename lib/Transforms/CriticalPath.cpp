@@ -104,8 +104,9 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
               k.stream = kernel.getStreamId();
             } else {
               k.device = fw.getDevice();
-              k.stream = getCollectiveStream(&work);
-              ArrayRef<int64_t> group = getCollectiveGroup(&work);
+              auto collective = cast<CollectiveOpInterface>(&work);
+              k.stream = collective.getStreamId();
+              ArrayRef<int64_t> group = collective.getGroupIds();
               k.group.assign(group.begin(), group.end());
               if (!llvm::is_contained(k.group, k.device))
                 k.group.push_back(k.device);

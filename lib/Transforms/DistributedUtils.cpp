@@ -39,8 +39,8 @@ int64_t perf::maxDeviceId(GraphOp graph) {
       maxId = std::max<int64_t>(maxId, fw.getDevice());
     else if (auto k = dyn_cast<KernelOpInterface>(op))
       maxId = std::max<int64_t>(maxId, k.getDeviceId());
-    else if (isCollective(op))
-      for (int64_t d : getCollectiveGroup(op))
+    else if (auto c = dyn_cast<CollectiveOpInterface>(op))
+      for (int64_t d : c.getGroupIds())
         maxId = std::max(maxId, d);
   });
   return maxId;

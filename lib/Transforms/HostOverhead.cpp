@@ -59,7 +59,7 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
                        call ? scale * overheads.syncCall(call.getValue()) : 0};
         op->setAttr(PerfDialect::kOverheadAttr,
                     builder.getDenseF64ArrayAttr(t));
-      } else if (isa<KernelOpInterface>(op) || isCollective(op)) {
+      } else if (isa<KernelOpInterface, CollectiveOpInterface>(op)) {
         StringRef call =
             isa<MemcpyOp>(op) ? "cudaMemcpyAsync" : "cudaLaunchKernel";
         op->setAttr(

@@ -173,13 +173,14 @@ FailureOr<GraphBound> analyze(GraphOp graph) {
         g.flopsByPass[passName(&work)] += c.flops;
       } else {
         k.device = fw.getDevice();
-        c.bytes = static_cast<double>(getCollectiveBytes(&work));
-        ArrayRef<int64_t> group = getCollectiveGroup(&work);
+        auto collective = cast<CollectiveOpInterface>(&work);
+        c.bytes = static_cast<double>(collective.getByteCount());
+        ArrayRef<int64_t> group = collective.getGroupIds();
         k.group.assign(group.begin(), group.end());
         if (!llvm::is_contained(k.group, k.device))
           k.group.push_back(k.device);
         std::string key = work.getName().stripDialect().str() + "/" +
-                          std::to_string(getCollectiveBytes(&work));
+                          std::to_string(collective.getByteCount());
         kernelKeys.insert(key);
         layerKey += "|" + key;
       }

@@ -26,8 +26,8 @@ std::optional<int64_t> sendDestination(FrameworkOp op) {
     return std::nullopt;
   if (Block *body = op.getBodyBlockOrNull())
     for (Operation &k : *body)
-      if (isCollective(&k)) {
-        ArrayRef<int64_t> group = getCollectiveGroup(&k);
+      if (auto collective = dyn_cast<CollectiveOpInterface>(&k)) {
+        ArrayRef<int64_t> group = collective.getGroupIds();
         if (group.size() == 2)
           return group[1];
       }
@@ -45,7 +45,7 @@ bool writesInPlace(FrameworkOp op) {
   if (op.getOpName().ends_with("_"))
     return true;
   for (Operation &k : *op.getBodyBlockOrNull())
-    if (isCollective(&k))
+    if (isa<CollectiveOpInterface>(&k))
       return op.getOpName() != "pp::send";
   return false;
 }

@@ -199,8 +199,9 @@ struct PipelineParallelPass
       clone->walk([&](Operation *inner) {
         if (inner != clone && inner->hasAttr("device"))
           inner->setAttr("device", b.getI64IntegerAttr(device));
-        if (tp > 1 && device > 0 && isCollective(inner)) {
-          SmallVector<int64_t> group(getCollectiveGroup(inner));
+        auto collective = dyn_cast<CollectiveOpInterface>(inner);
+        if (tp > 1 && device > 0 && collective) {
+          SmallVector<int64_t> group(collective.getGroupIds());
           for (int64_t &d : group)
             d += device;
           inner->setAttr("group", b.getDenseI64ArrayAttr(group));

@@ -151,7 +151,7 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
               work.getAttrOfType<StringAttr>(PerfDialect::kCostModelAttr))
         s.byModel[model.str()]++;
       else
-        s.byModel[isCollective(&work) ? "comm" : "unpriced"]++;
+        s.byModel[isa<CollectiveOpInterface>(&work) ? "comm" : "unpriced"]++;
       kernels.push_back({&work, fw});
     }
   }

@@ -253,8 +253,14 @@ TEST_F(KernelBuilder, Collectives) {
       buildCollectiveOp(builder, builder.getUnknownLoc(), c, {0, 1, 2, 3});
   ASSERT_TRUE(op);
   EXPECT_TRUE(isa<ReduceScatterOp>(op));
-  EXPECT_EQ(getCollectiveBytes(op), 4096);
-  EXPECT_EQ(getCollectiveGroup(op).size(), 4u);
+  auto collective = cast<CollectiveOpInterface>(op);
+  EXPECT_EQ(collective.getByteCount(), 4096);
+  EXPECT_EQ(collective.getGroupIds().size(), 4u);
+  CollectiveDesc back = collective.getCollectiveDesc();
+  EXPECT_EQ(back.kind, CollectiveKind::ReduceScatter);
+  EXPECT_EQ(back.dtype, DType::BF16);
+  EXPECT_EQ(back.bytes, 4096);
+  EXPECT_EQ(back.groupSize, 4);
   EXPECT_TRUE(succeeded(verify(op)));
   c.bytes = 0;
   EXPECT_FALSE(buildCollectiveOp(builder, builder.getUnknownLoc(), c, {0, 1}));

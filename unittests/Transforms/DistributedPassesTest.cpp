@@ -42,7 +42,7 @@ protected:
     if (failed(pm.run(module)))
       return out;
     module.walk([&](Operation *op) {
-      if (isCollective(op))
+      if (isa<CollectiveOpInterface>(op))
         out.push_back(op->getAttrOfType<FloatAttr>(PerfDialect::kLatencyAttr)
                           .getValueAsDouble());
     });

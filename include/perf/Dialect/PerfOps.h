@@ -5,6 +5,7 @@
 
 #include "perf/Dialect/PerfAttrs.h"
 #include "perf/Dialect/PerfDialect.h"
+#include "perf/Interfaces/CollectiveOpInterface.h"
 #include "perf/Interfaces/KernelOpInterface.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Builders.h"
@@ -18,17 +19,7 @@
 #include "perf/Dialect/PerfOps.h.inc"
 
 namespace perf {
-/// True for the collective and point-to-point ops.
-bool isCollective(mlir::Operation *op);
-/// Participants of a collective op (its `group`).
-llvm::ArrayRef<int64_t> getCollectiveGroup(mlir::Operation *op);
-/// Bytes per device of a collective op.
-int64_t getCollectiveBytes(mlir::Operation *op);
-/// Stream a collective op runs on.
-int64_t getCollectiveStream(mlir::Operation *op);
-/// The cost models' element type of an MLIR type (f32 for anything else),
-/// and back.
-DType getDType(mlir::Type type);
+/// The MLIR element type of a cost-model dtype (getDType's inverse).
 mlir::Type getElementType(mlir::MLIRContext *context, DType dtype);
 /// Whether `op` carries a latency measured on hardware (an imported trace),
 /// which no cost model may overwrite: as measured, or moved from the GPU it

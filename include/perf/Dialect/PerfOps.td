@@ -5,6 +5,7 @@
 
 include "perf/Dialect/PerfDialect.td"
 include "perf/Dialect/PerfAttrs.td"
+include "perf/Interfaces/CollectiveOpInterface.td"
 include "perf/Interfaces/KernelOpInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
@@ -206,8 +207,8 @@ def Perf_GenericKernelOp : Perf_KernelOp<"kernel", (ins F64Attr:$flops,
 
 // A collective occupies `stream` on every device of `group` and starts when
 // all of them are ready. `bytes` is the per-device message size.
-class Perf_CollectiveOp<string mnemonic, dag extraArgs = (ins)>
-    : Perf_Op<mnemonic> {
+class Perf_CollectiveOp<string mnemonic, string kind, dag extraArgs = (ins)>
+    : Perf_Op<mnemonic, [DeclareOpInterfaceMethods<CollectiveOpInterface>]> {
   let arguments = !con((ins I64Attr:$bytes, DenseI64ArrayAttr:$group),
       extraArgs, (ins
       OptionalAttr<TypeAttr>:$dtype,
@@ -216,18 +217,22 @@ class Perf_CollectiveOp<string mnemonic, dag extraArgs = (ins)>
       OptionalAttr<StrAttr>:$algorithm));
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    static constexpr ::perf::CollectiveKind kCollectiveKind =
+        ::perf::CollectiveKind::}] # kind # [{;
+  }];
 }
 
-def Perf_AllReduceOp : Perf_CollectiveOp<"all_reduce"> {
+def Perf_AllReduceOp : Perf_CollectiveOp<"all_reduce", "AllReduce"> {
   let summary = "All-reduce of `bytes` per device over `group`";
 }
-def Perf_AllGatherOp : Perf_CollectiveOp<"all_gather"> {
+def Perf_AllGatherOp : Perf_CollectiveOp<"all_gather", "AllGather"> {
   let summary = "All-gather; `bytes` is the gathered size per device";
 }
-def Perf_ReduceScatterOp : Perf_CollectiveOp<"reduce_scatter"> {
+def Perf_ReduceScatterOp : Perf_CollectiveOp<"reduce_scatter", "ReduceScatter"> {
   let summary = "Reduce-scatter; `bytes` is the input size per device";
 }
-def Perf_AllToAllOp : Perf_CollectiveOp<"all_to_all",
+def Perf_AllToAllOp : Perf_CollectiveOp<"all_to_all", "AllToAll",
     (ins OptionalAttr<DenseI64ArrayAttr>:$split_bytes)> {
   let summary = "All-to-all; `bytes` is what each device sends in total";
   let description = [{
@@ -238,10 +243,10 @@ def Perf_AllToAllOp : Perf_CollectiveOp<"all_to_all",
     each.
   }];
 }
-def Perf_SendOp : Perf_CollectiveOp<"send"> {
+def Perf_SendOp : Perf_CollectiveOp<"send", "SendRecv"> {
   let summary = "Point-to-point send; `group` is [source, destination]";
 }
-def Perf_RecvOp : Perf_CollectiveOp<"recv"> {
+def Perf_RecvOp : Perf_CollectiveOp<"recv", "SendRecv"> {
   let summary = "Point-to-point receive; `group` is [source, destination]";
 }
 

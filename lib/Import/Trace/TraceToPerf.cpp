@@ -69,7 +69,7 @@ public:
     op->setAttr(PerfDialect::kCostModelAttr, b.getStringAttr("measured"));
     op->setAttr("device", b.getI64IntegerAttr(event.device));
     op->setAttr("stream", b.getI64IntegerAttr(event.stream));
-    if (!isCollective(op))
+    if (!isa<CollectiveOpInterface>(op))
       op->setAttr("kernel_name", b.getStringAttr(event.name));
     else
       op->setAttr("trace.kernel_name", b.getStringAttr(event.name));
