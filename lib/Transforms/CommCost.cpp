@@ -64,9 +64,9 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
       // only those needs no system (nor a target GPU).
       bool hasCollectives = false;
       graph.walk([&](Operation *op) {
-        hasCollectives |=
-            (isa<CollectiveOpInterface>(op) || op->hasAttr(kHostLinkShareAttr)) &&
-            !hasMeasuredLatency(op);
+        hasCollectives |= (isa<CollectiveOpInterface>(op) ||
+                           op->hasAttr(kHostLinkShareAttr)) &&
+                          !hasMeasuredLatency(op);
       });
       if (!hasCollectives)
         return WalkResult::advance();
