@@ -1,8 +1,8 @@
-//===- BenchSpecFuzzer.cpp - perf-bench sweep specs and model scans -------===//
+//===- BenchSpecFuzzer.cpp - perf-bench sweep specs and kernel lists ------===//
 //
-// runtime/bench reads sweep specs (its own JSON reader) and scans textual
-// MLIR for kernels without MLIR. The first byte picks which reader gets the
-// rest.
+// runtime/bench reads sweep specs and the kernel lists perf-opt writes (JSON
+// through nlohmann's parser, then its own checks). The first byte picks which
+// reader gets the rest.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,8 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     bench::SweepSpec spec;
     (void)bench::parseSweepSpec(text, "fuzz.json", spec, error);
   } else {
-    bench::ModelScan scan;
-    (void)bench::scanModel(text, "fuzz.mlir", scan, error);
+    bench::KernelList list;
+    (void)bench::parseKernelList(text, "fuzz.json", list, error);
   }
   return 0;
 }

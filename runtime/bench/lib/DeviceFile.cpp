@@ -1,9 +1,21 @@
 //===- DeviceFile.cpp - Device JSON and host overhead table ---------------===//
 
 #include "bench/DeviceFile.h"
-#include "bench/Json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
 
 using namespace bench;
+using Json = nlohmann::ordered_json;
+
+/// A figure as a JSON number: whole values as integers ("sms": 132,
+/// "clock_mhz": 1980), the way people and the catalog write them, not 1980.0.
+static Json number(double d) {
+  if (std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 1e15)
+    return static_cast<int64_t>(d);
+  return d; // NaN and infinities serialize as null
+}
 
 const std::vector<std::string> &bench::deviceJsonKeys() {
   static const std::vector<std::string> keys = {"name",
@@ -31,20 +43,20 @@ const std::vector<std::string> &bench::deviceJsonKeys() {
 }
 
 std::string bench::deviceJson(const ProbeResult &p) {
-  JsonValue o = JsonValue::object();
-  o.set("name", JsonValue::string(p.name));
+  Json o = Json::object();
+  o["name"] = p.name;
   if (!p.source.empty())
-    o.set("source", JsonValue::string(p.source));
+    o["source"] = p.source;
   if (!p.base.empty())
-    o.set("base", JsonValue::string(p.base));
+    o["base"] = p.base;
   auto put = [&](const char *key, const std::optional<double> &v) {
     if (v)
-      o.set(key, JsonValue::number(*v));
+      o[key] = number(*v);
   };
   if (p.sms)
-    o.set("sms", JsonValue::number(*p.sms));
+    o["sms"] = *p.sms;
   if (p.coresPerSM)
-    o.set("cores_per_sm", JsonValue::number(*p.coresPerSM));
+    o["cores_per_sm"] = *p.coresPerSM;
   put("clock_mhz", p.clockMHz);
   put("fp64_tflops", p.fp64Tflops);
   put("fp32_tflops", p.fp32Tflops);
@@ -61,23 +73,25 @@ std::string bench::deviceJson(const ProbeResult &p) {
   put("smem_per_sm_kib", p.smemPerSMKiB);
   put("pcie_gbs", p.pcieGBs);
   put("nvlink_gbs", p.nvlinkGBs);
-  return o.dump() + "\n";
+  // The probe's names come from the driver; replace invalid UTF-8 rather
+  // than throw.
+  return o.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 std::string bench::hostOverheadJson(const ProbeResult &p,
                                     const std::string &source) {
   if (!p.launchUs && !p.memcpyAsyncCallUs)
     return "";
-  JsonValue o = JsonValue::object();
-  o.set("version", JsonValue::number(1));
-  o.set("source", JsonValue::string(source));
-  JsonValue runtime = JsonValue::object();
+  Json o = Json::object();
+  o["version"] = 1;
+  o["source"] = source;
+  Json runtime = Json::object();
   if (p.launchUs)
-    runtime.set("cudaLaunchKernel", JsonValue::number(*p.launchUs));
+    runtime["cudaLaunchKernel"] = number(*p.launchUs);
   if (p.memcpyAsyncCallUs)
-    runtime.set("cudaMemcpyAsync", JsonValue::number(*p.memcpyAsyncCallUs));
-  o.set("runtime", runtime);
-  return o.dump() + "\n";
+    runtime["cudaMemcpyAsync"] = number(*p.memcpyAsyncCallUs);
+  o["runtime"] = std::move(runtime);
+  return o.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 unsigned bench::fp32LanesPerSM(int major, int minor) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 
 using namespace bench;
@@ -144,6 +145,13 @@ const std::vector<std::string> &bench::benchKinds() {
   return kinds;
 }
 
+static const KindRule *findRule(const std::string &kind) {
+  for (const KindRule &r : kindRules())
+    if (kind == r.kind)
+      return &r;
+  return nullptr;
+}
+
 static std::vector<std::string> splitBar(const char *s) {
   std::vector<std::string> out;
   std::string cur;
@@ -157,6 +165,26 @@ static std::vector<std::string> splitBar(const char *s) {
   }
   out.push_back(cur);
   return out;
+}
+
+/// Whether a string field may take `value`: the values perf-bench runs.
+static bool isAllowed(const FieldRule &f, const std::string &value) {
+  if (!f.allowed)
+    return true;
+  std::vector<std::string> ok = splitBar(f.allowed);
+  return std::find(ok.begin(), ok.end(), value) != ok.end();
+}
+
+/// What is wrong with `number` as the value of a numeric field, or an empty
+/// string if nothing is.
+static std::string numberProblem(const FieldRule &f, int64_t number) {
+  if (f.shape == FieldRule::Bool && number != 0 && number != 1)
+    return "must be 0 or 1";
+  if (number < 0 || (f.positive && number == 0))
+    return std::string("must be ") +
+           (f.positive ? "positive" : "non-negative") + ", got " +
+           std::to_string(number);
+  return "";
 }
 
 std::string bench::canonicalDtype(const std::string &name) {
@@ -183,10 +211,7 @@ std::string bench::canonicalDtype(const std::string &name) {
 bool bench::buildKernel(const std::string &kind, const std::string &dtype,
                         const AttrMap &attrs, bool strict, Kernel &out,
                         std::string &error) {
-  const KindRule *rule = nullptr;
-  for (const KindRule &r : kindRules())
-    if (kind == r.kind)
-      rule = &r;
+  const KindRule *rule = findRule(kind);
   if (!rule) {
     error = "unknown kernel kind '" + kind + "'";
     return false;
@@ -241,10 +266,6 @@ bool bench::buildKernel(const std::string &kind, const std::string &dtype,
         return false;
       }
       number = value->intValue;
-      if (f.shape == FieldRule::Bool && number != 0 && number != 1) {
-        error = kind + ": attribute '" + used + "' must be 0 or 1";
-        return false;
-      }
       break;
     case FieldRule::First:
     case FieldRule::Second:
@@ -265,22 +286,18 @@ bool bench::buildKernel(const std::string &kind, const std::string &dtype,
         return false;
       }
       text = value->stringValue;
-      if (f.allowed) {
-        std::vector<std::string> ok = splitBar(f.allowed);
-        if (std::find(ok.begin(), ok.end(), text) == ok.end()) {
-          error = kind + ": attribute '" + used + "' is '" + text +
-                  "', expected one of " + f.allowed;
-          return false;
-        }
+      if (!isAllowed(f, text)) {
+        error = kind + ": attribute '" + used + "' is '" + text +
+                "', expected one of " + f.allowed;
+        return false;
       }
       break;
     }
     }
     if (numeric) {
-      if (number < 0 || (f.positive && number == 0)) {
-        error = kind + ": attribute '" + used + "' must be " +
-                (f.positive ? "positive" : "non-negative") + ", got " +
-                std::to_string(number);
+      std::string problem = numberProblem(f, number);
+      if (!problem.empty()) {
+        error = kind + ": attribute '" + used + "' " + problem;
         return false;
       }
       text = std::to_string(number);
@@ -295,5 +312,93 @@ bool bench::buildKernel(const std::string &kind, const std::string &dtype,
       }
   }
   out = std::move(k);
+  return true;
+}
+
+/// Reads an integer only in the spelling std::to_string gives it, so that the
+/// rebuilt signature is the string the key's writer produced.
+static bool parseCanonicalInt(const std::string &text, int64_t &out) {
+  if (text.empty() || text.size() > 20)
+    return false;
+  errno = 0;
+  char *end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || std::to_string(v) != text)
+    return false;
+  out = v;
+  return true;
+}
+
+bool bench::parseKernelKey(const std::string &kind, const std::string &dtype,
+                           const std::string &signature, Kernel &out,
+                           std::string &error, bool *unsupported) {
+  auto fail = [&](std::string why, bool cannotMeasure) {
+    error = std::move(why);
+    if (unsupported)
+      *unsupported = cannotMeasure;
+    return false;
+  };
+  // Kinds and dtypes of docs/perf-db.md that perf-bench has no benchmark
+  // for are valid keys, so they are unsupported, not malformed.
+  const KindRule *rule = findRule(kind);
+  if (!rule)
+    return fail("kind '" + kind + "' is not benchmarked", true);
+  if (dtype.empty())
+    return fail("empty dtype", false);
+  std::string canonical = canonicalDtype(dtype);
+  if (canonical.empty())
+    return fail("dtype '" + dtype + "' is not benchmarked", true);
+  if (canonical != dtype)
+    return fail("dtype '" + dtype + "' is not canonical, expected '" +
+                    canonical + "'",
+                false);
+
+  std::vector<std::pair<std::string, std::string>> fields;
+  for (size_t pos = 0;;) {
+    size_t space = signature.find(' ', pos);
+    std::string token = signature.substr(
+        pos, space == std::string::npos ? std::string::npos : space - pos);
+    size_t eq = token.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return fail("signature is not 'name=value' fields joined by single "
+                  "spaces",
+                  false);
+    fields.emplace_back(token.substr(0, eq), token.substr(eq + 1));
+    if (space == std::string::npos)
+      break;
+    pos = space + 1;
+  }
+  std::string expected, found;
+  for (const FieldRule &f : rule->fields)
+    expected += (expected.empty() ? "" : " ") + std::string(f.field);
+  for (const auto &f : fields)
+    found += (found.empty() ? "" : " ") + f.first;
+  if (found != expected)
+    return fail("signature fields are '" + found + "', " + kind + " expects '" +
+                    expected + "'",
+                false);
+
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const FieldRule &f = rule->fields[i];
+    const std::string &value = fields[i].second;
+    std::string where = "signature field '" + fields[i].first + "'";
+    if (value.empty())
+      return fail(where + " is empty", false);
+    if (f.shape == FieldRule::Str) {
+      if (!isAllowed(f, value))
+        return fail(where + " is '" + value + "', expected one of " + f.allowed,
+                    true);
+      continue;
+    }
+    int64_t number = 0;
+    if (!parseCanonicalInt(value, number))
+      return fail(where + " is not an integer", false);
+    std::string problem = numberProblem(f, number);
+    if (!problem.empty())
+      return fail(where + " " + problem, false);
+  }
+  out.kind = kind;
+  out.dtype = dtype;
+  out.fields = std::move(fields);
   return true;
 }

@@ -1,12 +1,106 @@
-//===- Spec.cpp - Sweep specs ---------------------------------------------===//
+//===- Spec.cpp - Sweep specs and kernel lists ----------------------------===//
 
 #include "bench/Spec.h"
-#include "bench/Json.h"
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
 using namespace bench;
+using Json = nlohmann::ordered_json;
+
+/// "line L, column C: " of the character at byte offset `pos`.
+static std::string where(const std::string &text, size_t pos) {
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < pos && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column) +
+         ": ";
+}
+
+namespace {
+/// What the parser callback refuses: nesting past kMaxJsonDepth, before the
+/// document grows further, and a key repeated in one object, which the
+/// parser would otherwise merge silently.
+struct Refused {
+  std::string what;
+};
+} // namespace
+
+bool bench::parseJsonText(const std::string &text, Json &out,
+                          std::string &error) {
+  std::vector<std::set<std::string>> keys; // per open object
+  auto check = [&](int depth, Json::parse_event_t event, Json &parsed) {
+    using Event = Json::parse_event_t;
+    if (depth > static_cast<int>(kMaxJsonDepth))
+      throw Refused{"nesting deeper than " + std::to_string(kMaxJsonDepth)};
+    if (event == Event::object_start) {
+      keys.emplace_back();
+    } else if (event == Event::object_end) {
+      keys.pop_back();
+    } else if (event == Event::key && !keys.empty() &&
+               !keys.back().insert(parsed.get<std::string>()).second) {
+      throw Refused{"duplicate key '" + parsed.get<std::string>() + "'"};
+    }
+    return true;
+  };
+  try {
+    out = Json::parse(text, check);
+  } catch (const Refused &r) {
+    error = r.what;
+    return false;
+  } catch (const Json::parse_error &e) {
+    // e.byte counts the characters read, the offending one last. what() is
+    // "[json.exception.parse_error.N] parse error at ...: message".
+    std::string what = e.what();
+    size_t colon = what.find(": ");
+    error = where(text, e.byte ? e.byte - 1 : 0) +
+            (colon == std::string::npos ? what : what.substr(colon + 2));
+    return false;
+  } catch (const Json::exception &e) {
+    error = e.what();
+    return false;
+  }
+  return true;
+}
+
+/// The member `key` of an object, or null.
+static const Json *member(const Json &object, const char *key) {
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+/// A number with no fractional part that fits an int64: JSON does not tell
+/// 2 from 2.0.
+static bool asInteger(const Json &v, int64_t &out) {
+  if (v.is_number_unsigned()) {
+    if (v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+      return false;
+    out = static_cast<int64_t>(v.get<uint64_t>());
+    return true;
+  }
+  if (v.is_number_integer()) {
+    out = v.get<int64_t>();
+    return true;
+  }
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (std::floor(d) != d || std::fabs(d) >= 9.2e18)
+      return false;
+    out = static_cast<int64_t>(d);
+    return true;
+  }
+  return false;
+}
 
 bool bench::readFile(const std::string &path, std::string &out,
                      std::string &error) {
@@ -48,29 +142,30 @@ static bool isPairAttr(const std::string &key) {
 static constexpr size_t kMaxKernels = 1000000;
 
 /// The values one axis of a sweep takes.
-static bool axisValues(const std::string &key, const JsonValue &v,
+static bool axisValues(const std::string &key, const Json &v,
                        std::vector<AttrValue> &out, std::string &error) {
-  auto scalar = [&](const JsonValue &e, AttrValue &a) -> bool {
-    if (e.isString()) {
-      a = AttrValue::ofString(e.asString());
+  auto scalar = [&](const Json &e, AttrValue &a) -> bool {
+    int64_t number = 0;
+    if (e.is_string()) {
+      a = AttrValue::ofString(e.get<std::string>());
       return true;
     }
-    if (e.isBool()) {
-      a = AttrValue::ofInt(e.asBool() ? 1 : 0);
+    if (e.is_boolean()) {
+      a = AttrValue::ofInt(e.get<bool>() ? 1 : 0);
       return true;
     }
-    if (e.isInteger()) {
-      a = AttrValue::ofInt(e.asInteger());
+    if (asInteger(e, number)) {
+      a = AttrValue::ofInt(number);
       return true;
     }
-    if (isPairAttr(key) && e.isArray()) {
+    if (isPairAttr(key) && e.is_array()) {
       std::vector<int64_t> pair;
-      for (const JsonValue &x : e.elements()) {
-        if (!x.isInteger()) {
+      for (const Json &x : e) {
+        if (!asInteger(x, number)) {
           error = "'" + key + "' must hold integers";
           return false;
         }
-        pair.push_back(x.asInteger());
+        pair.push_back(number);
       }
       a = AttrValue::ofArray(pair);
       return true;
@@ -79,40 +174,47 @@ static bool axisValues(const std::string &key, const JsonValue &v,
     return false;
   };
 
-  if (v.isObject()) {
-    const JsonValue *from = v.get("from"), *to = v.get("to"),
-                    *mul = v.get("mul"), *step = v.get("step");
-    for (const auto &m : v.members())
-      if (m.first != "from" && m.first != "to" && m.first != "mul" &&
-          m.first != "step") {
-        error = "'" + key + "': unknown range key '" + m.first + "'";
+  if (v.is_object()) {
+    const Json *from = member(v, "from"), *to = member(v, "to"),
+               *mul = member(v, "mul"), *step = member(v, "step");
+    for (const auto &m : v.items())
+      if (m.key() != "from" && m.key() != "to" && m.key() != "mul" &&
+          m.key() != "step") {
+        error = "'" + key + "': unknown range key '" + m.key() + "'";
         return false;
       }
-    if (!from || !to || !from->isInteger() || !to->isInteger() ||
+    int64_t lo = 0, hi = 0, by = 0;
+    if (!from || !to || !asInteger(*from, lo) || !asInteger(*to, hi) ||
         (!mul == !step)) {
       error = "'" + key +
               "': a range needs integer 'from', 'to' and one of 'mul', 'step'";
       return false;
     }
-    int64_t lo = from->asInteger(), hi = to->asInteger();
     if (mul) {
-      if (!mul->isInteger() || mul->asInteger() < 2 || lo < 1) {
+      if (!asInteger(*mul, by) || by < 2 || lo < 1) {
         error = "'" + key + "': 'mul' must be an integer >= 2 and 'from' >= 1";
         return false;
       }
-      for (int64_t x = lo; x <= hi; x *= mul->asInteger())
+      for (int64_t x = lo; x <= hi; x *= by) {
         out.push_back(AttrValue::ofInt(x));
+        if (x > hi / by)
+          break; // the next value would pass `to` (or overflow)
+      }
     } else {
-      if (!step->isInteger() || step->asInteger() < 1) {
+      if (!asInteger(*step, by) || by < 1) {
         error = "'" + key + "': 'step' must be a positive integer";
         return false;
       }
-      for (int64_t x = lo; x <= hi; x += step->asInteger()) {
+      for (int64_t x = lo; x <= hi; x += by) {
         out.push_back(AttrValue::ofInt(x));
         if (out.size() > kMaxKernels) {
           error = "'" + key + "': range too long";
           return false;
         }
+        // hi >= x, so the unsigned difference is exact.
+        if (static_cast<uint64_t>(hi) - static_cast<uint64_t>(x) <
+            static_cast<uint64_t>(by))
+          break; // the next value would pass `to` (or overflow)
       }
     }
     if (out.empty()) {
@@ -121,9 +223,8 @@ static bool axisValues(const std::string &key, const JsonValue &v,
     }
     return true;
   }
-  if (v.isArray()) {
-    bool onePair = isPairAttr(key) && !v.elements().empty() &&
-                   v.elements().front().isNumber();
+  if (v.is_array()) {
+    bool onePair = isPairAttr(key) && !v.empty() && v.front().is_number();
     if (onePair) {
       AttrValue a;
       if (!scalar(v, a))
@@ -131,11 +232,11 @@ static bool axisValues(const std::string &key, const JsonValue &v,
       out.push_back(a);
       return true;
     }
-    if (v.elements().empty()) {
+    if (v.empty()) {
       error = "'" + key + "': empty list";
       return false;
     }
-    for (const JsonValue &e : v.elements()) {
+    for (const Json &e : v) {
       AttrValue a;
       if (!scalar(e, a))
         return false;
@@ -150,72 +251,67 @@ static bool axisValues(const std::string &key, const JsonValue &v,
   return true;
 }
 
-bool bench::parseSweepSpec(const std::string &text, const std::string &name,
-                           SweepSpec &out, std::string &error) {
-  JsonValue root;
-  std::string jsonError;
-  if (!parseJson(text, root, jsonError)) {
-    error = name + ": " + jsonError;
-    return false;
-  }
-  if (!root.isObject()) {
+static bool expandSweepSpec(const Json &root, const std::string &name,
+                            SweepSpec &out, std::string &error) {
+  if (!root.is_object()) {
     error = name + ": expected a JSON object";
     return false;
   }
+  std::string axisError;
   std::vector<AttrValue> defaultDtypes;
-  const JsonValue *kernels = nullptr;
-  for (const auto &m : root.members()) {
-    const std::string &key = m.first;
+  const Json *kernels = nullptr;
+  for (const auto &m : root.items()) {
+    const std::string &key = m.key();
     if (key == "kernels") {
-      kernels = &m.second;
+      kernels = &m.value();
     } else if (key == "dtype") {
-      if (!axisValues(key, m.second, defaultDtypes, jsonError)) {
-        error = name + ": " + jsonError;
+      if (!axisValues(key, m.value(), defaultDtypes, axisError)) {
+        error = name + ": " + axisError;
         return false;
       }
     } else if (key == "warmup" || key == "reps") {
-      if (!m.second.isInteger() || m.second.asInteger() < 1) {
-        error = name + ": '" + key + "' must be a positive integer";
+      int64_t n = 0;
+      if (!asInteger(m.value(), n) || n < 1 || n > 1000000) {
+        error = name + ": '" + key + "' must be an integer in [1, 1000000]";
         return false;
       }
-      (key == "warmup" ? out.warmup : out.reps) =
-          static_cast<int>(m.second.asInteger());
+      (key == "warmup" ? out.warmup : out.reps) = static_cast<int>(n);
     } else if (key != "description") {
       error = name + ": unknown key '" + key + "'";
       return false;
     }
   }
-  if (!kernels || !kernels->isArray()) {
+  if (!kernels || !kernels->is_array()) {
     error = name + ": missing list 'kernels'";
     return false;
   }
   std::set<std::string> seen;
-  for (size_t i = 0; i < kernels->elements().size(); ++i) {
-    const JsonValue &entry = kernels->elements()[i];
+  for (size_t i = 0; i < kernels->size(); ++i) {
+    const Json &entry = (*kernels)[i];
     std::string where = name + ": kernels[" + std::to_string(i) + "]: ";
-    if (!entry.isObject()) {
+    if (!entry.is_object()) {
       error = where + "expected an object";
       return false;
     }
-    const JsonValue *kind = entry.get("kind");
-    if (!kind || !kind->isString()) {
+    const Json *kind = member(entry, "kind");
+    if (!kind || !kind->is_string()) {
       error = where + "missing string 'kind'";
       return false;
     }
     std::vector<std::string> axisNames;
     std::vector<std::vector<AttrValue>> axes;
-    for (const auto &m : entry.members()) {
-      if (m.first == "kind")
+    for (const auto &m : entry.items()) {
+      if (m.key() == "kind")
         continue;
       std::vector<AttrValue> values;
-      if (!axisValues(m.first, m.second, values, jsonError)) {
-        error = where + jsonError;
+      if (!axisValues(m.key(), m.value(), values, axisError)) {
+        error = where + axisError;
         return false;
       }
-      axisNames.push_back(m.first);
+      axisNames.push_back(m.key());
       axes.push_back(std::move(values));
     }
-    if (!entry.get("dtype") && !defaultDtypes.empty()) {
+    if (!member(entry, "dtype") && !defaultDtypes.empty()) {
       axisNames.push_back("dtype");
       axes.push_back(defaultDtypes);
     }
@@ -235,8 +331,8 @@ bool bench::parseSweepSpec(const std::string &text, const std::string &name,
         attrs[axisNames[a]] = axes[a][index[a]];
       Kernel k;
       std::string kernelError;
-      if (!buildKernel(kind->asString(), "f32", attrs, /*strict=*/true, k,
-                       kernelError)) {
+      if (!buildKernel(kind->get<std::string>(), "f32", attrs,
+                       /*strict=*/true, k, kernelError)) {
         error = where + kernelError;
         return false;
       }
@@ -252,10 +348,129 @@ bool bench::parseSweepSpec(const std::string &text, const std::string &name,
   return true;
 }
 
+bool bench::parseSweepSpec(const std::string &text, const std::string &name,
+                           SweepSpec &out, std::string &error) {
+  Json root;
+  std::string jsonError;
+  if (!parseJsonText(text, root, jsonError)) {
+    error = name + ": " + jsonError;
+    return false;
+  }
+  // Every access above checks the type first; this only keeps a library
+  // exception from reaching the caller should one slip through.
+  try {
+    return expandSweepSpec(root, name, out, error);
+  } catch (const Json::exception &e) {
+    error = name + ": " + e.what();
+    return false;
+  }
+}
+
 bool bench::loadSweepSpec(const std::string &path, SweepSpec &out,
                           std::string &error) {
   std::string text;
   if (!readFile(path, text, error))
     return false;
   return parseSweepSpec(text, path, out, error);
+}
+
+static bool readKernelList(const Json &root, const std::string &name,
+                           KernelList &out, std::string &error) {
+  if (!root.is_object()) {
+    error = name + ": expected a JSON object";
+    return false;
+  }
+  const Json *schema = member(root, "schema");
+  if (!schema || !schema->is_string()) {
+    error = name + ": not a kernel list (no \"schema\": \"" +
+            std::string(kKernelListSchema) + "\")";
+    return false;
+  }
+  if (schema->get<std::string>() != kKernelListSchema) {
+    error = name + ": schema is '" + schema->get<std::string>() +
+            "', perf-bench reads '" + kKernelListSchema + "'";
+    return false;
+  }
+  const Json *kernels = member(root, "kernels");
+  if (!kernels || !kernels->is_array()) {
+    error = name + ": missing list 'kernels'";
+    return false;
+  }
+  std::set<std::string> seen;
+  for (const Kernel &k : out.kernels)
+    seen.insert(k.key());
+  for (size_t i = 0; i < kernels->size(); ++i) {
+    const Json &entry = (*kernels)[i];
+    std::string where = name + ": kernels[" + std::to_string(i) + "]: ";
+    if (!entry.is_object()) {
+      error = where + "expected an object";
+      return false;
+    }
+    std::string fields[3];
+    const char *names[3] = {"kind", "dtype", "signature"};
+    for (int f = 0; f < 3; ++f) {
+      const Json *v = member(entry, names[f]);
+      if (!v || !v->is_string()) {
+        error = where + "missing string '" + names[f] + "'";
+        return false;
+      }
+      fields[f] = v->get<std::string>();
+    }
+    const std::string &kind = fields[0];
+    // The count and the device are informational: the count feeds the
+    // summary line, the device key comes from the command line.
+    int64_t count = 1;
+    const Json *countValue = member(entry, "count");
+    if (countValue && (!asInteger(*countValue, count) || count < 1)) {
+      error = where + "'count' must be a positive integer";
+      return false;
+    }
+    const Json *device = member(entry, "device");
+    if (device && !device->is_string()) {
+      error = where + "'device' must be a string";
+      return false;
+    }
+    out.kernelOps += static_cast<uint64_t>(count);
+    Kernel k;
+    std::string why;
+    bool unsupported = false;
+    if (!parseKernelKey(kind, fields[1], fields[2], k, why, &unsupported)) {
+      if (!unsupported) {
+        error = where + why;
+        return false;
+      }
+      const std::vector<std::string> &kinds = benchKinds();
+      bool known = std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+      out.unsupported[known ? kind + ": " + why : why] +=
+          static_cast<uint64_t>(count);
+      continue;
+    }
+    if (seen.insert(k.key()).second)
+      out.kernels.push_back(std::move(k));
+  }
+  return true;
+}
+
+bool bench::parseKernelList(const std::string &text, const std::string &name,
+                            KernelList &out, std::string &error) {
+  Json root;
+  std::string jsonError;
+  if (!parseJsonText(text, root, jsonError)) {
+    error = name + ": " + jsonError;
+    return false;
+  }
+  try {
+    return readKernelList(root, name, out, error);
+  } catch (const Json::exception &e) {
+    error = name + ": " + e.what();
+    return false;
+  }
+}
+
+bool bench::loadKernelList(const std::string &path, KernelList &out,
+                           std::string &error) {
+  std::string text;
+  if (!readFile(path, text, error))
+    return false;
+  return parseKernelList(text, path, out, error);
 }

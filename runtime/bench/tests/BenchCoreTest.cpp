@@ -2,12 +2,13 @@
 
 #include "bench/Database.h"
 #include "bench/DeviceFile.h"
-#include "bench/Json.h"
 #include "bench/Kernel.h"
 #include "bench/Spec.h"
 #include "bench/Stats.h"
 
 #include "gtest/gtest.h"
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <fstream>
 #include <regex>
@@ -43,31 +44,51 @@ Kernel gemm(int64_t m, int64_t n, int64_t k, const char *dtype = "f32") {
 //===--- JSON -------------------------------------------------------------===//
 
 TEST(Json, ParsesAndKeepsKeyOrder) {
-  JsonValue v;
+  nlohmann::ordered_json v;
   std::string error;
-  ASSERT_TRUE(parseJson(
+  ASSERT_TRUE(parseJsonText(
       R"({"z": [1, 2.5, "a\nb"], "a": {"t": true}, "n": null})", v, error))
       << error;
-  ASSERT_EQ(v.members().size(), 3u);
-  EXPECT_EQ(v.members()[0].first, "z");
-  EXPECT_EQ(v.members()[1].first, "a");
-  EXPECT_DOUBLE_EQ(v.get("z")->elements()[1].asNumber(), 2.5);
-  EXPECT_FALSE(v.get("z")->elements()[1].isInteger());
-  EXPECT_TRUE(v.get("z")->elements()[0].isInteger());
-  EXPECT_EQ(v.get("z")->elements()[2].asString(), "a\nb");
-  EXPECT_TRUE(v.get("a")->get("t")->asBool());
-  EXPECT_TRUE(v.get("n")->isNull());
-  EXPECT_EQ(v.dump(0), R"({"z":[1,2.5,"a\nb"],"a":{"t":true},"n":null})");
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v.begin().key(), "z");
+  EXPECT_EQ(std::next(v.begin()).key(), "a");
+  EXPECT_EQ(v["z"][2], "a\nb");
+  EXPECT_EQ(v.dump(), R"({"z":[1,2.5,"a\nb"],"a":{"t":true},"n":null})");
 }
 
 TEST(Json, ErrorsNameLineAndColumn) {
-  JsonValue v;
+  nlohmann::ordered_json v;
   std::string error;
-  EXPECT_FALSE(parseJson("{\n  \"a\": 1,\n  \"b\" 2\n}", v, error));
-  EXPECT_EQ(error, "line 3, column 7: expected ':' after key 'b'");
-  EXPECT_FALSE(parseJson("{\"a\": 1, \"a\": 2}", v, error));
-  EXPECT_NE(error.find("duplicate key 'a'"), std::string::npos);
-  EXPECT_FALSE(parseJson("[1, 2", v, error));
+  EXPECT_FALSE(parseJsonText("{\n  \"a\": 1,\n  \"b\" 2\n}", v, error));
+  EXPECT_EQ(error.rfind("line 3, column 7: syntax error", 0), 0u) << error;
+  EXPECT_NE(error.find("expected ':'"), std::string::npos) << error;
+  EXPECT_FALSE(parseJsonText("[1, 2", v, error));
+  EXPECT_EQ(error.rfind("line 1, column 6: ", 0), 0u) << error;
+  EXPECT_FALSE(parseJsonText("\n\n  @", v, error));
+  EXPECT_EQ(error.rfind("line 3, column 3: ", 0), 0u) << error;
+  // A repeated key would be merged by the parser; it is refused (the
+  // escaped spelling is the same key).
+  EXPECT_FALSE(parseJsonText("{\"a\": 1,\n \"b\": {\"a\": 2, \"\\u0061\": 3}}",
+                             v, error));
+  EXPECT_EQ(error, "duplicate key 'a'");
+  EXPECT_TRUE(parseJsonText(R"([{"a": 1}, {"a": 2}, "a", "a"])", v, error))
+      << error;
+}
+
+TEST(Json, RefusesDeepNesting) {
+  nlohmann::ordered_json v;
+  std::string error;
+  std::string ok =
+      std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_TRUE(parseJsonText(ok, v, error)) << error;
+  // Brackets inside strings do not count.
+  EXPECT_TRUE(parseJsonText("[\"" + std::string(10000, '[') + "\"]", v, error))
+      << error;
+  std::string deep(100000, '[');
+  EXPECT_FALSE(parseJsonText(deep, v, error));
+  EXPECT_EQ(error, "nesting deeper than 512");
+  EXPECT_FALSE(parseJsonText("{\"k\": " + std::string(600, '['), v, error));
+  EXPECT_EQ(error, "nesting deeper than 512");
 }
 
 //===--- Signatures -------------------------------------------------------===//
@@ -308,78 +329,188 @@ TEST(Sweep, ErrorsNameTheEntry) {
   EXPECT_EQ(error.rfind("s.json: line 1", 0), 0u) << error;
 }
 
-//===--- Textual MLIR -----------------------------------------------------===//
+//===--- Kernel keys and kernel lists -------------------------------------===//
 
-TEST(ModelScan, ParsesAttributeDictionaries) {
-  AttrMap attrs;
+TEST(KernelKey, RoundTripsEveryKind) {
+  // A key buildKernel() makes reads back as the same kernel.
+  Kernel built;
   std::string error;
-  ASSERT_TRUE(parseAttrDict(
-      R"(n = 8 : i64, stride = array<i64: 2, 3>, pad = [1 : i64, 0 : i64], pass = "dgrad", dtype = bf16, ta, "q" = -4, e = #perf.dtype<f16>)",
-      attrs, error))
+  ASSERT_TRUE(buildKernel("conv2d", "f16",
+                          {{"n", AttrValue::ofInt(8)},
+                           {"c", AttrValue::ofInt(3)},
+                           {"h", AttrValue::ofInt(224)},
+                           {"w", AttrValue::ofInt(224)},
+                           {"k", AttrValue::ofInt(64)},
+                           {"r", AttrValue::ofInt(7)},
+                           {"s", AttrValue::ofInt(7)},
+                           {"stride", AttrValue::ofInt(2)},
+                           {"pad", AttrValue::ofInt(3)}},
+                          true, built, error))
       << error;
-  EXPECT_EQ(attrs["n"].intValue, 8);
-  EXPECT_EQ(attrs["stride"].arrayValue, (std::vector<int64_t>{2, 3}));
-  EXPECT_EQ(attrs["pad"].arrayValue, (std::vector<int64_t>{1, 0}));
-  EXPECT_EQ(attrs["pass"].stringValue, "dgrad");
-  EXPECT_EQ(attrs["dtype"].stringValue, "bf16");
-  EXPECT_EQ(attrs["ta"].intValue, 1);
-  EXPECT_EQ(attrs["q"].intValue, -4);
-  EXPECT_EQ(attrs["e"].stringValue, "f16");
-  EXPECT_FALSE(parseAttrDict("m = 1, , n = 2", attrs, error));
-  EXPECT_FALSE(parseAttrDict("m = array<i64: 1, 2", attrs, error));
+  Kernel k;
+  ASSERT_TRUE(parseKernelKey("conv2d", "f16", built.signature(), k, error))
+      << error;
+  EXPECT_EQ(k.key(), built.key());
+  EXPECT_EQ(k.num("sh"), 2);
+  ASSERT_TRUE(parseKernelKey("memcpy", "f32", "bytes=4096 dir=h2d", k, error));
+  EXPECT_EQ(k.text("dir"), "h2d");
+  ASSERT_TRUE(parseKernelKey("transpose", "bf16", "n=100", k, error));
+  EXPECT_EQ(k.key(), "bf16|transpose|n=100");
 }
 
-TEST(ModelScan, ExampleModel) {
-  ModelScan scan;
+TEST(KernelKey, RejectsMalformedKeys) {
+  Kernel k;
   std::string error;
-  ASSERT_TRUE(scanModelFile(
-      std::string(BENCH_SOURCE_DIR) + "/examples/mlp.mlir", scan, error))
+  bool unsupported = true;
+  auto malformed = [&](const char *kind, const char *dtype, const char *sig) {
+    unsupported = true;
+    bool ok = parseKernelKey(kind, dtype, sig, k, error, &unsupported);
+    return !ok && !unsupported;
+  };
+  EXPECT_TRUE(malformed("gemm", "f32", "b=1 m=x n=512 k=256 ta=0 tb=0"));
+  EXPECT_EQ(error, "signature field 'm' is not an integer");
+  EXPECT_TRUE(malformed("gemm", "f32", "b=1 m=064 n=512 k=256 ta=0 tb=0"));
+  EXPECT_EQ(error, "signature field 'm' is not an integer");
+  EXPECT_TRUE(malformed("gemm", "f32", "b=1 m=0 n=512 k=256 ta=0 tb=0"));
+  EXPECT_EQ(error, "signature field 'm' must be positive, got 0");
+  EXPECT_TRUE(malformed("gemm", "f32", "b=1 m=1 n=512 k=256 ta=2 tb=0"));
+  EXPECT_EQ(error, "signature field 'ta' must be 0 or 1");
+  EXPECT_TRUE(malformed("gemm", "f32", "b=1 n=512 m=1 k=256 ta=0 tb=0"));
+  EXPECT_EQ(error, "signature fields are 'b n m k ta tb', gemm expects "
+                   "'b m n k ta tb'");
+  EXPECT_TRUE(malformed("reduce", "f32", "rows=1  cols=2"));
+  EXPECT_TRUE(malformed("reduce", "f32", "rows=1 cols=2 "));
+  EXPECT_TRUE(malformed("reduce", "f32", ""));
+  EXPECT_TRUE(malformed("reduce", "f32", "rows=1 cols="));
+  EXPECT_TRUE(malformed("reduce", "f32", "rows=1"));
+  EXPECT_TRUE(malformed("conv2d", "f32",
+                        "n=1 c=1 h=1 w=1 k=1 r=1 s=1 sh=1 sw=1 ph=-1 pw=0 "
+                        "dh=1 dw=1 g=1 pass=fwd"));
+  EXPECT_EQ(error, "signature field 'ph' must be non-negative, got -1");
+  EXPECT_TRUE(malformed("reduce", "fp16", "rows=1 cols=2"));
+  EXPECT_EQ(error, "dtype 'fp16' is not canonical, expected 'f16'");
+  EXPECT_TRUE(malformed("reduce", "", "rows=1 cols=2"));
+}
+
+TEST(KernelKey, TellsUnsupportedFromMalformed) {
+  Kernel k;
+  std::string error;
+  bool unsupported = false;
+  EXPECT_FALSE(parseKernelKey("attention", "f16", "flops=1 bytes=2", k, error,
+                              &unsupported));
+  EXPECT_TRUE(unsupported);
+  EXPECT_EQ(error, "kind 'attention' is not benchmarked");
+  unsupported = false;
+  EXPECT_FALSE(parseKernelKey("elementwise", "f32", "n=4 in=1 op=erf", k, error,
+                              &unsupported));
+  EXPECT_TRUE(unsupported);
+  EXPECT_NE(error.find("'op' is 'erf'"), std::string::npos) << error;
+  unsupported = false;
+  EXPECT_FALSE(
+      parseKernelKey("reduce", "i1", "rows=1 cols=2", k, error, &unsupported));
+  EXPECT_TRUE(unsupported);
+}
+
+std::string kernelList(const std::string &entries) {
+  return R"({"schema": "perf.kernel_list/1", "kernels": [)" + entries + "]}";
+}
+
+TEST(KernelList, ExampleList) {
+  KernelList list;
+  std::string error;
+  ASSERT_TRUE(loadKernelList(std::string(BENCH_SOURCE_DIR) +
+                                 "/examples/mlp-kernels.json",
+                             list, error))
       << error;
-  EXPECT_EQ(scan.kernelOps, 7u);
-  ASSERT_EQ(scan.kernels.size(), 5u);
-  EXPECT_EQ(scan.kernels[0].key(), "f32|gemm|b=1 m=64 n=512 k=256 ta=0 tb=0");
-  EXPECT_EQ(scan.kernels[1].key(), "bf16|gemm|b=1 m=64 n=256 k=512 ta=1 tb=0");
-  EXPECT_EQ(scan.kernels[2].key(),
+  EXPECT_EQ(list.kernelOps, 8u);
+  ASSERT_EQ(list.kernels.size(), 5u);
+  EXPECT_EQ(list.kernels[0].key(), "f32|gemm|b=1 m=64 n=512 k=256 ta=0 tb=0");
+  EXPECT_EQ(list.kernels[1].key(), "bf16|gemm|b=1 m=64 n=256 k=512 ta=1 tb=0");
+  EXPECT_EQ(list.kernels[2].key(),
             "f16|conv2d|n=8 c=3 h=224 w=224 k=64 r=7 s=7 sh=2 sw=2 ph=3 pw=3 "
             "dh=1 dw=1 g=1 pass=fwd");
-  EXPECT_EQ(scan.kernels[3].key(),
+  EXPECT_EQ(list.kernels[3].key(),
             "f32|embedding_bag|t=4 rows=100000 d=64 b=64 l=20 pass=bwd");
-  EXPECT_EQ(scan.kernels[4].key(), "f16|softmax|rows=64 cols=512");
-  EXPECT_EQ(scan.unknownOps["perf.attention"], 1u);
-  EXPECT_EQ(scan.unknownOps["perf.yield"], 1u);
-  ASSERT_EQ(scan.unsupported.size(), 1u);
-  EXPECT_NE(scan.unsupported.begin()->first.find("'erf'"), std::string::npos);
+  EXPECT_EQ(list.kernels[4].key(), "f16|softmax|rows=64 cols=512");
+  ASSERT_EQ(list.unsupported.size(), 2u);
+  EXPECT_EQ(list.unsupported["kind 'attention' is not benchmarked"], 1u);
+  EXPECT_EQ(list.unsupported.begin()->first.rfind("elementwise: ", 0), 0u);
+  EXPECT_NE(list.unsupported.begin()->first.find("'erf'"), std::string::npos);
 }
 
-TEST(ModelScan, DedupsAcrossModelsAndSkipsKnown) {
-  ModelScan a, b;
+TEST(KernelList, DedupsAcrossListsAndSkipsKnown) {
+  KernelList a, b;
   std::string error;
-  ASSERT_TRUE(scanModel("perf.reduce {rows = 4 : i64, cols = 8 : i64}\n"
-                        "perf.reduce {rows = 4 : i64, cols = 8 : i64}\n",
-                        "a.mlir", a, error));
-  ASSERT_TRUE(scanModel("%x = perf.reduce {cols = 8, rows = 4} : f32\n"
-                        "perf.transpose {elements = 9 : i64}\n"
-                        "// perf.gemm {m = 1}\n"
-                        "%y = \"not.perf.gemm\"() : () -> ()\n"
-                        "#perf.gemm<x>\n",
-                        "b.mlir", b, error));
+  ASSERT_TRUE(parseKernelList(kernelList(R"({"kind": "reduce", "dtype": "f32",
+                     "signature": "rows=4 cols=8", "count": 3},
+                    {"kind": "reduce", "dtype": "f32",
+                     "signature": "rows=4 cols=8"})"),
+                              "a.json", a, error))
+      << error;
+  ASSERT_TRUE(parseKernelList(kernelList(R"({"kind": "reduce", "dtype": "f32",
+                     "signature": "rows=4 cols=8", "count": 1,
+                     "device": "H100-SXM5-80GB"},
+                    {"kind": "transpose", "dtype": "f32",
+                     "signature": "n=9", "count": 2})"),
+                              "b.json", b, error))
+      << error;
   EXPECT_EQ(a.kernels.size(), 1u);
-  EXPECT_EQ(b.kernelOps, 2u);
+  EXPECT_EQ(a.kernelOps, 4u); // a missing count is one op
+  EXPECT_EQ(b.kernelOps, 3u);
   std::vector<Kernel> all;
   EXPECT_EQ(mergeUnique(all, a.kernels, {}), 1u);
   EXPECT_EQ(mergeUnique(all, b.kernels, {"f32|transpose|n=9"}), 0u);
   EXPECT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].key(), "f32|reduce|rows=4 cols=8");
 }
 
-TEST(ModelScan, MalformedDictionaryNamesFileAndLine) {
-  ModelScan scan;
+TEST(KernelList, MalformedEntryNamesFileAndIndex) {
+  KernelList list;
   std::string error;
-  EXPECT_FALSE(scanModel("module {\n\n  perf.gemm {m = 1 : i64,, n = 2}\n}\n",
-                         "bad.mlir", scan, error));
-  EXPECT_EQ(error, "bad.mlir:3: perf.gemm: malformed attribute dictionary: "
-                   "empty attribute entry");
-  EXPECT_FALSE(scanModel("perf.gemm {m = 1 : i64\n", "bad.mlir", scan, error));
-  EXPECT_EQ(error, "bad.mlir:1: perf.gemm: unterminated attribute dictionary");
+  const std::string ok = R"({"kind": "reduce", "dtype": "f32",
+                             "signature": "rows=4 cols=8", "count": 1},)";
+  EXPECT_FALSE(
+      parseKernelList(kernelList(ok + ok + ok +
+                                 R"({"kind": "gemm", "dtype": "f32", "count": 1,
+                     "signature": "b=1 m=sixty n=512 k=256 ta=0 tb=0"})"),
+                      "kernels.json", list, error));
+  EXPECT_EQ(error,
+            "kernels.json: kernels[3]: signature field 'm' is not an integer");
+  EXPECT_FALSE(
+      parseKernelList(kernelList(R"({"kind": "gemm", "dtype": "f32"})"),
+                      "k.json", list, error));
+  EXPECT_EQ(error, "k.json: kernels[0]: missing string 'signature'");
+  EXPECT_FALSE(
+      parseKernelList(kernelList(ok + R"({"kind": "reduce", "dtype": "f32",
+                          "signature": "rows=4 cols=8", "count": 0})"),
+                      "k.json", list, error));
+  EXPECT_EQ(error, "k.json: kernels[1]: 'count' must be a positive integer");
+  EXPECT_FALSE(parseKernelList(kernelList("7"), "k.json", list, error));
+  EXPECT_EQ(error, "k.json: kernels[0]: expected an object");
+  EXPECT_FALSE(
+      parseKernelList(R"({"schema": "perf.kernel_list/1", "kernels": [)",
+                      "k.json", list, error));
+  EXPECT_EQ(error.rfind("k.json: line 1, column ", 0), 0u) << error;
+}
+
+TEST(KernelList, RequiresTheSchema) {
+  KernelList list;
+  std::string error;
+  EXPECT_FALSE(parseKernelList(R"({"kernels": []})", "k.json", list, error));
+  EXPECT_EQ(error, "k.json: not a kernel list (no \"schema\": "
+                   "\"perf.kernel_list/1\")");
+  EXPECT_FALSE(
+      parseKernelList(R"({"schema": "perf.kernel_list/2", "kernels": []})",
+                      "k.json", list, error));
+  EXPECT_EQ(error, "k.json: schema is 'perf.kernel_list/2', perf-bench reads "
+                   "'perf.kernel_list/1'");
+  EXPECT_FALSE(parseKernelList(R"([1])", "k.json", list, error));
+  EXPECT_EQ(error, "k.json: expected a JSON object");
+  EXPECT_FALSE(parseKernelList(R"({"schema": "perf.kernel_list/1"})", "k.json",
+                               list, error));
+  EXPECT_EQ(error, "k.json: missing list 'kernels'");
+  EXPECT_TRUE(parseKernelList(kernelList(""), "k.json", list, error)) << error;
+  EXPECT_TRUE(list.kernels.empty());
 }
 
 //===--- Statistics and progress ------------------------------------------===//

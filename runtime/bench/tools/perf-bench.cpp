@@ -1,8 +1,9 @@
 //===- perf-bench.cpp - GPU micro-benchmarks for the performance database -===//
 //
-// Chooses kernels (sweep specs, imported models), skips those the database
-// already holds for the device, measures the rest and commits them batch by
-// batch; or probes the device's achievable throughput. docs/runtime-bench.md.
+// Chooses kernels (sweep specs, kernel lists of models), skips those the
+// database already holds for the device, measures the rest and commits them
+// batch by batch; or probes the device's achievable throughput.
+// docs/runtime-bench.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,11 +13,12 @@
 #include "bench/Spec.h"
 #include "bench/Stats.h"
 
+#include <CLI/CLI.hpp>
+
 #include <atomic>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <string>
 #include <unistd.h>
@@ -31,141 +33,95 @@ static constexpr int kExitNoGpu = 77;
 static std::atomic<bool> interrupted{false};
 static void onSignal(int) { interrupted = true; }
 
-static void usage() {
-  std::fprintf(
-      stderr,
-      "usage: perf-bench [options]\n"
-      "  --spec FILE          sweep spec (JSON); repeatable\n"
-      "  --from FILE.mlir     kernels of an imported model; repeatable\n"
-      "  --db FILE            performance database (SQLite) to fill\n"
-      "  --device-name NAME   device key in the database (default: CUDA name)\n"
-      "  --force              measure kernels the database already holds\n"
-      "  --dry-run            list what would be measured, measure nothing\n"
-      "  --warmup N           warm-up runs per kernel (default 10)\n"
-      "  --reps N             timed repetitions per kernel (default 50)\n"
-      "  --batch N            results per database transaction (default 16)\n"
-      "  --gpu N              CUDA device index (default 0)\n"
-      "  --no-cupti           time with CUDA events only\n"
-      "  --no-progress        no progress bar\n"
-      "  --probe              measure achievable FLOP/s, bandwidth, launch "
-      "cost\n"
-      "  --probe-out FILE     device JSON for --perf-device-file (default "
-      "stdout)\n"
-      "  --probe-base NAME    catalog GPU for figures the probe does not take\n"
-      "  --host-overheads FILE  write the measured T4 overheads table\n"
-      "  --export-csv FILE    write the database (this device, or all) as "
-      "CSV\n");
-}
-
 namespace {
 struct Options {
-  std::vector<std::string> specs, models;
+  std::vector<std::string> specs, kernelLists;
   std::string db, deviceName, probeOut, probeBase, hostOverheads, csv;
-  bool force = false, dryRun = false, probe = false, progress = true;
+  bool force = false, dryRun = false, probe = false, noProgress = false,
+       noCupti = false;
   int batch = 16;
   RunOptions run;
   bool warmupSet = false, repsSet = false;
 };
 } // namespace
 
-static bool parseInt(const char *flag, const char *text, int lo, int &out) {
-  char *end = nullptr;
-  long v = std::strtol(text, &end, 10);
-  if (!*text || *end || v < lo || v > 1000000) {
-    std::fprintf(stderr, "perf-bench: %s expects an integer >= %d, got '%s'\n",
-                 flag, lo, text);
-    return false;
-  }
-  out = static_cast<int>(v);
-  return true;
-}
+/// The largest count or index an integer option takes.
+static constexpr int kMaxCount = 1000000;
 
-static bool parseArgs(int argc, char **argv, Options &o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const char *&out) -> bool {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "perf-bench: %s needs a value\n", a.c_str());
-        return false;
-      }
-      out = argv[++i];
-      return true;
-    };
-    const char *v = nullptr;
-    if (a == "--help" || a == "-h") {
-      usage();
-      std::exit(0);
-    } else if (a == "--spec") {
-      if (!value(v))
-        return false;
-      o.specs.push_back(v);
-    } else if (a == "--from") {
-      if (!value(v))
-        return false;
-      o.models.push_back(v);
-    } else if (a == "--db") {
-      if (!value(v))
-        return false;
-      o.db = v;
-    } else if (a == "--device-name") {
-      if (!value(v))
-        return false;
-      o.deviceName = v;
-    } else if (a == "--probe-out") {
-      if (!value(v))
-        return false;
-      o.probeOut = v;
-    } else if (a == "--probe-base") {
-      if (!value(v))
-        return false;
-      o.probeBase = v;
-    } else if (a == "--host-overheads") {
-      if (!value(v))
-        return false;
-      o.hostOverheads = v;
-    } else if (a == "--export-csv") {
-      if (!value(v))
-        return false;
-      o.csv = v;
-    } else if (a == "--warmup") {
-      if (!value(v) || !parseInt("--warmup", v, 0, o.run.warmup))
-        return false;
-      o.warmupSet = true;
-    } else if (a == "--reps") {
-      if (!value(v) || !parseInt("--reps", v, 1, o.run.reps))
-        return false;
-      o.repsSet = true;
-    } else if (a == "--batch") {
-      if (!value(v) || !parseInt("--batch", v, 1, o.batch))
-        return false;
-    } else if (a == "--gpu") {
-      if (!value(v) || !parseInt("--gpu", v, 0, o.run.device))
-        return false;
-    } else if (a == "--force") {
-      o.force = true;
-    } else if (a == "--dry-run") {
-      o.dryRun = true;
-    } else if (a == "--probe") {
-      o.probe = true;
-    } else if (a == "--no-cupti") {
-      o.run.cupti = false;
-    } else if (a == "--no-progress") {
-      o.progress = false;
-    } else {
-      std::fprintf(stderr, "perf-bench: unknown option '%s'\n", a.c_str());
-      usage();
-      return false;
-    }
+/// Reads the command line into `o`. Returns -1 to go on, otherwise the exit
+/// status: 0 after --help or --version, 1 after an error.
+static int parseArgs(int argc, char **argv, Options &o) {
+  CLI::App app("GPU micro-benchmarks for the performance database "
+               "(docs/runtime-bench.md).",
+               "perf-bench");
+  app.option_defaults()->always_capture_default();
+  app.set_version_flag("--version", kVersion);
+  // A list's captured default would read "=[]".
+  app.add_option("--spec", o.specs, "Sweep spec (JSON); repeatable")
+      ->type_name("FILE")
+      ->default_str("");
+  app.add_option("--from", o.kernelLists,
+                 "Kernel list (JSON) of a model, as written by perf-opt "
+                 "--estimate-kernel-list; repeatable")
+      ->type_name("FILE")
+      ->default_str("");
+  CLI::Option *db =
+      app.add_option("--db", o.db, "Performance database (SQLite) to fill")
+          ->type_name("FILE");
+  app.add_option("--device-name", o.deviceName,
+                 "Device key in the database (default: the CUDA device name)")
+      ->type_name("NAME");
+  app.add_flag("--force", o.force,
+               "Measure kernels the database already holds");
+  app.add_flag("--dry-run", o.dryRun,
+               "List what would be measured, measure nothing");
+  CLI::Option *warmup =
+      app.add_option("--warmup", o.run.warmup,
+                     "Warm-up runs per kernel (overrides the spec's)")
+          ->check(CLI::Range(0, kMaxCount));
+  CLI::Option *reps =
+      app.add_option("--reps", o.run.reps,
+                     "Timed repetitions per kernel (overrides the spec's)")
+          ->check(CLI::Range(1, kMaxCount));
+  app.add_option("--batch", o.batch, "Results per database transaction")
+      ->check(CLI::Range(1, kMaxCount));
+  app.add_option("--gpu", o.run.device, "CUDA device index")
+      ->check(CLI::Range(0, kMaxCount));
+  app.add_flag("--no-cupti", o.noCupti, "Time with CUDA events only");
+  app.add_flag("--no-progress", o.noProgress, "No progress bar");
+  app.add_flag("--probe", o.probe,
+               "Measure achievable FLOP/s, bandwidth and launch cost");
+  app.add_option("--probe-out", o.probeOut,
+                 "Device JSON for --perf-device-file (default: stdout)")
+      ->type_name("FILE");
+  app.add_option("--probe-base", o.probeBase,
+                 "Catalog GPU for the figures the probe does not take")
+      ->type_name("NAME");
+  app.add_option("--host-overheads", o.hostOverheads,
+                 "Write the measured T4 host overhead table")
+      ->type_name("FILE");
+  app.add_option("--export-csv", o.csv,
+                 "Write the database (this device, or all) as CSV")
+      ->type_name("FILE")
+      ->needs(db);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    // --help and --version arrive as exceptions with exit code 0.
+    if (e.get_exit_code() == 0)
+      return app.exit(e);
+    std::fprintf(stderr, "perf-bench: error: %s\n", e.what());
+    return 1;
   }
-  if (o.specs.empty() && o.models.empty() && !o.probe && o.csv.empty()) {
-    usage();
-    return false;
+  if (o.specs.empty() && o.kernelLists.empty() && !o.probe && o.csv.empty()) {
+    std::fprintf(stderr, "perf-bench: error: nothing to do: give --spec, "
+                         "--from, --probe or --export-csv (see --help)\n");
+    return 1;
   }
-  if (!o.csv.empty() && o.db.empty()) {
-    std::fprintf(stderr, "perf-bench: --export-csv needs --db\n");
-    return false;
-  }
-  return true;
+  o.warmupSet = warmup->count() > 0;
+  o.repsSet = reps->count() > 0;
+  o.run.cupti = !o.noCupti;
+  return -1;
 }
 
 static bool writeText(const std::string &path, const std::string &text) {
@@ -184,13 +140,14 @@ static bool writeText(const std::string &path, const std::string &text) {
 
 int main(int argc, char **argv) {
   Options o;
-  if (!parseArgs(argc, argv, o))
-    return 1;
+  int exitStatus = parseArgs(argc, argv, o);
+  if (exitStatus >= 0)
+    return exitStatus;
   std::string error;
 
   // 1. What to measure.
   std::vector<Kernel> kernels;
-  unsigned kernelOps = 0, unknownOps = 0, unsupported = 0;
+  uint64_t kernelOps = 0, unsupported = 0;
   for (const std::string &path : o.specs) {
     SweepSpec spec;
     if (!loadSweepSpec(path, spec, error)) {
@@ -203,21 +160,20 @@ int main(int argc, char **argv) {
       o.run.reps = spec.reps;
     mergeUnique(kernels, spec.kernels, {});
   }
-  for (const std::string &path : o.models) {
-    ModelScan scan;
-    if (!scanModelFile(path, scan, error)) {
+  for (const std::string &path : o.kernelLists) {
+    KernelList list;
+    if (!loadKernelList(path, list, error)) {
       std::fprintf(stderr, "perf-bench: %s\n", error.c_str());
       return 1;
     }
-    kernelOps += scan.kernelOps;
-    for (const auto &u : scan.unknownOps)
-      unknownOps += u.second;
-    for (const auto &u : scan.unsupported) {
+    kernelOps += list.kernelOps;
+    for (const auto &u : list.unsupported) {
       unsupported += u.second;
-      std::fprintf(stderr, "perf-bench: %s: %u kernel op(s) skipped: %s\n",
-                   path.c_str(), u.second, u.first.c_str());
+      std::fprintf(stderr, "perf-bench: %s: %llu kernel op(s) skipped: %s\n",
+                   path.c_str(), static_cast<unsigned long long>(u.second),
+                   u.first.c_str());
     }
-    mergeUnique(kernels, scan.kernels, {});
+    mergeUnique(kernels, list.kernels, {});
   }
 
   // 2. The device, unless nothing needs one.
@@ -254,9 +210,10 @@ int main(int argc, char **argv) {
     kernels.swap(todo);
   }
   std::printf("perf-bench: %zu kernels to measure", kernels.size());
-  if (!o.models.empty())
-    std::printf(" (%u kernel ops, %u other perf ops, %u unsupported)",
-                kernelOps, unknownOps, unsupported);
+  if (!o.kernelLists.empty())
+    std::printf(" (%llu kernel ops, %llu unsupported)",
+                static_cast<unsigned long long>(kernelOps),
+                static_cast<unsigned long long>(unsupported));
   if (before != kernels.size())
     std::printf(", %zu already in the database", before - kernels.size());
   std::printf("\n");
@@ -310,7 +267,7 @@ int main(int argc, char **argv) {
         return 1;
       }
     }
-    ProgressBar bar(kernels.size(), o.progress && isatty(fileno(stderr)));
+    ProgressBar bar(kernels.size(), !o.noProgress && isatty(fileno(stderr)));
     size_t measured = 0, skipped = 0;
     for (size_t i = 0; i < kernels.size() && !interrupted; ++i) {
       const Kernel &k = kernels[i];

@@ -1,9 +1,11 @@
 //===- Kernel.h - One kernel to measure and its database key ----*- C++ -*-===//
 //
 // A kernel is a kind, a dtype and the signature fields of docs/perf-db.md, in
-// the order that document fixes. Sweep specs and imported models both reach a
-// Kernel through buildKernel(), so the two produce the same signature for the
-// same shape, and the same string the cost models look up.
+// the order that document fixes. Sweep specs reach a Kernel through
+// buildKernel() and kernel lists (perf-opt's database keys) through
+// parseKernelKey(); both apply the same per-kind rules, so the two produce
+// the same signature for the same shape, and the same string the cost models
+// look up.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,12 +20,12 @@
 
 namespace bench {
 
-/// An attribute as written in a sweep spec or an MLIR attribute dictionary.
+/// An attribute as written in a sweep spec.
 struct AttrValue {
   enum class Type { Int, String, IntArray };
   Type type = Type::Int;
   int64_t intValue = 0;
-  std::string stringValue; // strings and bare identifiers (dtype = f16)
+  std::string stringValue; // strings ("dtype": "f16")
   std::vector<int64_t> arrayValue;
 
   static AttrValue ofInt(int64_t v) {
@@ -81,6 +83,19 @@ std::string canonicalDtype(const std::string &name);
 bool buildKernel(const std::string &kind, const std::string &dtype,
                  const AttrMap &attrs, bool strict, Kernel &out,
                  std::string &error);
+
+/// Rebuilds the kernel whose database key is (kind, dtype, signature), as
+/// another tool wrote it: the signature must hold exactly the fields of the
+/// kind in the order of docs/perf-db.md, "name=value" joined by single
+/// spaces, integers in canonical decimal where the field is numeric and
+/// within the same bounds buildKernel() applies. On failure `error` says
+/// what ("signature field 'm' is not an integer") and `unsupported`, if
+/// given, tells a key perf-bench cannot measure (a kind it does not
+/// benchmark, a dtype it does not know, a string value such as an
+/// elementwise op it does not run) from a malformed one.
+bool parseKernelKey(const std::string &kind, const std::string &dtype,
+                    const std::string &signature, Kernel &out,
+                    std::string &error, bool *unsupported = nullptr);
 
 } // namespace bench
 

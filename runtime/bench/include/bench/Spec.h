@@ -1,8 +1,9 @@
 //===- Spec.h - Choosing what perf-bench measures ---------------*- C++ -*-===//
 //
 // Two sources: a sweep spec (JSON, a cartesian product over shapes) and
-// imported models (the perf dialect's kernel ops in textual MLIR). Both end
-// in a deduplicated list of Kernels. See docs/runtime-bench.md.
+// kernel lists (JSON, the database keys of a model's kernels as perf-opt
+// writes them with --estimate=kernel-list=FILE). Both end in a deduplicated
+// list of Kernels. See docs/runtime-bench.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,12 +12,26 @@
 
 #include "bench/Kernel.h"
 
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace bench {
+
+/// Arrays and objects nested deeper than this are refused before parsing.
+constexpr unsigned kMaxJsonDepth = 512;
+
+/// Parses JSON text into `out`, objects keeping the file's key order (a sweep
+/// expands in the order the spec lists its axes). On failure returns false
+/// with `error`: "line L, column C: what" for a syntax error, "nesting deeper
+/// than 512" or "duplicate key 'k'" (nlohmann's parser callback, which
+/// refuses them, knows no position). Never throws.
+bool parseJsonText(const std::string &text, nlohmann::ordered_json &out,
+                   std::string &error);
 
 struct SweepSpec {
   std::vector<Kernel> kernels;
@@ -31,26 +46,25 @@ bool parseSweepSpec(const std::string &text, const std::string &name,
                     SweepSpec &out, std::string &error);
 bool loadSweepSpec(const std::string &path, SweepSpec &out, std::string &error);
 
-/// What scanning textual MLIR found.
-struct ModelScan {
-  std::vector<Kernel> kernels; // unique within the scan, in first-seen order
-  unsigned kernelOps = 0;      // perf kernel ops seen (with repeats)
-  /// perf.* ops that are no kernel perf-bench measures, by op name.
-  std::map<std::string, unsigned> unknownOps;
-  /// Kernel ops whose attributes perf-bench cannot measure, by reason.
-  std::map<std::string, unsigned> unsupported;
+/// The "schema" value of a kernel list.
+constexpr const char *kKernelListSchema = "perf.kernel_list/1";
+
+/// What a kernel list holds.
+struct KernelList {
+  std::vector<Kernel> kernels; // unique within the list, in file order
+  uint64_t kernelOps = 0;      // sum of the entries' counts
+  /// Kernel ops perf-bench cannot measure, by reason.
+  std::map<std::string, uint64_t> unsupported;
 };
 
-/// Scans textual MLIR for perf dialect kernel ops (`perf.gemm {m = 64 : i64,
-/// ...}`, generic or custom form) without linking MLIR. A malformed attribute
-/// dictionary of a kernel op fails with "name:line: ..."; unknown ops and
-/// unsupported attribute values are counted, not fatal.
-bool scanModel(const std::string &text, const std::string &name, ModelScan &out,
-               std::string &error);
-bool scanModelFile(const std::string &path, ModelScan &out, std::string &error);
-
-/// Parses one attribute dictionary body, the text between '{' and '}'.
-bool parseAttrDict(const std::string &body, AttrMap &out, std::string &error);
+/// Reads a kernel list: {"schema": "perf.kernel_list/1", "kernels": [{"kind",
+/// "dtype", "signature", "count", "device"}, ...]}. Each entry is checked by
+/// parseKernelKey(); an entry perf-bench cannot measure is counted in
+/// `unsupported`, a malformed one fails with "name: kernels[i]: what".
+bool parseKernelList(const std::string &text, const std::string &name,
+                     KernelList &out, std::string &error);
+bool loadKernelList(const std::string &path, KernelList &out,
+                    std::string &error);
 
 /// Appends the kernels of `add` not yet in `into` (by Kernel::key) and not in
 /// `skip`; returns how many it appended.
