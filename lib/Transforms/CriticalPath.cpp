@@ -8,10 +8,12 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Analysis/Schedule.h"
+#include "perf/Analysis/Timeline.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/ReportOutput.h"
 #include "llvm/ADT/DenseMap.h"
 
 namespace perf {
@@ -33,10 +35,60 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
   using CriticalPathBase::CriticalPathBase;
 
   void runOnOperation() override {
+    timelineEvents = llvm::json::Array();
+    nextFlowId = 0;
+    graphsSeen = 0;
     if (failed(forEachGraph(getOperation(),
                             [&](GraphOp graph) { return runOnGraph(graph); })))
-      signalPassFailure();
+      return signalPassFailure();
+    if (!timeline.empty()) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      printTimeline(os, timelineEvents);
+      if (failed(writeReport(getOperation(), timeline, text)))
+        signalPassFailure();
+    }
   }
+
+  /// The names and figures the timeline shows for a graph's ops and kernels,
+  /// in the schedule's order.
+  static TimelineGraph timelineLabels(GraphOp graph,
+                                      ArrayRef<Operation *> hostOps,
+                                      ArrayRef<Operation *> deviceOps) {
+    TimelineGraph labels;
+    labels.name = graph.getSymName().str();
+    labels.device = "unknown GPU";
+    if (GpuAttr gpu = graph.getGpuTarget())
+      labels.device = gpu.getSpec().name;
+    for (Operation *op : hostOps)
+      labels.opNames.push_back(isa<FrameworkOp>(op)
+                                   ? cast<FrameworkOp>(op).getOpName().str()
+                                   : op->getName().getStringRef().str());
+    for (Operation *work : deviceOps) {
+      TimelineKernel k;
+      auto fw = cast<FrameworkOp>(work->getParentOp());
+      if (auto kernel = dyn_cast<KernelOpInterface>(work)) {
+        KernelDesc desc = kernel.getKernelDesc();
+        k.kind = kernelKindName(desc.kind).str();
+        k.flops = desc.totalFlops();
+        k.bytes = desc.totalBytes();
+      } else {
+        k.kind = work->getName().stripDialect().str();
+      }
+      auto traced = work->getAttrOfType<StringAttr>("kernel_name");
+      k.name = traced ? traced.str() : fw.getOpName().str() + " " + k.kind;
+      if (auto model =
+              work->getAttrOfType<StringAttr>(PerfDialect::kCostModelAttr))
+        k.model = model.str();
+      k.measuredStartUs = getF64(work, PerfDialect::kMeasuredStartAttr, -1);
+      labels.kernels.push_back(std::move(k));
+    }
+    return labels;
+  }
+
+  llvm::json::Array timelineEvents;
+  int64_t nextFlowId = 0;
+  int64_t graphsSeen = 0;
 
   LogicalResult runOnGraph(GraphOp graph) {
     Schedule schedule;
@@ -131,6 +183,11 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
              << limitExceeded("iterations", iterations, kMaxIterations);
     options.iterations = iterations;
     ScheduleResult result = schedule.run(options);
+    if (!timeline.empty()) {
+      // Graphs share the trace, a thousand process ids apart.
+      appendTimelineEvents(schedule, timelineLabels(graph, hostOps, deviceOps),
+                           1000 * graphsSeen++, nextFlowId, timelineEvents);
+    }
 
     Builder b(&getContext());
     // Per-op times are for reading the IR; without it (an estimate whose IR

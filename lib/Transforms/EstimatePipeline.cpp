@@ -27,6 +27,7 @@ void perf::buildEstimatePipeline(OpPassManager &pm,
   CriticalPathOptions criticalPath;
   criticalPath.annotate = options.annotate;
   criticalPath.iterations = options.iterations;
+  criticalPath.timeline = options.timeline;
   pm.addPass(createCriticalPath(criticalPath));
   ReportOptions report;
   report.format = options.format;
@@ -61,6 +62,10 @@ struct EstimatePipelineOptions
                      "wave")};
   Option<double> hostScale{*this, "host-scale",
                            llvm::cl::desc("Factor on every host overhead")};
+  Option<std::string> timeline{
+      *this, "timeline",
+      llvm::cl::desc("Also write the predicted schedule as Chrome Trace "
+                     "Event JSON (Perfetto, chrome://tracing)")};
   Option<std::string> kernelList{
       *this, "kernel-list",
       llvm::cl::desc("Also write the distinct kernels as a JSON kernel list "
@@ -95,6 +100,8 @@ void perf::registerPerfPassesAndPipelines(
           options.retarget = opts.retarget;
         if (opts.hostScale.hasValue())
           options.hostScale = opts.hostScale;
+        if (opts.timeline.hasValue())
+          options.timeline = opts.timeline;
         if (opts.kernelList.hasValue())
           options.kernelList = opts.kernelList;
         buildEstimatePipeline(pm, options);

@@ -36,6 +36,11 @@ def Perf_Dialect : Dialect {
     /// On a kernel moved to another GPU: the latency measured on that GPU.
     static constexpr ::llvm::StringLiteral kMeasuredLatencyAttr =
         "perf.measured_latency_us";
+    /// On a kernel imported from a trace: when it started, in us from the
+    /// start of the measured iteration (the timeline shows it beside the
+    /// prediction).
+    static constexpr ::llvm::StringLiteral kMeasuredStartAttr =
+        "perf.measured_start_us";
     /// On a graph: what moving its measured kernels to the target did.
     static constexpr ::llvm::StringLiteral kRetargetAttr = "perf.retarget";
     /// On a graph imported from a trace of a GPU the catalog does not know:

@@ -40,6 +40,9 @@ struct EstimateOptions {
   /// Where the report pass also writes the graphs' distinct kernels (JSON);
   /// empty: nowhere.
   std::string kernelList;
+  /// Where the critical path also writes the schedule as a Chrome trace;
+  /// empty: nowhere.
+  std::string timeline;
 };
 
 /// Adds kernel cost, host overhead, critical path and report passes.

@@ -94,6 +94,9 @@ def CriticalPath : PerfPass<"perf-critical-path", "::mlir::ModuleOp"> {
            "Steps walked back to back, each starting from the host and "
            "stream clocks the previous one left; above 1, perf.estimate "
            "gets the last step's time as steady_state_us">,
+    Option<"timeline", "timeline", "std::string", "\"\"",
+           "Also write the schedule as Chrome Trace Event JSON to this file "
+           "(Perfetto, chrome://tracing; docs/timeline.md)">,
   ];
 }
 

@@ -61,11 +61,19 @@ public:
   Location loc;
   unsigned measuredKernels = 0, typedMeasured = 0, droppedInferred = 0;
   unsigned invalidInferred = 0, syncs = 0;
+  /// Start of the measured iteration, when known before the kernels are
+  /// built.
+  std::optional<double> origin;
   llvm::MapVector<StringRef, unsigned> unknownOps;
   std::vector<std::string> unknownStorage;
 
   void setLatency(Operation *op, const DeviceEvent &event) {
     op->setAttr(PerfDialect::kLatencyAttr, b.getF64FloatAttr(event.dur));
+    // Where the trace ran it, from the iteration's start: the predicted
+    // timeline shows it beside the prediction.
+    if (origin)
+      op->setAttr(PerfDialect::kMeasuredStartAttr,
+                  b.getF64FloatAttr(std::max(0.0, event.start - *origin)));
     op->setAttr(PerfDialect::kCostModelAttr, b.getStringAttr("measured"));
     op->setAttr("device", b.getI64IntegerAttr(event.device));
     op->setAttr("stream", b.getI64IntegerAttr(event.stream));
@@ -388,6 +396,7 @@ perf::importKinetoTrace(MLIRContext *ctx, StringRef path,
   if (failed(setTarget(graph, trace, options, loc)))
     return nullptr;
   setMeasured(graph, span);
+  gb.origin = span.start;
   int64_t device = primaryDevice(trace);
 
   b.setInsertionPointToEnd(&graph.getBodyBlock());
