@@ -348,22 +348,33 @@ static bool expandSweepSpec(const Json &root, const std::string &name,
   return true;
 }
 
-bool bench::parseSweepSpec(const std::string &text, const std::string &name,
-                           SweepSpec &out, std::string &error) {
+/// Parses `text` and hands the document to `read`; errors are prefixed with
+/// `name`.
+template <typename ReadFn>
+static bool readJsonDocument(const std::string &text, const std::string &name,
+                             std::string &error, ReadFn read) {
   Json root;
   std::string jsonError;
   if (!parseJsonText(text, root, jsonError)) {
     error = name + ": " + jsonError;
     return false;
   }
-  // Every access above checks the type first; this only keeps a library
-  // exception from reaching the caller should one slip through.
+  // The readers check every value's type before they use it; this only
+  // keeps a library exception from reaching the caller should one slip
+  // through.
   try {
-    return expandSweepSpec(root, name, out, error);
+    return read(root);
   } catch (const Json::exception &e) {
     error = name + ": " + e.what();
     return false;
   }
+}
+
+bool bench::parseSweepSpec(const std::string &text, const std::string &name,
+                           SweepSpec &out, std::string &error) {
+  return readJsonDocument(text, name, error, [&](const Json &root) {
+    return expandSweepSpec(root, name, out, error);
+  });
 }
 
 bool bench::loadSweepSpec(const std::string &path, SweepSpec &out,
@@ -453,18 +464,9 @@ static bool readKernelList(const Json &root, const std::string &name,
 
 bool bench::parseKernelList(const std::string &text, const std::string &name,
                             KernelList &out, std::string &error) {
-  Json root;
-  std::string jsonError;
-  if (!parseJsonText(text, root, jsonError)) {
-    error = name + ": " + jsonError;
-    return false;
-  }
-  try {
+  return readJsonDocument(text, name, error, [&](const Json &root) {
     return readKernelList(root, name, out, error);
-  } catch (const Json::exception &e) {
-    error = name + ": " + e.what();
-    return false;
-  }
+  });
 }
 
 bool bench::loadKernelList(const std::string &path, KernelList &out,
