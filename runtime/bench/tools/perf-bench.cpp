@@ -62,7 +62,7 @@ static int parseArgs(int argc, char **argv, Options &o) {
       ->default_str("");
   app.add_option("--from", o.kernelLists,
                  "Kernel list (JSON) of a model, as written by perf-opt "
-                 "--estimate-kernel-list; repeatable")
+                 "--estimate=kernel-list=FILE; repeatable")
       ->type_name("FILE")
       ->default_str("");
   CLI::Option *db =
