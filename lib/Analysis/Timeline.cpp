@@ -141,9 +141,9 @@ void perf::appendTimelineEvents(Schedule &schedule, const TimelineGraph &graph,
         if (info.measuredStartUs >= 0 && device == kernel.device) {
           int64_t mtid = kMeasuredTrackBase + kernel.stream;
           tracks[kpid].insert(mtid);
-          events.push_back(slice(info.name, "measured", kpid, mtid,
-                                 info.measuredStartUs,
-                                 info.measuredStartUs + kernel.latencyUs));
+          events.push_back(
+              slice(info.name, "measured", kpid, mtid, info.measuredStartUs,
+                    info.measuredStartUs + info.measuredLatencyUs));
         }
       }
       // A start held back by work on another stream or device: an arrow

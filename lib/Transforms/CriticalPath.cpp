@@ -80,7 +80,13 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
       if (auto model =
               work->getAttrOfType<StringAttr>(PerfDialect::kCostModelAttr))
         k.model = model.str();
-      k.measuredStartUs = getF64(work, PerfDialect::kMeasuredStartAttr, -1);
+      // Measured on hardware: the latency the trace gave, kept in
+      // perf.measured_latency_us once moved to another GPU.
+      if (hasMeasuredLatency(work)) {
+        k.measuredStartUs = getF64(work, PerfDialect::kMeasuredStartAttr, -1);
+        k.measuredLatencyUs = getF64(work, PerfDialect::kMeasuredLatencyAttr,
+                                     getF64(work, PerfDialect::kLatencyAttr));
+      }
       labels.kernels.push_back(std::move(k));
     }
     return labels;

@@ -148,8 +148,9 @@ struct FuseEmbeddingsPass : perf::impl::FuseEmbeddingsBase<FuseEmbeddingsPass> {
       batched->removeAttr("kernel_name");
       for (StringRef stale :
            {PerfDialect::kLatencyAttr, PerfDialect::kCostModelAttr,
-            PerfDialect::kMeasuredLatencyAttr, PerfDialect::kStartAttr,
-            PerfDialect::kEndAttr, PerfDialect::kLaunchAttr})
+            PerfDialect::kMeasuredLatencyAttr, PerfDialect::kMeasuredStartAttr,
+            PerfDialect::kStartAttr, PerfDialect::kEndAttr,
+            PerfDialect::kLaunchAttr})
         batched->removeAttr(stale);
     }
     unsigned next = 0;

@@ -108,12 +108,14 @@ LogicalResult perf::resizeKernelExtent(Operation *op, const ExtentScaler &s,
         op->setAttr(latency, b.getF64FloatAttr(lat.getValueAsDouble() * ratio));
         op->setAttr("perf.latency_scale", b.getF64FloatAttr(ratio));
       }
+    // The scaled kernel is not the one the trace timed where it ran.
+    op->removeAttr(PerfDialect::kMeasuredStartAttr);
     return success();
   }
   if (changed)
     for (StringRef stale :
          {PerfDialect::kLatencyAttr, PerfDialect::kCostModelAttr,
-          PerfDialect::kMeasuredLatencyAttr})
+          PerfDialect::kMeasuredLatencyAttr, PerfDialect::kMeasuredStartAttr})
       op->removeAttr(stale);
   return failure(tooLarge);
 }

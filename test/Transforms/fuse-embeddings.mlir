@@ -3,7 +3,7 @@
 // Three lookups of one shape become one batched kernel over 2 + 1 + 1 = 4
 // tables: rows and pooling are table-weighted means,
 // (2 x 1000 + 3000 + 2000) / 4 = 1750 rows, (2 x 2 + 4 + 8) / 4 = 4 lookups.
-// The measured latency of a member does not carry over.
+// The measured latency of a member does not carry over, nor where it ran.
 // CHECK-LABEL: perf.graph @fuse
 // CHECK-SAME: perf.transforms = ["perf-fuse-embeddings"]
 // CHECK: %[[IDX:.*]] = perf.op "aten::to"
@@ -18,7 +18,7 @@ perf.graph @fuse attributes {target = #perf.gpu<"V100">} {
     perf.memcpy {bytes = 2048, kind = "h2d"}
   }
   %e0 = perf.op "aten::embedding_bag"(%idx) : (tensor<256xi64>) -> tensor<64x16xf32> {
-    perf.embedding_bag {tables = 2, rows = 1000, dim = 16, batch = 64, pooling = 2, perf.latency_us = 5.0, perf.cost_model = "measured"}
+    perf.embedding_bag {tables = 2, rows = 1000, dim = 16, batch = 64, pooling = 2, perf.latency_us = 5.0, perf.cost_model = "measured", perf.measured_start_us = 7.0}
   }
   %e1 = perf.op "aten::embedding_bag"(%idx) : (tensor<256xi64>) -> tensor<64x16xf32> {
     perf.embedding_bag {rows = 3000, dim = 16, batch = 64, pooling = 4}

@@ -30,9 +30,12 @@ struct TimelineKernel {
   std::string model;
   double flops = 0;
   double bytes = 0;
-  /// A latency measured on hardware, shown beside the prediction on a
-  /// "measured" track when the start it was measured at is known.
+  /// Where and how long the kernel ran on hardware (an imported trace),
+  /// shown beside the prediction on a "measured" track; a negative start
+  /// when unknown. The latency differs from the schedule's once the kernel
+  /// is moved to another GPU.
   double measuredStartUs = -1;
+  double measuredLatencyUs = 0;
 };
 
 /// Names for one scheduled graph: ops and kernels in Schedule order.
