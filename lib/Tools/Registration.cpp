@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "perf/Conversion/Passes.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Export/ChakraExport.h"
@@ -23,7 +24,12 @@ void perf::registerPerfDialects(mlir::DialectRegistry &registry) {
                   mlir::tensor::TensorDialect>();
 }
 
-void perf::registerPerfToolPasses() { registerPerfConversionPasses(); }
+void perf::registerPerfToolPasses() {
+  registerPerfConversionPasses();
+  // Drops source locations, e.g. before --emit-bytecode when the step's
+  // diagnostics need not point into the text it came from.
+  mlir::registerStripDebugInfo();
+}
 
 void perf::registerPerfTranslations() {
   registerOnnxImportTranslation();
