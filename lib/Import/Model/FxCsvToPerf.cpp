@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "perf/Import/ImportTranslation.h"
 #include "perf/Import/ModelConfigImport.h"
 #include "perf/Import/TraceKernels.h"
 
@@ -615,7 +616,7 @@ void perf::registerFxCsvImportTranslation() {
       llvm::cl::desc("GPU the fx CSV's node times were measured on (fx CSV "
                      "import; default: the label folder holding the CSV)"),
       llvm::cl::cat(category));
-  static TranslateToMLIRRegistration registration(
+  registerImportTranslation(
       "import-fx-csv",
       "Import a NeuSight per-node torch.fx CSV (.csv or .csv.gz)",
       [](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
@@ -636,6 +637,5 @@ void perf::registerFxCsvImportTranslation() {
         if (!module)
           return nullptr;
         return OwningOpRef<Operation *>(module.release());
-      },
-      [](DialectRegistry &registry) { registry.insert<PerfDialect>(); });
+      });
 }

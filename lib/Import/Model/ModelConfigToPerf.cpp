@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "perf/Import/ImportTranslation.h"
 #include "perf/Import/ModelConfig.h"
 #include "perf/Import/ModelConfigImport.h"
 #include "perf/Import/TraceKernels.h"
@@ -1104,7 +1105,7 @@ void perf::registerModelConfigImportTranslation() {
       llvm::cl::desc("balanced or single: how a Switch router spreads tokens "
                      "over its experts (model config import)"),
       llvm::cl::init("balanced"), llvm::cl::cat(category));
-  static TranslateToMLIRRegistration registration(
+  registerImportTranslation(
       "import-model-config",
       "Build a transformer step from a HuggingFace config.json",
       [](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
@@ -1125,6 +1126,5 @@ void perf::registerModelConfigImportTranslation() {
         if (!module)
           return nullptr;
         return OwningOpRef<Operation *>(module.release());
-      },
-      [](DialectRegistry &registry) { registry.insert<PerfDialect>(); });
+      });
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "perf/Dialect/InputDiagnostics.h"
+#include "perf/Import/ImportTranslation.h"
 #include "perf/Import/OnnxImport.h"
 
 #include "mlir/IR/Builders.h"
@@ -287,7 +288,7 @@ void perf::registerOnnxImportTranslation() {
   static llvm::cl::opt<bool> strict(
       "onnx-strict", llvm::cl::desc("Fail when an ONNX op has no lowering"),
       llvm::cl::init(false));
-  static TranslateToMLIRRegistration registration(
+  registerImportTranslation(
       "import-onnx", "Import an ONNX model (.onnx) as a perf.graph",
       [](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
          MLIRContext *ctx) -> OwningOpRef<Operation *> {
@@ -322,6 +323,5 @@ void perf::registerOnnxImportTranslation() {
         if (!module)
           return nullptr;
         return OwningOpRef<Operation *>(module.release());
-      },
-      [](DialectRegistry &registry) { registry.insert<PerfDialect>(); });
+      });
 }

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "perf/Import/ImportTranslation.h"
 #include "perf/Import/TraceImport.h"
 #include "perf/Import/TraceKernels.h"
 
@@ -641,7 +642,7 @@ void perf::registerTraceImportTranslations() {
     o.worldSize = worldSize;
     return o;
   };
-  static TranslateToMLIRRegistration et(
+  registerImportTranslation(
       "import-pytorch-et",
       "Import a PyTorch Execution Trace (.json[.gz]) as a perf.graph",
       [options](const std::shared_ptr<llvm::SourceMgr> &mgr,
@@ -649,15 +650,13 @@ void perf::registerTraceImportTranslations() {
         OwningOpRef<ModuleOp> module =
             importExecutionTrace(ctx, inputPath(mgr), options());
         return OwningOpRef<Operation *>(module.release());
-      },
-      [](DialectRegistry &registry) { registry.insert<PerfDialect>(); });
-  static TranslateToMLIRRegistration kinetoOnly(
+      });
+  registerImportTranslation(
       "import-kineto", "Import a Kineto trace (.json[.gz]) as a perf.graph",
       [options](const std::shared_ptr<llvm::SourceMgr> &mgr,
                 MLIRContext *ctx) -> OwningOpRef<Operation *> {
         OwningOpRef<ModuleOp> module =
             importKinetoTrace(ctx, inputPath(mgr), options());
         return OwningOpRef<Operation *>(module.release());
-      },
-      [](DialectRegistry &registry) { registry.insert<PerfDialect>(); });
+      });
 }
