@@ -32,6 +32,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include <cmath>
@@ -95,10 +96,20 @@ static llvm::cl::opt<double> hostScale(
 
 /// The model folder --estimate uses when none is given: $PERF_MODEL_DIR
 /// (empty or "none": no folder), else the one trained from the NeuSight
-/// kernel measurements that ships in the source tree (data/models).
+/// kernel measurements that ships in the source tree (data/models) and is
+/// installed under <prefix>/share/perf/models.
 static std::string shippedModelDir() {
   if (const char *env = std::getenv("PERF_MODEL_DIR"))
     return llvm::StringRef(env) == "none" ? std::string() : std::string(env);
+  // An installed perf-opt reads the folder installed beside it
+  // (<prefix>/share/perf/models/neusight), a built one the source tree's.
+  std::string self = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&shippedModelDir));
+  llvm::SmallString<256> installed(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(self)));
+  llvm::sys::path::append(installed, "share", "perf", "models", "neusight");
+  if (!self.empty() && llvm::sys::fs::is_directory(installed))
+    return std::string(installed);
 #ifdef PERF_DEFAULT_MODEL_DIR
   if (llvm::sys::fs::is_directory(PERF_DEFAULT_MODEL_DIR))
     return PERF_DEFAULT_MODEL_DIR;

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# ctest package-consumer: installs perf to a temporary prefix, builds the
+# out-of-tree examples/consumer against it with find_package(Perf), runs it,
+# and checks its figures against the roofline worked out by hand.
+#
+#   scripts/test-package.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1
+src=$2
+work=$(mktemp -d)
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT; echo "work: $work"
+prefix=$work/prefix
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cmake --install "$build" --prefix "$prefix" > "$work/install.log"
+# A second install over the first is an up-to-date no-op, not an error.
+cmake --install "$build" --prefix "$prefix" > "$work/install2.log"
+for f in include/perf-c/Perf.h include/perf/CostModel/KernelCostModel.h \
+  include/perf/Dialect/PerfOps.h.inc lib/libperf-c.so lib/pkgconfig/perf.pc \
+  lib/cmake/perf/PerfConfig.cmake lib/cmake/perf/PerfTargets.cmake \
+  bin/perf-opt share/perf/models/neusight; do
+  [ -e "$prefix/$f" ] || fail "not installed: $f"
+done
+
+# The installed perf-opt prices with the installed learned models.
+env -u PERF_MODEL_DIR "$prefix/bin/perf-opt" --estimate "$src/examples/mlp_training.mlir" \
+  > "$work/estimate.txt" || fail "installed perf-opt --estimate"
+grep -q "priced by:.* ml=" "$work/estimate.txt" ||
+  { cat "$work/estimate.txt"; fail "installed perf-opt did not use the learned models"; }
+
+cmake -S "$src/examples/consumer" -B "$work/consumer" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$prefix" > "$work/configure.log" ||
+  { cat "$work/configure.log"; fail "configuring the consumer"; }
+cmake --build "$work/consumer" > "$work/build.log" ||
+  { cat "$work/build.log"; fail "building the consumer"; }
+
+"$work/consumer/fuse-epilogue" A100 | tee "$work/fuse.txt"
+"$work/consumer/price-c" | tee "$work/c.txt"
+
+# A100-SXM4-40GB roofline (0.7 of 19.5 TFLOP/s, 0.8 of 1555 GB/s):
+#   GEMM 4096 x 4096 x 1024: 2 * 4096 * 4096 * 1024 = 34.36 GFLOP -> 2517.2 us
+#   (its 100.7 MB take 80.9 us: compute-bound)
+#   ReLU over 16.78 M floats: 134.2 MB read and written -> 107.9 us
+#   fused: 34.36 GFLOP + 16.78 M -> 2518.4 us < 2625.1: fuse.
+grep -q '^gemm 2517\.[0-9]* us, relu 107\.[0-9]* us, separate 2625\.[0-9]* us, fused 2518\.[0-9]* us$' \
+  "$work/fuse.txt" || fail "fuse-epilogue figures"
+grep -q '^decision: fuse$' "$work/fuse.txt" || fail "fuse-epilogue decision"
+grep -q '^gemm 2517\.[0-9]* us$' "$work/c.txt" || fail "C API figure"
+grep -q "^unknown gpu: .*B9000" "$work/c.txt" || fail "C API unknown GPU message"
+# The C program needs nothing but libperf-c.so and the C library.
+needed=$(readelf -d "$work/consumer/price-c" | grep NEEDED || true)
+echo "$needed" | grep -q 'libperf-c.so.0' || fail "price-c does not need libperf-c"
+if echo "$needed" | grep -q 'libstdc++\|libLLVM\|libMLIR'; then
+  fail "price-c links C++ libraries directly: $needed"
+fi
+ldd "$work/consumer/price-c" | grep -q "libperf-c.so.0 => $prefix/lib" ||
+  fail "price-c does not load the installed libperf-c.so"
+
+# pkg-config finds the C API under the prefix.
+if command -v pkg-config > /dev/null; then
+  PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs perf | grep -q -- "-lperf-c" ||
+    fail "pkg-config --libs perf"
+fi
+
+# A component that does not exist is a clear configure error.
+mkdir -p "$work/bad"
+printf 'cmake_minimum_required(VERSION 3.20)\nproject(bad LANGUAGES CXX)\nfind_package(Perf REQUIRED COMPONENTS Frobnicate)\n' \
+  > "$work/bad/CMakeLists.txt"
+if cmake -S "$work/bad" -B "$work/bad/build" -DCMAKE_PREFIX_PATH="$prefix" \
+  > "$work/bad.log" 2>&1; then
+  fail "an unknown component configured"
+fi
+grep -q "Perf has no component 'Frobnicate'" "$work/bad.log" ||
+  { cat "$work/bad.log"; fail "unknown component message"; }
+echo "package-consumer: ok"
