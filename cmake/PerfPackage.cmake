@@ -31,16 +31,20 @@ install(EXPORT PerfTargets NAMESPACE Perf::
 
 # libperf-c.so: the C API and everything under it linked in, only the
 # perf* functions visible (a C program links it alone, no C++ runtime flags).
-add_library(perf-c SHARED $<TARGET_OBJECTS:obj.PerfCAPI>)
-target_link_libraries(perf-c PRIVATE PerfCAPI)
-target_link_options(perf-c PRIVATE -Wl,--exclude-libs,ALL
-  -Wl,--version-script=${PROJECT_SOURCE_DIR}/lib/CAPI/perf-c.map)
-set_target_properties(perf-c PROPERTIES
-  LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/lib
-  VERSION ${PERF_VERSION} SOVERSION 0
-  LINK_DEPENDS ${PROJECT_SOURCE_DIR}/lib/CAPI/perf-c.map)
-install(TARGETS perf-c EXPORT PerfTargets
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# Not in the sanitizer and fuzz builds: a shared library there would need
+# the sanitizer runtimes, which only executables link.
+if(NOT PERF_SANITIZE AND NOT PERF_FUZZ)
+  add_library(perf-c SHARED $<TARGET_OBJECTS:obj.PerfCAPI>)
+  target_link_libraries(perf-c PRIVATE PerfCAPI)
+  target_link_options(perf-c PRIVATE -Wl,--exclude-libs,ALL
+    -Wl,--version-script=${PROJECT_SOURCE_DIR}/lib/CAPI/perf-c.map)
+  set_target_properties(perf-c PROPERTIES
+    LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/lib
+    VERSION ${PERF_VERSION} SOVERSION 0
+    LINK_DEPENDS ${PROJECT_SOURCE_DIR}/lib/CAPI/perf-c.map)
+  install(TARGETS perf-c EXPORT PerfTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/perf.pc.in
   ${PROJECT_BINARY_DIR}/perf.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/perf.pc
