@@ -11,10 +11,12 @@ gen_step.py and times, in the same run and on the same file:
 all pricing kernels with the roofline, plus perf-opt's default (learned)
 model stack on a 2k-kernel step. Writes wall seconds, peak RSS, time and
 memory per kernel and the ratio to the baseline into docs/performance.md
-(between the bench/speed markers), with the machine named.
+(between the bench/speed markers), with the machine named, and a log-log
+plot of wall time against kernels (docs/images/speed-loglog.svg).
 
     bench/speed/run.py [--build build] [--sizes 10000,100000,1000000]
-                       [--out docs/performance.md | -]
+                       [--out docs/performance.md | -] [--plot FILE.svg | -]
+    bench/speed/run.py --replot    redraws the plot from the table in --out
 
 A benchmark, not a test: wall times on a shared machine are noisy (the load
 average is recorded with the table).
@@ -63,6 +65,80 @@ def machine():
     return "%s, %d cores, %.0f GiB, %s" % (model, os.cpu_count(), mem, platform.platform())
 
 
+def loglog_svg(rows, path):
+    """Writes a log-log plot (plain SVG) of wall seconds per kernel count,
+    one line per tool, from table rows (kernels, tool, wall s, ...)."""
+    import math
+    series = {}
+    for n, tool, wall, _rss, _base in rows:
+        if "default stack" in tool or n < 10000:
+            continue
+        series.setdefault(tool, []).append((n, max(wall, 1e-3)))
+    if not series:
+        return
+    xs = [n for points in series.values() for n, _ in points]
+    ys = [w for points in series.values() for _, w in points]
+    x0, x1 = math.floor(math.log10(min(xs))), math.ceil(math.log10(max(xs)))
+    y0, y1 = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
+    x1, y1 = max(x1, x0 + 1), max(y1, y0 + 1)
+    width, height, left, bottom, top, right = 720, 420, 70, 50, 20, 250
+
+    def px(n):
+        return left + (math.log10(n) - x0) / (x1 - x0) * (width - left - right)
+
+    def py(w):
+        return height - bottom - (math.log10(w) - y0) / (y1 - y0) * (height - bottom - top)
+
+    colors = ["#1f77b4", "#d62728", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b"]
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'font-family="sans-serif" font-size="12">' % (width, height),
+           '<rect width="100%" height="100%" fill="white"/>']
+    for e in range(x0, x1 + 1):
+        x = px(10 ** e)
+        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>'
+                   % (x, top, x, height - bottom))
+        out.append('<text x="%.1f" y="%d" text-anchor="middle">1e%d</text>'
+                   % (x, height - bottom + 16, e))
+    for e in range(y0, y1 + 1):
+        y = py(10 ** e)
+        out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>'
+                   % (left, y, width - right, y))
+        out.append('<text x="%d" y="%.1f" text-anchor="end">%g s</text>'
+                   % (left - 6, y + 4, 10.0 ** e))
+    out.append('<text x="%d" y="%d" text-anchor="middle">kernels per step</text>'
+               % ((left + width - right) // 2, height - 12))
+    for i, (tool, points) in enumerate(sorted(series.items())):
+        color = colors[i % len(colors)]
+        points.sort()
+        out.append('<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>' % (
+            color, " ".join("%.1f,%.1f" % (px(n), py(w)) for n, w in points)))
+        for n, w in points:
+            out.append('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>' % (px(n), py(w), color))
+        y = top + 14 + 18 * i
+        out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/>'
+                   % (width - right + 12, y - 4, width - right + 32, y - 4, color))
+        out.append('<text x="%d" y="%d">%s</text>' % (width - right + 38, y, tool))
+    out.append("</svg>\n")
+    with open(path, "w") as f:
+        f.write("\n".join(out))
+
+
+def rows_from_doc(path):
+    """The table rows a previous run wrote into `path`."""
+    rows, base = [], {}
+    text = open(path).read()
+    if BEGIN not in text:
+        sys.exit("error: %s has no bench/speed table to plot" % path)
+    for line in text.split(BEGIN, 1)[1].split(END, 1)[0].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 7 and cells[0].isdigit():
+            n, tool, wall, rss = int(cells[0]), cells[1], float(cells[2]), float(cells[3])
+            if tool == "baseline.py":
+                base[n] = wall
+            rows.append((n, tool, wall, rss, base.get(n, wall)))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -70,7 +146,14 @@ def main():
                     help="comma-separated kernel counts (10000000 takes minutes and ~12 GB)")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"),
                     help="Markdown file to update, or - to print")
+    ap.add_argument("--plot", default=os.path.join(ROOT, "docs", "images", "speed-loglog.svg"),
+                    help="log-log plot of wall time against kernels (SVG), or - for none")
+    ap.add_argument("--replot", action="store_true",
+                    help="only redraw --plot from the table already in --out")
     args = ap.parse_args()
+    if args.replot:
+        loglog_svg(rows_from_doc(args.out), args.plot)
+        return
     opt = os.path.join(args.build, "bin", "perf-opt")
     inmemory = os.path.join(args.build, "bin", "perf-speed-inmemory")
     for tool in (opt, inmemory):
@@ -145,6 +228,10 @@ def main():
     for n, tool, wall, rss, base in rows:
         lines.append("| %d | %s | %.2f | %.0f | %.2f | %.2f | %.1fx |" % (
             n, tool, wall, rss, wall / n * 1e6, rss * 1024 / n, base / max(wall, 1e-3)))
+    if args.plot != "-":
+        loglog_svg(rows, args.plot)
+        lines += ["", "![wall seconds against kernels per step, log-log](images/%s)"
+                  % os.path.basename(args.plot)]
     lines += ["", END, ""]
     write_section(args.out, BEGIN, END, "\n".join(lines), time.time() - started)
 
