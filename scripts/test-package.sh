@@ -49,18 +49,22 @@ grep -q '^decision: fuse$' "$work/fuse.txt" || fail "fuse-epilogue decision"
 grep -q '^gemm 2517\.[0-9]* us$' "$work/c.txt" || fail "C API figure"
 grep -q "^unknown gpu: .*B9000" "$work/c.txt" || fail "C API unknown GPU message"
 # The C program needs nothing but libperf-c.so and the C library.
-needed=$(readelf -d "$work/consumer/price-c" | grep NEEDED || true)
-echo "$needed" | grep -q 'libperf-c.so.0' || fail "price-c does not need libperf-c"
-if echo "$needed" | grep -q 'libstdc++\|libLLVM\|libMLIR'; then
-  fail "price-c links C++ libraries directly: $needed"
+# (Outputs go to files before grep -q: with pipefail, a grep that stops at
+# the first match can fail the pipeline through its writer's SIGPIPE.)
+readelf -d "$work/consumer/price-c" > "$work/dynamic.txt"
+grep NEEDED "$work/dynamic.txt" > "$work/needed.txt" || true
+grep -q 'libperf-c.so.0' "$work/needed.txt" || fail "price-c does not need libperf-c"
+if grep -q 'libstdc++\|libLLVM\|libMLIR' "$work/needed.txt"; then
+  fail "price-c links C++ libraries directly: $(cat "$work/needed.txt")"
 fi
-ldd "$work/consumer/price-c" | grep -q "libperf-c.so.0 => $prefix/lib" ||
-  fail "price-c does not load the installed libperf-c.so"
+ldd "$work/consumer/price-c" > "$work/ldd.txt"
+grep -q "libperf-c.so.0 => $prefix/lib" "$work/ldd.txt" ||
+  { cat "$work/ldd.txt"; fail "price-c does not load the installed libperf-c.so"; }
 
 # pkg-config finds the C API under the prefix.
 if command -v pkg-config > /dev/null; then
-  PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs perf | grep -q -- "-lperf-c" ||
-    fail "pkg-config --libs perf"
+  PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs perf > "$work/pkg.txt"
+  grep -q -- "-lperf-c" "$work/pkg.txt" || fail "pkg-config --libs perf"
 fi
 
 # A component that does not exist is a clear configure error.
