@@ -20,6 +20,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 using namespace perf;
@@ -36,37 +37,27 @@ struct StepBuilder {
   Schedule schedule;
   const GpuSpec &gpu;
   RooflineModel roofline{0.7, 0.8};
-  double allReduceUs = 0;
 
-  /// Adds an op launching `kernel` (when set) on `stream`, waiting for the
-  /// ops `deps`; returns the op's index.
-  size_t addOp(const KernelDesc *kernel, int64_t stream,
-               std::vector<size_t> deps) {
+  /// `kernel` on `stream` of device 0, priced by the roofline.
+  ScheduledKernel launch(const KernelDesc &kernel, int64_t stream) const {
+    ScheduledKernel k;
+    k.stream = stream;
+    k.latencyUs = roofline.estimate(kernel, gpu)->latencyUs;
+    return k;
+  }
+
+  /// Adds an op waiting for the ops `deps` that launches `work` (none: a
+  /// host op without device work); returns the op's index.
+  size_t addOp(std::vector<size_t> deps,
+               std::optional<ScheduledKernel> work = std::nullopt) {
     ScheduledOp op;
     op.t1 = kT1;
     op.t3 = kT3;
     op.deps = std::move(deps);
-    if (kernel) {
-      ScheduledKernel k;
-      k.stream = stream;
-      k.launchUs = kT4;
-      k.latencyUs = roofline.estimate(*kernel, gpu)->latencyUs;
-      op.kernels.push_back(schedule.addKernel(std::move(k)));
+    if (work) {
+      work->launchUs = kT4;
+      op.kernels.push_back(schedule.addKernel(std::move(*work)));
     }
-    return schedule.addOp(std::move(op));
-  }
-
-  size_t addAllReduce(size_t dep) {
-    ScheduledOp op;
-    op.t1 = kT1;
-    op.t3 = kT3;
-    op.deps = {dep};
-    ScheduledKernel k;
-    k.stream = 2;
-    k.launchUs = kT4;
-    k.latencyUs = allReduceUs;
-    k.group = {0, 1};
-    op.kernels.push_back(schedule.addKernel(std::move(k)));
     return schedule.addOp(std::move(op));
   }
 };
@@ -96,7 +87,10 @@ int main(int argc, char **argv) {
     llvm::errs() << "error: " << llvm::toString(allReduce.takeError()) << "\n";
     return 1;
   }
-  step.allReduceUs = allReduce->timeUs;
+  ScheduledKernel allReduceWork;
+  allReduceWork.stream = 2;
+  allReduceWork.latencyUs = allReduce->timeUs;
+  allReduceWork.group = {0, 1};
 
   KernelDesc gemm;
   gemm.kind = KernelKind::Gemm;
@@ -116,28 +110,28 @@ int main(int argc, char **argv) {
 
   // The blocks of gen_step.py, cut where n is reached.
   long long written = 0;
-  size_t last = step.addOp(nullptr, 0, {});
+  size_t last = step.addOp({});
   for (long long block = 0; written < n; ++block) {
     // The view launches nothing: its readers wait for what it reads, as the
     // critical-path pass forwards a kernel-less op's dependencies.
     size_t input = last;
-    step.addOp(nullptr, 0, {});
+    step.addOp({});
     size_t gemm0 = 0, geluOp = 0;
     auto more = [&] { return written < n && ++written; };
     if (more())
-      last = gemm0 = step.addOp(&gemm, 0, {input});
+      last = gemm0 = step.addOp({input}, step.launch(gemm, 0));
     if (more())
-      last = geluOp = step.addOp(&gelu, 0, {gemm0});
+      last = geluOp = step.addOp({gemm0}, step.launch(gelu, 0));
     if (more())
-      last = step.addOp(&gemm, 1, {input});
+      last = step.addOp({input}, step.launch(gemm, 1));
     if (more())
-      last = step.addOp(&add, 0, {geluOp, last});
+      last = step.addOp({geluOp, last}, step.launch(add, 0));
     if (more())
-      last = step.addOp(&layerNorm, 0, {last});
+      last = step.addOp({last}, step.launch(layerNorm, 0));
     if (more())
-      last = step.addOp(&softmax, 0, {last});
+      last = step.addOp({last}, step.launch(softmax, 0));
     if (block % 4 == 3 && more())
-      step.addAllReduce(last);
+      step.addOp({last}, allReduceWork);
   }
   ScheduledOp sync;
   sync.kind = ScheduledOp::Kind::Sync;

@@ -180,14 +180,17 @@ def main():
                                stdout=f, check=True)
             return text
 
+        def to_bytecode(text, suffix, *passes):
+            """perf-opt's bytecode of the step `text`, after `passes`."""
+            out = os.path.splitext(text)[0] + suffix
+            subprocess.run([opt, text, *passes, "--emit-bytecode", "-o", out], check=True)
+            return out
+
         for n in sizes:
             print("bench/speed: %d kernels" % n, file=sys.stderr)
             text = step_file(n)
-            bytecode = text + "bc"
-            bare = text + ".noloc.mlirbc"
-            subprocess.run([opt, text, "--emit-bytecode", "-o", bytecode], check=True)
-            subprocess.run([opt, text, "--strip-debuginfo", "--emit-bytecode", "-o", bare],
-                           check=True)
+            bytecode = to_bytecode(text, ".mlirbc")
+            bare = to_bytecode(text, ".noloc.mlirbc", "--strip-debuginfo")
             estimate = ["--estimate", "--estimate-models=roofline"]
             results = {
                 "baseline.py": timed([sys.executable, os.path.join(HERE, "baseline.py"), text],
@@ -206,8 +209,7 @@ def main():
 
         # The default (learned) stack on a 2k-kernel step, text and bytecode.
         text = step_file(2000)
-        bytecode = text + "bc"
-        subprocess.run([opt, text, "--emit-bytecode", "-o", bytecode], check=True)
+        bytecode = to_bytecode(text, ".mlirbc")
         base, rss, _ = timed([sys.executable, os.path.join(HERE, "baseline.py"), text], log)
         rows.append((2000, "baseline.py", base, rss, base))
         for tool, f in (("perf-opt, text, default stack", text),
