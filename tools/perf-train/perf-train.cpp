@@ -10,9 +10,11 @@
 
 #include "perf/CostModel/DbModel.h"
 #include "perf/CostModel/KernelMeasurements.h"
-#include "perf/Support/KernelSignature.h"
-#include "perf/Support/InputError.h"
 #include "perf/CostModel/ModelTraining.h"
+#include "perf/Import/ModelConfigImport.h"
+#include "perf/Support/GpuSpec.h"
+#include "perf/Support/InputError.h"
+#include "perf/Support/KernelSignature.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -37,13 +39,30 @@ static cl::opt<std::string>
           cl::desc("Vidur profiling folder (<gpu>/<model>.mlp.csv.gz, FP16 "
                    "transformer layer ops) to learn from"),
           cl::cat(category));
+static cl::list<std::string> fxCsvs(
+    "fx",
+    cl::desc("NeuSight per-node fx CSV (label/<GPU>/<step>.csv.gz) whose "
+             "single-kernel nodes to learn from: kernels timed inside "
+             "real steps (repeat the option for several)"),
+    cl::value_desc("csv"), cl::cat(category));
+static cl::opt<std::string>
+    fxDevice("fx-device",
+             cl::desc("GPU the --fx node times were measured on (catalog name; "
+                      "default: the label folder holding each CSV)"),
+             cl::cat(category));
+static cl::opt<double>
+    fxWeight("fx-weight", cl::init(1.0),
+             cl::desc("Weight of the --fx rows in the ml loss, as --db-weight "
+                      "(default: 1)"),
+             cl::cat(category));
 static cl::list<std::string>
     exclude("exclude-device",
             cl::desc("Leave a device out of training (substring match)"),
             cl::cat(category));
 static cl::opt<std::string>
     writeDb("write-db",
-            cl::desc("Also store the NeuSight rows in this perf database"),
+            cl::desc("Also store the NeuSight, Vidur and --fx rows in this "
+                     "perf database"),
             cl::cat(category));
 static cl::opt<double> dbWeight(
     "db-weight", cl::init(1.0),
@@ -90,13 +109,15 @@ int main(int argc, char **argv) {
       "  perf-train --neusight ../shared/data/kernels/neusight -o models\n"
       "  perf-train --vidur ../shared/data/kernels/vidur -o models-fp16\n"
       "  perf-train --db perf.sqlite -o models\n");
-  if (neusight.empty() && vidur.empty() && dbPath.empty())
-    return fail("nothing to learn from: give --neusight DIR, --vidur DIR "
-                "and/or --db FILE");
+  if (neusight.empty() && vidur.empty() && dbPath.empty() && fxCsvs.empty())
+    return fail("nothing to learn from: give --neusight DIR, --vidur DIR, "
+                "--fx CSV and/or --db FILE");
   if (output.empty() && writeDb.empty())
     return fail("no output: give -o DIR and/or --write-db FILE");
   if (!(dbWeight > 0))
     return fail("--db-weight must be positive");
+  if (!(fxWeight > 0))
+    return fail("--fx-weight must be positive");
   if (rooflineOnly && selectModels)
     return fail("--select needs the whole folder trained; it does not go "
                 "with --roofline-only");
@@ -134,34 +155,55 @@ int main(int argc, char **argv) {
     for (const auto &[op, count] : skipped)
       llvm::errs() << "perf-train: skipped " << count << " rows of operator '"
                    << op << "' (not one kernel perf-train knows)\n";
-    if (!writeDb.empty()) {
-      auto db = PerfDatabase::openForWriting(writeDb);
-      if (!db)
-        return reportError("perf-train", db.takeError());
-      if (auto e = (*db)->begin())
-        return reportError("perf-train", std::move(e));
-      for (auto &entry : devices)
-        if (auto e = (*db)->addDevice(
-                entry.second.name,
-                llvm::formatv("{0}", toJson(entry.second)).str()))
-          return reportError("perf-train", std::move(e));
-      for (const KernelMeasurement &m : measured) {
-        PerfDbEntry e{devices[m.device].name, dtypeName(m.kernel.dtype).str(),
-                      kernelKindName(m.kernel.kind).str(),
-                      kernelSignature(m.kernel), m.latencyUs};
-        e.kernelName = m.kernel.name;
-        e.source = m.source;
-        if (auto err = (*db)->addKernel(e))
-          return reportError("perf-train", std::move(err));
-      }
-      if (auto e = (*db)->commit())
-        return reportError("perf-train", std::move(e));
-      llvm::errs() << "wrote " << measured.size() << " rows to " << writeDb
-                   << "\n";
-    }
     for (const KernelMeasurement &m : measured)
       if (!excluded(m.device))
         rows.push_back({&m.kernel, &devices[m.device], m.latencyUs});
+  }
+
+  // Node times of real steps, on the catalog's spec of the GPU they ran on
+  // (the spec perf-opt prices that GPU with).
+  std::vector<KernelMeasurement> fxMeasured;
+  for (const std::string &csv : fxCsvs) {
+    auto read = readFxNodeMeasurements(csv, fxDevice);
+    if (!read)
+      return reportError("perf-train", read.takeError());
+    llvm::errs() << "perf-train: " << read->size() << " single-kernel nodes of "
+                 << csv << "\n";
+    for (KernelMeasurement &m : *read) {
+      if (!devices.count(m.device))
+        devices[m.device] = *lookupGpu(m.device);
+      fxMeasured.push_back(std::move(m));
+    }
+  }
+  for (const KernelMeasurement &m : fxMeasured)
+    if (!excluded(m.device))
+      rows.push_back({&m.kernel, &devices[m.device], m.latencyUs, fxWeight});
+
+  if (!writeDb.empty()) {
+    auto db = PerfDatabase::openForWriting(writeDb);
+    if (!db)
+      return reportError("perf-train", db.takeError());
+    if (auto e = (*db)->begin())
+      return reportError("perf-train", std::move(e));
+    for (auto &entry : devices)
+      if (auto e = (*db)->addDevice(
+              entry.second.name,
+              llvm::formatv("{0}", toJson(entry.second)).str()))
+        return reportError("perf-train", std::move(e));
+    for (const KernelMeasurement &m :
+         llvm::concat<const KernelMeasurement>(measured, fxMeasured)) {
+      PerfDbEntry e{devices[m.device].name, dtypeName(m.kernel.dtype).str(),
+                    kernelKindName(m.kernel.kind).str(),
+                    kernelSignature(m.kernel), m.latencyUs};
+      e.kernelName = m.kernel.name;
+      e.source = m.source;
+      if (auto err = (*db)->addKernel(e))
+        return reportError("perf-train", std::move(err));
+    }
+    if (auto e = (*db)->commit())
+      return reportError("perf-train", std::move(e));
+    llvm::errs() << "wrote " << measured.size() + fxMeasured.size()
+                 << " rows to " << writeDb << "\n";
   }
 
   if (!dbPath.empty()) {

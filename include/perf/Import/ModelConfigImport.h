@@ -3,9 +3,10 @@
 #ifndef PERF_IMPORT_MODELCONFIGIMPORT_H
 #define PERF_IMPORT_MODELCONFIGIMPORT_H
 
-#include "perf/Import/ModelConfig.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "perf/CostModel/KernelMeasurements.h"
+#include "perf/Import/ModelConfig.h"
 
 namespace perf {
 
@@ -42,6 +43,16 @@ mlir::OwningOpRef<mlir::ModuleOp> importFxCsv(mlir::MLIRContext *context,
                                               llvm::StringRef contents,
                                               llvm::StringRef path,
                                               const FxImportOptions &options);
+
+/// The node measurements of a NeuSight per-node fx CSV at `path`, as kernel
+/// measurements perf-train can learn from: every forward node that runs one
+/// kernel, with the node's measured time on the GPU of `device` (catalog
+/// name; empty: the label folder holding the CSV). NeuSight timed each node
+/// alone between two events, as it timed its kernel measurements, so the
+/// two sets are alike; nodes of several kernels, timed together, are left
+/// out. Errors name the file.
+llvm::Expected<std::vector<KernelMeasurement>>
+readFxNodeMeasurements(llvm::StringRef path, llvm::StringRef device = "");
 
 /// Registers --import-fx-csv with --num-layer, --fx-measured and
 /// --fx-device.

@@ -31,6 +31,7 @@
 #include "perf/CostModel/KernelMeasurements.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
 #include "perf/Support/Limits.h"
 #include "perf/Trace/TraceFile.h"
@@ -596,6 +597,58 @@ OwningOpRef<ModuleOp> perf::importFxCsv(MLIRContext *ctx, StringRef contents,
       return nullptr;
   }
   return module;
+}
+
+llvm::Expected<std::vector<KernelMeasurement>>
+perf::readFxNodeMeasurements(StringRef path, StringRef device) {
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readInputFile(path);
+  if (!buffer)
+    return buffer.takeError();
+  MLIRContext ctx(MLIRContext::Threading::DISABLED);
+  std::string diagnostics;
+  ScopedDiagnosticHandler collect(&ctx, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
+    return success();
+  });
+  FxImportOptions options;
+  options.numLayers = 1;
+  options.phase = "inference";
+  options.measuredDevice = device.str();
+  OwningOpRef<ModuleOp> module =
+      importFxCsv(&ctx, (*buffer)->getBuffer(), path, options);
+  if (!module)
+    return fileError(path, diagnostics);
+  std::vector<KernelMeasurement> rows;
+  for (GraphOp graph : module->getOps<GraphOp>()) {
+    GpuAttr gpu = graph.getGpuTarget();
+    if (!gpu)
+      return fileError(path, "the GPU its nodes were measured on is not "
+                             "known: name it (a catalog GPU), or keep the "
+                             "CSV in a label folder named after it");
+    graph.walk([&](FrameworkOp node) {
+      auto fwUs = node->getAttrOfType<FloatAttr>("fx.fw_us");
+      Block *body = node.getBodyBlockOrNull();
+      if (!fwUs || fwUs.getValueAsDouble() <= 0 || !body)
+        return;
+      auto kernels = body->getOps<KernelOpInterface>();
+      if (std::distance(kernels.begin(), kernels.end()) != 1)
+        return;
+      KernelMeasurement row;
+      row.kernel = (*kernels.begin()).getKernelDesc();
+      row.device = gpu.getSpec().name;
+      row.op = node.getOpName().str();
+      row.latencyUs = fwUs.getValueAsDouble();
+      row.file = path.str();
+      row.source = "fx";
+      if (auto loc = dyn_cast<NameLoc>(node.getLoc()))
+        if (auto line = dyn_cast<FileLineColLoc>(loc.getChildLoc()))
+          row.line = line.getLine();
+      rows.push_back(std::move(row));
+    });
+  }
+  return rows;
 }
 
 void perf::registerFxCsvImportTranslation() {
