@@ -6,7 +6,7 @@
 include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
-set(PERF_VERSION 0.1.0)
+set(PERF_VERSION ${PROJECT_VERSION})
 set(PERF_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/perf)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/

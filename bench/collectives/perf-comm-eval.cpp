@@ -25,12 +25,14 @@
 
 #include "perf/Comm/CollectiveCalibration.h"
 #include "perf/Comm/CollectiveModel.h"
+#include "perf/Support/Version.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -42,18 +44,22 @@
 using namespace perf;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory category("perf-comm-eval options");
 static cl::opt<std::string>
     dataDir("data", cl::desc("Directory of <system>/<collective>.csv[.gz]"),
-            cl::init(PERF_SOURCE_DIR "/../shared/data/collectives"));
+            cl::init(PERF_SOURCE_DIR "/../shared/data/collectives"),
+            cl::cat(category));
 static cl::opt<std::string>
     systemsDir("systems", cl::desc("Directory of <system>.json"),
-               cl::init(PERF_SOURCE_DIR "/bench/collectives/systems"));
-static cl::list<std::string> onlySystems("system",
-                                         cl::desc("Evaluate only these"));
+               cl::init(PERF_SOURCE_DIR "/bench/collectives/systems"),
+               cl::cat(category));
+static cl::list<std::string>
+    onlySystems("system", cl::desc("Evaluate only these"), cl::cat(category));
 static cl::opt<bool>
     writeCalibration("write",
                      cl::desc("Store the fitted calibrations in the system "
-                              "files"));
+                              "files"),
+                     cl::cat(category));
 
 namespace {
 /// One measured row.
@@ -341,6 +347,9 @@ static llvm::Error writeSystemFile(const std::string &path,
 }
 
 int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  perf::setVersionPrinter("perf-comm-eval");
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "collective model vs measured NCCL times\n");
   std::map<std::string, SystemSpec> systems;

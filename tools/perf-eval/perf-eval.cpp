@@ -11,8 +11,9 @@
 #include "perf/CostModel/CrossValidation.h"
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/CostModel/KernelMeasurements.h"
-#include "perf/Support/KernelSignature.h"
 #include "perf/Support/InputError.h"
+#include "perf/Support/KernelSignature.h"
+#include "perf/Support/Version.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -373,6 +374,7 @@ static int runCrossValidation() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  perf::setVersionPrinter("perf-eval");
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,

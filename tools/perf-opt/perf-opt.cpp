@@ -23,6 +23,7 @@
 #include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
 #include "perf/Support/Limits.h"
+#include "perf/Support/Version.h"
 #include "perf/Tools/Registration.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -271,6 +272,7 @@ static LogicalResult runEstimateOnly(std::unique_ptr<llvm::MemoryBuffer> input,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  perf::setVersionPrinter("perf-opt");
   DialectRegistry registry;
   perf::registerPerfDialects(registry);
   perf::registerPerfPassesAndPipelines([] {

@@ -23,6 +23,7 @@
 #include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
 #include "perf/Support/Limits.h"
+#include "perf/Support/Version.h"
 #include "perf/Tools/Registration.h"
 #include "perf/Transforms/MemoryAnalysis.h"
 #include "perf/Transforms/Passes.h"
@@ -42,63 +43,69 @@
 using namespace mlir;
 using namespace perf;
 
+static llvm::cl::OptionCategory category("perf-sweep options");
 static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
                                             llvm::cl::desc("<model.mlir>"),
-                                            llvm::cl::Required);
+                                            llvm::cl::Required,
+                                            llvm::cl::cat(category));
 static llvm::cl::opt<std::string> pipelineOpt(
     "pipeline",
     llvm::cl::desc("Passes run first at every point, in textual pipeline "
                    "form, e.g. 'perf-data-parallel{devices=8}'; several "
                    "parallelism settings separated by ';' are one more "
                    "axis of the grid ('none': no passes)"),
-    llvm::cl::init(""));
+    llvm::cl::init(""), llvm::cl::cat(category));
 static llvm::cl::opt<std::string>
     archsOpt("arch", llvm::cl::desc("Comma-separated PAI architectures"),
-             llvm::cl::init("ps-worker,allreduce-local,allreduce-cluster"));
+             llvm::cl::init("ps-worker,allreduce-local,allreduce-cluster"),
+             llvm::cl::cat(category));
 static llvm::cl::opt<int> workersOpt("workers",
                                      llvm::cl::desc("Replicas (cNodes)"),
-                                     llvm::cl::init(8));
+                                     llvm::cl::init(8),
+                                     llvm::cl::cat(category));
 static llvm::cl::opt<std::string>
     systemOpt("system", llvm::cl::desc("Base system (preset or JSON file)"),
-              llvm::cl::init("pai-v100-25gbe"));
+              llvm::cl::init("pai-v100-25gbe"), llvm::cl::cat(category));
 static llvm::cl::opt<std::string>
     ethernetOpt("ethernet-gbps", llvm::cl::desc("Ethernet line rates, Gb/s"),
-                llvm::cl::init("10,25,100"));
+                llvm::cl::init("10,25,100"), llvm::cl::cat(category));
 static llvm::cl::opt<std::string>
     pcieOpt("pcie-gbs", llvm::cl::desc("PCIe bandwidths, GB/s"),
-            llvm::cl::init("10,50"));
+            llvm::cl::init("10,50"), llvm::cl::cat(category));
 static llvm::cl::opt<std::string>
     flopsOpt("tflops", llvm::cl::desc("GPU peak FLOP/s, in TFLOP/s"),
-             llvm::cl::init("8,16,32,64"));
+             llvm::cl::init("8,16,32,64"), llvm::cl::cat(category));
 static llvm::cl::opt<std::string>
     hbmOpt("hbm-tbs", llvm::cl::desc("GPU memory bandwidths, TB/s"),
-           llvm::cl::init("1,2,4"));
+           llvm::cl::init("1,2,4"), llvm::cl::cat(category));
 static llvm::cl::opt<std::string>
     csvOpt("csv", llvm::cl::desc("Write the table as CSV to this file"),
-           llvm::cl::init(""));
+           llvm::cl::init(""), llvm::cl::cat(category));
 static llvm::cl::opt<double> inputBytesOpt(
     "input-bytes",
     llvm::cl::desc("Input bytes per step per replica for T_d (-1: the "
                    "graph's h2d copies)"),
-    llvm::cl::init(-1));
+    llvm::cl::init(-1), llvm::cl::cat(category));
 static llvm::cl::opt<std::string> archGraphOpt(
     "arch-graph",
     llvm::cl::desc("Rewrite the graph for each point's architecture "
                    "(--perf-pai-architecture) so the critical path times its "
                    "weight traffic and input I/O: auto (when the point runs "
                    "no --pipeline), on, off"),
-    llvm::cl::init("auto"));
+    llvm::cl::init("auto"), llvm::cl::cat(category));
 static llvm::cl::opt<int>
     psOpt("ps",
           llvm::cl::desc("Parameter servers of ps-worker (0: one per worker)"),
-          llvm::cl::init(0));
+          llvm::cl::init(0), llvm::cl::cat(category));
 static llvm::cl::opt<int> gpusPerNodeOpt(
     "gpus-per-node",
     llvm::cl::desc("Workers per server for the architecture rewrite (0: 1 "
                    "for ps-worker, else as many as fit)"),
-    llvm::cl::init(0));
-static llvm::cl::opt<unsigned>
-    jobsOpt("j", llvm::cl::desc("Threads (0: all cores)"), llvm::cl::init(0));
+    llvm::cl::init(0), llvm::cl::cat(category));
+static llvm::cl::opt<unsigned> jobsOpt("j",
+                                       llvm::cl::desc("Threads (0: all cores)"),
+                                       llvm::cl::init(0),
+                                       llvm::cl::cat(category));
 
 namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
@@ -271,10 +278,12 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  perf::setVersionPrinter("perf-sweep");
   DialectRegistry registry;
   registerPerfDialects(registry);
   registerPerfPassesAndPipelines();
   registerPerfToolPasses();
+  llvm::cl::HideUnrelatedOptions(category);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "perf-sweep: one model over a grid of hardware and parallelism "

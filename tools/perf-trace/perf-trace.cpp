@@ -15,6 +15,7 @@
 #include "perf/Trace/KinetoTrace.h"
 #include "perf/Trace/TraceAnalysis.h"
 
+#include "perf/Support/Version.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -461,6 +462,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   StringRef command = argv[1];
+  if (command == "--version") {
+    perf::printVersion(outs(), "perf-trace");
+    return 0;
+  }
   if (command == "-h" || command == "--help" || command == "help") {
     outs() << usage;
     return 0;

@@ -15,6 +15,7 @@
 #include "perf/Support/GpuSpec.h"
 #include "perf/Support/InputError.h"
 #include "perf/Support/KernelSignature.h"
+#include "perf/Support/Version.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -102,6 +103,7 @@ static bool excluded(llvm::StringRef device) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  perf::setVersionPrinter("perf-train");
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
