@@ -18,7 +18,6 @@ About 40 s of training per model and weight on two cores.
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 

@@ -16,9 +16,6 @@ void perf::printVersion(llvm::raw_ostream &os, llvm::StringRef tool) {
 }
 
 void perf::setVersionPrinter(llvm::StringRef tool) {
-  // cl keeps a function pointer-like callable; the name outlives main.
-  static std::string name;
-  name = tool.str();
   llvm::cl::SetVersionPrinter(
-      [](llvm::raw_ostream &os) { printVersion(os, name); });
+      [name = tool.str()](llvm::raw_ostream &os) { printVersion(os, name); });
 }

@@ -12,7 +12,6 @@
 #include "perf/CostModel/KernelMeasurements.h"
 #include "perf/CostModel/ModelTraining.h"
 #include "perf/Import/ModelConfigImport.h"
-#include "perf/Support/GpuSpec.h"
 #include "perf/Support/InputError.h"
 #include "perf/Support/KernelSignature.h"
 #include "perf/Support/Version.h"
@@ -169,13 +168,11 @@ int main(int argc, char **argv) {
     auto read = readFxNodeMeasurements(csv, fxDevice);
     if (!read)
       return reportError("perf-train", read.takeError());
-    llvm::errs() << "perf-train: " << read->size() << " single-kernel nodes of "
-                 << csv << "\n";
-    for (KernelMeasurement &m : *read) {
-      if (!devices.count(m.device))
-        devices[m.device] = *lookupGpu(m.device);
-      fxMeasured.push_back(std::move(m));
-    }
+    llvm::errs() << "perf-train: " << read->rows.size()
+                 << " single-kernel nodes of " << csv << "\n";
+    devices.try_emplace(read->device.name, read->device);
+    std::move(read->rows.begin(), read->rows.end(),
+              std::back_inserter(fxMeasured));
   }
   for (const KernelMeasurement &m : fxMeasured)
     if (!excluded(m.device))

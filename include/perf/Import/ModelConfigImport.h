@@ -7,6 +7,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "perf/CostModel/KernelMeasurements.h"
 #include "perf/Import/ModelConfig.h"
+#include "perf/Support/GpuSpec.h"
 
 namespace perf {
 
@@ -44,6 +45,13 @@ mlir::OwningOpRef<mlir::ModuleOp> importFxCsv(mlir::MLIRContext *context,
                                               llvm::StringRef path,
                                               const FxImportOptions &options);
 
+/// The node measurements of one fx CSV: the GPU they ran on and a row per
+/// single-kernel node.
+struct FxNodeMeasurements {
+  GpuSpec device;
+  std::vector<KernelMeasurement> rows;
+};
+
 /// The node measurements of a NeuSight per-node fx CSV at `path`, as kernel
 /// measurements perf-train can learn from: every forward node that runs one
 /// kernel, with the node's measured time on the GPU of `device` (catalog
@@ -51,7 +59,7 @@ mlir::OwningOpRef<mlir::ModuleOp> importFxCsv(mlir::MLIRContext *context,
 /// alone between two events, as it timed its kernel measurements, so the
 /// two sets are alike; nodes of several kernels, timed together, are left
 /// out. Errors name the file.
-llvm::Expected<std::vector<KernelMeasurement>>
+llvm::Expected<FxNodeMeasurements>
 readFxNodeMeasurements(llvm::StringRef path, llvm::StringRef device = "");
 
 /// Registers --import-fx-csv with --num-layer, --fx-measured and

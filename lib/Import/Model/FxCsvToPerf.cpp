@@ -51,6 +51,10 @@ using namespace mlir;
 
 namespace {
 
+/// The measured forward and backward time of a node, on its perf.op.
+constexpr llvm::StringLiteral kFxForwardUsAttr = "fx.fw_us";
+constexpr llvm::StringLiteral kFxBackwardUsAttr = "fx.bw_us";
+
 /// One node of the fx graph as the CSV records it.
 struct FxNode {
   unsigned line = 0;
@@ -436,9 +440,9 @@ private:
     op->setAttr("fx.node", b.getStringAttr(n.name));
     if (currentLayer >= 0)
       op->setAttr(PerfDialect::kLayerAttr, b.getI64IntegerAttr(currentLayer));
-    op->setAttr("fx.fw_us", b.getF64FloatAttr(n.fwMs * 1000));
+    op->setAttr(kFxForwardUsAttr, b.getF64FloatAttr(n.fwMs * 1000));
     if (n.bwMs > 0)
-      op->setAttr("fx.bw_us", b.getF64FloatAttr(n.bwMs * 1000));
+      op->setAttr(kFxBackwardUsAttr, b.getF64FloatAttr(n.bwMs * 1000));
     values[n.name] = op.getResult(0);
     size_t kernels = 0;
     for (const DeviceWork &w : work)
@@ -599,7 +603,7 @@ OwningOpRef<ModuleOp> perf::importFxCsv(MLIRContext *ctx, StringRef contents,
   return module;
 }
 
-llvm::Expected<std::vector<KernelMeasurement>>
+llvm::Expected<FxNodeMeasurements>
 perf::readFxNodeMeasurements(StringRef path, StringRef device) {
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       readInputFile(path);
@@ -618,17 +622,19 @@ perf::readFxNodeMeasurements(StringRef path, StringRef device) {
   options.measuredDevice = device.str();
   OwningOpRef<ModuleOp> module =
       importFxCsv(&ctx, (*buffer)->getBuffer(), path, options);
+  // The importer's errors name the file and line already.
   if (!module)
-    return fileError(path, diagnostics);
-  std::vector<KernelMeasurement> rows;
+    return llvm::createStringError(diagnostics);
+  FxNodeMeasurements measured;
   for (GraphOp graph : module->getOps<GraphOp>()) {
     GpuAttr gpu = graph.getGpuTarget();
     if (!gpu)
       return fileError(path, "the GPU its nodes were measured on is not "
                              "known: name it (a catalog GPU), or keep the "
                              "CSV in a label folder named after it");
+    measured.device = gpu.getSpec();
     graph.walk([&](FrameworkOp node) {
-      auto fwUs = node->getAttrOfType<FloatAttr>("fx.fw_us");
+      auto fwUs = node->getAttrOfType<FloatAttr>(kFxForwardUsAttr);
       Block *body = node.getBodyBlockOrNull();
       if (!fwUs || fwUs.getValueAsDouble() <= 0 || !body)
         return;
@@ -645,10 +651,10 @@ perf::readFxNodeMeasurements(StringRef path, StringRef device) {
       if (auto loc = dyn_cast<NameLoc>(node.getLoc()))
         if (auto line = dyn_cast<FileLineColLoc>(loc.getChildLoc()))
           row.line = line.getLine();
-      rows.push_back(std::move(row));
+      measured.rows.push_back(std::move(row));
     });
   }
-  return rows;
+  return measured;
 }
 
 void perf::registerFxCsvImportTranslation() {
