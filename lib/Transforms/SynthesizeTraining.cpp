@@ -63,6 +63,68 @@ static int64_t parameterCount(FrameworkOp op) {
   return params;
 }
 
+namespace {
+/// What autograd keeps for the backward of an op until that backward runs
+/// (PyTorch's derivatives.yaml: the SavedVariables of its grad_fn).
+enum class Saved {
+  /// Its outputs, and those of the views taken of them: what an op not in
+  /// the table below is assumed to keep.
+  Results,
+  /// Only its result (relu, tanh, softmax: the gradient is a function of
+  /// the output).
+  Result,
+  /// Every tensor operand (layer_norm, pow, gelu, a linear layer's input).
+  Inputs,
+  /// Each operand, for the gradient of the other ones (mul, matmul, div):
+  /// an operand is kept when another operand needs a gradient, so a
+  /// product with a constant keeps nothing.
+  Products,
+  /// The boolean mask (native_dropout's second result).
+  Mask,
+  /// Every operand and the result (fused attention keeps q, k, v and its
+  /// output).
+  InputsAndResult,
+  /// Nothing the size of a tensor (sums, copies, index arithmetic).
+  Nothing,
+};
+
+/// The ATen ops the importers emit, by what their backward keeps.
+Saved savedForBackward(StringRef opName) {
+  static const llvm::StringMap<Saved> table = [] {
+    llvm::StringMap<Saved> t;
+    auto add = [&](Saved saved, std::initializer_list<StringRef> names) {
+      for (StringRef name : names)
+        t[("aten::" + name).str()] = saved;
+    };
+    add(Saved::Result, {"_softmax", "_log_softmax", "relu", "tanh", "sigmoid",
+                        "rsqrt", "exp", "sqrt"});
+    add(Saved::Inputs, {"native_layer_norm", "pow", "gelu", "silu", "addmm",
+                        "linear", "embedding", "log", "sin", "cos", "abs",
+                        "maximum", "minimum", "nll_loss_forward"});
+    add(Saved::Products, {"mul", "div", "matmul", "bmm", "mm"});
+    add(Saved::Mask, {"native_dropout"});
+    add(Saved::InputsAndResult,
+        {"_scaled_dot_product_flash_attention",
+         "_scaled_dot_product_efficient_attention", "logsumexp"});
+    add(Saved::Nothing,
+        {"add",         "sub",       "rsub",       "neg",        "where",
+         "masked_fill", "_to_copy",  "contiguous", "clone",      "cat",
+         "sum",         "mean",      "cumsum",     "repeat",     "index",
+         "full",        "full_like", "zeros",      "zeros_like", "ones",
+         "arange"});
+    return t;
+  }();
+  auto it = table.find(opName);
+  return it == table.end() ? Saved::Results : it->second;
+}
+} // namespace
+
+/// Whether autograd can give `v` a gradient: a floating-point tensor (a
+/// dropout mask, indices or token ids never get one).
+static bool carriesGradient(Value v) {
+  return isa<FloatType>(mlir::getElementTypeOrSelf(v.getType()));
+}
+
 static int64_t staticElements(Type type) {
   auto t = dyn_cast<RankedTensorType>(type);
   return t && t.hasStaticShape() ? t.getNumElements() : 0;
@@ -165,11 +227,15 @@ struct SynthesizeTrainingPass
     case KernelKind::Reduce:
       if (!inputGrad)
         return;
-      // The gradient of a reduction broadcasts dY back over the rows.
+      // The gradient of a reduction broadcasts dY back over the rows; that
+      // of a gather (nll_loss) fills its whole input, which is larger.
       d = KernelDesc();
       d.kind = KernelKind::Elementwise;
       d.dtype = fwdDesc.dtype;
       d.numElements = fwdDesc.rows * fwdDesc.cols;
+      if (!fwd.getInputs().empty())
+        d.numElements = std::max(d.numElements,
+                                 staticElements(fwd.getInputs()[0].getType()));
       d.op = "reduce_bwd";
       emit(KernelPass::BackwardData);
       return;
@@ -231,6 +297,67 @@ struct SynthesizeTrainingPass
     buildKernelOp(b, op.getLoc(), d);
   }
 
+  /// ATen's native_dropout returns its output and a boolean mask, which its
+  /// backward keeps (a byte per element where the output would keep four).
+  /// An importer that wrote only the output gets the mask added.
+  FrameworkOp withDropoutMask(FrameworkOp op) {
+    if (op.getOpName() != "aten::native_dropout" || op->getNumResults() != 1)
+      return op;
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type)
+      return op;
+    OpBuilder b(op);
+    SmallVector<Type> types{
+        type, RankedTensorType::get(type.getShape(), b.getI1Type())};
+    auto withMask =
+        FrameworkOp::create(b, op.getLoc(), types, op.getOpNameAttr(),
+                            op.getInputs(), op.getDeviceAttr());
+    withMask->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    withMask.getBody().takeBody(op.getBody());
+    op->getResult(0).replaceAllUsesWith(withMask->getResult(0));
+    op->erase();
+    return withMask;
+  }
+
+  /// The forward tensors `op`'s backward reads besides the gradients: what
+  /// autograd saved for it (savedForBackward), or for an op outside that
+  /// table its outputs and the views of them (`waits`).
+  SmallVector<Value> savedTensors(FrameworkOp op,
+                                  const llvm::DenseSet<Value> &needsGrad,
+                                  ArrayRef<Value> waits) {
+    SmallVector<Value> saved;
+    ValueRange inputs = op.getInputs();
+    switch (savedForBackward(op.getOpName())) {
+    case Saved::Results:
+      saved.append(waits.begin(), waits.end());
+      break;
+    case Saved::Result:
+      saved.push_back(op->getResult(0));
+      break;
+    case Saved::Inputs:
+      saved.append(inputs.begin(), inputs.end());
+      break;
+    case Saved::Products:
+      for (auto [i, in] : llvm::enumerate(inputs))
+        if (llvm::any_of(llvm::enumerate(inputs), [&](auto other) {
+              return other.index() != i && needsGrad.contains(other.value());
+            }))
+          saved.push_back(in);
+      break;
+    case Saved::Mask:
+      if (op->getNumResults() > 1)
+        saved.push_back(op->getResult(1));
+      break;
+    case Saved::InputsAndResult:
+      saved.append(inputs.begin(), inputs.end());
+      saved.push_back(op->getResult(0));
+      break;
+    case Saved::Nothing:
+      break;
+    }
+    return saved;
+  }
+
   LogicalResult runOnGraph(GraphOp graph) {
     if (graph.getPhase() != "inference")
       return graph.emitError("--perf-synthesize-training: graph @")
@@ -241,8 +368,10 @@ struct SynthesizeTrainingPass
     for (Operation &op : block)
       if (auto fw = dyn_cast<FrameworkOp>(op))
         forward.push_back(fw);
-    for (FrameworkOp op : forward)
+    for (FrameworkOp &op : forward) {
       addTrainingDropout(op);
+      op = withDropoutMask(op);
+    }
 
     // Autograd's requires_grad: tensors computed from parameters.
     llvm::DenseSet<Value> needsGrad;
@@ -257,7 +386,8 @@ struct SynthesizeTrainingPass
         inputGradOps.insert(op);
       if (inputGrad || p > 0)
         for (Value r : op->getResults())
-          needsGrad.insert(r);
+          if (carriesGradient(r))
+            needsGrad.insert(r);
     }
 
     OpBuilder b(&getContext());
@@ -270,7 +400,7 @@ struct SynthesizeTrainingPass
     llvm::DenseMap<Value, SmallVector<Value>> waitsFor;
     for (FrameworkOp op : forward)
       for (Value r : op->getResults())
-        if (r.use_empty())
+        if (r.use_empty() && carriesGradient(r))
           gradOf[r].push_back(r);
     SmallVector<Value> weightGrads;
     SmallVector<std::pair<int64_t, Type>> weightGradInfo;
@@ -282,9 +412,9 @@ struct SynthesizeTrainingPass
       bool inputGrad = inputGradOps.contains(op);
       if (!inputGrad && p <= 0)
         continue;
-      // The backward op reads the gradients of the op's outputs and the
-      // outputs themselves (saved for backward; for the last op, the loss).
-      // An op without backward work passes both on to its producers.
+      // The backward op reads the gradients of the op's outputs (for the
+      // last op, the loss: the output itself) and what autograd saved for
+      // it. An op without backward work passes both on to its producers.
       llvm::SetVector<Value> grads, incoming, waits;
       for (Value r : op->getResults()) {
         for (Value g : gradOf.lookup(r))
@@ -294,7 +424,8 @@ struct SynthesizeTrainingPass
         waits.insert(r);
       }
       incoming.insert(grads.begin(), grads.end());
-      incoming.insert(waits.begin(), waits.end());
+      for (Value v : savedTensors(op, needsGrad, waits.getArrayRef()))
+        incoming.insert(v);
       auto passThrough = [&] {
         for (Value in : op.getInputs())
           if (needsGrad.contains(in)) {
