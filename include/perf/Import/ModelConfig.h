@@ -75,6 +75,11 @@ enum class AttentionImpl { Eager, Fused };
 /// and a 2-way linear), BERT's pre-training heads, or nothing.
 enum class ModelHead { Default, Lm, Classifier, Pretraining, None };
 
+/// What the step computes from the LM head's logits: nothing (the logits
+/// are the output, the backward is seeded with their gradient), or the
+/// causal-LM cross-entropy loss against the next token.
+enum class LossKind { None, CrossEntropy };
+
 /// How a Switch router spreads tokens over its experts: evenly (what a
 /// trained router does on real text), or every token to one expert (what
 /// it does when every token is the same, as in steps timed with constant
@@ -91,6 +96,7 @@ struct StepOptions {
   AttentionImpl attention = AttentionImpl::Eager;
   ModelHead head = ModelHead::Default;
   ExpertRouting routing = ExpertRouting::Balanced;
+  LossKind loss = LossKind::None;
   /// "none", "sgd" or "adam" (training only).
   std::string optimizer = "none";
 };

@@ -158,7 +158,8 @@ private:
         operands.push_back(t.value);
     Type resultTensor = RankedTensorType::get(
         shape, getElementType(b.getContext(), resultType));
-    std::string fullName = scope.empty() ? name.str() : scope + "." + name.str();
+    std::string fullName =
+        scope.empty() ? name.str() : scope + "." + name.str();
     Location opLoc = NameLoc::get(b.getStringAttr(fullName), loc);
     auto fw = FrameworkOp::create(b, opLoc, TypeRange{resultTensor},
                                   b.getStringAttr(traced.name), operands,
@@ -182,9 +183,9 @@ private:
       for (DeviceWork &w : work) {
         KernelDesc &k = std::get<KernelDesc>(w);
         // Half-precision GEMMs and attention run on tensor cores.
-        k.tensorCores = (k.kind == KernelKind::Gemm ||
-                         k.kind == KernelKind::Attention) &&
-                        (k.dtype == DType::F16 || k.dtype == DType::BF16);
+        k.tensorCores =
+            (k.kind == KernelKind::Gemm || k.kind == KernelKind::Attention) &&
+            (k.dtype == DType::F16 || k.dtype == DType::BF16);
         buildKernelOp(b, opLoc, k);
       }
       if (fw.getBodyBlockOrNull()->empty())
@@ -213,8 +214,9 @@ private:
       rows *= dim;
     int64_t params = in * out + (bias ? out : 0);
     if (bias)
-      return op(name, "addmm", {param({out}), x.as({rows, in}), param({in, out})},
-                {rows, out}, params)
+      return op(name, "addmm",
+                {param({out}), x.as({rows, in}), param({in, out})}, {rows, out},
+                params)
           .as(outShape);
     return op(name, "linear", {x, param({out, in})}, outShape, params);
   }
@@ -342,8 +344,8 @@ private:
       }
       Tensor probs;
       if (style.fp32Softmax) {
-        probs = op("softmax", "_softmax", {scores}, scores.shape, 0,
-                   DType::F32);
+        probs =
+            op("softmax", "_softmax", {scores}, scores.shape, 0, DType::F32);
         if (s.dtype != DType::F32)
           probs = op("to", "_to_copy", {probs}, probs.shape);
       } else {
@@ -488,13 +490,14 @@ private:
         Tensor ids = constant({B, S}, DType::I64);
         Tensor w = op("word_embeddings", "embedding", {param({V, H}), ids},
                       {B, S, H}, V * H);
-        Tensor t = op("token_type_embeddings", "embedding",
-                      {param({c.typeVocab, H}), ids}, {B, S, H},
-                      c.typeVocab * H);
+        Tensor t =
+            op("token_type_embeddings", "embedding",
+               {param({c.typeVocab, H}), ids}, {B, S, H}, c.typeVocab * H);
         Tensor e = op("add", "add", {w, t}, {B, S, H});
-        Tensor p = op("position_embeddings", "embedding",
-                      {param({c.maxPositions, H}), constant({1, S}, DType::I64)},
-                      {1, S, H}, c.maxPositions * H);
+        Tensor p =
+            op("position_embeddings", "embedding",
+               {param({c.maxPositions, H}), constant({1, S}, DType::I64)},
+               {1, S, H}, c.maxPositions * H);
         e = op("add_1", "add", {e, p}, {B, S, H});
         e = layerNorm("LayerNorm", e);
         return dropout("dropout", e);
@@ -533,7 +536,9 @@ private:
         Tensor act = op("transform_act_fn", "gelu", {dense}, dense.shape);
         return layerNorm("LayerNorm", act);
       });
-      return linear("decoder", t, H, V, true);
+      Tensor logits = linear("decoder", t, H, V, true);
+      crossEntropy(logits);
+      return logits;
     });
   }
 
@@ -601,8 +606,8 @@ private:
     halfShape.back() /= 2;
     Tensor neg = op(n + ".neg", "neg", {x.as(halfShape)}, halfShape);
     Tensor rotated = op(n + ".cat", "cat", {neg, x.as(halfShape)}, x.shape);
-    Tensor a = pointwise(n + ".mul", "mul",
-                         {x, constant({B, 1, S, d}, s.dtype)});
+    Tensor a =
+        pointwise(n + ".mul", "mul", {x, constant({B, 1, S, d}, s.dtype)});
     Tensor b2 = pointwise(n + ".mul_1", "mul",
                           {rotated, constant({B, 1, S, d}, s.dtype)});
     return pointwise(n + ".add", "add", {a, b2});
@@ -967,7 +972,27 @@ private:
   void lmHead(Tensor x) {
     if (s.head == ModelHead::None)
       return;
-    op("lm_head", "linear", {x, param({V, H})}, {B, S, V}, V * H);
+    crossEntropy(op("lm_head", "linear", {x, param({V, H})}, {B, S, V}, V * H));
+  }
+
+  /// --loss=cross-entropy: HF's causal-LM loss (ForCausalLMLoss): the
+  /// labels are shifted by one token and padded, and every position's
+  /// logits go through log_softmax over the vocabulary and nll_loss (the
+  /// mean of one log-probability per token).
+  void crossEntropy(const Tensor &logits) {
+    if (s.loss != LossKind::CrossEntropy)
+      return;
+    int64_t rows = 1;
+    for (int64_t dim : ArrayRef<int64_t>(logits.shape).drop_back())
+      rows *= dim;
+    int64_t vocab = logits.shape.back();
+    within("loss", [&] {
+      Tensor logp =
+          op("log_softmax", "_log_softmax", {logits.as({rows, vocab})},
+             {rows, vocab}, 0, DType::F32);
+      return op("nll_loss", "nll_loss_forward",
+                {logp, constant({rows}, DType::I64)}, {}, 0, DType::F32);
+    });
   }
 
   /// Parameters of the token embedding: none of its own when the LM head
@@ -982,8 +1007,8 @@ private:
 llvm::Expected<StepOptions>
 stepOptionsFromFlags(int64_t batch, int64_t seq, int64_t context,
                      StringRef phase, StringRef dtype, StringRef attention,
-                     StringRef head, StringRef optimizer,
-                     StringRef routing) {
+                     StringRef head, StringRef optimizer, StringRef routing,
+                     StringRef loss) {
   auto error = [](const llvm::Twine &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    message.str());
@@ -1003,32 +1028,37 @@ stepOptionsFromFlags(int64_t batch, int64_t seq, int64_t context,
   if (s.phase == StepPhase::Decode && seq == 0)
     s.seq = 1;
   std::optional<DType> type = parseDType(dtype);
-  if (!type || (*type != DType::F32 && *type != DType::F16 &&
-                *type != DType::BF16))
+  if (!type ||
+      (*type != DType::F32 && *type != DType::F16 && *type != DType::BF16))
     return error("--dtype must be fp32, fp16 or bf16, got '" + dtype + "'");
   s.dtype = *type;
   if (attention == "sdpa" || attention == "flash")
     s.attention = AttentionImpl::Fused;
   else if (attention != "eager")
-    return error("--attention must be eager, sdpa or flash, got '" +
-                 attention + "'");
+    return error("--attention must be eager, sdpa or flash, got '" + attention +
+                 "'");
   if (routing == "single")
     s.routing = ExpertRouting::Single;
   else if (routing != "balanced")
     return error("--expert-routing must be balanced or single, got '" +
                  routing + "'");
-  std::optional<ModelHead> h = llvm::StringSwitch<std::optional<ModelHead>>(head)
-                                   .Case("default", ModelHead::Default)
-                                   .Case("lm", ModelHead::Lm)
-                                   .Case("classifier", ModelHead::Classifier)
-                                   .Case("pretraining", ModelHead::Pretraining)
-                                   .Case("none", ModelHead::None)
-                                   .Default(std::nullopt);
+  std::optional<ModelHead> h =
+      llvm::StringSwitch<std::optional<ModelHead>>(head)
+          .Case("default", ModelHead::Default)
+          .Case("lm", ModelHead::Lm)
+          .Case("classifier", ModelHead::Classifier)
+          .Case("pretraining", ModelHead::Pretraining)
+          .Case("none", ModelHead::None)
+          .Default(std::nullopt);
   if (!h)
     return error("--head must be default, lm, classifier, pretraining or "
                  "none, got '" +
                  head + "'");
   s.head = *h;
+  if (loss == "cross-entropy")
+    s.loss = LossKind::CrossEntropy;
+  else if (loss != "none")
+    return error("--loss must be none or cross-entropy, got '" + loss + "'");
   s.optimizer = optimizer.str();
   return s;
 }
@@ -1105,6 +1135,11 @@ void perf::registerModelConfigImportTranslation() {
       llvm::cl::desc("balanced or single: how a Switch router spreads tokens "
                      "over its experts (model config import)"),
       llvm::cl::init("balanced"), llvm::cl::cat(category));
+  static llvm::cl::opt<std::string> loss(
+      "loss",
+      llvm::cl::desc("none or cross-entropy: the causal-LM loss after the LM "
+                     "head (model config import)"),
+      llvm::cl::init("none"), llvm::cl::cat(category));
   registerImportTranslation(
       "import-model-config",
       "Build a transformer step from a HuggingFace config.json",
@@ -1113,9 +1148,9 @@ void perf::registerModelConfigImportTranslation() {
         const llvm::MemoryBuffer *buffer =
             sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
         StringRef path = buffer->getBufferIdentifier();
-        llvm::Expected<StepOptions> options = stepOptionsFromFlags(
-            batch, seq, context, phase, dtype, attention, head, optimizer,
-            routing);
+        llvm::Expected<StepOptions> options =
+            stepOptionsFromFlags(batch, seq, context, phase, dtype, attention,
+                                 head, optimizer, routing, loss);
         if (!options) {
           emitError(FileLineColLoc::get(ctx, path, 1, 1))
               << llvm::toString(options.takeError());

@@ -452,6 +452,16 @@ void reduceRule(RuleContext &c) {
   c.out.push_back(r);
 }
 
+/// nll_loss gathers one log-probability per target (and averages them):
+/// it reads as many values as there are targets, not the whole input.
+void nllLossRule(RuleContext &c) {
+  KernelDesc r = c.kernel(KernelKind::Reduce, c.dtype(0));
+  r.rows = 1;
+  r.cols =
+      c.op.inputs.size() > 1 ? std::max<int64_t>(1, c.op.inputs[1].numel()) : 1;
+  c.out.push_back(r);
+}
+
 /// Softmax and layer norm over the last dimension.
 void lastDimRule(RuleContext &c) {
   auto s = c.shape(0);
@@ -613,10 +623,10 @@ public:
     on({"copy_", "_to_copy", "to", "clone", "contiguous"}, copyRule);
     on({"mse_loss"}, mseLossRule);
     on({"mse_loss_backward"}, mseLossBackwardRule);
-    on({"sum", "mean", "nll_loss_forward", "norm", "amax", "max", "min",
-        "nll_loss2d_forward", "argmax", "argmin", "count_nonzero", "any", "all",
-        "logsumexp"},
+    on({"sum", "mean", "norm", "amax", "max", "min", "argmax", "argmin",
+        "count_nonzero", "any", "all", "logsumexp"},
        reduceRule);
+    on({"nll_loss_forward", "nll_loss", "nll_loss2d_forward"}, nllLossRule);
     on({"index_put", "scatter", "scatter_add", "index_add", "index_copy"},
        scatterRule);
     on({"nonzero"}, nonzeroRule);
