@@ -61,6 +61,12 @@ static GpuSpec make(const char *name, const char *source, unsigned sms,
   return s;
 }
 
+// Memory is what the driver gives CUDA (NVML's total, nvidia-smi's MiB)
+// where it is known to differ from the datasheet's marketing figure: H100
+// 80 GB 81559 MiB, H200 143771 MiB, A10 23028 MiB, L4 23034 MiB, L40S
+// 46068 MiB, T4 15360 MiB (Modal, "Why does an NVIDIA H100 80GB card offer
+// 85.52 GB?", thundergolfer.com/blog/nvidia-gpu-memory-capacity); the A100s
+// report exactly 40 and 80 GiB. Whether a step fits is checked against it.
 static const std::vector<CatalogEntry> &catalog() {
   static const std::vector<CatalogEntry> entries = {
       {make("P100-PCIe-16GB", "NVIDIA Tesla P100 PCIe datasheet (2016)", 56, 64,
@@ -78,7 +84,7 @@ static const std::vector<CatalogEntry> &catalog() {
             64, 1380, 7, 14, 28, 0, 112, 0, 0, 56, 900, 32, 2155, 6, 96, 16, 0),
        {"v100-pcie", "tesla v100-pcie-32gb", "tesla v100-pcie-16gb"}},
       {make("T4", "NVIDIA T4 datasheet (2019)", 40, 64, 1590, 0.25, 8.1, 16.2,
-            0, 65, 0, 0, 130, 320, 16, 1100, 4, 64, 16, 0),
+            0, 65, 0, 0, 130, 320, 15, 1100, 4, 64, 16, 0),
        {"tesla t4"}},
       {make("A100-SXM4-40GB", "NVIDIA A100 datasheet (2021), SXM4 40GB", 108,
             64, 1410, 9.7, 19.5, 78, 156, 312, 312, 0, 624, 1555, 40, 4800, 40,
@@ -97,17 +103,17 @@ static const std::vector<CatalogEntry> &catalog() {
             164, 32, 0),
        {"nvidia a100 80gb pcie", "a100-80gb-pcie"}},
       {make("A10", "NVIDIA A10 datasheet (2021)", 72, 128, 1695, 0.98, 31.2,
-            31.2, 62.5, 125, 125, 0, 250, 600, 24, 2000, 6, 100, 32, 0),
+            31.2, 62.5, 125, 125, 0, 250, 600, 22.49, 2000, 6, 100, 32, 0),
        {"nvidia a10"}},
       {make("A40", "NVIDIA A40 datasheet (2021)", 84, 128, 1740, 0.58, 37.4,
             37.4, 74.8, 149.7, 149.7, 0, 299.3, 696, 48, 2300, 6, 100, 32,
             56.25),
        {"nvidia a40"}},
       {make("L4", "NVIDIA L4 datasheet (2023)", 58, 128, 2040, 0.49, 30.3, 30.3,
-            60, 121, 121, 242, 242, 300, 24, 2500, 48, 100, 32, 0),
+            60, 121, 121, 242, 242, 300, 22.49, 2500, 48, 100, 32, 0),
        {"nvidia l4"}},
       {make("H100-SXM5-80GB", "NVIDIA H100 datasheet (2023), SXM5", 132, 128,
-            1980, 34, 67, 134, 494.7, 989.4, 989.4, 1978.9, 1978.9, 3350, 80,
+            1980, 34, 67, 134, 494.7, 989.4, 989.4, 1978.9, 1978.9, 3350, 79.65,
             7000, 50, 228, 64, 450),
        {"h100", "h100-sxm", "h100-sxm5", "nvidia h100 80gb hbm3"}},
       {make("H100-PCIe-80GB", "NVIDIA H100 datasheet (2023), PCIe", 114, 128,
@@ -115,8 +121,8 @@ static const std::vector<CatalogEntry> &catalog() {
             228, 64, 0),
        {"h100-pcie", "nvidia h100 pcie"}},
       {make("H200-SXM-141GB", "NVIDIA H200 datasheet (2024), SXM", 132, 128,
-            1980, 34, 67, 134, 494.7, 989.4, 989.4, 1978.9, 1978.9, 4800, 141,
-            7000, 50, 228, 64, 450),
+            1980, 34, 67, 134, 494.7, 989.4, 989.4, 1978.9, 1978.9, 4800,
+            140.40, 7000, 50, 228, 64, 450),
        {"h200", "h200-sxm", "nvidia h200"}},
       // Datasheet tensor figures with sparsity (marked *) halved; NVLink
       // bridge 600 GB/s both ways.
@@ -146,7 +152,8 @@ static const std::vector<CatalogEntry> &catalog() {
             1792, 32, 5376, 96, 100, 64, 0),
        {"rtx 5090", "nvidia geforce rtx 5090", "geforce rtx 5090"}},
       {make("L40S", "NVIDIA L40S datasheet (2023)", 142, 128, 2520, 1.43, 91.6,
-            91.6, 183, 362.05, 362.05, 733, 733, 864, 48, 2592, 96, 100, 32, 0),
+            91.6, 183, 362.05, 362.05, 733, 733, 864, 44.99, 2592, 96, 100, 32,
+            0),
        {"nvidia l40s"}},
       // Blackwell datasheets give no SM count or clock: 148 SMs (both dies'
       // enabled SMs, Chips and Cheese's B200 measurements, which also give
