@@ -5,15 +5,10 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Transforms/Passes.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 #include <cstdlib>
@@ -160,33 +155,17 @@ int perfEstimateModuleWithOptions(const char *mlirText, const char *gpu,
   context.loadDialect<PerfDialect>();
   std::string diagnostics;
   llvm::raw_string_ostream diagStream(diagnostics);
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-    diagStream << d.getLocation() << ": " << d.str() << "\n";
-    return mlir::success();
-  });
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(mlirText, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  {
+    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+      diagStream << d.getLocation() << ": " << d.str() << "\n";
+      return mlir::success();
+    });
+    module = mlir::parseSourceString<mlir::ModuleOp>(mlirText, &context);
+  }
   if (!module)
     return fail(error, diagnostics);
-
-  // The report goes to a temporary file that is read back.
-  llvm::SmallString<128> reportPath;
-  if (llvm::sys::fs::createTemporaryFile("perf-report", "json", reportPath))
-    return fail(error, "cannot create a temporary file for the report");
-  llvm::FileRemover remover(reportPath);
-
-  mlir::PassManager pm(&context);
-  if (gpu && *gpu) {
-    SetTargetOptions target;
-    target.device = gpu;
-    pm.addPass(createSetTarget(target));
-  }
-  if (pipeline && *pipeline &&
-      mlir::failed(mlir::parsePassPipeline(pipeline, pm, diagStream)))
-    return fail(error, diagnostics);
   EstimateOptions options;
-  options.format = "json";
-  options.output = reportPath.str().str();
   if (settings) {
     if (settings->models)
       options.models = settings->models;
@@ -196,12 +175,11 @@ int perfEstimateModuleWithOptions(const char *mlirText, const char *gpu,
       options.mlModelDir = settings->modelDir;
     options.iterations = std::max(1u, settings->iterations);
   }
-  buildEstimatePipeline(pm, options);
-  if (mlir::failed(pm.run(*module)))
-    return fail(error, diagnostics);
-  auto buffer = llvm::MemoryBuffer::getFile(reportPath);
-  if (!buffer)
-    return fail(error, "cannot read the report back");
-  *reportJson = copyString((*buffer)->getBuffer());
+  llvm::Expected<EstimateResult> result =
+      runEstimate(*module, gpu ? gpu : "", pipeline ? pipeline : "", options,
+                  /*withTimeline=*/false);
+  if (!result)
+    return fail(error, llvm::toString(result.takeError()));
+  *reportJson = copyString(result->report);
   return 0;
 }

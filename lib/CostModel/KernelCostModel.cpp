@@ -15,6 +15,7 @@
 #include "llvm/Support/Path.h"
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 using namespace perf;
 
@@ -71,9 +72,8 @@ llvm::json::Value ModelSelection::toJson() const {
   }
   return llvm::json::Object{
       {"version", kVersion},
-      {"trained_devices",
-       llvm::json::Array(std::vector<std::string>(trainedDevices.begin(),
-                                                  trainedDevices.end()))},
+      {"trained_devices", llvm::json::Array(std::vector<std::string>(
+                              trainedDevices.begin(), trainedDevices.end()))},
       {"choices", std::move(choices)}};
 }
 
@@ -218,8 +218,8 @@ perf::createKernelCostModel(llvm::StringRef name,
     std::vector<std::unique_ptr<KernelCostModel>> parts;
     for (llvm::StringRef part : names) {
       if (part.trim().empty() || part.trim().contains('*'))
-        return llvm::createStringError("malformed model combination '" +
-                                       name + "'");
+        return llvm::createStringError("malformed model combination '" + name +
+                                       "'");
       auto model = createKernelCostModel(part.trim(), options);
       if (!model)
         return model.takeError();
@@ -333,4 +333,20 @@ perf::createKernelCostStack(llvm::StringRef names,
   if (stack.empty())
     return llvm::createStringError("empty kernel cost model list");
   return stack;
+}
+
+std::string perf::defaultModelDir(llvm::StringRef installPrefix) {
+  if (const char *env = std::getenv("PERF_MODEL_DIR"))
+    return llvm::StringRef(env) == "none" ? std::string() : std::string(env);
+  if (!installPrefix.empty()) {
+    llvm::SmallString<256> installed(installPrefix);
+    llvm::sys::path::append(installed, "share", "perf", "models", "neusight");
+    if (llvm::sys::fs::is_directory(installed))
+      return std::string(installed);
+  }
+#ifdef PERF_DEFAULT_MODEL_DIR
+  if (llvm::sys::fs::is_directory(PERF_DEFAULT_MODEL_DIR))
+    return PERF_DEFAULT_MODEL_DIR;
+#endif
+  return "";
 }

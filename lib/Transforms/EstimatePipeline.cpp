@@ -1,7 +1,14 @@
 //===- EstimatePipeline.cpp - The default cost pipeline -------------------===//
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "perf/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace perf;
 using namespace mlir;
@@ -34,6 +41,76 @@ void perf::buildEstimatePipeline(OpPassManager &pm,
   report.output = options.output;
   report.kernelList = options.kernelList;
   pm.addPass(createReport(report));
+}
+
+namespace {
+/// A temporary file a pass writes and the caller reads back, removed when
+/// it goes out of scope.
+struct ScratchFile {
+  llvm::SmallString<128> path;
+  std::optional<llvm::FileRemover> remover;
+  llvm::Error create(llvm::StringRef prefix) {
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile(prefix, "json", path))
+      return llvm::createStringError(ec, "cannot create a temporary file");
+    remover.emplace(path);
+    return llvm::Error::success();
+  }
+  llvm::Expected<std::string> read() const {
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    if (!buffer)
+      return llvm::createStringError(buffer.getError(),
+                                     "cannot read " + path + " back");
+    return (*buffer)->getBuffer().str();
+  }
+};
+} // namespace
+
+llvm::Expected<EstimateResult> perf::runEstimate(ModuleOp module,
+                                                 llvm::StringRef device,
+                                                 llvm::StringRef pipeline,
+                                                 EstimateOptions options,
+                                                 bool withTimeline) {
+  std::string diagnostics;
+  llvm::raw_string_ostream diagStream(diagnostics);
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    diagStream << d.getLocation() << ": " << d.str() << "\n";
+    return success();
+  });
+  ScratchFile report, timeline;
+  if (llvm::Error e = report.create("perf-report"))
+    return std::move(e);
+  if (withTimeline)
+    if (llvm::Error e = timeline.create("perf-timeline"))
+      return std::move(e);
+
+  PassManager pm(module.getContext());
+  if (!device.empty()) {
+    SetTargetOptions target;
+    (device.ends_with(".json") ? target.deviceFile : target.device) =
+        device.str();
+    pm.addPass(createSetTarget(target));
+  }
+  if (!pipeline.empty() && failed(parsePassPipeline(pipeline, pm, diagStream)))
+    return llvm::createStringError(llvm::StringRef(diagnostics).trim());
+  options.format = "json";
+  options.output = report.path.str().str();
+  options.timeline = withTimeline ? timeline.path.str().str() : "";
+  buildEstimatePipeline(pm, options);
+  if (failed(pm.run(module)))
+    return llvm::createStringError(llvm::StringRef(diagnostics).trim());
+  EstimateResult result;
+  llvm::Expected<std::string> text = report.read();
+  if (!text)
+    return text.takeError();
+  result.report = std::move(*text);
+  if (withTimeline) {
+    llvm::Expected<std::string> trace = timeline.read();
+    if (!trace)
+      return trace.takeError();
+    result.timeline = std::move(*trace);
+  }
+  return result;
 }
 
 namespace {

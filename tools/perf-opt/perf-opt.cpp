@@ -1,8 +1,8 @@
 //===- perf-opt.cpp - perf optimizer and estimator ------------------------===//
 //
 // mlir-opt with the perf dialect and passes, plus the options of the main
-// job: `perf-opt --perf-fuse-embeddings --estimate model.mlir` prints the report
-// (the IR only when -o is given), `--perf-device`/`--perf-device-file`
+// job: `perf-opt --perf-fuse-embeddings --estimate model.mlir` prints the
+// report (the IR only when -o is given), `--perf-device`/`--perf-device-file`
 // retarget every graph before the pipeline runs.
 //
 //===----------------------------------------------------------------------===//
@@ -95,27 +95,14 @@ static llvm::cl::opt<double> hostScale(
                    "retargeted trace keeps its host's times otherwise)"),
     llvm::cl::init(1.0), llvm::cl::cat(perfCategory));
 
-/// The model folder --estimate uses when none is given: $PERF_MODEL_DIR
-/// (empty or "none": no folder), else the one trained from the NeuSight
-/// kernel measurements that ships in the source tree (data/models) and is
-/// installed under <prefix>/share/perf/models.
+/// The model folder --estimate uses when none is given (defaultModelDir):
+/// an installed perf-opt reads the folder installed beside it, a built one
+/// the source tree's.
 static std::string shippedModelDir() {
-  if (const char *env = std::getenv("PERF_MODEL_DIR"))
-    return llvm::StringRef(env) == "none" ? std::string() : std::string(env);
-  // An installed perf-opt reads the folder installed beside it
-  // (<prefix>/share/perf/models/neusight), a built one the source tree's.
   std::string self = llvm::sys::fs::getMainExecutable(
       nullptr, reinterpret_cast<void *>(&shippedModelDir));
-  llvm::SmallString<256> installed(
+  return perf::defaultModelDir(
       llvm::sys::path::parent_path(llvm::sys::path::parent_path(self)));
-  llvm::sys::path::append(installed, "share", "perf", "models", "neusight");
-  if (!self.empty() && llvm::sys::fs::is_directory(installed))
-    return std::string(installed);
-#ifdef PERF_DEFAULT_MODEL_DIR
-  if (llvm::sys::fs::is_directory(PERF_DEFAULT_MODEL_DIR))
-    return PERF_DEFAULT_MODEL_DIR;
-#endif
-  return "";
 }
 
 /// Whether the pipeline on the command line includes the estimate pipeline.

@@ -9,13 +9,13 @@
 #ifndef PERF_COSTMODEL_KERNELCOSTMODEL_H
 #define PERF_COSTMODEL_KERNELCOSTMODEL_H
 
-#include "perf/Support/KernelDesc.h"
 #include "perf/Support/GpuSpec.h"
+#include "perf/Support/KernelDesc.h"
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/Error.h"
-#include <memory>
+#include "llvm/Support/JSON.h"
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -158,6 +158,13 @@ constexpr const char *kDefaultModelStack =
 /// What `perf-opt --estimate` asks for with no model flag: that stack,
 /// routed by the folder's held-out evidence (ModelSelection).
 constexpr const char *kAutoModelStack = "auto";
+
+/// The model folder the default stack reads when none is given:
+/// $PERF_MODEL_DIR (empty or "none": no folder), else the one installed
+/// under `installPrefix` (<prefix>/share/perf/models/neusight), else the
+/// source tree's data/models/neusight (a build that is not installed), else
+/// none (empty). Tools pass the prefix they run from.
+std::string defaultModelDir(llvm::StringRef installPrefix);
 
 /// Builds a model by name: roofline, heuristic, calibrated, tile, ml, db.
 /// The db model needs options.databasePath, the ml and calibrated models

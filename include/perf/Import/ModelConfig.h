@@ -101,6 +101,18 @@ struct StepOptions {
   std::string optimizer = "none";
 };
 
+/// The step options as the --import-model-config flags spell them.
+struct StepFlags {
+  int64_t batch = 1, seq = 0, context = 0;
+  std::string phase = "inference", dtype = "fp32", attention = "eager",
+              head = "default", optimizer = "none", routing = "balanced",
+              loss = "none";
+};
+
+/// The StepOptions of `flags`; an unknown value is an error naming its flag
+/// and the values it takes.
+llvm::Expected<StepOptions> parseStepOptions(const StepFlags &flags);
+
 /// Checks the options against the config; errors say which option is out of
 /// range and why. A sequence longer than the model's positions is an error
 /// (its position table has no rows for it).

@@ -49,6 +49,26 @@ struct EstimateOptions {
 void buildEstimatePipeline(mlir::OpPassManager &pm,
                            const EstimateOptions &options);
 
+/// What runEstimate gives back: the JSON report (perf-opt
+/// --estimate-format=json) and, when asked for, the predicted timeline
+/// (Chrome Trace Event JSON).
+struct EstimateResult {
+  std::string report;
+  std::string timeline;
+};
+
+/// Runs the textual pass pipeline `pipeline` (may be empty; passes by name,
+/// registerPerfPasses() first) and then the estimate pipeline with `options`
+/// on `module`, in process: `device` (a catalog name or a device JSON file;
+/// empty: the graphs' own targets) becomes every graph's target first. The
+/// report is JSON whatever options.format says; the timeline is written
+/// only when `withTimeline`. The error holds every diagnostic, located.
+llvm::Expected<EstimateResult> runEstimate(mlir::ModuleOp module,
+                                           llvm::StringRef device,
+                                           llvm::StringRef pipeline,
+                                           EstimateOptions options,
+                                           bool withTimeline);
+
 /// Registers every pass and the `estimate` pipeline. `defaults` supplies
 /// the pipeline's options when it is built (perf-opt's --estimate-* flags).
 void registerPerfPassesAndPipelines(

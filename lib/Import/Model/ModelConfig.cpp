@@ -91,8 +91,8 @@ llvm::Expected<TransformerConfig> perf::parseModelConfig(StringRef text,
     out = v->value_or(dflt);
     return llvm::Error::success();
   };
-  if (llvm::Error e = need({"n_layer", "num_hidden_layers", "num_layers"},
-                           c.layers))
+  if (llvm::Error e =
+          need({"n_layer", "num_hidden_layers", "num_layers"}, c.layers))
     return std::move(e);
   if (llvm::Error e = need({"n_embd", "hidden_size", "d_model"}, c.hidden))
     return std::move(e);
@@ -104,9 +104,9 @@ llvm::Expected<TransformerConfig> perf::parseModelConfig(StringRef text,
   if (llvm::Error e = optional({"num_key_value_heads"}, c.kvHeads, c.heads))
     return std::move(e);
   // GPT-2 leaves n_inner null for 4 x n_embd.
-  if (llvm::Error e = optional({"n_inner", "intermediate_size", "ffn_dim",
-                                "d_ff"},
-                               c.ffn, 4 * c.hidden))
+  if (llvm::Error e =
+          optional({"n_inner", "intermediate_size", "ffn_dim", "d_ff"}, c.ffn,
+                   4 * c.hidden))
     return std::move(e);
   if (c.family == ModelFamily::Llama && !o->get("intermediate_size"))
     return configError(path, "missing key 'intermediate_size'");
@@ -116,8 +116,8 @@ llvm::Expected<TransformerConfig> perf::parseModelConfig(StringRef text,
   bool relativePositions =
       c.family == ModelFamily::Llama || c.family == ModelFamily::T5;
   if (c.maxPositions == 0 && !relativePositions)
-    return configError(path,
-                       "missing key 'n_positions' or 'max_position_embeddings'");
+    return configError(
+        path, "missing key 'n_positions' or 'max_position_embeddings'");
   if (llvm::Error e = optional({"type_vocab_size"}, c.typeVocab,
                                c.family == ModelFamily::Bert ? 2 : 0))
     return std::move(e);
@@ -226,4 +226,59 @@ llvm::Error perf::checkStepOptions(const TransformerConfig &c,
                  "adds a relative "
                  "position bias and has no fused kernel; use eager");
   return llvm::Error::success();
+}
+
+llvm::Expected<StepOptions> perf::parseStepOptions(const StepFlags &f) {
+  auto error = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   message.str());
+  };
+  StepOptions s;
+  s.batch = f.batch;
+  s.seq = f.seq;
+  s.context = f.context;
+  if (f.phase == "training")
+    s.phase = StepPhase::Training;
+  else if (f.phase == "decode")
+    s.phase = StepPhase::Decode;
+  else if (f.phase != "inference")
+    return error("--phase must be inference, training or decode, got '" +
+                 f.phase + "'");
+  // A decode step generates one token unless told otherwise.
+  if (s.phase == StepPhase::Decode && f.seq == 0)
+    s.seq = 1;
+  std::optional<DType> type = parseDType(f.dtype);
+  if (!type ||
+      (*type != DType::F32 && *type != DType::F16 && *type != DType::BF16))
+    return error("--dtype must be fp32, fp16 or bf16, got '" + f.dtype + "'");
+  s.dtype = *type;
+  if (f.attention == "sdpa" || f.attention == "flash")
+    s.attention = AttentionImpl::Fused;
+  else if (f.attention != "eager")
+    return error("--attention must be eager, sdpa or flash, got '" +
+                 f.attention + "'");
+  if (f.routing == "single")
+    s.routing = ExpertRouting::Single;
+  else if (f.routing != "balanced")
+    return error("--expert-routing must be balanced or single, got '" +
+                 f.routing + "'");
+  std::optional<ModelHead> head =
+      llvm::StringSwitch<std::optional<ModelHead>>(f.head)
+          .Case("default", ModelHead::Default)
+          .Case("lm", ModelHead::Lm)
+          .Case("classifier", ModelHead::Classifier)
+          .Case("pretraining", ModelHead::Pretraining)
+          .Case("none", ModelHead::None)
+          .Default(std::nullopt);
+  if (!head)
+    return error("--head must be default, lm, classifier, pretraining or "
+                 "none, got '" +
+                 f.head + "'");
+  s.head = *head;
+  if (f.loss == "cross-entropy")
+    s.loss = LossKind::CrossEntropy;
+  else if (f.loss != "none")
+    return error("--loss must be none or cross-entropy, got '" + f.loss + "'");
+  s.optimizer = f.optimizer;
+  return s;
 }

@@ -1004,64 +1004,6 @@ private:
   }
 };
 
-llvm::Expected<StepOptions>
-stepOptionsFromFlags(int64_t batch, int64_t seq, int64_t context,
-                     StringRef phase, StringRef dtype, StringRef attention,
-                     StringRef head, StringRef optimizer, StringRef routing,
-                     StringRef loss) {
-  auto error = [](const llvm::Twine &message) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   message.str());
-  };
-  StepOptions s;
-  s.batch = batch;
-  s.seq = seq;
-  s.context = context;
-  if (phase == "training")
-    s.phase = StepPhase::Training;
-  else if (phase == "decode")
-    s.phase = StepPhase::Decode;
-  else if (phase != "inference")
-    return error("--phase must be inference, training or decode, got '" +
-                 phase + "'");
-  // A decode step generates one token unless told otherwise.
-  if (s.phase == StepPhase::Decode && seq == 0)
-    s.seq = 1;
-  std::optional<DType> type = parseDType(dtype);
-  if (!type ||
-      (*type != DType::F32 && *type != DType::F16 && *type != DType::BF16))
-    return error("--dtype must be fp32, fp16 or bf16, got '" + dtype + "'");
-  s.dtype = *type;
-  if (attention == "sdpa" || attention == "flash")
-    s.attention = AttentionImpl::Fused;
-  else if (attention != "eager")
-    return error("--attention must be eager, sdpa or flash, got '" + attention +
-                 "'");
-  if (routing == "single")
-    s.routing = ExpertRouting::Single;
-  else if (routing != "balanced")
-    return error("--expert-routing must be balanced or single, got '" +
-                 routing + "'");
-  std::optional<ModelHead> h =
-      llvm::StringSwitch<std::optional<ModelHead>>(head)
-          .Case("default", ModelHead::Default)
-          .Case("lm", ModelHead::Lm)
-          .Case("classifier", ModelHead::Classifier)
-          .Case("pretraining", ModelHead::Pretraining)
-          .Case("none", ModelHead::None)
-          .Default(std::nullopt);
-  if (!h)
-    return error("--head must be default, lm, classifier, pretraining or "
-                 "none, got '" +
-                 head + "'");
-  s.head = *h;
-  if (loss == "cross-entropy")
-    s.loss = LossKind::CrossEntropy;
-  else if (loss != "none")
-    return error("--loss must be none or cross-entropy, got '" + loss + "'");
-  s.optimizer = optimizer.str();
-  return s;
-}
 } // namespace
 
 OwningOpRef<ModuleOp> perf::importModelConfig(MLIRContext *ctx,
@@ -1148,9 +1090,18 @@ void perf::registerModelConfigImportTranslation() {
         const llvm::MemoryBuffer *buffer =
             sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
         StringRef path = buffer->getBufferIdentifier();
-        llvm::Expected<StepOptions> options =
-            stepOptionsFromFlags(batch, seq, context, phase, dtype, attention,
-                                 head, optimizer, routing, loss);
+        StepFlags flags;
+        flags.batch = batch;
+        flags.seq = seq;
+        flags.context = context;
+        flags.phase = phase;
+        flags.dtype = dtype;
+        flags.attention = attention;
+        flags.head = head;
+        flags.optimizer = optimizer;
+        flags.routing = routing;
+        flags.loss = loss;
+        llvm::Expected<StepOptions> options = parseStepOptions(flags);
         if (!options) {
           emitError(FileLineColLoc::get(ctx, path, 1, 1))
               << llvm::toString(options.takeError());
