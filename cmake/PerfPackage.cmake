@@ -74,5 +74,6 @@ if(NOT PERF_SANITIZE AND NOT PERF_FUZZ)
   add_test(NAME package-consumer
     COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/test-package.sh
       ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
-  set_tests_properties(package-consumer PROPERTIES TIMEOUT 900)
+  set_tests_properties(package-consumer PROPERTIES TIMEOUT 900
+    ENVIRONMENT "PYTHON=${PERF_PYTHON_EXECUTABLE}")
 endif()

@@ -61,6 +61,21 @@ ldd "$work/consumer/price-c" > "$work/ldd.txt"
 grep -q "libperf-c.so.0 => $prefix/lib" "$work/ldd.txt" ||
   { cat "$work/ldd.txt"; fail "price-c does not load the installed libperf-c.so"; }
 
+# The Python package, where it was built: imported from the prefix (from
+# another folder, so the build's is not found), it prices with the
+# installed learned models.
+if [ -d "$build/python/perf" ]; then
+  [ -e "$prefix/lib/python3/dist-packages/perf/__init__.py" ] ||
+    fail "not installed: lib/python3/dist-packages/perf"
+  (cd "$work" && env -u PERF_MODEL_DIR PYTHONPATH="$prefix/lib/python3/dist-packages" \
+    "${PYTHON:-python3}" -c 'import perf; print(perf.__file__); print(perf.kernel_latency("gemm", "V100-PCIe-32GB", m=4096, n=1024, k=1024)["model"])') \
+    > "$work/python.txt" 2>&1 || { cat "$work/python.txt"; fail "the installed Python package"; }
+  grep -q "^$prefix/lib/python3/dist-packages/perf/__init__.py$" "$work/python.txt" ||
+    { cat "$work/python.txt"; fail "python imported perf from elsewhere"; }
+  grep -q "^ml$" "$work/python.txt" ||
+    { cat "$work/python.txt"; fail "the installed Python package did not use the learned models"; }
+fi
+
 # pkg-config finds the C API under the prefix.
 if command -v pkg-config > /dev/null; then
   PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs perf > "$work/pkg.txt"
