@@ -11,7 +11,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libxgboost-dev
   nlohmann-json3-dev libcli11-dev
-  python3 python3-onnx python3-dev pybind11-dev
+  python3 python3-onnx python3-dev pybind11-dev python3-jsonschema
 )
 # --sanitizers: what the ASan/UBSan and libFuzzer build needs (.ci/sanitize).
 if [ "${1:-}" = "--sanitizers" ]; then

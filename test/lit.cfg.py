@@ -23,6 +23,14 @@ if os.path.isdir(shared_data):
 config.substitutions.append(("%shared_data", shared_data))
 config.substitutions.append(("%perf_src", config.perf_src_root))
 
+# JSON outputs are checked against docs/schemas where python3-jsonschema
+# is (`REQUIRES: jsonschema`).
+if config.schema_python:
+    config.available_features.add("jsonschema")
+    config.substitutions.append(
+        ("%validate_json", config.schema_python + " " +
+         os.path.join(config.perf_src_root, "scripts", "validate-json.py")))
+
 # --estimate without model flags uses the shipped model folder; the tests
 # check figures worked out by hand from the roofline, so they run without
 # it (test/Tools/estimate-default.test runs the default).

@@ -61,7 +61,8 @@ Value HostOverheadTable::toJson() const {
     runtimeObject[entry.getKey()] = statsToJson(entry.getValue());
   for (const auto &entry : ops)
     opsObject[entry.getKey()] = entryToJson(entry.getValue());
-  return Object{{"version", 1},
+  return Object{{"schema", "perf.overhead_table/1"},
+                {"version", 1},
                 {"source", source},
                 {"default", entryToJson(defaults)},
                 {"runtime", std::move(runtimeObject)},
@@ -117,6 +118,11 @@ HostOverheadTable::parse(const llvm::json::Value &value) {
     if (version->getAsInteger() != 1)
       return llvm::createStringError(
           "overhead table: unsupported version (expected 1)");
+  if (std::optional<llvm::StringRef> schema = root->getString("schema"))
+    if (*schema != "perf.overhead_table/1")
+      return llvm::createStringError("overhead table: unsupported schema '" +
+                                     *schema +
+                                     "' (expected perf.overhead_table/1)");
   table.source = root->getString("source").value_or("").str();
   auto object = [&](llvm::StringRef key) -> llvm::Expected<const Object *> {
     const Value *v = root->get(key);

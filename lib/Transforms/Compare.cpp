@@ -118,9 +118,10 @@ struct ComparePass : perf::impl::CompareBase<ComparePass> {
       return signalPassFailure();
     if (format == "json")
       *os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                        {"schema", "perf.compare/1"},
                                         {"graphs", std::move(graphs)}}))
           << "\n";
-    if (failed(writeReport(getOperation(), output, text)))
+    if (failed(writeReport(getOperation(), output, text, format == "json")))
       return signalPassFailure();
     markAllAnalysesPreserved();
   }

@@ -45,7 +45,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
       std::string text;
       llvm::raw_string_ostream os(text);
       printTimeline(os, timelineEvents);
-      if (failed(writeReport(getOperation(), timeline, text)))
+      if (failed(writeReport(getOperation(), timeline, text, /*json=*/true)))
         signalPassFailure();
     }
   }

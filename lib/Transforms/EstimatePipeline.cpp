@@ -130,6 +130,10 @@ struct EstimatePipelineOptions
                                 llvm::cl::desc("Host overhead table (JSON)")};
   Option<std::string> format{*this, "format",
                              llvm::cl::desc("Report format: text or json")};
+  Option<std::string> output{
+      *this, "output",
+      llvm::cl::desc("Report file (default '-': stdout, or stderr when the "
+                     "IR goes to stdout)")};
   Option<std::string> system{
       *this, "system",
       llvm::cl::desc("System of the collectives: preset or JSON file")};
@@ -171,6 +175,8 @@ void perf::registerPerfPassesAndPipelines(
           options.overheads = opts.overheads;
         if (opts.format.hasValue())
           options.format = opts.format;
+        if (opts.output.hasValue())
+          options.output = opts.output;
         if (opts.system.hasValue())
           options.system = opts.system;
         if (opts.retarget.hasValue())

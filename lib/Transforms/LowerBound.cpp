@@ -11,8 +11,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Analysis/Schedule.h"
-#include "perf/Support/KernelSignature.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Support/KernelSignature.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
 #include "llvm/ADT/DenseMap.h"
@@ -308,7 +308,7 @@ struct LowerBoundPass : perf::impl::LowerBoundBase<LowerBoundPass> {
       return signalPassFailure();
     }
     if (failed(writeGraphReport(
-            getOperation(), format, output, analyze,
+            getOperation(), format, output, "perf.lower_bound/1", analyze,
             [](const GraphBound &g) { return toJson(g); },
             [&](const GraphBound &g, llvm::raw_ostream &os) {
               printText(g, layers, os);

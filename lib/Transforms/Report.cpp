@@ -349,7 +349,7 @@ struct ReportPass : perf::impl::ReportBase<ReportPass> {
       return signalPassFailure();
     }
     if (failed(writeGraphReport(
-            getOperation(), format, output, summarize,
+            getOperation(), format, output, "perf.estimate/1", summarize,
             [](const GraphSummary &s) { return toJson(s); }, printText)))
       return signalPassFailure();
     if (!kernelList.empty() &&

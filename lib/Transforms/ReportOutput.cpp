@@ -10,10 +10,39 @@
 
 using namespace mlir;
 
+namespace {
+/// The standard report stream and whether a JSON report went there.
+struct StandardReportStream {
+  llvm::raw_ostream *os = nullptr;
+  bool wroteJson = false;
+};
+StandardReportStream &standardReportStream() {
+  static StandardReportStream stream;
+  return stream;
+}
+} // namespace
+
+void perf::setStandardReportStream(llvm::raw_ostream &os) {
+  standardReportStream().os = &os;
+}
+
 LogicalResult perf::writeReport(Operation *op, llvm::StringRef path,
-                                llvm::StringRef text) {
+                                llvm::StringRef text, bool json) {
   if (path.empty())
     return success();
+  if (path == "-") {
+    StandardReportStream &standard = standardReportStream();
+    if (json && standard.wroteJson)
+      return op->emitError(
+          "a second JSON report would follow another on the same stream, "
+          "which a JSON reader rejects; write one of them to a file "
+          "(output=FILE, or --estimate-format=text)");
+    standard.wroteJson |= json;
+    llvm::raw_ostream &os = standard.os ? *standard.os : llvm::outs();
+    os << text;
+    os.flush();
+    return success();
+  }
   // A temporary file renamed into place: an interrupted run leaves the old
   // report or none, never half of one.
   if (llvm::Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
@@ -59,5 +88,5 @@ LogicalResult perf::writeKernelList(ModuleOp module, llvm::StringRef path) {
                                    {"schema", "perf.kernel_list/1"},
                                    {"kernels", std::move(kernels)}}))
      << "\n";
-  return writeReport(module, path, text);
+  return writeReport(module, path, text, /*json=*/true);
 }

@@ -109,9 +109,10 @@ static cl::opt<std::string>
               cl::desc("Models compared by --leave-one-out (default: "
                        "roofline,heuristic,tile,ml,db)"),
               cl::cat(category));
-static cl::opt<unsigned> maxRows("max-rows", cl::init(40000),
-                                 cl::desc("ml training rows per kind (default: 40000)"),
-                                 cl::cat(category));
+static cl::opt<unsigned>
+    maxRows("max-rows", cl::init(40000),
+            cl::desc("ml training rows per kind (default: 40000)"),
+            cl::cat(category));
 static cl::opt<unsigned> rounds("rounds", cl::init(300),
                                 cl::desc("ml boosting rounds (default: 300)"),
                                 cl::cat(category));
@@ -144,7 +145,8 @@ static int printRows(llvm::ArrayRef<PricedRow> priced, bool json) {
                                        {"error", p.relativeError()}});
     llvm::outs() << llvm::formatv(
         "{0:2}\n",
-        llvm::json::Value(llvm::json::Object{{"rows", std::move(out)}}));
+        llvm::json::Value(llvm::json::Object{{"schema", "perf.eval_rows/1"},
+                                             {"rows", std::move(out)}}));
     return 0;
   }
   llvm::outs() << "file,line,op,device,measured_us,predicted_us,model,error\n";
@@ -249,8 +251,9 @@ static int evaluateFiles() {
   for (const KernelMeasurement &m : rows) {
     auto gpu = deviceFor(m, devices);
     if (!gpu)
-      return reportError("perf-eval", fileError(m.file, m.line, 0,
-                  llvm::toString(gpu.takeError())));
+      return reportError(
+          "perf-eval",
+          fileError(m.file, m.line, 0, llvm::toString(gpu.takeError())));
     KernelCost cost = stack->estimate(m.kernel, *gpu);
     // A row no model of the stack prices is left out, not scored as -100%.
     if (cost.model == "none") {
@@ -328,8 +331,9 @@ static int runCrossValidation() {
       if (!devices.count(m.device)) {
         auto spec = neuSightDevice(dir, m.device);
         if (!spec)
-          return reportError("perf-eval", fileError(m.file, m.line, 0,
-                      llvm::toString(spec.takeError())));
+          return reportError(
+              "perf-eval",
+              fileError(m.file, m.line, 0, llvm::toString(spec.takeError())));
         devices[m.device] = *spec;
       }
       rows.push_back(std::move(m));

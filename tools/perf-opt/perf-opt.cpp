@@ -26,6 +26,7 @@
 #include "perf/Support/Version.h"
 #include "perf/Tools/Registration.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/ReportOutput.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BuryPointer.h"
 #include "llvm/Support/CommandLine.h"
@@ -359,19 +360,36 @@ int main(int argc, char **argv) {
     return base.setupPassPipeline(pm);
   });
 
-  // The report is the answer of --estimate; the IR is printed only when an
-  // output file asks for it. Without it, the graph is parsed, estimated and
-  // dropped: no per-op times are written and nothing is printed, which is
-  // most of the time on large graphs.
+  // Where output goes (docs/estimate.md, "Where output goes"): with
+  // --estimate the report is the answer and the IR is printed only when -o
+  // names a file (`-o -`: stdout); without it the IR goes to -o (default
+  // stdout). Reports go to stdout unless the IR does, then to stderr, so
+  // the IR still pipes into the next tool.
+  bool estimate = requestsEstimate(argc, argv);
+  llvm::cl::Option *outputOption = llvm::cl::getRegisteredOptions().lookup("o");
+  bool explicitOutput = outputOption && outputOption->getNumOccurrences() > 0;
+  bool printsIR = !estimate || explicitOutput;
+  if (printsIR && outputFilename == "-")
+    perf::setStandardReportStream(llvm::errs());
+
   std::unique_ptr<llvm::MemoryBuffer> input =
       llvm::StringRef(inputFilename).ends_with(".onnx")
           ? importOnnx(inputFilename, registry)
           : openInput(inputFilename);
   if (!input)
     return 1;
-  if (requestsEstimate(argc, argv) && outputFilename == "-" &&
-      !config.shouldVerifyDiagnostics() && config.inputSplitMarker().empty())
-    return failed(runEstimateOnly(std::move(input), registry, config)) ? 1 : 0;
+  // Without an output file the estimate parses, prices and drops the graph:
+  // no per-op times are written and nothing is printed, which is most of
+  // the time on large graphs.
+  if (!printsIR) {
+    if (!config.shouldVerifyDiagnostics() && config.inputSplitMarker().empty())
+      return failed(runEstimateOnly(std::move(input), registry, config)) ? 1
+                                                                         : 0;
+    return failed(
+               MlirOptMain(llvm::nulls(), std::move(input), registry, config))
+               ? 1
+               : 0;
+  }
 
   // The IR goes to a temporary file renamed over the output once the
   // pipeline succeeded: a failed or interrupted run leaves no partial file.

@@ -234,7 +234,8 @@ static int runBreakdown(const KinetoTrace &trace, raw_ostream &os) {
     json::Object mean{{"span_us", spanSum / n},
                       {"gpu_active_us", activeSum / n},
                       {"gpu_idle_us", (spanSum - activeSum) / n}};
-    json::Object root{{"trace", inputFile.getValue()},
+    json::Object root{{"schema", "perf.trace_breakdown/1"},
+                      {"trace", inputFile.getValue()},
                       {"gpu", trace.gpuName()},
                       {"iterations_from", how},
                       {"iterations", std::move(iterations)},
@@ -389,7 +390,8 @@ static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
           {"kernel_only_us", tableRuns[i].kernelTime},
           {"ops", tableRuns[i].ops},
           {"device_events", tableRuns[i].deviceEvents}});
-    json::Object root{{"trace", inputFile.getValue()},
+    json::Object root{{"schema", "perf.trace_replay/1"},
+                      {"trace", inputFile.getValue()},
                       {"iterations_from", how},
                       {"overheads", tableName},
                       {"iterations", std::move(rows)},

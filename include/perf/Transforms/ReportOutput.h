@@ -13,10 +13,17 @@
 #include <vector>
 
 namespace perf {
-/// Writes a rendered report to `path`: "-" is stdout, an empty path writes
-/// nothing. A file that cannot be written is an error on `op`.
+/// Where reports whose path is "-" go: stdout unless a tool prints the IR
+/// there, when it sends them to stderr so that the IR still pipes into the
+/// next tool (perf-opt does; docs/estimate.md, "Where output goes").
+void setStandardReportStream(llvm::raw_ostream &os);
+
+/// Writes a rendered report to `path`: "-" is the standard report stream,
+/// an empty path writes nothing. A file that cannot be written is an error
+/// on `op`, and so is a second JSON report for the standard stream (two
+/// documents one after the other are not JSON a reader accepts).
 mlir::LogicalResult writeReport(mlir::Operation *op, llvm::StringRef path,
-                                llvm::StringRef text);
+                                llvm::StringRef text, bool json = false);
 
 /// Writes the distinct kernels of every perf.graph of `module` to `path` as
 /// a perf.kernel_list/1 JSON document (the Report pass's `kernel-list`).
@@ -25,13 +32,13 @@ mlir::LogicalResult writeKernelList(mlir::ModuleOp module,
 
 /// Summarizes every perf.graph of `module` with `analyze` (which reports its
 /// own errors) and writes the summaries to `path`: as
-/// `{"graphs": [toJson(summary)...]}` when `format` is "json", else each
-/// printed by `printText`.
+/// `{"schema": schema, "graphs": [toJson(summary)...]}` when `format` is
+/// "json", else each printed by `printText`.
 template <typename AnalyzeFn, typename JsonFn, typename TextFn>
-mlir::LogicalResult writeGraphReport(mlir::ModuleOp module,
-                                     llvm::StringRef format,
-                                     llvm::StringRef path, AnalyzeFn analyze,
-                                     JsonFn toJson, TextFn printText) {
+mlir::LogicalResult
+writeGraphReport(mlir::ModuleOp module, llvm::StringRef format,
+                 llvm::StringRef path, llvm::StringRef schema,
+                 AnalyzeFn analyze, JsonFn toJson, TextFn printText) {
   using Summary = typename std::invoke_result_t<AnalyzeFn, GraphOp>::value_type;
   std::vector<Summary> summaries;
   mlir::WalkResult walk = module.walk([&](GraphOp graph) {
@@ -52,14 +59,15 @@ mlir::LogicalResult writeGraphReport(mlir::ModuleOp module,
     llvm::json::Array graphs;
     for (const Summary &s : summaries)
       graphs.push_back(toJson(s));
-    os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                     {"graphs", std::move(graphs)}}))
+    os << llvm::formatv("{0:2}",
+                        llvm::json::Value(llvm::json::Object{
+                            {"schema", schema}, {"graphs", std::move(graphs)}}))
        << "\n";
   } else {
     for (const Summary &s : summaries)
       printText(s, os);
   }
-  return writeReport(module, path, text);
+  return writeReport(module, path, text, format == "json");
 }
 } // namespace perf
 

@@ -1,5 +1,5 @@
-// RUN: perf-opt %s --perf-shard-embeddings="devices=2 strategy=size" | FileCheck %s --check-prefix=SIZE
-// RUN: perf-opt %s --perf-shard-embeddings="devices=2 strategy=lookup" | FileCheck %s --check-prefix=LOOKUP
+// RUN: perf-opt %s --perf-shard-embeddings="devices=2 strategy=size" 2>&1 | FileCheck %s --check-prefix=SIZE
+// RUN: perf-opt %s --perf-shard-embeddings="devices=2 strategy=lookup" 2>&1 | FileCheck %s --check-prefix=LOOKUP
 // RUN: not perf-opt %s --perf-shard-embeddings="devices=2 strategy=random" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // Two f32 tables of 1e6 x 128 (512 MB each, 1024 x 20 lookups = 10.49 MB
