@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Runs the commands of README.md and docs/*.md as a reader would.
+
+    run-doc-commands.py [--build build] [--list] [--filter TEXT] [FILE.md ...]
+
+A fenced block is run when it is a shell block (```sh, ```bash, ```console,
+or an unmarked block whose lines are commands: build/bin/..., python3 ...,
+bench/..., scripts/..., `$ ` prompts) or a ```python block. In a block with
+`$ ` prompts only the prompted lines run (the rest is their output); a line
+ending in `\\` or `|`, or the next one starting with `|`, continues the
+command. A block's commands run in one bash session, in order (variables
+carry over), from a scratch copy of the repository root (the sources
+copied, build/ linked, ../shared beside it), with build/bin on PATH as the
+README's `export PATH=$PWD/build/bin:$PATH` puts it, so what they write
+stays there; python blocks run with the build's python/ on PYTHONPATH.
+
+An HTML comment on the line before a block's fence changes what is
+expected of it:
+  <!-- docs-test: skip (why) -->   not run (a GPU, minutes of work, ...)
+  <!-- docs-test: fails -->        the block must fail cleanly (exit 1 or 2,
+                                   an error message, no crash)
+  <!-- docs-test: requires nvcc --> run only where the CUDA compiler is
+                                   (runtime/bench needs it to build)
+
+Prints one line per block; exits 1 when one does not do what its doc
+says, 77 when ../shared/data is missing (--skip-without-data).
+"""
+
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+COMMAND = re.compile(r"^(build/bin/|runtime/bench/build/|python3 |PYTHONPATH=|bench/|scripts/|"
+                     r"cmake |ctest |ninja |perf-[a-z-]+ |export |[A-Z_][A-Z0-9_]*=\S*(\s|$)|"
+                     r"\$[A-Z]+ )")
+MARKER = re.compile(r"<!--\s*docs-test:\s*(skip|fails|requires)\b\s*(.*?)-->")
+TIMEOUT = 300
+
+
+def blocks(path):
+    """(line, language, body lines, marker) of every fenced block."""
+    lines = open(path).read().split("\n")
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^(\s*)```(\w*)\s*$", lines[i])
+        if not m:
+            i += 1
+            continue
+        indent, lang = m.group(1), m.group(2)
+        marker = None
+        if i > 0:
+            mm = MARKER.search(lines[i - 1])
+            if mm:
+                marker = (mm.group(1), mm.group(2).strip().strip("()"))
+        start = i + 1
+        j = start
+        while j < len(lines) and not re.match(r"^\s*```\s*$", lines[j]):
+            j += 1
+        body = [l[len(indent):] if l.startswith(indent) else l for l in lines[start:j]]
+        yield start, lang, body, marker
+        i = j + 1
+
+
+def commands(lang, body):
+    """The shell commands of a block, continuation lines joined."""
+    prompted = any(l.startswith("$ ") for l in body)
+    out, current = [], None
+    for raw in body:
+        line = raw.rstrip()
+        if current is not None:
+            current += "\n" + line
+            if not (line.endswith("\\") or line.endswith("|")):
+                out.append(current)
+                current = None
+            continue
+        if prompted:
+            # The lines after a prompted command are its output.
+            if not line.startswith("$ "):
+                continue
+            line = line[2:]
+        elif not line or line.lstrip().startswith("#"):
+            continue
+        elif line.lstrip().startswith("|") and out:
+            out[-1] += "\n" + line
+            continue
+        elif lang not in ("sh", "bash", "shell", "console") and not COMMAND.match(line):
+            continue
+        if line.endswith("\\") or line.endswith("|"):
+            current = line
+        else:
+            out.append(line)
+    if current is not None:
+        out.append(current)
+    return out
+
+
+def scratch(build):
+    """A scratch repository root: a copy of the sources (a few MB) with the
+    build linked, ../shared beside it."""
+    base = os.path.join(build, "docs-test")
+    shutil.rmtree(base, ignore_errors=True)
+    work = os.path.join(base, "root")
+    os.makedirs(work)
+    for entry in os.listdir(ROOT):
+        if entry.startswith(".") or entry.startswith("build"):
+            continue
+        src = os.path.join(ROOT, entry)
+        dst = os.path.join(work, entry)
+        if os.path.isdir(src):
+            # Build folders (runtime/bench/build) stay out: the docs build
+            # them.
+            shutil.copytree(src, dst, symlinks=True,
+                            ignore=shutil.ignore_patterns("build", "build-*"))
+        else:
+            shutil.copy2(src, dst)
+    os.symlink(os.path.abspath(build), os.path.join(work, "build"))
+    shared = os.path.normpath(os.path.join(ROOT, "..", "shared"))
+    if os.path.isdir(shared):
+        os.symlink(shared, os.path.join(base, "shared"))
+    return work
+
+
+def run(command, cwd, env, python=False):
+    started = time.time()
+    argv = [sys.executable if python else "bash", "-" if python else "-o"]
+    if not python:
+        argv += ["pipefail", "-c", command]
+    try:
+        p = subprocess.run(argv, cwd=cwd, env=env, input=command if python else None,
+                           capture_output=True, text=True, timeout=TIMEOUT)
+        return p.returncode, p.stdout + p.stderr, time.time() - started
+    except subprocess.TimeoutExpired:
+        return None, "timed out after %d s" % TIMEOUT, time.time() - started
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("files", nargs="*")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--list", action="store_true", help="print the commands, run nothing")
+    ap.add_argument("--filter", help="run only commands containing this text")
+    ap.add_argument("--skip-without-data", action="store_true")
+    args = ap.parse_args()
+    if args.skip_without_data and not os.path.isdir(os.path.join(ROOT, "..", "shared", "data")):
+        print("skipped: no ../shared/data")
+        return 77
+    files = args.files or ([os.path.join(ROOT, "README.md")] +
+                           sorted(glob.glob(os.path.join(ROOT, "docs", "*.md"))))
+    work = None if args.list else scratch(os.path.abspath(args.build))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(os.path.abspath(args.build), "python")
+    env.pop("PERF_MODEL_DIR", None)
+    env["PATH"] = os.path.join(os.path.abspath(args.build), "bin") + os.pathsep + env["PATH"]
+    failures = ran = skipped = 0
+    for path in files:
+        name = os.path.relpath(path, ROOT)
+        for line, lang, body, marker in blocks(path):
+            python = lang == "python"
+            if not python and lang not in ("", "sh", "bash", "shell", "console"):
+                continue  # text, JSON, MLIR, ...
+            cmds = ["\n".join(body)] if python else commands(lang, body)
+            if args.filter:
+                cmds = [c for c in cmds if args.filter in c]
+            if not cmds:
+                continue
+            where = "%s:%d" % (name, line)
+            shown = cmds[0].split("\n")[0][:90] + (" (+%d)" % (len(cmds) - 1) if len(cmds) > 1 else "")
+            reason = None
+            if marker and marker[0] == "skip":
+                reason = marker[1]
+            elif (python or "PYTHONPATH=build/python" in cmds[0]) and not os.path.isdir(
+                    os.path.join(env["PYTHONPATH"], "perf")):
+                reason = "the Python package was not built"
+            elif marker and marker[0] == "requires" and not shutil.which(
+                    marker[1], path=env["PATH"] + os.pathsep + "/usr/local/cuda/bin"):
+                reason = "no %s here" % marker[1]
+            if reason:
+                skipped += 1
+                print("SKIP %s  %s  (%s)" % (where, shown, reason))
+                continue
+            if args.list:
+                for c in cmds:
+                    print("%s  %s" % (where, c.split("\n")[0][:100]))
+                continue
+            # A block's commands run in one shell, as a reader types them
+            # one after the other (variables carry over), stopping at the
+            # first that fails.
+            script = cmds[0] if python else "set -e\n" + "\n".join(cmds)
+            rc, output, seconds = run(script, work, env, python)
+            ran += 1
+            expect_failure = marker and marker[0] == "fails"
+            ok = rc == 0 if not expect_failure else rc in (1, 2) and "error" in output
+            print("%s %s  %s  (%.1f s)" % ("ok  " if ok else "FAIL", where, shown, seconds))
+            if not ok:
+                failures += 1
+                print("     exit %s\n     %s" % (rc, "\n     ".join(output.strip().split("\n")[-8:])))
+    if not args.list:
+        print("%d blocks run, %d skipped, %d failed" % (ran, skipped, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
