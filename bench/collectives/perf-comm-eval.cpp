@@ -350,8 +350,12 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   perf::setVersionPrinter("perf-comm-eval");
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv,
-                              "collective model vs measured NCCL times\n");
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "perf-comm-eval: the collective model against measured NCCL times\n\n"
+      "  perf-comm-eval                 the tables of docs/distributed.md\n"
+      "  perf-comm-eval --write         refit the calibrations into the "
+      "system files\n");
   std::map<std::string, SystemSpec> systems;
   std::map<std::string, std::string> systemFiles;
   std::vector<Priced> rows;

@@ -23,6 +23,7 @@
 #include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
 #include "perf/Support/Limits.h"
+#include "perf/Support/ToolOptions.h"
 #include "perf/Support/Version.h"
 #include "perf/Tools/Registration.h"
 #include "perf/Transforms/Passes.h"
@@ -260,6 +261,9 @@ static LogicalResult runEstimateOnly(std::unique_ptr<llvm::MemoryBuffer> input,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // The linked libraries' options stay out of --help; perf-opt's and the
+  // MLIR driver's, registered below, are listed.
+  perf::LibraryOptions libraryOptions;
   perf::setVersionPrinter("perf-opt");
   DialectRegistry registry;
   perf::registerPerfDialects(registry);
@@ -285,8 +289,13 @@ int main(int argc, char **argv) {
   });
   perf::registerPerfToolPasses();
 
-  std::string helpHeader =
-      registerCLIOptions("perf optimizer and estimator\n", registry);
+  std::string helpHeader = registerCLIOptions(
+      "perf-opt: estimates steps and runs the perf passes\n\n"
+      "  perf-opt --estimate examples/mlp_training.mlir\n"
+      "  perf-opt --perf-device=H100 --perf-data-parallel=devices=8 "
+      "--estimate step.mlir\n",
+      registry);
+  libraryOptions.hide({&perfCategory});
   // Errors on a whole module would otherwise print the module after the
   // one-line message; -mlir-print-op-on-diagnostic brings that back.
   if (auto *printOp = static_cast<llvm::cl::opt<bool> *>(

@@ -287,7 +287,11 @@ int main(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "perf-sweep: one model over a grid of hardware and parallelism "
-      "settings\n");
+      "settings\n\n"
+      "  perf-sweep examples/gpt2_large_4gpu.mlir --workers=16 "
+      "--ethernet-gbps=25,100\n"
+      "  perf-sweep examples/gpt2_large_4gpu.mlir "
+      "--pipeline='perf-data-parallel{devices=8}' --csv=sweep.csv\n");
 
   auto fail = [](const llvm::Twine &message) {
     return reportError("perf-sweep", llvm::createStringError(message));

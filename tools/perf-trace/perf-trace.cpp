@@ -468,8 +468,22 @@ int main(int argc, char **argv) {
     perf::printVersion(outs(), "perf-trace");
     return 0;
   }
+  // What --help prints above the options, as the other tools' overviews.
+  StringRef overview =
+      "perf-trace: Kineto trace analysis\n\n"
+      "  perf-trace breakdown TRACE   per iteration: span, GPU active and idle "
+      "time, device time per kernel kind and op\n"
+      "  perf-trace overheads TRACE   the T1-T5 host overhead table "
+      "(docs/host-overheads.md)\n"
+      "  perf-trace replay TRACE      each iteration replayed with the table "
+      "and with its ops' own overheads\n"
+      "  perf-trace link TRACE --et ET  how many ops link to an execution "
+      "trace\n\n"
+      "  perf-trace replay test/Trace/Inputs/tiny_kineto.json --format=json\n";
+  cl::HideUnrelatedOptions(category);
   if (command == "-h" || command == "--help" || command == "help") {
-    outs() << usage;
+    const char *helpArgs[] = {argv[0], "--help"};
+    cl::ParseCommandLineOptions(2, helpArgs, overview);
     return 0;
   }
   if (command != "breakdown" && command != "overheads" && command != "replay" &&
@@ -479,10 +493,7 @@ int main(int argc, char **argv) {
   std::vector<const char *> args{argv[0]};
   for (int i = 2; i < argc; ++i)
     args.push_back(argv[i]);
-  cl::HideUnrelatedOptions(category);
-  if (!cl::ParseCommandLineOptions(args.size(), args.data(),
-                                   "perf-trace: Kineto trace analysis\n",
-                                   &errs()))
+  if (!cl::ParseCommandLineOptions(args.size(), args.data(), overview, &errs()))
     return 1;
 
   Expected<KinetoTrace> trace = KinetoTrace::load(inputFile);
