@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "perf/CostModel/RooflineModel.h"
+#include "perf/Support/Limits.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
@@ -79,9 +80,13 @@ SmallVector<int64_t> cutStages(ArrayRef<Operation *> ops, int64_t n,
   return stage;
 }
 
+/// One forward or backward pass of one model chunk over one micro-batch.
 struct Task {
   bool forward;
   int64_t microbatch;
+  /// The chunk of the model (0 .. devices x chunks - 1); chunk c runs on
+  /// device c mod devices.
+  int64_t chunk;
 };
 
 struct PipelineParallelPass
@@ -95,6 +100,18 @@ struct PipelineParallelPass
                                "positive and schedule gpipe or 1f1b");
       return signalPassFailure();
     }
+    if (chunks < 1 || !withinLimit(chunks, kMaxDevices)) {
+      getOperation().emitError("--perf-pipeline-parallel: chunks must be from "
+                               "1 to ")
+          << kMaxDevices.max << ", got " << int64_t(chunks);
+      return signalPassFailure();
+    }
+    if (chunks > 1 && schedule != "1f1b") {
+      getOperation().emitError("--perf-pipeline-parallel: chunks above 1 "
+                               "interleave the 1f1b schedule; schedule=")
+          << schedule.getValue() << " has no interleaved form";
+      return signalPassFailure();
+    }
     if (balance != "time" && balance != "flops") {
       getOperation().emitError("--perf-pipeline-parallel: balance must be "
                                "time or flops, got '" +
@@ -106,26 +123,59 @@ struct PipelineParallelPass
       signalPassFailure();
   }
 
-  /// Per-device task order of the schedule.
+  /// Per-device task order of the schedule (chunk c = device with one
+  /// chunk per device).
   SmallVector<std::deque<Task>> buildOrder(int64_t n, int64_t m) {
     SmallVector<std::deque<Task>> order(n);
     for (int64_t s = 0; s < n; ++s) {
       if (schedule == "gpipe") {
         for (int64_t i = 0; i < m; ++i)
-          order[s].push_back({true, i});
+          order[s].push_back({true, i, s});
         for (int64_t i = 0; i < m; ++i)
-          order[s].push_back({false, i});
+          order[s].push_back({false, i, s});
         continue;
       }
       int64_t warmup = std::min(n - s - 1, m);
       for (int64_t i = 0; i < warmup; ++i)
-        order[s].push_back({true, i});
+        order[s].push_back({true, i, s});
       for (int64_t i = 0; i + warmup < m; ++i) {
-        order[s].push_back({true, warmup + i});
-        order[s].push_back({false, i});
+        order[s].push_back({true, warmup + i, s});
+        order[s].push_back({false, i, s});
       }
       for (int64_t i = m - warmup; i < m; ++i)
-        order[s].push_back({false, i});
+        order[s].push_back({false, i, s});
+    }
+    return order;
+  }
+
+  /// Megatron-LM's interleaved 1F1B order
+  /// (forward_backward_pipelining_with_interleaving): device d runs its
+  /// m x v forward tasks in groups of n micro-batches per chunk, chunk by
+  /// chunk, and its backward tasks in the same groups from its last chunk
+  /// down, after (n - d - 1) x 2 + (v - 1) x n warm-up forwards (all of
+  /// them when m == n).
+  SmallVector<std::deque<Task>> buildInterleavedOrder(int64_t n, int64_t m,
+                                                      int64_t v) {
+    SmallVector<std::deque<Task>> order(n);
+    const int64_t total = m * v;
+    for (int64_t d = 0; d < n; ++d) {
+      auto task = [&](int64_t k, bool forward) {
+        int64_t local = (k / n) % v;
+        if (!forward)
+          local = v - 1 - local;
+        int64_t microbatch = (k / (n * v)) * n + k % n;
+        return Task{forward, microbatch, local * n + d};
+      };
+      int64_t warmup =
+          m == n ? total : std::min((n - d - 1) * 2 + (v - 1) * n, total);
+      for (int64_t k = 0; k < warmup; ++k)
+        order[d].push_back(task(k, true));
+      for (int64_t k = 0; k + warmup < total; ++k) {
+        order[d].push_back(task(warmup + k, true));
+        order[d].push_back(task(k, false));
+      }
+      for (int64_t k = total - warmup; k < total; ++k)
+        order[d].push_back(task(k, false));
     }
     return order;
   }
@@ -135,6 +185,13 @@ struct PipelineParallelPass
       return failure();
     const int64_t n = devices;
     const int64_t m = microbatches ? int64_t(microbatches) : 2 * n;
+    // Model chunks: n x v of them, chunk c on device c mod n.
+    const int64_t v = chunks;
+    const int64_t numChunks = n * v;
+    if (v > 1 && m % n != 0)
+      return graph.emitError("--perf-pipeline-parallel: interleaving (chunks=")
+             << v << ") needs micro-batches divisible by the " << n
+             << " devices, got " << m;
     Block &block = graph.getBodyBlock();
     SmallVector<Operation *> fwd, bwd, tail, all;
     for (Operation &op : block) {
@@ -161,39 +218,42 @@ struct PipelineParallelPass
         weight = [spec](Operation *op) { return opTimeUs(op, spec); };
       }
     }
-    llvm::DenseMap<Operation *, int64_t> stageOf;
-    SmallVector<int64_t> fs = cutStages(fwd, n, weight);
+    llvm::DenseMap<Operation *, int64_t> chunkOf;
+    SmallVector<int64_t> fs = cutStages(fwd, numChunks, weight);
     for (size_t i = 0; i < fwd.size(); ++i)
-      stageOf[fwd[i]] = fs[i];
+      chunkOf[fwd[i]] = fs[i];
     SmallVector<Operation *> bwdReversed(bwd.rbegin(), bwd.rend());
-    SmallVector<int64_t> bs = cutStages(bwdReversed, n, weight);
+    SmallVector<int64_t> bs = cutStages(bwdReversed, numChunks, weight);
     for (size_t i = 0; i < bwdReversed.size(); ++i)
-      stageOf[bwdReversed[i]] = bs[i];
+      chunkOf[bwdReversed[i]] = bs[i];
 
-    // Chunks: (forward?, stage) -> ops in original order.
-    SmallVector<SmallVector<Operation *>> fwdChunk(n), bwdChunk(n);
+    // (forward?, chunk) -> ops in original order.
+    SmallVector<SmallVector<Operation *>> fwdChunk(numChunks),
+        bwdChunk(numChunks);
     for (Operation *op : fwd)
-      fwdChunk[stageOf[op]].push_back(op);
+      fwdChunk[chunkOf[op]].push_back(op);
     for (Operation *op : bwd)
-      bwdChunk[stageOf[op]].push_back(op);
+      bwdChunk[chunkOf[op]].push_back(op);
 
     OpBuilder b(&getContext());
     b.setInsertionPointToEnd(&block);
     SmallVector<IRMapping> maps(m);
-    // (microbatch, original value, stage) -> value delivered to that stage.
+    // (microbatch, original value, chunk) -> value delivered to that chunk.
     std::map<std::tuple<int64_t, void *, int64_t>, Value> delivered;
     int64_t numSends = 0;
 
     // After tensor parallelism a stage is a TP group of `tp` consecutive
     // devices, device 0's replica standing for it: stage s runs on device
-    // s x tp and its TP collectives move to that group.
+    // s x tp and its TP collectives move to that group. Chunk c belongs to
+    // stage c mod n.
     int64_t tp = 1;
     if (auto a = graph->getAttrOfType<IntegerAttr>("perf.tensor_parallel"))
       tp = std::max<int64_t>(1, a.getInt());
-    auto deviceOf = [&](int64_t stage) { return stage * tp; };
+    auto stageOfChunk = [&](int64_t chunk) { return chunk % n; };
+    auto deviceOf = [&](int64_t chunk) { return stageOfChunk(chunk) * tp; };
 
-    auto place = [&](Operation *clone, int64_t stage) {
-      const int64_t device = deviceOf(stage);
+    auto place = [&](Operation *clone, int64_t chunk) {
+      const int64_t device = deviceOf(chunk);
       if (auto fw = dyn_cast<FrameworkOp>(clone))
         fw.setDeviceAttr(b.getI64IntegerAttr(device));
       clone->walk([&](Operation *inner) {
@@ -209,8 +269,9 @@ struct PipelineParallelPass
       });
     };
 
-    // A send of `values` (original values of micro-batch `mb`) from stage
-    // `from` to stage `to`, launched by the sender's host thread.
+    // A send of `values` (original values of micro-batch `mb`) from chunk
+    // `from` to chunk `to` on another device, launched by the sender's host
+    // thread.
     auto emitSend = [&](int64_t from, int64_t to, ArrayRef<Value> values,
                         int64_t mb) {
       IRMapping &map = maps[mb];
@@ -227,7 +288,8 @@ struct PipelineParallelPass
             SendOp::create(body, graph.getLoc(), body.getI64IntegerAttr(bytes),
                            body.getDenseI64ArrayAttr(group), TypeAttr(),
                            body.getI64IntegerAttr(deviceOf(from)),
-                           body.getI64IntegerAttr(linkStream(from, to)),
+                           body.getI64IntegerAttr(linkStream(stageOfChunk(from),
+                                                             stageOfChunk(to))),
                            StringAttr());
           });
       send->setAttr("perf.microbatch", b.getI64IntegerAttr(mb));
@@ -236,35 +298,42 @@ struct PipelineParallelPass
         delivered[{mb, v.getAsOpaquePointer(), to}] = r;
     };
 
-    auto emitChunk = [&](ArrayRef<Operation *> ops, int64_t stage, int64_t mb) {
+    // Whether `value`, made by chunk `from`, must travel to chunk `to`: it
+    // does between devices; chunks of one device share its memory.
+    auto crosses = [&](int64_t from, int64_t to) {
+      return stageOfChunk(from) != stageOfChunk(to);
+    };
+    auto emitChunk = [&](ArrayRef<Operation *> ops, int64_t chunk, int64_t mb) {
       IRMapping &map = maps[mb];
-      // Values from other stages not sent yet, grouped by sender.
+      // Values from other devices' chunks not sent yet, grouped by sender.
       llvm::MapVector<int64_t, SmallVector<Value>> incoming;
       for (Operation *op : ops)
-        for (Value v : op->getOperands()) {
-          Operation *def = v.getDefiningOp();
-          if (!def || !stageOf.count(def) || stageOf[def] == stage)
+        for (Value value : op->getOperands()) {
+          Operation *def = value.getDefiningOp();
+          if (!def || !chunkOf.count(def) || !crosses(chunkOf[def], chunk))
             continue;
-          if (delivered.count({mb, v.getAsOpaquePointer(), stage}))
+          if (delivered.count({mb, value.getAsOpaquePointer(), chunk}))
             continue;
-          auto &list = incoming[stageOf[def]];
-          if (!llvm::is_contained(list, v))
-            list.push_back(v);
+          auto &list = incoming[chunkOf[def]];
+          if (!llvm::is_contained(list, value))
+            list.push_back(value);
         }
       for (auto &[from, values] : incoming)
-        emitSend(from, stage, values, mb);
+        emitSend(from, chunk, values, mb);
       for (Operation *op : ops) {
         IRMapping local = map;
-        for (Value v : op->getOperands()) {
-          auto it = delivered.find({mb, v.getAsOpaquePointer(), stage});
+        for (Value value : op->getOperands()) {
+          auto it = delivered.find({mb, value.getAsOpaquePointer(), chunk});
           if (it != delivered.end())
-            local.map(v, it->second);
+            local.map(value, it->second);
         }
         Operation *clone = b.clone(*op, local);
         for (auto [from, to] : llvm::zip(op->getResults(), clone->getResults()))
           map.map(from, to);
-        place(clone, stage);
-        clone->setAttr("perf.stage", b.getI64IntegerAttr(stage));
+        place(clone, chunk);
+        clone->setAttr("perf.stage", b.getI64IntegerAttr(stageOfChunk(chunk)));
+        if (v > 1)
+          clone->setAttr("perf.chunk", b.getI64IntegerAttr(chunk));
         clone->setAttr("perf.microbatch", b.getI64IntegerAttr(mb));
       }
       // The stage sends what later stages read as soon as it has produced
@@ -274,8 +343,8 @@ struct PipelineParallelPass
       for (Operation *op : ops)
         for (Value r : op->getResults())
           for (Operation *user : r.getUsers()) {
-            auto it = stageOf.find(user);
-            if (it == stageOf.end() || it->second == stage ||
+            auto it = chunkOf.find(user);
+            if (it == chunkOf.end() || !crosses(chunk, it->second) ||
                 llvm::is_contained(tail, user))
               continue;
             auto &list = outgoing[it->second];
@@ -283,29 +352,33 @@ struct PipelineParallelPass
               list.push_back(r);
           }
       for (auto &[to, values] : outgoing)
-        emitSend(stage, to, values, mb);
+        emitSend(chunk, to, values, mb);
     };
 
     // Interleave the stages' task lists into one launch order in which
     // every task comes after what it reads.
-    SmallVector<std::deque<Task>> order = buildOrder(n, m);
-    SmallVector<SmallVector<bool>> fwdDone(n, SmallVector<bool>(m, false)),
-        bwdDone(n, SmallVector<bool>(m, false));
-    size_t remaining = 2 * size_t(n) * size_t(m);
+    SmallVector<std::deque<Task>> order =
+        v > 1 ? buildInterleavedOrder(n, m, v) : buildOrder(n, m);
+    SmallVector<SmallVector<bool>> fwdDone(numChunks,
+                                           SmallVector<bool>(m, false)),
+        bwdDone(numChunks, SmallVector<bool>(m, false));
+    const int64_t last = numChunks - 1;
+    size_t remaining = 2 * size_t(numChunks) * size_t(m);
     while (remaining > 0) {
       bool progress = false;
       for (int64_t s = 0; s < n; ++s) {
         while (!order[s].empty()) {
           Task t = order[s].front();
+          int64_t c = t.chunk;
           bool ready = t.forward
-                           ? (s == 0 || fwdDone[s - 1][t.microbatch])
-                           : (fwdDone[n - 1][t.microbatch] &&
-                              (s == n - 1 || bwdDone[s + 1][t.microbatch]));
+                           ? (c == 0 || fwdDone[c - 1][t.microbatch])
+                           : (fwdDone[last][t.microbatch] &&
+                              (c == last || bwdDone[c + 1][t.microbatch]));
           if (!ready)
             break;
           order[s].pop_front();
-          emitChunk(t.forward ? fwdChunk[s] : bwdChunk[s], s, t.microbatch);
-          (t.forward ? fwdDone : bwdDone)[s][t.microbatch] = true;
+          emitChunk(t.forward ? fwdChunk[c] : bwdChunk[c], c, t.microbatch);
+          (t.forward ? fwdDone : bwdDone)[c][t.microbatch] = true;
           --remaining;
           progress = true;
         }
@@ -351,6 +424,7 @@ struct PipelineParallelPass
             {b.getNamedAttr("stages", b.getI64IntegerAttr(n)),
              b.getNamedAttr("microbatches", b.getI64IntegerAttr(m)),
              b.getNamedAttr("schedule", b.getStringAttr(schedule)),
+             b.getNamedAttr("chunks", b.getI64IntegerAttr(v)),
              b.getNamedAttr("sends", b.getI64IntegerAttr(numSends))}));
     return success();
   }

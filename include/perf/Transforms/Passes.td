@@ -327,6 +327,15 @@ def PipelineParallel : PerfPass<"perf-pipeline-parallel", "::mlir::ModuleOp"> {
     a stream per link direction (1 + 2 min(s, t) + (t < s)). Ops after the
     last backward op (the optimizer) run on every stage over 1/N of the
     parameters, after a sync of that stage.
+
+    `chunks=v` above 1 is Megatron-LM's interleaved 1F1B (Narayanan et al.
+    2021, "virtual pipeline stages"): the model is cut into devices x v
+    chunks, chunk c runs on device c mod devices, and each device runs its
+    v chunks in Megatron's order (warm-up forwards (devices - d - 1) x 2 +
+    (v - 1) x devices, then one forward / one backward), which shrinks the
+    bubble from (devices - 1) / microbatches of the step to (devices - 1) /
+    (microbatches x v) at the price of v times the sends. It needs the 1f1b
+    schedule and microbatches divisible by devices, as Megatron does.
   }];
   let options = [
     Option<"devices", "devices", "int64_t", "2", "Pipeline stages">,
@@ -334,6 +343,8 @@ def PipelineParallel : PerfPass<"perf-pipeline-parallel", "::mlir::ModuleOp"> {
            "Micro-batches per step (0: 2 x devices)">,
     Option<"schedule", "schedule", "std::string", "\"1f1b\"",
            "gpipe or 1f1b">,
+    Option<"chunks", "chunks", "int64_t", "1",
+           "Model chunks per device: above 1, interleaved 1F1B">,
     Option<"balance", "balance", "std::string", "\"time\"",
            "What stages are balanced on: time or flops">,
   ];
