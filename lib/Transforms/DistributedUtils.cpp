@@ -127,6 +127,24 @@ LogicalResult perf::refuseExpertParallel(GraphOp graph, StringRef pass) {
             "expert parallelism composes with data parallelism only";
 }
 
+LogicalResult perf::refuseLaterLayouts(GraphOp graph, StringRef pass,
+                                       StringRef own,
+                                       ArrayRef<StringRef> later) {
+  if (Attribute done = graph->getAttr(own))
+    return graph.emitError()
+           << pass << ": graph @" << graph.getSymName() << " already has "
+           << own << " = " << done << "; give the pass once, with every device";
+  for (StringRef layout : later)
+    if (graph->hasAttr(layout))
+      return graph.emitError()
+             << pass << ": graph @" << graph.getSymName() << " already has "
+             << layout
+             << "; the layout passes compose as tensor (or expert), then "
+                "pipeline, then data parallelism: run "
+             << pass << " first";
+  return success();
+}
+
 std::optional<int64_t> perf::layerOf(Operation *op) {
   if (auto a = op->getAttrOfType<IntegerAttr>(PerfDialect::kLayerAttr))
     return a.getInt();

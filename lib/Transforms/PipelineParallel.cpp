@@ -181,7 +181,10 @@ struct PipelineParallelPass
   }
 
   LogicalResult runOnGraph(GraphOp graph) {
-    if (failed(refuseExpertParallel(graph, "--perf-pipeline-parallel")))
+    if (failed(refuseExpertParallel(graph, "--perf-pipeline-parallel")) ||
+        failed(refuseLaterLayouts(graph, "--perf-pipeline-parallel",
+                                  "perf.pipeline_parallel",
+                                  {"perf.data_parallel", kZeroAttr})))
       return failure();
     const int64_t n = devices;
     const int64_t m = microbatches ? int64_t(microbatches) : 2 * n;

@@ -156,7 +156,10 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
   }
 
   LogicalResult runOnGraph(GraphOp graph) {
-    if (failed(refuseExpertParallel(graph, "--perf-tensor-parallel")))
+    if (failed(refuseExpertParallel(graph, "--perf-tensor-parallel")) ||
+        failed(refuseLaterLayouts(
+            graph, "--perf-tensor-parallel", "perf.tensor_parallel",
+            {"perf.pipeline_parallel", "perf.data_parallel", kZeroAttr})))
       return failure();
     OpBuilder b(&getContext());
     SmallVector<FrameworkOp> ops;

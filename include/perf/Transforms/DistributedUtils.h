@@ -91,6 +91,16 @@ double parameterElementBytes(FrameworkOp op);
 /// expert parallelism.
 mlir::LogicalResult refuseExpertParallel(GraphOp graph, llvm::StringRef pass);
 
+/// The layout passes compose in one order, as Megatron-LM builds its
+/// groups: expert or tensor parallelism, then pipeline parallelism, then
+/// data parallelism (then ZeRO). `pass` (e.g. "--perf-tensor-parallel") on
+/// a graph its own layout attribute `own` already marks, or one of `later`
+/// (such as "perf.data_parallel"), is an error naming the order: the
+/// rewrite would price a layout nobody runs.
+mlir::LogicalResult refuseLaterLayouts(GraphOp graph, llvm::StringRef pass,
+                                       llvm::StringRef own,
+                                       llvm::ArrayRef<llvm::StringRef> later);
+
 /// The transformer block an op belongs to (`perf.layer`), if marked.
 std::optional<int64_t> layerOf(mlir::Operation *op);
 
