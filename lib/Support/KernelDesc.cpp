@@ -6,10 +6,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "perf/Support/KernelDesc.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
 #include <algorithm>
+#include <tuple>
 
 using namespace perf;
 
@@ -169,7 +172,7 @@ llvm::StringRef perf::kernelPassAttrName(KernelKind kind, KernelPass pass) {
   case KernelPass::BackwardData:
     // Kinds with a separate weight gradient name the data gradient dgrad.
     return kind == KernelKind::Conv2d || kind == KernelKind::Gemm ? "dgrad"
-                                                                   : "bwd";
+                                                                  : "bwd";
   case KernelPass::BackwardWeight:
     return "wgrad";
   case KernelPass::Update:
@@ -295,3 +298,33 @@ std::optional<CollectiveKind> perf::parseCollectiveKind(llvm::StringRef name) {
       .Default(std::nullopt);
 }
 
+/// Every field of a KernelDesc, in one tuple for == and the hash.
+static auto fields(const KernelDesc &d) {
+  return std::tie(d.kind, d.pass, d.dtype, d.tensorCores, d.name, d.batch, d.m,
+                  d.n, d.k, d.transA, d.transB, d.c, d.h, d.w, d.outChannels,
+                  d.r, d.s, d.strideH, d.strideW, d.padH, d.padW, d.dilationH,
+                  d.dilationW, d.groups, d.numElements, d.numInputs,
+                  d.flopsPerElement, d.op, d.rows, d.cols, d.numTables,
+                  d.tableRows, d.dim, d.pooling, d.heads, d.copyKind, d.flops,
+                  d.bytes);
+}
+
+bool perf::operator==(const KernelDesc &a, const KernelDesc &b) {
+  return fields(a) == fields(b);
+}
+
+llvm::hash_code perf::hash_value(const KernelDesc &d) {
+  // Doubles by their bits (equal values hash alike; llvm::hash_value has no
+  // floating-point overload).
+  auto bits = [](double v) { return llvm::bit_cast<uint64_t>(v); };
+  return llvm::hash_combine(
+      llvm::hash_combine(d.kind, d.pass, d.dtype, d.tensorCores, d.name,
+                         d.batch, d.m, d.n, d.k, d.transA, d.transB),
+      llvm::hash_combine(d.c, d.h, d.w, d.outChannels, d.r, d.s, d.strideH,
+                         d.strideW, d.padH, d.padW, d.dilationH, d.dilationW,
+                         d.groups),
+      llvm::hash_combine(d.numElements, d.numInputs, bits(d.flopsPerElement),
+                         d.op, d.rows, d.cols, d.numTables, d.tableRows, d.dim,
+                         d.pooling, d.heads, d.copyKind, bits(d.flops),
+                         bits(d.bytes)));
+}

@@ -11,6 +11,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace perf {
 #define GEN_PASS_DEF_KERNELCOST
@@ -91,6 +92,7 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
       }
       int64_t moved = 0;
       std::map<std::string, int64_t> keptByKind;
+      std::unordered_map<KernelDesc, KernelCost, KernelDescHash> priced;
       size_t missesBefore = stack->misses().size();
       graph.walk([&](KernelOpInterface kernel) {
         // A latency measured on the hardware (imported traces) beats any
@@ -118,7 +120,13 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
             ++moved;
           return;
         }
-        KernelCost cost = stack->estimate(kernel.getKernelDesc(), *gpu);
+        // A step repeats its kernels (every layer of a transformer): each
+        // distinct one is priced once per graph.
+        KernelDesc desc = kernel.getKernelDesc();
+        auto [it, fresh] = priced.try_emplace(std::move(desc));
+        if (fresh)
+          it->second = stack->estimate(it->first, *gpu);
+        const KernelCost &cost = it->second;
         kernel->setAttr(PerfDialect::kLatencyAttr,
                         builder.getF64FloatAttr(cost.latencyUs));
         kernel->setAttr(PerfDialect::kCostModelAttr,

@@ -12,6 +12,7 @@
 #define PERF_SUPPORT_KERNELDESC_H
 
 #include "perf/Support/DType.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
 #include <optional>
@@ -110,6 +111,21 @@ struct KernelDesc {
   /// sizes, groups dividing channels, a non-empty conv output); importers
   /// drop kernels whose shapes were not recorded.
   bool hasValidSizes() const;
+
+  /// Every field equal: what a cost model reads is the same.
+  friend bool operator==(const KernelDesc &a, const KernelDesc &b);
+  friend bool operator!=(const KernelDesc &a, const KernelDesc &b) {
+    return !(a == b);
+  }
+};
+
+/// A hash over every field (operator==), for maps of kernels such as the
+/// prices a cost pass has already asked its models for.
+llvm::hash_code hash_value(const KernelDesc &desc);
+struct KernelDescHash {
+  size_t operator()(const KernelDesc &desc) const {
+    return static_cast<size_t>(hash_value(desc));
+  }
 };
 
 enum class CollectiveKind {
