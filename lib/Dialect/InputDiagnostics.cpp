@@ -19,3 +19,19 @@ void perf::emitInputError(Location fallback, llvm::Error error) {
         emitError(fallback) << e.message();
       });
 }
+
+void perf::printUnlocatedDiagnosticsAs(mlir::MLIRContext *context,
+                                       llvm::StringRef tool) {
+  context->getDiagEngine().registerHandler(
+      [name = tool.str()](mlir::Diagnostic &d) -> mlir::LogicalResult {
+        if (!mlir::isa<mlir::UnknownLoc>(d.getLocation()))
+          return mlir::failure();
+        llvm::StringRef severity =
+            d.getSeverity() == mlir::DiagnosticSeverity::Error     ? "error"
+            : d.getSeverity() == mlir::DiagnosticSeverity::Warning ? "warning"
+            : d.getSeverity() == mlir::DiagnosticSeverity::Remark  ? "remark"
+                                                                   : "note";
+        llvm::errs() << name << ": " << severity << ": " << d.str() << "\n";
+        return mlir::success();
+      });
+}

@@ -10,7 +10,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/DistributedUtils.h"
-#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 
 namespace perf {
@@ -28,27 +27,26 @@ constexpr int64_t kCommStream = 1;
 struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
   using DataParallelBase::DataParallelBase;
 
-  void runOnOperation() override {
-    if (devices < 1 || !(bucketMb > 0) || stride < 0) {
-      getOperation().emitError(
-          "--perf-data-parallel: devices and bucket-mb must be positive, "
-          "stride non-negative");
-      return signalPassFailure();
-    }
+  LogicalResult initialize(MLIRContext *context) override {
+    Location loc = UnknownLoc::get(context);
+    if (devices < 1 || !(bucketMb > 0) || stride < 0)
+      return emitError(loc, "--perf-data-parallel: devices and bucket-mb "
+                            "must be positive, stride non-negative");
     if (!withinLimit(devices, kMaxDevices) ||
         !withinLimit(stride, kMaxDevices) ||
-        bucketMb * 1024 * 1024 > double(kMaxExtent.max)) {
-      getOperation().emitError("--perf-data-parallel: ")
-          << (!withinLimit(devices, kMaxDevices)
-                  ? limitExceeded("devices", devices, kMaxDevices)
-              : !withinLimit(stride, kMaxDevices)
-                  ? limitExceeded("stride", stride, kMaxDevices)
-                  : "bucket-mb is above the limit " + kMaxExtent.name.str() +
-                        " in bytes");
-      return signalPassFailure();
-    }
-    if (failed(forEachGraph(getOperation(),
-                            [&](GraphOp graph) { return runOnGraph(graph); })))
+        bucketMb * 1024 * 1024 > double(kMaxExtent.max))
+      return emitError(loc, "--perf-data-parallel: ")
+             << (!withinLimit(devices, kMaxDevices)
+                     ? limitExceeded("devices", devices, kMaxDevices)
+                 : !withinLimit(stride, kMaxDevices)
+                     ? limitExceeded("stride", stride, kMaxDevices)
+                     : "bucket-mb is above the limit " + kMaxExtent.name.str() +
+                           " in bytes");
+    return success();
+  }
+
+  void runOnOperation() override {
+    if (failed(runOnGraph(getOperation())))
       signalPassFailure();
   }
 

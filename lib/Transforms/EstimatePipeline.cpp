@@ -4,6 +4,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
@@ -66,6 +67,59 @@ struct ScratchFile {
 };
 } // namespace
 
+/// Splits a textual pass list at its top-level commas: commas inside
+/// `{options}`, `(nested pipelines)` and quotes belong to their element.
+static SmallVector<StringRef> splitPassList(StringRef text) {
+  SmallVector<StringRef> elements;
+  int depth = 0;
+  char quote = 0;
+  size_t start = 0;
+  for (size_t i = 0, e = text.size(); i < e; ++i) {
+    char c = text[i];
+    if (quote) {
+      if (c == quote)
+        quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"')
+      quote = c;
+    else if (c == '{' || c == '(')
+      ++depth;
+    else if ((c == '}' || c == ')') && depth > 0)
+      --depth;
+    else if (c == ',' && depth == 0) {
+      elements.push_back(text.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  elements.push_back(text.drop_front(start).trim());
+  return elements;
+}
+
+LogicalResult perf::parsePassList(StringRef pipeline, OpPassManager &pm,
+                                  raw_ostream &errorStream) {
+  StringRef graphName = GraphOp::getOperationName();
+  std::optional<StringRef> pmName = pm.getOpName();
+  for (StringRef element : splitPassList(pipeline)) {
+    if (element.empty())
+      continue;
+    // An op-agnostic pass manager takes any pass, so it shows which
+    // operation the element's passes are anchored on.
+    OpPassManager probe;
+    if (failed(parsePassPipeline(element, probe, errorStream)))
+      return failure();
+    bool perGraph =
+        probe.size() != 0 && llvm::all_of(probe.getPasses(), [&](Pass &pass) {
+          return pass.getOpName() == graphName;
+        });
+    OpPassManager &target =
+        perGraph && pmName && *pmName != graphName ? pm.nest(graphName) : pm;
+    if (failed(parsePassPipeline(element, target, errorStream)))
+      return failure();
+  }
+  return success();
+}
+
 llvm::Expected<EstimateResult> perf::runEstimate(ModuleOp module,
                                                  llvm::StringRef device,
                                                  llvm::StringRef pipeline,
@@ -84,14 +138,16 @@ llvm::Expected<EstimateResult> perf::runEstimate(ModuleOp module,
     if (llvm::Error e = timeline.create("perf-timeline"))
       return std::move(e);
 
-  PassManager pm(module.getContext());
+  // Passes that work per graph nest under perf.graph.
+  PassManager pm(module.getContext(), ModuleOp::getOperationName(),
+                 OpPassManager::Nesting::Implicit);
   if (!device.empty()) {
     SetTargetOptions target;
     (device.ends_with(".json") ? target.deviceFile : target.device) =
         device.str();
     pm.addPass(createSetTarget(target));
   }
-  if (!pipeline.empty() && failed(parsePassPipeline(pipeline, pm, diagStream)))
+  if (!pipeline.empty() && failed(parsePassList(pipeline, pm, diagStream)))
     return llvm::createStringError(llvm::StringRef(diagnostics).trim());
   options.format = "json";
   options.output = report.path.str().str();

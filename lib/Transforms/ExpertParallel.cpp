@@ -15,7 +15,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/DistributedUtils.h"
-#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ResizeExtent.h"
 #include "llvm/ADT/MapVector.h"
@@ -49,15 +48,16 @@ struct MoeLayer {
 struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
   using ExpertParallelBase::ExpertParallelBase;
 
+  LogicalResult initialize(MLIRContext *context) override {
+    if (devices < 2 || !withinLimit(devices, kMaxDevices))
+      return emitError(UnknownLoc::get(context),
+                       "--perf-expert-parallel: devices must be in 2..")
+             << kMaxDevices.max << ", got " << int64_t(devices);
+    return success();
+  }
+
   void runOnOperation() override {
-    if (devices < 2 || !withinLimit(devices, kMaxDevices)) {
-      getOperation().emitError("--perf-expert-parallel: devices must be in "
-                               "2..")
-          << kMaxDevices.max << ", got " << int64_t(devices);
-      return signalPassFailure();
-    }
-    if (failed(forEachGraph(getOperation(),
-                            [&](GraphOp graph) { return runOnGraph(graph); })))
+    if (failed(runOnGraph(getOperation())))
       signalPassFailure();
   }
 

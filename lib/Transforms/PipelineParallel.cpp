@@ -14,7 +14,6 @@
 #include "perf/CostModel/RooflineModel.h"
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/DistributedUtils.h"
-#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
@@ -93,33 +92,29 @@ struct PipelineParallelPass
     : perf::impl::PipelineParallelBase<PipelineParallelPass> {
   using PipelineParallelBase::PipelineParallelBase;
 
-  void runOnOperation() override {
+  LogicalResult initialize(MLIRContext *context) override {
+    Location loc = UnknownLoc::get(context);
     if (devices < 1 || microbatches < 0 ||
-        (schedule != "gpipe" && schedule != "1f1b")) {
-      getOperation().emitError("--perf-pipeline-parallel: devices must be "
-                               "positive and schedule gpipe or 1f1b");
-      return signalPassFailure();
-    }
-    if (chunks < 1 || !withinLimit(chunks, kMaxDevices)) {
-      getOperation().emitError("--perf-pipeline-parallel: chunks must be from "
-                               "1 to ")
-          << kMaxDevices.max << ", got " << int64_t(chunks);
-      return signalPassFailure();
-    }
-    if (chunks > 1 && schedule != "1f1b") {
-      getOperation().emitError("--perf-pipeline-parallel: chunks above 1 "
-                               "interleave the 1f1b schedule; schedule=")
-          << schedule.getValue() << " has no interleaved form";
-      return signalPassFailure();
-    }
-    if (balance != "time" && balance != "flops") {
-      getOperation().emitError("--perf-pipeline-parallel: balance must be "
-                               "time or flops, got '" +
-                               balance + "'");
-      return signalPassFailure();
-    }
-    if (failed(forEachGraph(getOperation(),
-                            [&](GraphOp graph) { return runOnGraph(graph); })))
+        (schedule != "gpipe" && schedule != "1f1b"))
+      return emitError(loc, "--perf-pipeline-parallel: devices must be "
+                            "positive and schedule gpipe or 1f1b");
+    if (chunks < 1 || !withinLimit(chunks, kMaxDevices))
+      return emitError(loc,
+                       "--perf-pipeline-parallel: chunks must be from 1 to ")
+             << kMaxDevices.max << ", got " << int64_t(chunks);
+    if (chunks > 1 && schedule != "1f1b")
+      return emitError(loc, "--perf-pipeline-parallel: chunks above 1 "
+                            "interleave the 1f1b schedule; schedule=")
+             << schedule.getValue() << " has no interleaved form";
+    if (balance != "time" && balance != "flops")
+      return emitError(loc, "--perf-pipeline-parallel: balance must be time "
+                            "or flops, got '")
+             << balance.getValue() << "'";
+    return success();
+  }
+
+  void runOnOperation() override {
+    if (failed(runOnGraph(getOperation())))
       signalPassFailure();
   }
 

@@ -9,7 +9,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "perf/Transforms/DistributedUtils.h"
-#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -49,15 +48,17 @@ SmallVector<FrameworkOp> coreAttention(ArrayRef<FrameworkOp> block) {
 struct RecomputePass : perf::impl::RecomputeBase<RecomputePass> {
   using RecomputeBase::RecomputeBase;
 
+  LogicalResult initialize(MLIRContext *context) override {
+    if (granularity != "full" && granularity != "selective")
+      return emitError(UnknownLoc::get(context),
+                       "--perf-recompute: granularity must be full or "
+                       "selective, got '")
+             << granularity << "'";
+    return success();
+  }
+
   void runOnOperation() override {
-    if (granularity != "full" && granularity != "selective") {
-      getOperation().emitError(
-          "--perf-recompute: granularity must be full or selective, got '")
-          << granularity << "'";
-      return signalPassFailure();
-    }
-    if (failed(forEachGraph(getOperation(),
-                            [&](GraphOp graph) { return runOnGraph(graph); })))
+    if (failed(runOnGraph(getOperation())))
       signalPassFailure();
   }
 

@@ -14,7 +14,6 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/DistributedUtils.h"
-#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -135,15 +134,17 @@ struct SynthesizeTrainingPass
     : perf::impl::SynthesizeTrainingBase<SynthesizeTrainingPass> {
   using SynthesizeTrainingBase::SynthesizeTrainingBase;
 
+  LogicalResult initialize(MLIRContext *context) override {
+    if (optimizer != "sgd" && optimizer != "adam" && optimizer != "none")
+      return emitError(UnknownLoc::get(context),
+                       "--perf-synthesize-training: optimizer must be sgd, "
+                       "adam or none, got '")
+             << optimizer.getValue() << "'";
+    return success();
+  }
+
   void runOnOperation() override {
-    if (optimizer != "sgd" && optimizer != "adam" && optimizer != "none") {
-      getOperation().emitError("--perf-synthesize-training: optimizer must be "
-                               "sgd, adam or none, got '")
-          << optimizer.getValue() << "'";
-      return signalPassFailure();
-    }
-    if (failed(forEachGraph(getOperation(),
-                            [&](GraphOp graph) { return runOnGraph(graph); })))
+    if (failed(runOnGraph(getOperation())))
       signalPassFailure();
   }
 

@@ -12,7 +12,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/DistributedUtils.h"
-#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -30,21 +29,18 @@ int64_t divideUp(int64_t a, int64_t b) { return (a + b - 1) / b; }
 struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
   using TensorParallelBase::TensorParallelBase;
 
+  LogicalResult initialize(MLIRContext *context) override {
+    if (devices < 1)
+      return emitError(UnknownLoc::get(context),
+                       "--perf-tensor-parallel: devices must be positive");
+    if (!withinLimit(devices, kMaxDevices))
+      return emitError(UnknownLoc::get(context), "--perf-tensor-parallel: ")
+             << limitExceeded("devices", devices, kMaxDevices);
+    return success();
+  }
+
   void runOnOperation() override {
-    if (devices < 1) {
-      getOperation().emitError("--perf-tensor-parallel: devices must be "
-                               "positive");
-      return signalPassFailure();
-    }
-    if (!withinLimit(devices, kMaxDevices)) {
-      getOperation().emitError("--perf-tensor-parallel: ")
-          << limitExceeded("devices", devices, kMaxDevices);
-      return signalPassFailure();
-    }
-    if (devices == 1)
-      return;
-    if (failed(forEachGraph(getOperation(),
-                            [&](GraphOp graph) { return runOnGraph(graph); })))
+    if (devices > 1 && failed(runOnGraph(getOperation())))
       signalPassFailure();
   }
 

@@ -9,7 +9,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "perf/Transforms/DistributedUtils.h"
-#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -44,14 +43,16 @@ struct Unit {
 struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
   using ZeroRedundancyBase::ZeroRedundancyBase;
 
+  LogicalResult initialize(MLIRContext *context) override {
+    if (stage < 1 || stage > 3)
+      return emitError(UnknownLoc::get(context),
+                       "--perf-zero: stage must be 1, 2 or 3, got ")
+             << int64_t(stage);
+    return success();
+  }
+
   void runOnOperation() override {
-    if (stage < 1 || stage > 3) {
-      getOperation().emitError("--perf-zero: stage must be 1, 2 or 3, got ")
-          << int64_t(stage);
-      return signalPassFailure();
-    }
-    if (failed(forEachGraph(getOperation(),
-                            [&](GraphOp graph) { return runOnGraph(graph); })))
+    if (failed(runOnGraph(getOperation())))
       signalPassFailure();
   }
 
@@ -82,8 +83,8 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
         for (Operation &k : *fw.getBodyBlockOrNull())
           if (auto ar = dyn_cast<AllReduceOp>(k)) {
             buckets.push_back(fw);
-            groupOf.try_emplace(fw.getDevice(),
-                                Peers{ar.getGroupAttr(), int64_t(ar.getStream())});
+            groupOf.try_emplace(fw.getDevice(), Peers{ar.getGroupAttr(),
+                                                      int64_t(ar.getStream())});
           }
     if (buckets.empty())
       return graph.emitError() << "--perf-zero: graph @" << graph.getSymName()

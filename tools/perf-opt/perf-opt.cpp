@@ -17,6 +17,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "perf/Analysis/MeasuredRetarget.h"
 #include "perf/CostModel/KernelCostModel.h"
+#include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Import/OnnxImport.h"
 #include "perf/Support/GpuSpec.h"
@@ -28,6 +29,7 @@
 #include "perf/Tools/Registration.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BuryPointer.h"
 #include "llvm/Support/CommandLine.h"
@@ -201,6 +203,13 @@ namespace {
 struct RetargetGraphs : public PassInstrumentation {
   explicit RetargetGraphs(perf::GpuSpec spec) : spec(std::move(spec)) {}
   void runBeforePass(Pass *, Operation *op) override {
+    // A pass that works per graph runs on the graph itself.
+    if (auto graph = dyn_cast<perf::GraphOp>(op)) {
+      perf::GpuAttr gpu = perf::GpuAttr::get(op->getContext(), spec);
+      if (graph.getTargetAttr() != gpu)
+        graph.setTargetAttr(gpu);
+      return;
+    }
     auto module = dyn_cast<ModuleOp>(op);
     if (!module)
       return;
@@ -245,7 +254,10 @@ static LogicalResult runEstimateOnly(std::unique_ptr<llvm::MemoryBuffer> input,
   parseTiming.stop();
   if (!module)
     return failure();
-  PassManager pm(context);
+  // Passes that work per graph nest under perf.graph, as MlirOptMain nests
+  // them.
+  PassManager pm(context, ModuleOp::getOperationName(),
+                 OpPassManager::Nesting::Implicit);
   // The parser verified the input; the cost passes only add attributes, so
   // re-verifying every op after each of them would double the time.
   pm.enableVerifier(false);
@@ -358,7 +370,14 @@ int main(int argc, char **argv) {
 
   MlirOptMainConfig base = MlirOptMainConfig::createFromCLOptions();
   MlirOptMainConfig config = base;
+  // Pass options are checked before any op runs, with no place to point
+  // at: they print as perf-opt's other errors without one (not in
+  // -verify-diagnostics runs, which expect every diagnostic).
+  llvm::SmallPtrSet<MLIRContext *, 2> unlocatedHandled;
   config.setPassPipelineSetupFn([&](PassManager &pm) -> LogicalResult {
+    if (!config.shouldVerifyDiagnostics() &&
+        unlocatedHandled.insert(pm.getContext()).second)
+      perf::printUnlocatedDiagnosticsAs(pm.getContext(), "perf-opt");
     if (target) {
       perf::SetTargetOptions options;
       options.device = perfDevice;

@@ -205,11 +205,13 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << llvm::formatv("{0:2}", toJson(system));
   }
-  PassManager pm(&context);
+  // Passes that work per graph nest under perf.graph.
+  PassManager pm(&context, ModuleOp::getOperationName(),
+                 OpPassManager::Nesting::Implicit);
   std::string pipelineError;
   llvm::raw_string_ostream pipelineStream(pipelineError);
   if (!p.pipeline.empty() &&
-      failed(parsePassPipeline(p.pipeline, pm, pipelineStream))) {
+      failed(parsePassList(p.pipeline, pm, pipelineStream))) {
     p.error = "perf-sweep: error: --pipeline '" + p.pipeline +
               "': " + llvm::StringRef(pipelineError).trim().str() + "\n";
     llvm::sys::fs::remove(path);

@@ -202,7 +202,7 @@ perf.graph @g attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "trainin
   DataParallelOptions dp;
   dp.devices = 8;
   dp.bucketMb = 4;
-  pm.addPass(createDataParallel(dp));
+  pm.addNestedPass<GraphOp>(createDataParallel(dp));
   ASSERT_TRUE(succeeded(pm.run(*module)));
   std::vector<int64_t> bytes, streams;
   module->walk([&](AllReduceOp op) {

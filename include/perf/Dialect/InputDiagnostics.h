@@ -20,6 +20,14 @@ namespace perf {
 /// Emits every error in `error` (see above).
 void emitInputError(mlir::Location fallback, llvm::Error error);
 
+/// Makes the diagnostics of `context` that have no place (a pass option
+/// checked in the pass's initialize(), before any op runs) print as the
+/// tools' other errors without one: `tool: error: message` on stderr,
+/// instead of MLIR's `<unknown>:0:` prefix. Located ones go on to the
+/// handlers registered before.
+void printUnlocatedDiagnosticsAs(mlir::MLIRContext *context,
+                                 llvm::StringRef tool);
+
 } // namespace perf
 
 #endif // PERF_DIALECT_INPUTDIAGNOSTICS_H

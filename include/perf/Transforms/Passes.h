@@ -49,6 +49,16 @@ struct EstimateOptions {
 void buildEstimatePipeline(mlir::OpPassManager &pm,
                            const EstimateOptions &options);
 
+/// Adds the textual pass list `pipeline` (MLIR's syntax: `a,b{opt=1},
+/// perf.graph(c)`) to `pm`, nesting each top-level pass that works on one
+/// perf.graph under `perf.graph(...)` when `pm` runs on something else.
+/// MLIR parses textual pipelines with explicit nesting; this keeps
+/// `perf-tensor-parallel{devices=2}` meaning what it means on perf-opt's
+/// command line. Errors go to `errorStream`.
+mlir::LogicalResult parsePassList(llvm::StringRef pipeline,
+                                  mlir::OpPassManager &pm,
+                                  llvm::raw_ostream &errorStream);
+
 /// What runEstimate gives back: the JSON report (perf-opt
 /// --estimate-format=json) and, when asked for, the predicted timeline
 /// (Chrome Trace Event JSON).

@@ -152,7 +152,7 @@ def CommCost : PerfPass<"perf-comm-cost", "::mlir::ModuleOp"> {
   ];
 }
 
-def DataParallel : PerfPass<"perf-data-parallel", "::mlir::ModuleOp"> {
+def DataParallel : PerfPass<"perf-data-parallel", "::perf::GraphOp"> {
   let summary = "Adds bucketed gradient all_reduces for data parallelism";
   let description = [{
     Models one replica (device 0) of `devices` symmetric replicas. Gradients
@@ -173,7 +173,7 @@ def DataParallel : PerfPass<"perf-data-parallel", "::mlir::ModuleOp"> {
   ];
 }
 
-def Recompute : PerfPass<"perf-recompute", "::mlir::ModuleOp"> {
+def Recompute : PerfPass<"perf-recompute", "::perf::GraphOp"> {
   let summary = "Activation recomputation: transformer blocks re-run their "
                 "forward ops before their backward pass";
   let description = [{
@@ -205,7 +205,7 @@ def Recompute : PerfPass<"perf-recompute", "::mlir::ModuleOp"> {
   ];
 }
 
-def ZeroRedundancy : PerfPass<"perf-zero", "::mlir::ModuleOp"> {
+def ZeroRedundancy : PerfPass<"perf-zero", "::perf::GraphOp"> {
   let summary = "Shards optimizer state, gradients and weights over the "
                 "data-parallel replicas (ZeRO stages 1-3)";
   let description = [{
@@ -242,7 +242,7 @@ def ZeroRedundancy : PerfPass<"perf-zero", "::mlir::ModuleOp"> {
   ];
 }
 
-def ExpertParallel : PerfPass<"perf-expert-parallel", "::mlir::ModuleOp"> {
+def ExpertParallel : PerfPass<"perf-expert-parallel", "::perf::GraphOp"> {
   let summary = "Spreads a mixture-of-experts model's experts over `devices` "
                 "GPUs (expert parallelism)";
   let description = [{
@@ -279,7 +279,7 @@ def ExpertParallel : PerfPass<"perf-expert-parallel", "::mlir::ModuleOp"> {
   ];
 }
 
-def TensorParallel : PerfPass<"perf-tensor-parallel", "::mlir::ModuleOp"> {
+def TensorParallel : PerfPass<"perf-tensor-parallel", "::perf::GraphOp"> {
   let summary = "Megatron-style tensor parallelism over `devices` GPUs";
   let description = [{
     A forward GEMM that reads a replicated tensor is column-parallel (n / N),
@@ -313,7 +313,7 @@ def TensorParallel : PerfPass<"perf-tensor-parallel", "::mlir::ModuleOp"> {
   ];
 }
 
-def PipelineParallel : PerfPass<"perf-pipeline-parallel", "::mlir::ModuleOp"> {
+def PipelineParallel : PerfPass<"perf-pipeline-parallel", "::perf::GraphOp"> {
   let summary = "Splits a graph into pipeline stages over `devices` GPUs";
   let description = [{
     The input graph is one micro-batch. Forward ops are cut into `devices`
@@ -402,7 +402,7 @@ def PaiBreakdown : PerfPass<"perf-pai-breakdown", "::mlir::ModuleOp"> {
 //===----------------------------------------------------------------------===//
 
 def SynthesizeTraining
-    : PerfPass<"perf-synthesize-training", "::mlir::ModuleOp"> {
+    : PerfPass<"perf-synthesize-training", "::perf::GraphOp"> {
   let summary = "Turns an inference graph into one training step";
   let description = [{
     Appends the backward pass, in reverse order of the forward ops, and the

@@ -66,11 +66,11 @@ struct FxNode {
   double fwMs = 0, bwMs = 0;
 };
 
-llvm::Error csvError(StringRef path, unsigned line, const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 (path + ":" + llvm::Twine(line) + ": " +
-                                  message)
-                                     .str());
+llvm::Error csvError(StringRef path, unsigned line,
+                     const llvm::Twine &message) {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      (path + ":" + llvm::Twine(line) + ": " + message).str());
 }
 
 /// "[[4, 1024], [1]]" -> {{4, 1024}, {1}}; "(4, 1024)" -> {{4, 1024}}.
@@ -206,8 +206,7 @@ std::vector<const std::vector<int64_t> *> shapesOf(const FxNode &n) {
   return shapes;
 }
 
-llvm::Expected<std::vector<FxNode>> parseFxCsv(StringRef text,
-                                               StringRef path) {
+llvm::Expected<std::vector<FxNode>> parseFxCsv(StringRef text, StringRef path) {
   // Records may span lines inside quotes; split on unquoted newlines.
   std::vector<std::pair<unsigned, std::string>> records;
   std::string record;
@@ -235,11 +234,11 @@ llvm::Expected<std::vector<FxNode>> parseFxCsv(StringRef text,
   for (unsigned i = 0; i < header.size(); ++i)
     column[StringRef(header[i]).trim()] = i;
   for (const char *required :
-       {"op", "target", "_input_nodes", "input_shapes", "output_shape",
-        "dtype", "fw_latency", "bw_latency", "Name", "meta"})
+       {"op", "target", "_input_nodes", "input_shapes", "output_shape", "dtype",
+        "fw_latency", "bw_latency", "Name", "meta"})
     if (!column.count(required))
-      return csvError(path, 1, llvm::Twine("missing column '") + required +
-                                   "'");
+      return csvError(path, 1,
+                      llvm::Twine("missing column '") + required + "'");
   std::vector<FxNode> nodes;
   for (size_t r = 1; r < records.size(); ++r) {
     if (StringRef(records[r].second).trim().empty())
@@ -354,8 +353,8 @@ private:
     for (int64_t copy = 0; copy < count; ++copy) {
       if (copy > 0 && !hiddenIn.empty() && values.count(lastOut))
         values[hiddenIn] = values[lastOut];
-      std::string prefix = layer.rsplit('.').first.str() + "." +
-                           std::to_string(copy);
+      std::string prefix =
+          layer.rsplit('.').first.str() + "." + std::to_string(copy);
       currentLayer = copy;
       for (size_t r = begin; r < end; ++r)
         emit(nodes[r], prefix);
@@ -414,8 +413,8 @@ private:
         !inferOpKernels(traced, 1, work)) {
       ++unknown;
       if (unknownList.size() < 200)
-        unknownList += (unknownList.empty() ? "" : ", ") + n.name + " (" +
-                       aten + ")";
+        unknownList +=
+            (unknownList.empty() ? "" : ", ") + n.name + " (" + aten + ")";
       return;
     }
 
@@ -432,8 +431,8 @@ private:
     Location loc = NameLoc::get(
         b.getStringAttr(name),
         FileLineColLoc::get(b.getContext(),
-                            cast<FileLineColLoc>(fileLoc).getFilename(),
-                            n.line, 1));
+                            cast<FileLineColLoc>(fileLoc).getFilename(), n.line,
+                            1));
     auto op = FrameworkOp::create(b, loc, TypeRange{result},
                                   b.getStringAttr(traced.name), operands,
                                   b.getI64IntegerAttr(0));
@@ -554,11 +553,10 @@ OwningOpRef<ModuleOp> perf::importFxCsv(MLIRContext *ctx, StringRef contents,
   int64_t layers = options.numLayers;
   if (layers <= 0)
     layers = labelLayers(path).value_or(1);
-  bool training = options.phase == "training" ||
-                  (options.phase.empty() &&
-                   llvm::any_of(*nodes, [](const FxNode &n) {
-                     return n.bwMs > 0;
-                   }));
+  bool training =
+      options.phase == "training" ||
+      (options.phase.empty() &&
+       llvm::any_of(*nodes, [](const FxNode &n) { return n.bwMs > 0; }));
   // The GPU of the measurements: named, else the label folder's.
   std::optional<GpuSpec> device;
   if (!options.measuredDevice.empty()) {
@@ -596,7 +594,7 @@ OwningOpRef<ModuleOp> perf::importFxCsv(MLIRContext *ctx, StringRef contents,
     PassManager pm(ctx);
     SynthesizeTrainingOptions synth;
     synth.optimizer = "none";
-    pm.addPass(createSynthesizeTraining(synth));
+    pm.addNestedPass<GraphOp>(createSynthesizeTraining(synth));
     if (failed(pm.run(*module)))
       return nullptr;
   }

@@ -1031,7 +1031,7 @@ OwningOpRef<ModuleOp> perf::importModelConfig(MLIRContext *ctx,
     PassManager pm(ctx);
     SynthesizeTrainingOptions training;
     training.optimizer = options.optimizer;
-    pm.addPass(createSynthesizeTraining(training));
+    pm.addNestedPass<GraphOp>(createSynthesizeTraining(training));
     if (failed(pm.run(*module)))
       return nullptr;
   }
