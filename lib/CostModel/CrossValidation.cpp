@@ -26,8 +26,7 @@ perf::makeCrossValidationSplits(llvm::ArrayRef<KernelMeasurement> rows,
     return options.evalFraction >= 1 || coin(rng) < options.evalFraction;
   };
   std::vector<CrossValidationSplit> splits;
-  if (options.protocol ==
-      CrossValidationOptions::Protocol::InDistribution) {
+  if (options.protocol == CrossValidationOptions::Protocol::InDistribution) {
     // One split over all GPUs: each row is held out with probability
     // testFraction, so every GPU is in training and in the test.
     CrossValidationSplit split{"in-distribution", {}, {}};
@@ -121,8 +120,8 @@ bool usesAny(llvm::ArrayRef<std::string> models,
 
 /// A perf database of the training rows (the db model): the held-out GPU's
 /// kernels miss by construction.
-llvm::Expected<std::string> writeTrainingDatabase(
-    llvm::StringRef dir, llvm::ArrayRef<TrainingRow> train) {
+llvm::Expected<std::string>
+writeTrainingDatabase(llvm::StringRef dir, llvm::ArrayRef<TrainingRow> train) {
   llvm::SmallString<256> db(dir);
   llvm::sys::fs::create_directories(dir);
   llvm::sys::path::append(db, "perf.sqlite");
@@ -179,8 +178,7 @@ perf::runCrossValidation(llvm::ArrayRef<KernelMeasurement> rows,
       // "auto" is judged with a selection made without the held-out GPU.
       training.select = selects;
       training.rooflineOnly = false;
-      log << split.name << ": training on " << split.train.size()
-          << " rows\n";
+      log << split.name << ": training on " << split.train.size() << " rows\n";
       if (auto e = trainModelDirectory(split.train, dir, training, log))
         return std::move(e);
     }

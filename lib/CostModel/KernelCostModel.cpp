@@ -78,19 +78,11 @@ llvm::json::Value ModelSelection::toJson() const {
 }
 
 llvm::Expected<ModelSelection> ModelSelection::load(llvm::StringRef path) {
-  auto value = readJsonFile(path);
+  auto value = readVersionedJsonFile(path, "model selection", kVersion,
+                                     "rerun perf-train --select");
   if (!value)
     return value.takeError();
   const llvm::json::Object *root = value->getAsObject();
-  if (!root)
-    return llvm::createStringError(path + ": expected a JSON object");
-  std::optional<int64_t> version = root->getInteger("version");
-  if (!version || *version != kVersion)
-    return llvm::createStringError(
-        path + ": model selection version " +
-        (version ? std::to_string(*version) : std::string("missing")) +
-        ", this build reads version " + std::to_string(kVersion) +
-        " (rerun perf-train --select)");
   const llvm::json::Array *devices = root->getArray("trained_devices");
   const llvm::json::Array *choices = root->getArray("choices");
   if (!devices || !choices)

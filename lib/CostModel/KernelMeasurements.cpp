@@ -211,20 +211,29 @@ listCsvFiles(llvm::StringRef dir, llvm::StringRef layout) {
   return files;
 }
 
-llvm::Expected<std::vector<KernelMeasurement>>
-perf::readNeuSightDir(llvm::StringRef dir, SkippedOps *skipped) {
-  auto files = listCsvFiles(dir, "<op>/<gpu>");
+/// Every CSV of `dir` (laid out as `layout`) read by `read`, in file order.
+static llvm::Expected<std::vector<KernelMeasurement>>
+readCsvDir(llvm::StringRef dir, llvm::StringRef layout, SkippedOps *skipped,
+           llvm::function_ref<llvm::Expected<std::vector<KernelMeasurement>>(
+               llvm::StringRef, SkippedOps *)>
+               read) {
+  auto files = listCsvFiles(dir, layout);
   if (!files)
     return files.takeError();
   std::vector<KernelMeasurement> all;
   for (const std::string &f : *files) {
-    auto rows = readNeuSightCsv(f, skipped);
+    auto rows = read(f, skipped);
     if (!rows)
       return rows.takeError();
     for (KernelMeasurement &m : *rows)
       all.push_back(std::move(m));
   }
   return all;
+}
+
+llvm::Expected<std::vector<KernelMeasurement>>
+perf::readNeuSightDir(llvm::StringRef dir, SkippedOps *skipped) {
+  return readCsvDir(dir, "<op>/<gpu>", skipped, readNeuSightCsv);
 }
 
 llvm::Expected<GpuSpec> perf::vidurDevice(llvm::StringRef folder) {
@@ -406,18 +415,7 @@ perf::readMeasurementCsv(llvm::StringRef path, SkippedOps *skipped) {
 
 llvm::Expected<std::vector<KernelMeasurement>>
 perf::readVidurDir(llvm::StringRef dir, SkippedOps *skipped) {
-  auto files = listCsvFiles(dir, "<gpu>/<model>");
-  if (!files)
-    return files.takeError();
-  std::vector<KernelMeasurement> all;
-  for (const std::string &f : *files) {
-    auto rows = readMeasurementCsv(f, skipped);
-    if (!rows)
-      return rows.takeError();
-    for (KernelMeasurement &m : *rows)
-      all.push_back(std::move(m));
-  }
-  return all;
+  return readCsvDir(dir, "<gpu>/<model>", skipped, readMeasurementCsv);
 }
 
 llvm::Expected<GpuSpec> perf::neuSightDevice(llvm::StringRef dir,

@@ -352,8 +352,7 @@ MlModel::load(llvm::StringRef dir,
         for (const auto &[kind, value] : *extents) {
           std::optional<int64_t> extent = value.getAsInteger();
           if (!extent || *extent <= 0)
-            return llvm::createStringError(path + ": extent of '" +
-                                           kind.str() +
+            return llvm::createStringError(path + ": extent of '" + kind.str() +
                                            "' must be a positive integer");
           model->maxExtent[kind.str()] = *extent;
         }
@@ -546,17 +545,17 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
     }
   }
   auto boundUs = [&](int64_t units) {
-    auto [compute, memory] = rooflineSeconds(mlWithParallelExtent(k, units), gpu);
+    auto [compute, memory] =
+        rooflineSeconds(mlWithParallelExtent(k, units), gpu);
     return std::max(compute, memory) * 1e6;
   };
   double floorPerUnit = (boundUs(extent) - boundUs(top)) / double(extent - top);
-  double perUnit =
-      std::clamp(marginalPerUnit, std::min(floorPerUnit, meanPerUnit),
-                 meanPerUnit);
+  double perUnit = std::clamp(marginalPerUnit,
+                              std::min(floorPerUnit, meanPerUnit), meanPerUnit);
   KernelCost cost = *atTop;
   // Never below the price at the largest extent: the price grows with size.
-  cost.latencyUs = std::max(atTop->latencyUs,
-                            fittedTopUs + perUnit * double(extent - top));
+  cost.latencyUs =
+      std::max(atTop->latencyUs, fittedTopUs + perUnit * double(extent - top));
   double peak = gpu.peakFlops(k.dtype, k.tensorCores);
   cost.computeBound = peak > 0 && gpu.memBandwidth > 0 &&
                       k.totalFlops() / peak > k.totalBytes() / gpu.memBandwidth;

@@ -247,11 +247,9 @@ std::string perf::chipOf(llvm::StringRef device) {
   return llvm::StringRef(shortGpuName(device)).split('-').first.str();
 }
 
-llvm::Expected<ModelSelection>
-perf::selectModelsByHeldOutGpu(llvm::ArrayRef<TrainingRow> rows,
-                               llvm::StringRef workDir,
-                               const MlTrainOptions &options,
-                               llvm::raw_ostream &log) {
+llvm::Expected<ModelSelection> perf::selectModelsByHeldOutGpu(
+    llvm::ArrayRef<TrainingRow> rows, llvm::StringRef workDir,
+    const MlTrainOptions &options, llvm::raw_ostream &log) {
   ModelSelection selection;
   std::map<std::string, std::vector<size_t>> byChip;
   for (auto [i, r] : llvm::enumerate(rows)) {
@@ -457,10 +455,10 @@ llvm::Error perf::trainModelDirectory(llvm::ArrayRef<TrainingRow> rows,
     llvm::json::Object maxExtents;
     for (const auto &[kind, extent] : extents)
       maxExtents[kind] = extent;
-    auto written = writeJsonFile(
-        dir, "coverage.json",
-        llvm::json::Object{{"kinds", std::move(kinds)},
-                           {"extents", std::move(maxExtents)}});
+    auto written =
+        writeJsonFile(dir, "coverage.json",
+                      llvm::json::Object{{"kinds", std::move(kinds)},
+                                         {"extents", std::move(maxExtents)}});
     if (!written)
       return written.takeError();
   }

@@ -90,19 +90,11 @@ llvm::json::Value RooflineCalibration::toJson() const {
 
 llvm::Expected<RooflineCalibration>
 RooflineCalibration::load(llvm::StringRef path) {
-  auto value = readJsonFile(path);
+  auto value = readVersionedJsonFile(path, "roofline calibration", kVersion,
+                                     "rerun perf-train");
   if (!value)
     return value.takeError();
   const llvm::json::Object *root = value->getAsObject();
-  if (!root)
-    return llvm::createStringError(path + ": expected a JSON object");
-  std::optional<int64_t> version = root->getInteger("version");
-  if (!version || *version != kVersion)
-    return llvm::createStringError(
-        path + ": roofline calibration version " +
-        (version ? std::to_string(*version) : std::string("missing")) +
-        ", this build reads version " + std::to_string(kVersion) +
-        " (rerun perf-train)");
   const llvm::json::Array *list = root->getArray("fits");
   if (!list)
     return llvm::createStringError(path + ": missing array 'fits'");

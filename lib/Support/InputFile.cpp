@@ -160,6 +160,25 @@ llvm::Expected<llvm::json::Value> perf::readJsonFile(llvm::StringRef path) {
   return parseJsonInput(*text, path);
 }
 
+llvm::Expected<llvm::json::Value>
+perf::readVersionedJsonFile(llvm::StringRef path, llvm::StringRef what,
+                            int64_t version, llvm::StringRef remedy) {
+  llvm::Expected<llvm::json::Value> value = readJsonFile(path);
+  if (!value)
+    return value.takeError();
+  const llvm::json::Object *root = value->getAsObject();
+  if (!root)
+    return llvm::createStringError(path + ": expected a JSON object");
+  std::optional<int64_t> found = root->getInteger("version");
+  if (!found || *found != version)
+    return llvm::createStringError(
+        path + ": " + what + " version " +
+        (found ? std::to_string(*found) : std::string("missing")) +
+        ", this build reads version " + std::to_string(version) + " (" +
+        remedy + ")");
+  return value;
+}
+
 bool perf::isFiniteAtLeast(double value, double min) {
   return std::isfinite(value) && value >= min;
 }

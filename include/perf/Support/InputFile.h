@@ -50,6 +50,15 @@ llvm::Expected<llvm::json::Value> parseUbjsonInput(llvm::StringRef bytes,
 /// readMaybeGzipFile then parseJsonInput.
 llvm::Expected<llvm::json::Value> readJsonFile(llvm::StringRef path);
 
+/// readJsonFile, then checks that the file is an object whose integer
+/// "version" is `version`: a file of another version is an error naming the
+/// file, `what` it is, both versions and `remedy` (how to make a new one).
+/// Gives the file's top-level object.
+llvm::Expected<llvm::json::Value> readVersionedJsonFile(llvm::StringRef path,
+                                                        llvm::StringRef what,
+                                                        int64_t version,
+                                                        llvm::StringRef remedy);
+
 /// Whether `value` is a finite number of at least `min` (NaN and infinities
 /// never are): what every latency, duration and figure read from a file
 /// must be.
