@@ -21,6 +21,7 @@
 #include "perf/Dialect/PerfOps.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace perf;
@@ -107,6 +108,15 @@ perf::buildPerfModuleFromOnnx(MLIRContext *ctx, const OnnxModel &model,
       macs += kernelMacs(k.desc);
       flops += k.desc.totalFlops();
     }
+  // Shapes that pass every per-tensor limit can still multiply past what a
+  // 64-bit count holds; such a model is no step a GPU runs.
+  if (!(flops < 0x1p63 && macs < 0x1p63)) {
+    emitError(fileLoc) << "the model's work (" << llvm::formatv("{0:e}", flops)
+                       << " FLOPs, " << llvm::formatv("{0:e}", macs)
+                       << " MACs) does not fit a 64-bit count; check its "
+                          "input shapes and --onnx-batch";
+    return nullptr;
+  }
   module->getOperation()->setAttr(
       "onnx.macs", b.getI64IntegerAttr(static_cast<int64_t>(macs)));
   module->getOperation()->setAttr(

@@ -221,3 +221,7 @@ one_node(helper.make_node("Relu", ["X"], ["Y"]), [value("X", [-5, 3])], 2,
          "negative_dim.onnx")
 one_node(helper.make_node("Relu", ["X"], ["Y"]),
          [value("X", [1 << 40, 1 << 40])], 2, "huge_dims.onnx")
+# Each tensor within max-tensor-elements, the product 2^70 multiply-adds.
+one_node(helper.make_node("MatMul", ["X", "W"], ["Y"]),
+         [value("X", [1 << 23, 1 << 24]), value("W", [1 << 24, 1 << 23])], 2,
+         "huge_work.onnx")
