@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "perf/CostModel/MlModel.h"
+#include "perf/Support/DocNode.h"
 #include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
 #include "perf/Support/Limits.h"
@@ -19,9 +20,6 @@
 #include <cmath>
 
 using namespace perf;
-using llvm::json::Array;
-using llvm::json::Object;
-using llvm::json::Value;
 
 namespace {
 /// Checks one booster document, naming the first bad value by its path in
@@ -30,23 +28,23 @@ class BoosterChecker {
 public:
   explicit BoosterChecker(unsigned numFeatures) : numFeatures(numFeatures) {}
 
-  llvm::Error check(const Value &root);
+  llvm::Error check(const DocNode &root);
 
 private:
   llvm::Error bad(const llvm::Twine &where, const llvm::Twine &what) {
     return llvm::createStringError("XGBoost model: " + where + ": " + what);
   }
   /// XGBoost writes its parameters as strings of digits.
-  llvm::Expected<int64_t> paramInteger(const Object &o, llvm::StringRef key,
+  llvm::Expected<int64_t> paramInteger(const DocNode &o, llvm::StringRef key,
                                        const llvm::Twine &where);
-  llvm::Error checkTree(const Object &tree, size_t index);
+  llvm::Error checkTree(const DocNode &tree, size_t index);
 
   unsigned numFeatures;
   int64_t totalNodes = 0;
 };
 } // namespace
 
-llvm::Expected<int64_t> BoosterChecker::paramInteger(const Object &o,
+llvm::Expected<int64_t> BoosterChecker::paramInteger(const DocNode &o,
                                                      llvm::StringRef key,
                                                      const llvm::Twine &where) {
   std::optional<llvm::StringRef> text = o.getString(key);
@@ -57,9 +55,9 @@ llvm::Expected<int64_t> BoosterChecker::paramInteger(const Object &o,
   return value;
 }
 
-llvm::Error BoosterChecker::checkTree(const Object &tree, size_t index) {
+llvm::Error BoosterChecker::checkTree(const DocNode &tree, size_t index) {
   std::string where = llvm::formatv("trees[{0}]", index).str();
-  const Object *param = tree.getObject("tree_param");
+  const DocNode *param = tree.getObject("tree_param");
   if (!param)
     return bad(where, "needs an object 'tree_param'");
   auto nodes = paramInteger(*param, "num_nodes", where + ".tree_param");
@@ -85,8 +83,8 @@ llvm::Error BoosterChecker::checkTree(const Object &tree, size_t index) {
 
   // Every per-node array has one entry per node.
   auto array = [&](llvm::StringRef key,
-                   size_t size) -> llvm::Expected<const Array *> {
-    const Array *a = tree.getArray(key);
+                   size_t size) -> llvm::Expected<const DocNode *> {
+    const DocNode *a = tree.getArray(key);
     if (!a || a->size() != size)
       return bad(where + "." + key,
                  "must be an array of " + llvm::Twine(size) + " entries");
@@ -104,8 +102,9 @@ llvm::Error BoosterChecker::checkTree(const Object &tree, size_t index) {
     if (!a)
       return a.takeError();
     std::vector<int64_t> &values = ints.emplace_back();
-    for (const Value &v : **a) {
-      std::optional<int64_t> i = v.getAsInteger();
+    values.reserve(n);
+    for (size_t j = 0; j < n; ++j) {
+      std::optional<int64_t> i = (*a)->integerAt(j);
       if (!i)
         return bad(where + "." + key, "must hold integers");
       values.push_back(*i);
@@ -115,8 +114,8 @@ llvm::Error BoosterChecker::checkTree(const Object &tree, size_t index) {
     auto a = array(key, n);
     if (!a)
       return a.takeError();
-    for (const Value &v : **a) {
-      std::optional<double> d = v.getAsNumber();
+    for (size_t j = 0; j < n; ++j) {
+      std::optional<double> d = (*a)->numberAt(j);
       if (!d || !std::isfinite(*d))
         return bad(where + "." + key, "must hold finite numbers");
     }
@@ -169,20 +168,19 @@ llvm::Error BoosterChecker::checkTree(const Object &tree, size_t index) {
   return llvm::Error::success();
 }
 
-llvm::Error BoosterChecker::check(const Value &root) {
-  const Object *doc = root.getAsObject();
-  const Object *learner = doc ? doc->getObject("learner") : nullptr;
+llvm::Error BoosterChecker::check(const DocNode &root) {
+  const DocNode *learner = root.getObject("learner");
   if (!learner)
     return bad("(root)", "needs an object 'learner'");
-  const Array *version = doc->getArray("version");
-  if (!version || version->size() != 3 ||
-      llvm::any_of(*version, [](const Value &v) { return !v.getAsInteger(); }))
+  const DocNode *version = root.getArray("version");
+  if (!version || version->size() != 3 || !version->integerAt(0) ||
+      !version->integerAt(1) || !version->integerAt(2))
     return bad("version", "must be three integers");
   for (llvm::StringRef key : {"feature_names", "feature_types"})
-    if (const Array *a = learner->getArray(key); a && !a->empty())
+    if (const DocNode *a = learner->getArray(key); a && a->size() != 0)
       return bad("learner." + key, "must be empty");
 
-  const Object *param = learner->getObject("learner_model_param");
+  const DocNode *param = learner->getObject("learner_model_param");
   if (!param)
     return bad("learner", "needs an object 'learner_model_param'");
   auto features = paramInteger(*param, "num_feature", "learner_model_param");
@@ -211,17 +209,17 @@ llvm::Error BoosterChecker::check(const Value &root) {
     return bad("learner_model_param.base_score",
                "must be a string holding a finite number");
 
-  const Object *objective = learner->getObject("objective");
+  const DocNode *objective = learner->getObject("objective");
   if (!objective || objective->getString("name") != "reg:squarederror")
     return bad("learner.objective", "must be reg:squarederror");
 
-  const Object *booster = learner->getObject("gradient_booster");
+  const DocNode *booster = learner->getObject("gradient_booster");
   if (!booster || booster->getString("name") != "gbtree")
     return bad("learner.gradient_booster", "must be a gbtree");
-  const Object *model = booster->getObject("model");
-  const Array *trees = model ? model->getArray("trees") : nullptr;
-  const Array *treeInfo = model ? model->getArray("tree_info") : nullptr;
-  const Object *modelParam =
+  const DocNode *model = booster->getObject("model");
+  const DocNode *trees = model ? model->getArray("trees") : nullptr;
+  const DocNode *treeInfo = model ? model->getArray("tree_info") : nullptr;
+  const DocNode *modelParam =
       model ? model->getObject("gbtree_model_param") : nullptr;
   if (!trees || !treeInfo || !modelParam)
     return bad("learner.gradient_booster.model",
@@ -238,14 +236,14 @@ llvm::Error BoosterChecker::check(const Value &root) {
     return bad("gbtree_model_param",
                "num_trees must count 'trees' and 'tree_info', "
                "num_parallel_tree must be 1");
-  for (const Value &info : *treeInfo)
-    if (info.getAsInteger() != 0)
+  for (size_t i = 0; i < treeInfo->size(); ++i)
+    if (treeInfo->integerAt(i) != 0)
       return bad("tree_info", "must hold zeros (one output group)");
-  for (auto [i, tree] : llvm::enumerate(*trees)) {
-    const Object *o = tree.getAsObject();
-    if (!o)
+  for (size_t i = 0; i < trees->size(); ++i) {
+    const DocNode *tree = trees->at(i);
+    if (!tree || !tree->isObject())
       return bad(llvm::formatv("trees[{0}]", i).str(), "must be an object");
-    if (llvm::Error e = checkTree(*o, i))
+    if (llvm::Error e = checkTree(*tree, i))
       return e;
   }
   return llvm::Error::success();
@@ -265,11 +263,22 @@ llvm::Expected<std::string> perf::readBoosterFile(llvm::StringRef path,
       !(text.size() >= 2 && text[0] == '{' && llvm::isAlpha(text[1])))
     return fileError(path, "not an XGBoost model (JSON starting '{\"' or "
                            "UBJSON starting '{' and a length marker)");
-  llvm::Expected<Value> json =
-      isText ? parseJsonInput(text, path) : parseUbjsonInput(text, path);
-  if (!json)
-    return json.takeError();
-  if (llvm::Error e = BoosterChecker(numFeatures).check(*json))
+  // A JSON booster is viewed through the value it was parsed into.
+  std::optional<llvm::json::Value> json;
+  std::optional<DocNode> doc;
+  if (isText) {
+    llvm::Expected<llvm::json::Value> parsed = parseJsonInput(text, path);
+    if (!parsed)
+      return parsed.takeError();
+    json = std::move(*parsed);
+    doc = DocNode::fromJson(*json);
+  } else {
+    llvm::Expected<DocNode> parsed = parseUbjsonInput(text, path);
+    if (!parsed)
+      return parsed.takeError();
+    doc = std::move(*parsed);
+  }
+  if (llvm::Error e = BoosterChecker(numFeatures).check(*doc))
     return fileError(path, llvm::toString(std::move(e)));
   return bytes;
 }

@@ -6,12 +6,14 @@
 // per container, so nesting is bounded by max-json-depth, and every length
 // or count is checked against the bytes left before anything is allocated:
 // a damaged file is an error at its byte offset, never a crash or a huge
-// allocation.
+// allocation. Strings point into the bytes and packed numeric arrays stay
+// packed (DocNode), so a booster of a million numbers is read without a
+// value per number.
 //
 //===----------------------------------------------------------------------===//
 
+#include "perf/Support/DocNode.h"
 #include "perf/Support/InputError.h"
-#include "perf/Support/InputFile.h"
 #include "perf/Support/Limits.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/bit.h"
@@ -33,7 +35,7 @@ public:
   UbjsonReader(llvm::StringRef bytes, llvm::StringRef path)
       : bytes(bytes), path(path) {}
 
-  llvm::Expected<llvm::json::Value> document() {
+  llvm::Expected<DocNode> document() {
     auto value = readValue(/*depth=*/0);
     if (value && pos != bytes.size())
       return bad("trailing bytes after the document");
@@ -78,12 +80,11 @@ private:
   }
 
   /// A big-endian IEEE number of type FloatT.
-  template <typename FloatT, typename BitsT>
-  llvm::Expected<llvm::json::Value> number() {
+  template <typename FloatT, typename BitsT> llvm::Expected<DocNode> number() {
     auto bits = bigEndian<BitsT>();
     if (!bits)
       return bits.takeError();
-    return llvm::json::Value(double(llvm::bit_cast<FloatT>(*bits)));
+    return DocNode::number(double(llvm::bit_cast<FloatT>(*bits)));
   }
 
   /// An integer after the marker `m`; nullopt (no error) when `m` is not an
@@ -126,34 +127,28 @@ private:
     return uint64_t(**n);
   }
 
-  /// A length-prefixed string; invalid UTF-8 is replaced, as the JSON
-  /// values built from it require.
-  llvm::Expected<std::string> string() {
+  /// A length-prefixed string, its bytes as they are.
+  llvm::Expected<llvm::StringRef> string() {
     auto n = length();
     if (!n)
       return n.takeError();
-    auto raw = take(*n);
-    if (!raw)
-      return raw.takeError();
-    if (!llvm::json::isUTF8(*raw))
-      return llvm::json::fixUTF8(*raw);
-    return raw->str();
+    return take(*n);
   }
 
   /// The value after the marker `m`.
-  llvm::Expected<llvm::json::Value> valueOf(char m, unsigned depth) {
+  llvm::Expected<DocNode> valueOf(char m, unsigned depth) {
     auto integer = integerOf(m);
     if (!integer)
       return integer.takeError();
     if (*integer)
-      return llvm::json::Value(**integer);
+      return DocNode::integer(**integer);
     switch (m) {
     case 'Z':
-      return llvm::json::Value(nullptr);
+      return DocNode::null();
     case 'T':
-      return llvm::json::Value(true);
+      return DocNode::boolean(true);
     case 'F':
-      return llvm::json::Value(false);
+      return DocNode::boolean(false);
     case 'd':
       return number<float, uint32_t>();
     case 'D':
@@ -162,8 +157,7 @@ private:
       auto c = take(1);
       if (!c)
         return c.takeError();
-      return llvm::json::Value(
-          llvm::json::isUTF8(*c) ? c->str() : llvm::json::fixUTF8(*c));
+      return DocNode::string(*c);
     }
     case 'S':
     case 'H': {
@@ -171,7 +165,7 @@ private:
       auto s = string();
       if (!s)
         return s.takeError();
-      return llvm::json::Value(std::move(*s));
+      return DocNode::string(*s);
     }
     case '[':
     case '{':
@@ -183,7 +177,7 @@ private:
     }
   }
 
-  llvm::Expected<llvm::json::Value> readValue(unsigned depth) {
+  llvm::Expected<DocNode> readValue(unsigned depth) {
     auto m = marker();
     if (!m)
       return m.takeError();
@@ -226,20 +220,33 @@ private:
     return h;
   }
 
-  llvm::Expected<llvm::json::Value> element(const Header &h, unsigned depth) {
+  llvm::Expected<DocNode> element(const Header &h, unsigned depth) {
     return h.type ? valueOf(*h.type, depth) : readValue(depth);
   }
 
-  llvm::Expected<llvm::json::Value> array(unsigned depth) {
+  llvm::Expected<DocNode> array(unsigned depth) {
     auto h = header();
     if (!h)
       return h.takeError();
-    llvm::json::Array out;
+    // A counted array of one numeric type stays as its bytes.
+    if (h->type)
+      if (unsigned size = DocNode::packedElementSize(*h->type)) {
+        if (*h->count > (bytes.size() - pos) / size)
+          return bad(llvm::formatv("{0} elements of {1} bytes need more than "
+                                   "the {2} bytes left",
+                                   *h->count, size, bytes.size() - pos)
+                         .str());
+        auto raw = take(*h->count * size);
+        if (!raw)
+          return raw.takeError();
+        return DocNode::packedArray(*h->type, *h->count, *raw);
+      }
+    std::vector<DocNode> out;
     if (h->count)
       out.reserve(*h->count);
     for (uint64_t i = 0;; ++i) {
       if (h->count ? i == *h->count : closes(']'))
-        return llvm::json::Value(std::move(out));
+        return DocNode::array(std::move(out));
       auto v = element(*h, depth);
       if (!v)
         return v.takeError();
@@ -247,14 +254,16 @@ private:
     }
   }
 
-  llvm::Expected<llvm::json::Value> object(unsigned depth) {
+  llvm::Expected<DocNode> object(unsigned depth) {
     auto h = header();
     if (!h)
       return h.takeError();
-    llvm::json::Object out;
+    std::vector<std::pair<llvm::StringRef, DocNode>> out;
+    if (h->count)
+      out.reserve(*h->count);
     for (uint64_t i = 0;; ++i) {
       if (h->count ? i == *h->count : closes('}'))
-        return llvm::json::Value(std::move(out));
+        return DocNode::object(std::move(out));
       // Keys are strings without their 'S' marker.
       auto key = string();
       if (!key)
@@ -262,7 +271,7 @@ private:
       auto v = element(*h, depth);
       if (!v)
         return v.takeError();
-      out[std::move(*key)] = std::move(*v);
+      out.emplace_back(*key, std::move(*v));
     }
   }
 
@@ -282,7 +291,7 @@ private:
 };
 } // namespace
 
-llvm::Expected<llvm::json::Value> perf::parseUbjsonInput(llvm::StringRef bytes,
-                                                         llvm::StringRef path) {
+llvm::Expected<DocNode> perf::parseUbjsonInput(llvm::StringRef bytes,
+                                               llvm::StringRef path) {
   return UbjsonReader(bytes, path).document();
 }

@@ -39,14 +39,6 @@ llvm::Expected<std::string> readMaybeGzipFile(llvm::StringRef path);
 llvm::Expected<llvm::json::Value> parseJsonInput(llvm::StringRef text,
                                                  llvm::StringRef path);
 
-/// Parses Universal Binary JSON `bytes` read from `path` (what XGBoost writes
-/// as .ubj, typed and counted containers included) into the same value
-/// parseJsonInput gives, within max-json-depth and with every length and
-/// count checked against the bytes left; errors name the file and the byte
-/// offset.
-llvm::Expected<llvm::json::Value> parseUbjsonInput(llvm::StringRef bytes,
-                                                   llvm::StringRef path);
-
 /// readMaybeGzipFile then parseJsonInput.
 llvm::Expected<llvm::json::Value> readJsonFile(llvm::StringRef path);
 
