@@ -225,6 +225,31 @@ llvm::Error perf::checkStepOptions(const TransformerConfig &c,
     return error("--attention=sdpa|flash: T5 and Switch Transformers attention "
                  "adds a relative "
                  "position bias and has no fused kernel; use eager");
+  // The build is linear in the blocks: a config past the limits is refused
+  // here, from lower bounds, rather than after building most of it. Every
+  // block has a two-matrix MLP (per expert in a sparse one) and at least
+  // ten ops; doubles, since the factors are up to max-extent each.
+  double layers = double(c.layers) + double(c.decoderLayers);
+  double sparse = 0;
+  if (c.experts > 0) {
+    if (c.encoderSparseStep > 0)
+      sparse += double(c.layers / c.encoderSparseStep);
+    if (c.decoderSparseStep > 0)
+      sparse += double(c.decoderLayers / c.decoderSparseStep);
+  }
+  double mlp = 2.0 * double(c.hidden) * double(c.ffn);
+  double params = (layers - sparse) * mlp + sparse * double(c.experts) * mlp +
+                  double(c.vocab) * double(c.hidden);
+  auto saturated = [](double v) {
+    return v >= 0x1p62 ? int64_t(1) << 62 : int64_t(v);
+  };
+  if (params > double(kMaxExtent.max))
+    return error(limitExceeded("the model's parameter count (a lower bound)",
+                               saturated(params), kMaxExtent));
+  double ops = 10 * layers + 2 * sparse * double(c.experts);
+  if (ops > double(kMaxGraphOps.max))
+    return error(limitExceeded("the step's op count (a lower bound)",
+                               saturated(ops), kMaxGraphOps));
   return llvm::Error::success();
 }
 
