@@ -16,6 +16,17 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 # A second install over the first is an up-to-date no-op, not an error.
 cmake --install "$build" --prefix "$prefix" > "$work/install2.log"
+# A prefix that cannot be written is an error naming the directory. Root
+# writes through permission bits, so the prefix sits below a regular file.
+touch "$work/not-a-directory"
+if cmake --install "$build" --prefix "$work/not-a-directory/prefix" \
+  > "$work/unwritable.log" 2>&1; then
+  fail "installing to an unwritable prefix succeeded"
+fi
+# CMake wraps the message, so the path may start the next line.
+tr -s ' \n' ' ' < "$work/unwritable.log" |
+  grep -q "cannot create directory: $work/not-a-directory/prefix" ||
+  { cat "$work/unwritable.log"; fail "no error naming the unwritable prefix"; }
 for f in include/perf-c/Perf.h include/perf/CostModel/KernelCostModel.h \
   include/perf/Dialect/PerfOps.h.inc lib/libperf-c.so lib/pkgconfig/perf.pc \
   lib/cmake/perf/PerfConfig.cmake lib/cmake/perf/PerfTargets.cmake \
