@@ -304,7 +304,7 @@ MlModel::load(llvm::StringRef dir,
         "the ml model needs a model directory written by perf-train "
         "(perf-opt: --estimate-ml-dir=DIR or "
         "--perf-kernel-cost=\"ml-dir=DIR\"; "
-        "perf-eval: --model-dir=DIR)");
+        "perf-eval: --ml-dir=DIR)");
   if (!llvm::sys::fs::is_directory(dir))
     return llvm::createStringError("ml model directory '" + dir +
                                    "' does not exist");

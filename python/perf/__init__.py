@@ -64,19 +64,28 @@ def _kernel(kind, fields):
     return "perf.%s {%s}" % (kind, ", ".join(attributes))
 
 
+def _ml_dir(ml_dir, model_dir):
+    """The model folder given as ml_dir= (every tool's --ml-dir) or by its
+    earlier name model_dir=, as a path string ("" for none)."""
+    if ml_dir is not None and model_dir is not None:
+        raise Error("give the model folder once: ml_dir= (model_dir= is its earlier name)")
+    folder = ml_dir if ml_dir is not None else model_dir
+    return os.fspath(folder) if folder else ""
+
+
 class CostModel:
     """A kernel model stack, built once (loading learned models takes a
     moment) and asked for many kernels.
 
     models: comma-separated model order ("db,ml,tile,heuristic,roofline"), or
     "auto" (the default: what perf-opt --estimate uses). db: a perf database
-    (SQLite) for the db model; model_dir: a perf-train folder for ml, tile and
-    calibrated (default: the shipped one).
+    (SQLite) for the db model; ml_dir: a perf-train folder for ml, tile and
+    calibrated (default: the shipped one; model_dir= is its earlier name).
     """
 
-    def __init__(self, models="auto", db=None, model_dir=None):
+    def __init__(self, models="auto", db=None, ml_dir=None, *, model_dir=None):
         self._stack = _perf.CostModel(models, os.fspath(db) if db else "",
-                                      os.fspath(model_dir) if model_dir else "")
+                                      _ml_dir(ml_dir, model_dir))
 
     @property
     def models(self):
@@ -94,14 +103,16 @@ class CostModel:
         return {"latency_us": latency, "model": model, "flops": flops, "bytes": nbytes}
 
 
-def kernel_latency(kind, device, models="auto", db=None, model_dir=None, **attributes):
-    """CostModel(models, db, model_dir).latency(kind, device, **attributes)."""
-    return CostModel(models, db, model_dir).latency(kind, device, **attributes)
+def kernel_latency(kind, device, models="auto", db=None, ml_dir=None, *, model_dir=None,
+                   **attributes):
+    """CostModel(models, db, ml_dir).latency(kind, device, **attributes)."""
+    return CostModel(models, db, _ml_dir(ml_dir, model_dir)).latency(kind, device,
+                                                                     **attributes)
 
 
 def estimate(source=None, *, ir=None, device=None, passes=None, models=None, db=None,
-             model_dir=None, system=None, overheads=None, iterations=1, timeline=False,
-             onnx_batch=None):
+             ml_dir=None, system=None, overheads=None, iterations=1, timeline=False,
+             onnx_batch=None, model_dir=None):
     """Estimates every graph of a step: `source` is a .mlir file (text or
     bytecode) or an .onnx model, or give the IR text as `ir=`. `device` (a
     catalog GPU or device JSON file) becomes every graph's target; `passes`
@@ -115,7 +126,7 @@ def estimate(source=None, *, ir=None, device=None, passes=None, models=None, db=
     report, trace = _perf.estimate(
         os.fspath(source) if source is not None else "", ir or "", device or "",
         passes or "", models or "", os.fspath(db) if db else "",
-        os.fspath(model_dir) if model_dir else "", os.fspath(system) if system else "",
+        _ml_dir(ml_dir, model_dir), os.fspath(system) if system else "",
         os.fspath(overheads) if overheads else "", iterations, timeline, onnx_batch or 0)
     result = json.loads(report)
     if timeline:

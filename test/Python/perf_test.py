@@ -71,6 +71,14 @@ class Kernels(unittest.TestCase):
         price = perf.kernel_latency("gemm", "V100-PCIe-32GB", m=4096, n=1024, k=1024)
         self.assertIn(price["model"], ("ml", "tile", "calibrated"))
 
+    def test_model_folder_names(self):
+        # ml_dir= is every tool's --ml-dir; model_dir= its earlier name.
+        for keyword in ("ml_dir", "model_dir"):
+            with self.assertRaisesRegex(perf.Error, "ml model directory '/no/such/models'"):
+                perf.CostModel("ml,roofline", **{keyword: "/no/such/models"})
+        with self.assertRaisesRegex(perf.Error, "give the model folder once"):
+            perf.kernel_latency("gemm", "A100", ml_dir="a", model_dir="b", m=4, n=4, k=4)
+
     def test_bad_kernels(self):
         with self.assertRaisesRegex(perf.Error, "'m' must be positive, got -1"):
             perf.kernel_latency("gemm", "A100", m=-1, n=4, k=4)

@@ -53,7 +53,7 @@ perf.graph @step attributes {target = #perf.gpu<"T4">} {
 // EST-JSON-NEXT: "dtype": "f32",
 // EST-JSON-NEXT: "kind": "elementwise",
 // EST-JSON-NEXT: "signature": "n=2841108 in=2 op=add"
-// RUN: perf-train --neusight %S/../CostModel/Inputs/neusight -o %t/models --rounds=5
+// RUN: perf-train --neusight %S/../CostModel/Inputs/neusight --ml-dir %t/models --rounds=5
 // RUN: perf-opt --estimate --estimate-models=ml,roofline --estimate-ml-dir=%t/models %s | FileCheck %s --check-prefix=EST-ML
 // EST-ML: priced by: ml=2 roofline=1
 

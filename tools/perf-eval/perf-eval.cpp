@@ -50,9 +50,15 @@ static cl::opt<std::string>
               cl::desc("Where <Device>.json files are (default: the parent "
                        "of each CSV's folder)"),
               cl::cat(category));
-static cl::opt<std::string> modelDir("model-dir",
-                                     cl::desc("ml models and tile.json"),
-                                     cl::cat(category));
+static cl::opt<std::string>
+    modelDir("ml-dir",
+             cl::desc("Model folder (perf-train --ml-dir): ml models, "
+                      "tile.json, roofline.json (--model-dir is its earlier "
+                      "name)"),
+             cl::value_desc("dir"), cl::cat(category));
+// The spelling of earlier releases.
+static cl::alias modelDirOld("model-dir", cl::desc("Alias for --ml-dir"),
+                             cl::aliasopt(modelDir));
 static cl::opt<std::string> dbPath("db", cl::desc("Perf database (db model)"),
                                    cl::cat(category));
 static cl::opt<std::string> outputFormat(

@@ -26,8 +26,13 @@ using namespace perf;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("perf-train options");
-static cl::opt<std::string> output("o", cl::desc("Model folder to write"),
-                                   cl::value_desc("dir"), cl::cat(category));
+// The model folder is --ml-dir in every tool (perf-eval, the estimate
+// pipeline's ml-dir); -o stays as its short spelling.
+static cl::opt<std::string>
+    output("ml-dir", cl::desc("Model folder to write (-o is the same)"),
+           cl::value_desc("dir"), cl::cat(category));
+static cl::alias outputShort("o", cl::desc("Alias for --ml-dir"),
+                             cl::aliasopt(output));
 static cl::opt<std::string>
     dbPath("db", cl::desc("Perf database to learn from"), cl::cat(category));
 static cl::opt<std::string> neusight("neusight",
@@ -82,9 +87,10 @@ static cl::opt<bool> selectModels(
              "the default stack that priced held-out GPUs best (the "
              "'auto' stack routes kernels on unmeasured GPUs by it)"),
     cl::cat(category));
-static cl::opt<unsigned> maxRows("max-rows", cl::init(40000),
-                                 cl::desc("ml training rows per kind (default: 40000)"),
-                                 cl::cat(category));
+static cl::opt<unsigned>
+    maxRows("max-rows", cl::init(40000),
+            cl::desc("ml training rows per kind (default: 40000)"),
+            cl::cat(category));
 static cl::opt<unsigned> rounds("rounds", cl::init(300),
                                 cl::desc("ml boosting rounds (default: 300)"),
                                 cl::cat(category));
@@ -107,14 +113,15 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "perf-train: train the ml and tile kernel cost models\n\n"
-      "  perf-train --neusight ../shared/data/kernels/neusight -o models\n"
-      "  perf-train --vidur ../shared/data/kernels/vidur -o models-fp16\n"
-      "  perf-train --db perf.sqlite -o models\n");
+      "  perf-train --neusight ../shared/data/kernels/neusight --ml-dir "
+      "models\n"
+      "  perf-train --vidur ../shared/data/kernels/vidur --ml-dir models-fp16\n"
+      "  perf-train --db perf.sqlite --ml-dir models\n");
   if (neusight.empty() && vidur.empty() && dbPath.empty() && fxCsvs.empty())
     return fail("nothing to learn from: give --neusight DIR, --vidur DIR, "
                 "--fx CSV and/or --db FILE");
   if (output.empty() && writeDb.empty())
-    return fail("no output: give -o DIR and/or --write-db FILE");
+    return fail("no output: give --ml-dir DIR (-o DIR) and/or --write-db FILE");
   if (!(dbWeight > 0))
     return fail("--db-weight must be positive");
   if (!(fxWeight > 0))
@@ -146,8 +153,9 @@ int main(int argc, char **argv) {
           // are catalog names.
           auto spec = neuSightDevice(dir, m.device);
           if (!spec)
-            return reportError("perf-train", fileError(m.file, m.line, 0,
-                        llvm::toString(spec.takeError())));
+            return reportError(
+                "perf-train",
+                fileError(m.file, m.line, 0, llvm::toString(spec.takeError())));
           devices[m.device] = *spec;
         }
         measured.push_back(std::move(m));
@@ -239,12 +247,13 @@ int main(int argc, char **argv) {
       }
       auto kernel = parseKernelSignature(e.kind, e.signature);
       if (!kernel)
-        return reportError("perf-train",
-                           fileError(dbPath, llvm::toString(kernel.takeError())));
+        return reportError(
+            "perf-train",
+            fileError(dbPath, llvm::toString(kernel.takeError())));
       std::optional<DType> dtype = parseDType(e.dtype);
       if (!dtype)
-        return reportError("perf-train",
-                           fileError(dbPath, "unknown dtype '" + e.dtype + "'"));
+        return reportError(
+            "perf-train", fileError(dbPath, "unknown dtype '" + e.dtype + "'"));
       kernel->dtype = *dtype;
       kernel->name = e.kernelName;
       dbKernels.push_back(*kernel);

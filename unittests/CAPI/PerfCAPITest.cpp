@@ -104,7 +104,7 @@ TEST(PerfCAPI, CostModelCreateErrors) {
   EXPECT_EQ(std::string(error),
             "the ml model needs a model directory written by perf-train "
             "(perf-opt: --estimate-ml-dir=DIR or "
-            "--perf-kernel-cost=\"ml-dir=DIR\"; perf-eval: --model-dir=DIR)");
+            "--perf-kernel-cost=\"ml-dir=DIR\"; perf-eval: --ml-dir=DIR)");
   perfFreeString(error);
   error = nullptr;
   EXPECT_EQ(perfCostModelCreate("db", nullptr, nullptr, &error), nullptr);
