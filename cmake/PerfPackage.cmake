@@ -1,6 +1,6 @@
 # What `cmake --install build --prefix P` puts under P: headers (written and
 # generated), the libraries with an exported CMake package (PerfConfig.cmake:
-# find_package(Perf) gives Perf::CostModel, Perf::Analysis, Perf::Transforms,
+# find_package(Perf) gives Perf::CostModel, Perf::Schedule, Perf::Transforms,
 # Perf::CAPI with their link dependencies), the tools, and libperf-c.so, the
 # C API as one self-contained shared library with perf.pc for pkg-config.
 include(CMakePackageConfigHelpers)

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "perf/Analysis/Schedule.h"
+#include "perf/Schedule/Schedule.h"
 #include "perf/Comm/CollectiveModel.h"
 #include "perf/Comm/SystemSpec.h"
 #include "perf/CostModel/RooflineModel.h"

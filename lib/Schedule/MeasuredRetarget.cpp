@@ -1,6 +1,6 @@
 //===- MeasuredRetarget.cpp - A measured kernel time on another GPU -------===//
 
-#include "perf/Analysis/MeasuredRetarget.h"
+#include "perf/Schedule/MeasuredRetarget.h"
 #include "perf/CostModel/RooflineModel.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <algorithm>

@@ -1,6 +1,6 @@
 //===- Schedule.cpp - Generalized Algorithm 1 -----------------------------===//
 
-#include "perf/Analysis/Schedule.h"
+#include "perf/Schedule/Schedule.h"
 #include <algorithm>
 #include <map>
 #include <utility>

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "perf/Analysis/Timeline.h"
+#include "perf/Schedule/Timeline.h"
 #include <map>
 #include <optional>
 #include <set>

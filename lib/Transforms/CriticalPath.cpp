@@ -7,8 +7,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "perf/Analysis/Schedule.h"
-#include "perf/Analysis/Timeline.h"
+#include "perf/Schedule/Schedule.h"
+#include "perf/Schedule/Timeline.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/GraphWalk.h"

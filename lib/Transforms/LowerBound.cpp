@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/IR/BuiltinOps.h"
-#include "perf/Analysis/Schedule.h"
+#include "perf/Schedule/Schedule.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Support/KernelSignature.h"
 #include "perf/Transforms/Passes.h"

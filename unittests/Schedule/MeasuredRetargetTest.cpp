@@ -1,4 +1,4 @@
-#include "perf/Analysis/MeasuredRetarget.h"
+#include "perf/Schedule/MeasuredRetarget.h"
 #include "gtest/gtest.h"
 #include <cmath>
 

@@ -1,6 +1,6 @@
 //===- ScheduleTest.cpp - Critical-path engine on hand-computed cases -----===//
 
-#include "perf/Analysis/Schedule.h"
+#include "perf/Schedule/Schedule.h"
 #include "gtest/gtest.h"
 
 using namespace perf;

@@ -1,6 +1,6 @@
 //===- TimelineTest.cpp - The schedule as a Chrome trace ------------------===//
 
-#include "perf/Analysis/Timeline.h"
+#include "perf/Schedule/Timeline.h"
 #include "gtest/gtest.h"
 #include <map>
 #include <set>

@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PERF_ANALYSIS_MEASUREDRETARGET_H
-#define PERF_ANALYSIS_MEASUREDRETARGET_H
+#ifndef PERF_SCHEDULE_MEASUREDRETARGET_H
+#define PERF_SCHEDULE_MEASUREDRETARGET_H
 
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/Support/GpuSpec.h"
@@ -93,4 +93,4 @@ private:
 
 } // namespace perf
 
-#endif // PERF_ANALYSIS_MEASUREDRETARGET_H
+#endif // PERF_SCHEDULE_MEASUREDRETARGET_H

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PERF_ANALYSIS_SCHEDULE_H
-#define PERF_ANALYSIS_SCHEDULE_H
+#ifndef PERF_SCHEDULE_SCHEDULE_H
+#define PERF_SCHEDULE_SCHEDULE_H
 
 #include <cstddef>
 #include <cstdint>
@@ -132,4 +132,4 @@ private:
 
 } // namespace perf
 
-#endif // PERF_ANALYSIS_SCHEDULE_H
+#endif // PERF_SCHEDULE_SCHEDULE_H

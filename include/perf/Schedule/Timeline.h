@@ -10,10 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PERF_ANALYSIS_TIMELINE_H
-#define PERF_ANALYSIS_TIMELINE_H
+#ifndef PERF_SCHEDULE_TIMELINE_H
+#define PERF_SCHEDULE_TIMELINE_H
 
-#include "perf/Analysis/Schedule.h"
+#include "perf/Schedule/Schedule.h"
 #include "llvm/Support/JSON.h"
 #include <string>
 #include <vector>
@@ -66,4 +66,4 @@ inline constexpr int64_t kMeasuredTrackBase = 1000;
 
 } // namespace perf
 
-#endif // PERF_ANALYSIS_TIMELINE_H
+#endif // PERF_SCHEDULE_TIMELINE_H
