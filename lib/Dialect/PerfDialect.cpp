@@ -3,6 +3,7 @@
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Support/InputFile.h"
+#include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
 
@@ -10,26 +11,163 @@ using namespace perf;
 
 #include "perf/Dialect/PerfOpsDialect.cpp.inc"
 
-/// Every perf.*_us attribute is a time: a finite non-negative number (a NaN,
-/// infinite or negative one would flow into the estimate unnoticed).
+namespace {
+/// What a declared discardable attribute must hold.
+struct DeclaredAttribute {
+  bool (*hasType)(Attribute);
+  StringRef expected;
+};
+
+template <typename T> StringRef describe();
+// The times: a number (checked below to be finite and non-negative).
+template <> StringRef describe<Attribute>() {
+  return "a number of microseconds";
+}
+template <> StringRef describe<StringAttr>() { return "a string"; }
+template <> StringRef describe<IntegerAttr>() { return "an integer"; }
+template <> StringRef describe<FloatAttr>() { return "a float"; }
+template <> StringRef describe<UnitAttr>() {
+  return "a unit attribute (present or absent, no value)";
+}
+template <> StringRef describe<DictionaryAttr>() { return "a dictionary"; }
+template <> StringRef describe<ArrayAttr>() { return "an array"; }
+template <> StringRef describe<DenseI64ArrayAttr>() {
+  return "an array<i64: ...>";
+}
+template <> StringRef describe<DenseF64ArrayAttr>() {
+  return "an array<f64: ...>";
+}
+template <> StringRef describe<GpuAttr>() { return "a #perf.gpu<...>"; }
+
+/// The type a generated helper reads its attribute as.
+template <typename Helper>
+using HelperAttr = decltype(std::declval<Helper &>().getAttr(nullptr));
+
+/// `T` is the helper's type unless given (a dialect attribute, which the
+/// generated helper cannot name).
+template <typename Helper, typename T = HelperAttr<Helper>>
+std::pair<StringRef, DeclaredAttribute> declared() {
+  bool (*hasType)(Attribute) = [](Attribute a) {
+    if constexpr (std::is_same_v<T, Attribute>)
+      return isa<FloatAttr, IntegerAttr>(a);
+    else
+      return isa<T>(a);
+  };
+  return {Helper::getNameStr(), {hasType, describe<T>()}};
+}
+
+/// Every name of PerfDialect.td's discardableAttrs, by its helper.
+const llvm::StringMap<DeclaredAttribute> &declaredAttributes() {
+  static const llvm::StringMap<DeclaredAttribute> table = {
+      declared<PerfDialect::LatencyUsAttrHelper>(),
+      declared<PerfDialect::CostModelAttrHelper>(),
+      declared<PerfDialect::StartUsAttrHelper>(),
+      declared<PerfDialect::EndUsAttrHelper>(),
+      declared<PerfDialect::OverheadUsAttrHelper>(),
+      declared<PerfDialect::LaunchUsAttrHelper>(),
+      declared<PerfDialect::EstimateAttrHelper>(),
+      declared<PerfDialect::DbMissesAttrHelper>(),
+      declared<PerfDialect::MeasuredOnAttrHelper, GpuAttr>(),
+      declared<PerfDialect::MeasuredLatencyUsAttrHelper>(),
+      declared<PerfDialect::MeasuredStartUsAttrHelper>(),
+      declared<PerfDialect::MeasuredUsAttrHelper>(),
+      declared<PerfDialect::MeasuredIterationAttrHelper>(),
+      declared<PerfDialect::RetargetAttrHelper>(),
+      declared<PerfDialect::TraceDeviceAttrHelper>(),
+      declared<PerfDialect::BaselineUsAttrHelper>(),
+      declared<PerfDialect::TransformsAttrHelper>(),
+      declared<PerfDialect::LayerAttrHelper>(),
+      declared<PerfDialect::ExpertAttrHelper>(),
+      declared<PerfDialect::ParamsAttrHelper>(),
+      declared<PerfDialect::ParametersAttrHelper>(),
+      declared<PerfDialect::GradBytesAttrHelper>(),
+      declared<PerfDialect::TrainingDropoutAttrHelper>(),
+      declared<PerfDialect::ModelConfigAttrHelper>(),
+      declared<PerfDialect::BatchAttrHelper>(),
+      declared<PerfDialect::BranchesAttrHelper>(),
+      declared<PerfDialect::FusedAttrHelper>(),
+      declared<PerfDialect::FusedOpsAttrHelper>(),
+      declared<PerfDialect::FusedElementwiseAttrHelper>(),
+      declared<PerfDialect::FusedConvBiasActAttrHelper>(),
+      declared<PerfDialect::LatencyScaleAttrHelper>(),
+      declared<PerfDialect::DataParallelAttrHelper>(),
+      declared<PerfDialect::TensorParallelAttrHelper>(),
+      declared<PerfDialect::SequenceParallelAttrHelper>(),
+      declared<PerfDialect::TpAllReducesAttrHelper>(),
+      declared<PerfDialect::TpSplitAttrHelper>(),
+      declared<PerfDialect::PipelineParallelAttrHelper>(),
+      declared<PerfDialect::StageAttrHelper>(),
+      declared<PerfDialect::ChunkAttrHelper>(),
+      declared<PerfDialect::MicrobatchAttrHelper>(),
+      declared<PerfDialect::BucketAttrHelper>(),
+      declared<PerfDialect::ZeroAttrHelper>(),
+      declared<PerfDialect::ExpertParallelAttrHelper>(),
+      declared<PerfDialect::RecomputeAttrHelper>(),
+      declared<PerfDialect::RecomputedAttrHelper>(),
+      declared<PerfDialect::ShardAttrHelper>(),
+      declared<PerfDialect::EmbeddingShardsAttrHelper>(),
+      declared<PerfDialect::AlgorithmAttrHelper>(),
+      declared<PerfDialect::ProtocolAttrHelper>(),
+      declared<PerfDialect::HostLinkShareAttrHelper>(),
+      declared<PerfDialect::PaiAttrHelper>(),
+      declared<PerfDialect::PaiArchitectureAttrHelper>(),
+  };
+  return table;
+}
+
+/// The declared name closest to a misspelt one, if any is close.
+StringRef closestDeclared(StringRef name) {
+  StringRef best;
+  unsigned bestDistance = 4;
+  for (const auto &entry : declaredAttributes()) {
+    unsigned d = name.edit_distance(entry.getKey(), true, bestDistance);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = entry.getKey();
+    }
+  }
+  return best;
+}
+} // namespace
+
+/// A perf.* attribute is one PerfDialect.td declares, of its type (a
+/// misspelt one, perf.latency_uss on a measured kernel, would otherwise be
+/// ignored and the kernel priced by a model). Every time is a finite
+/// non-negative number: a NaN, infinite or negative one would flow into the
+/// estimate unnoticed.
 LogicalResult PerfDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
+  auto it = declaredAttributes().find(name);
+  if (it == declaredAttributes().end()) {
+    InFlightDiagnostic diag = op->emitOpError("has no attribute '")
+                              << name << "'";
+    if (StringRef close = closestDeclared(name); !close.empty())
+      diag << "; did you mean '" << close << "'?";
+    return diag;
+  }
+  if (!it->second.hasType(attr.getValue()))
+    return op->emitOpError("'") << name << "' must be " << it->second.expected
+                                << ", got " << attr.getValue();
   if (!name.ends_with("_us"))
     return success();
-  double value;
+  auto check = [&](double value) -> LogicalResult {
+    if (isFiniteAtLeast(value, 0))
+      return success();
+    return op->emitOpError("'") << name
+                                << "' must be a finite non-negative number of "
+                                   "microseconds, got "
+                                << value;
+  };
   if (auto f = dyn_cast<FloatAttr>(attr.getValue()))
-    value = f.getValueAsDouble();
-  else if (auto i = dyn_cast<IntegerAttr>(attr.getValue()))
-    value = i.getValue().signedRoundToDouble();
-  else
-    return success(); // A summary (perf.estimate's dictionary).
-  if (isFiniteAtLeast(value, 0))
-    return success();
-  return op->emitOpError("'") << name
-                              << "' must be a finite non-negative number of "
-                                 "microseconds, got "
-                              << value;
+    return check(f.getValueAsDouble());
+  if (auto i = dyn_cast<IntegerAttr>(attr.getValue()))
+    return check(i.getValue().signedRoundToDouble());
+  if (auto times = dyn_cast<DenseF64ArrayAttr>(attr.getValue()))
+    for (double t : times.asArrayRef())
+      if (failed(check(t)))
+        return failure();
+  return success();
 }
 
 void PerfDialect::initialize() {

@@ -15,8 +15,7 @@ using namespace mlir;
 // Graph and framework ops
 //===----------------------------------------------------------------------===//
 
-void GraphOp::build(OpBuilder &builder, OperationState &state,
-                    StringRef name) {
+void GraphOp::build(OpBuilder &builder, OperationState &state, StringRef name) {
   state.addAttribute(getSymNameAttrName(state.name),
                      builder.getStringAttr(name));
   Region *body = state.addRegion();
@@ -91,14 +90,14 @@ struct KernelChecker {
 
   void positive(StringRef name, int64_t value) {
     if (succeeded(failed) && value <= 0)
-      failed = op->emitOpError() << "'" << name << "' must be positive, got "
-                                 << value;
+      failed = op->emitOpError()
+               << "'" << name << "' must be positive, got " << value;
     atMost(name, value, kMaxExtent);
   }
   void nonNegative(StringRef name, int64_t value) {
     if (succeeded(failed) && value < 0)
-      failed = op->emitOpError() << "'" << name
-                                 << "' must be non-negative, got " << value;
+      failed = op->emitOpError()
+               << "'" << name << "' must be non-negative, got " << value;
     atMost(name, value, kMaxExtent);
   }
   void atMost(StringRef name, int64_t value, const Limit &limit) {
@@ -110,9 +109,9 @@ struct KernelChecker {
     if (!values || mlir::failed(failed))
       return;
     if (values->size() != 2) {
-      failed = op->emitOpError() << "'" << name
-                                 << "' must have two values [h, w], got "
-                                 << values->size();
+      failed = op->emitOpError()
+               << "'" << name << "' must have two values [h, w], got "
+               << values->size();
       return;
     }
     for (int64_t v : *values)
@@ -157,17 +156,14 @@ LogicalResult verifyCommon(KernelT op, KernelChecker &check) {
       failed(
           verifyPlacement(op, "stream", static_cast<int64_t>(op.getStream()))))
     return failure();
-  check.oneOf("pass", op.getPass(),
-              {"fwd", "bwd", "dgrad", "wgrad", "update"});
+  check.oneOf("pass", op.getPass(), {"fwd", "bwd", "dgrad", "wgrad", "update"});
   if (std::optional<Type> type = op.getDtype())
     if (!type->isIntOrFloat() && succeeded(check.failed))
       check.failed = op.emitOpError("'dtype' must be an integer or float type");
   return check.failed;
 }
 
-
-template <typename KernelT>
-KernelDesc commonDesc(KernelT op, KernelKind kind) {
+template <typename KernelT> KernelDesc commonDesc(KernelT op, KernelKind kind) {
   KernelDesc d;
   d.kind = kind;
   d.dtype = op.getDtype() ? getDType(*op.getDtype()) : DType::F32;
@@ -208,18 +204,21 @@ KernelDesc GemmOp::getKernelDesc() {
 
 LogicalResult Conv2dOp::verify() {
   KernelChecker check{*this};
-  for (auto [name, value] :
-       {std::pair<StringRef, int64_t>{"n", getN()}, {"c", getC()},
-        {"h", getH()}, {"w", getW()}, {"k", getK()}, {"r", getR()},
-        {"s", getS()}, {"groups", getGroups()}})
+  for (auto [name, value] : {std::pair<StringRef, int64_t>{"n", getN()},
+                             {"c", getC()},
+                             {"h", getH()},
+                             {"w", getW()},
+                             {"k", getK()},
+                             {"r", getR()},
+                             {"s", getS()},
+                             {"groups", getGroups()}})
     check.positive(name, value);
   check.pair("stride", getStride(), false);
   check.pair("pad", getPad(), true);
   check.pair("dilation", getDilation(), false);
   if (succeeded(check.failed) &&
       (getC() % getGroups() != 0 || getK() % getGroups() != 0))
-    return emitOpError("'groups' (") << getGroups()
-                                     << ") must divide c and k";
+    return emitOpError("'groups' (") << getGroups() << ") must divide c and k";
   check.oneOf("pass", getPass(), {"fwd", "dgrad", "wgrad"});
   if (failed(verifyCommon(*this, check)))
     return failure();
@@ -334,9 +333,12 @@ PERF_ELEMENTS_KERNEL(ConcatOp, KernelKind::Concat)
 
 LogicalResult PoolingOp::verify() {
   KernelChecker check{*this};
-  for (auto [name, value] :
-       {std::pair<StringRef, int64_t>{"n", getN()}, {"c", getC()},
-        {"h", getH()}, {"w", getW()}, {"r", getR()}, {"s", getS()}})
+  for (auto [name, value] : {std::pair<StringRef, int64_t>{"n", getN()},
+                             {"c", getC()},
+                             {"h", getH()},
+                             {"w", getW()},
+                             {"r", getR()},
+                             {"s", getS()}})
     check.positive(name, value);
   check.pair("stride", getStride(), false);
   check.pair("pad", getPad(), true);
@@ -482,11 +484,10 @@ Type perf::getElementType(MLIRContext *context, DType dtype) {
 }
 
 bool perf::hasMeasuredLatency(Operation *op) {
-  if (op->hasAttr(PerfDialect::kMeasuredLatencyAttr))
+  if (op->hasAttr(kMeasuredLatencyAttr))
     return true;
-  auto model = op->getAttrOfType<StringAttr>(PerfDialect::kCostModelAttr);
-  return model && model.getValue() == "measured" &&
-         op->hasAttr(PerfDialect::kLatencyAttr);
+  auto model = op->getAttrOfType<StringAttr>(kCostModelAttr);
+  return model && model.getValue() == "measured" && op->hasAttr(kLatencyAttr);
 }
 
 template <typename CollectiveT>

@@ -62,7 +62,7 @@ perf::exportChakraTraces(GraphOp graph) {
     if (!fw || !fw.getBodyBlockOrNull())
       continue;
     for (Operation &work : *fw.getBodyBlockOrNull()) {
-      auto latency = work.getAttrOfType<FloatAttr>(PerfDialect::kLatencyAttr);
+      auto latency = work.getAttrOfType<FloatAttr>(kLatencyAttr);
       if (!latency)
         return work.emitOpError("has no 'perf.latency_us'; run --estimate "
                                 "(or the cost passes) before --export-chakra");

@@ -74,7 +74,7 @@ struct AssignStreamsPass : perf::impl::AssignStreamsBase<AssignStreamsPass> {
             if (isa<KernelOpInterface>(k))
               k.setAttr("stream", b.getI64IntegerAttr(*stream));
       }
-      graph->setAttr("perf.branches", b.getI64IntegerAttr(branches));
+      graph->setAttr(kBranchesAttr, b.getI64IntegerAttr(branches));
     });
   }
 };

@@ -100,12 +100,11 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
         if (auto share = op->getAttrOfType<IntegerAttr>(kHostLinkShareAttr)) {
           if (auto copy = dyn_cast<MemcpyOp>(op);
               copy && !hasMeasuredLatency(op)) {
-            op->setAttr(PerfDialect::kLatencyAttr,
+            op->setAttr(kLatencyAttr,
                         b.getF64FloatAttr(hostCopyUs(
                             double(copy.getBytes()), *system,
                             unsigned(std::max<int64_t>(1, share.getInt())))));
-            op->setAttr(PerfDialect::kCostModelAttr,
-                        b.getStringAttr("alpha-beta"));
+            op->setAttr(kCostModelAttr, b.getStringAttr("alpha-beta"));
           }
           return WalkResult::advance();
         }
@@ -122,13 +121,12 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
             op->emitOpError("a parameter server takes part only in send/recv");
             return WalkResult::interrupt();
           }
-          op->setAttr(PerfDialect::kLatencyAttr,
+          op->setAttr(kLatencyAttr,
                       b.getF64FloatAttr(parameterServerTransferUs(
                           double(collective.getByteCount()), *system, workers,
                           numServers, workersPerNode)));
-          op->setAttr(PerfDialect::kCostModelAttr,
-                      b.getStringAttr("alpha-beta"));
-          op->setAttr("perf.algorithm", b.getStringAttr("parameter-server"));
+          op->setAttr(kCostModelAttr, b.getStringAttr("alpha-beta"));
+          op->setAttr(kAlgorithmAttr, b.getStringAttr("parameter-server"));
           return WalkResult::advance();
         }
         for (int64_t rank : group)
@@ -166,13 +164,12 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
           op->emitOpError() << llvm::toString(estimate.takeError());
           return WalkResult::interrupt();
         }
-        op->setAttr(PerfDialect::kLatencyAttr,
-                    b.getF64FloatAttr(estimate->timeUs));
-        op->setAttr(PerfDialect::kCostModelAttr, b.getStringAttr("nccl"));
-        op->setAttr("perf.algorithm", b.getStringAttr(collectiveAlgorithmName(
-                                          estimate->algorithm)));
-        op->setAttr("perf.protocol", b.getStringAttr(collectiveProtocolName(
-                                         estimate->protocol)));
+        op->setAttr(kLatencyAttr, b.getF64FloatAttr(estimate->timeUs));
+        op->setAttr(kCostModelAttr, b.getStringAttr("nccl"));
+        op->setAttr(kAlgorithmAttr, b.getStringAttr(collectiveAlgorithmName(
+                                        estimate->algorithm)));
+        op->setAttr(kProtocolAttr, b.getStringAttr(collectiveProtocolName(
+                                       estimate->protocol)));
         return WalkResult::advance();
       });
       return inner;

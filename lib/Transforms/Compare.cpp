@@ -26,12 +26,11 @@ using namespace mlir;
 
 void perf::recordBaseline(GraphOp graph, StringRef transform) {
   Builder b(graph.getContext());
-  if (auto estimate =
-          graph->getAttrOfType<DictionaryAttr>(PerfDialect::kEstimateAttr)) {
+  if (auto estimate = graph->getAttrOfType<DictionaryAttr>(kEstimateAttr)) {
     if (!graph->hasAttr(kBaselineAttr))
       if (auto e2e = estimate.getAs<FloatAttr>("e2e_us"))
         graph->setAttr(kBaselineAttr, e2e);
-    graph->removeAttr(PerfDialect::kEstimateAttr);
+    graph->removeAttr(kEstimateAttr);
   }
   SmallVector<Attribute> applied;
   if (auto list = graph->getAttrOfType<ArrayAttr>(kTransformsAttr))
@@ -61,8 +60,7 @@ struct ComparePass : perf::impl::CompareBase<ComparePass> {
     llvm::raw_ostream *os = &stream;
     llvm::json::Array graphs;
     WalkResult walk = getOperation().walk([&](GraphOp graph) {
-      auto estimate =
-          graph->getAttrOfType<DictionaryAttr>(PerfDialect::kEstimateAttr);
+      auto estimate = graph->getAttrOfType<DictionaryAttr>(kEstimateAttr);
       auto e2eAttr = estimate ? estimate.getAs<FloatAttr>("e2e_us") : nullptr;
       if (!e2eAttr) {
         graph.emitError("no estimate to compare; run --estimate (or "
@@ -71,15 +69,14 @@ struct ComparePass : perf::impl::CompareBase<ComparePass> {
       }
       double predicted = e2eAttr.getValueAsDouble();
       std::optional<double> baseline = f64(graph, kBaselineAttr);
-      std::optional<double> measured = f64(graph, "perf.measured_us");
+      std::optional<double> measured = f64(graph, kMeasuredTimeAttr);
       std::string transforms;
       if (auto list = graph->getAttrOfType<ArrayAttr>(kTransformsAttr))
         for (Attribute a : list)
           transforms += (transforms.empty() ? "" : ", ") +
                         cast<StringAttr>(a).getValue().str();
       std::string iteration;
-      if (auto name =
-              graph->getAttrOfType<StringAttr>("perf.measured_iteration"))
+      if (auto name = graph->getAttrOfType<StringAttr>(kMeasuredIterationAttr))
         iteration = name.str();
       auto change = [](double to, double from) {
         return from > 0 ? 100.0 * (to - from) / from : 0.0;

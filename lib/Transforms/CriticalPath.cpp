@@ -7,9 +7,9 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "perf/Dialect/PerfOps.h"
 #include "perf/Schedule/Schedule.h"
 #include "perf/Schedule/Timeline.h"
-#include "perf/Dialect/PerfOps.h"
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
@@ -77,15 +77,14 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
       }
       auto traced = work->getAttrOfType<StringAttr>("kernel_name");
       k.name = traced ? traced.str() : fw.getOpName().str() + " " + k.kind;
-      if (auto model =
-              work->getAttrOfType<StringAttr>(PerfDialect::kCostModelAttr))
+      if (auto model = work->getAttrOfType<StringAttr>(kCostModelAttr))
         k.model = model.str();
       // Measured on hardware: the latency the trace gave, kept in
       // perf.measured_latency_us once moved to another GPU.
       if (hasMeasuredLatency(work)) {
-        k.measuredStartUs = getF64(work, PerfDialect::kMeasuredStartAttr, -1);
-        k.measuredLatencyUs = getF64(work, PerfDialect::kMeasuredLatencyAttr,
-                                     getF64(work, PerfDialect::kLatencyAttr));
+        k.measuredStartUs = getF64(work, kMeasuredStartAttr, -1);
+        k.measuredLatencyUs =
+            getF64(work, kMeasuredLatencyAttr, getF64(work, kLatencyAttr));
       }
       labels.kernels.push_back(std::move(k));
     }
@@ -108,8 +107,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
         sop.kind = ScheduledOp::Kind::Sync;
         sop.device = sync.getDevice();
         sop.syncStream = sync.getStream() ? int64_t(*sync.getStream()) : -1;
-        if (auto o = op.getAttrOfType<DenseF64ArrayAttr>(
-                PerfDialect::kOverheadAttr)) {
+        if (auto o = op.getAttrOfType<DenseF64ArrayAttr>(kOverheadAttr)) {
           sop.t1 = o[0];
           // The call's own cost after the wait (--perf-host-overhead).
           if (o.size() == 4)
@@ -117,8 +115,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
         }
       } else if (auto fw = dyn_cast<FrameworkOp>(op)) {
         sop.device = fw.getDevice();
-        if (auto o = op.getAttrOfType<DenseF64ArrayAttr>(
-                PerfDialect::kOverheadAttr)) {
+        if (auto o = op.getAttrOfType<DenseF64ArrayAttr>(kOverheadAttr)) {
           if (o.size() != 4)
             return op.emitOpError("'perf.overhead_us' must hold T1, T2, T3, "
                                   "T5");
@@ -148,15 +145,14 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
           forwardedDeps[&op] = sop.deps;
         if (Block *body = fw.getBodyBlockOrNull())
           for (Operation &work : *body) {
-            auto latency =
-                work.getAttrOfType<FloatAttr>(PerfDialect::kLatencyAttr);
+            auto latency = work.getAttrOfType<FloatAttr>(kLatencyAttr);
             if (!latency)
               return work.emitOpError(
                   "has no 'perf.latency_us'; run --perf-kernel-cost (and "
                   "--perf-comm-cost for collectives) first");
             ScheduledKernel k;
             k.latencyUs = latency.getValueAsDouble();
-            k.launchUs = getF64(&work, PerfDialect::kLaunchAttr);
+            k.launchUs = getF64(&work, kLaunchAttr);
             if (auto kernel = dyn_cast<KernelOpInterface>(work)) {
               k.device = kernel.getDeviceId();
               k.stream = kernel.getStreamId();
@@ -200,13 +196,12 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     // is not printed) they are most of this pass's cost on large graphs.
     if (annotate) {
       for (auto [op, sop] : llvm::zip(hostOps, schedule.ops())) {
-        op->setAttr(PerfDialect::kStartAttr,
-                    b.getF64FloatAttr(sop.hostStartUs));
-        op->setAttr(PerfDialect::kEndAttr, b.getF64FloatAttr(sop.hostEndUs));
+        op->setAttr(kStartAttr, b.getF64FloatAttr(sop.hostStartUs));
+        op->setAttr(kEndAttr, b.getF64FloatAttr(sop.hostEndUs));
       }
       for (auto [op, k] : llvm::zip(deviceOps, schedule.kernels())) {
-        op->setAttr(PerfDialect::kStartAttr, b.getF64FloatAttr(k.startUs));
-        op->setAttr(PerfDialect::kEndAttr, b.getF64FloatAttr(k.endUs));
+        op->setAttr(kStartAttr, b.getF64FloatAttr(k.startUs));
+        op->setAttr(kEndAttr, b.getF64FloatAttr(k.endUs));
       }
     }
 
@@ -244,7 +239,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
       estimate.push_back(b.getNamedAttr(
           "iterations", b.getI64IntegerAttr(int64_t(iterations))));
     }
-    graph->setAttr(PerfDialect::kEstimateAttr, b.getDictionaryAttr(estimate));
+    graph->setAttr(kEstimateAttr, b.getDictionaryAttr(estimate));
     return success();
   }
 };

@@ -58,8 +58,7 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
     // during the last micro-batch's backward pass (earlier micro-batches
     // only accumulate, DDP's no_sync).
     int64_t stages = 1, lastMicrobatch = -1;
-    if (auto pp =
-            graph->getAttrOfType<DictionaryAttr>("perf.pipeline_parallel")) {
+    if (auto pp = graph->getAttrOfType<DictionaryAttr>(kPipelineParallelAttr)) {
       if (auto a = pp.getAs<IntegerAttr>("stages"))
         stages = std::max<int64_t>(1, a.getInt());
       if (!withinLimit(stages, kMaxDevices))
@@ -97,7 +96,7 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
         continue;
       int64_t stage = 0;
       if (stages > 1) {
-        auto a = fw->getAttrOfType<IntegerAttr>("perf.stage");
+        auto a = fw->getAttrOfType<IntegerAttr>(kStageAttr);
         stage = a ? a.getInt() : -1;
       }
       if (stage < 0 || stage >= stages)
@@ -110,13 +109,13 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
         continue;
       }
       if (stages > 1) {
-        auto mb = fw->getAttrOfType<IntegerAttr>("perf.microbatch");
+        auto mb = fw->getAttrOfType<IntegerAttr>(kMicrobatchAttr);
         if (!mb || mb.getInt() != lastMicrobatch)
           continue;
       }
       if (!isForwardOp(fw) && gradientBytes(fw) > 0) {
         anyGradient = true;
-        bool expert = fw->hasAttr(PerfDialect::kExpertAttr);
+        bool expert = fw->hasAttr(kExpertAttr);
         if (expert && expertReplicas == 1)
           continue;
         (expert ? expertBackward : backward)[stage].push_back(fw);
@@ -134,11 +133,11 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
     // After pipeline parallelism, a pipeline (stages x TP size) apart.
     int64_t step = stride;
     if (step <= 0) {
-      auto tp = graph->getAttrOfType<IntegerAttr>("perf.tensor_parallel");
+      auto tp = graph->getAttrOfType<IntegerAttr>(kTensorParallelAttr);
       int64_t tpSize = tp ? std::max<int64_t>(1, tp.getInt()) : 1;
       if (!withinLimit(tpSize, kMaxDevices))
         return graph.emitError("--perf-data-parallel: ")
-               << limitExceeded("perf.tensor_parallel", tpSize, kMaxDevices);
+               << limitExceeded(kTensorParallelAttr, tpSize, kMaxDevices);
       step = stages * tpSize;
     }
     // Device ids stay within max-devices (each factor is within it, so the
@@ -173,7 +172,7 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
                   body.getI64IntegerAttr(commStream),
                   /*algorithm=*/StringAttr());
             });
-        comm->setAttr("perf.bucket", b.getI64IntegerAttr(bucket++));
+        comm->setAttr(kBucketAttr, b.getI64IntegerAttr(bucket++));
         pending = 0;
       }
     };
@@ -195,8 +194,8 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
                        b.getI64IntegerAttr(commStream));
       }
     }
-    graph->setAttr("perf.data_parallel", b.getI64IntegerAttr(devices));
-    graph->setAttr("perf.grad_bytes", b.getI64IntegerAttr(totalGrad));
+    graph->setAttr(kDataParallelAttr, b.getI64IntegerAttr(devices));
+    graph->setAttr(kGradBytesAttr, b.getI64IntegerAttr(totalGrad));
     return success();
   }
 };

@@ -146,7 +146,7 @@ LogicalResult perf::refuseLaterLayouts(GraphOp graph, StringRef pass,
 }
 
 std::optional<int64_t> perf::layerOf(Operation *op) {
-  if (auto a = op->getAttrOfType<IntegerAttr>(PerfDialect::kLayerAttr))
+  if (auto a = op->getAttrOfType<IntegerAttr>(kLayerAttr))
     return a.getInt();
   return std::nullopt;
 }
@@ -221,7 +221,8 @@ int64_t perf::declaredTiedParameters(FrameworkOp op) {
 }
 
 std::optional<int64_t> perf::declaredParameters(FrameworkOp op) {
-  for (llvm::StringRef name : {"perf.params", "onnx.params"})
+  for (llvm::StringRef name :
+       {llvm::StringRef(kParamsAttr), llvm::StringRef("onnx.params")})
     if (auto a = op->getAttrOfType<mlir::IntegerAttr>(name))
       return a.getInt();
   if (op->hasAttr("onnx.name"))

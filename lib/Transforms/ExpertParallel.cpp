@@ -30,7 +30,7 @@ using namespace mlir;
 namespace {
 
 std::optional<int64_t> expertOf(Operation *op) {
-  if (auto a = op->getAttrOfType<IntegerAttr>(PerfDialect::kExpertAttr))
+  if (auto a = op->getAttrOfType<IntegerAttr>(kExpertAttr))
     return a.getInt();
   return std::nullopt;
 }
@@ -67,8 +67,8 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
              << "--perf-expert-parallel: graph @" << graph.getSymName()
              << " already spreads its experts over "
              << graph->getAttr(kExpertParallelAttr) << " devices";
-    for (StringRef layout : {"perf.data_parallel", "perf.tensor_parallel",
-                             "perf.pipeline_parallel"})
+    for (StringRef layout :
+         {kDataParallelAttr, kTensorParallelAttr, kPipelineParallelAttr})
       if (graph->hasAttr(layout))
         return graph.emitError()
                << "--perf-expert-parallel: graph @" << graph.getSymName()
@@ -132,7 +132,7 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
     // The training synthesis's totals: device 0's weights and gradients.
     OpBuilder b(&getContext());
     for (auto [name, removed] :
-         {std::pair{StringRef("perf.parameters"), remoteParams},
+         {std::pair{StringRef(kParametersAttr), remoteParams},
           std::pair{StringRef(kGradBytesAttr), remoteGradBytes}})
       if (auto total = graph->getAttrOfType<IntegerAttr>(name))
         graph->setAttr(name, b.getI64IntegerAttr(std::max<int64_t>(
@@ -255,7 +255,7 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
                              body.getI64IntegerAttr(0), StringAttr());
         });
     if (layer >= 0)
-      comm->setAttr(PerfDialect::kLayerAttr, b.getI64IntegerAttr(layer));
+      comm->setAttr(kLayerAttr, b.getI64IntegerAttr(layer));
     return comm;
   }
 

@@ -82,7 +82,7 @@ struct FuseConvBiasActPass
             continue;
           bias = ew;
         }
-        if (conv.getPass() != "fwd" || conv->hasAttr("perf.fused"))
+        if (conv.getPass() != "fwd" || conv->hasAttr(kFusedAttr))
           continue;
         SmallVector<Attribute> parts;
         if (bias) {
@@ -103,11 +103,11 @@ struct FuseConvBiasActPass
                 }
         if (parts.empty())
           continue;
-        conv->setAttr("perf.fused", b.getArrayAttr(parts));
+        conv->setAttr(kFusedAttr, b.getArrayAttr(parts));
         ++fused;
       }
       if (fused)
-        graph->setAttr("perf.fused_conv_bias_act", b.getI64IntegerAttr(fused));
+        graph->setAttr(kFusedConvBiasActAttr, b.getI64IntegerAttr(fused));
     });
   }
 };

@@ -40,7 +40,7 @@ static StringRef fnOf(ElementwiseOp op) {
 /// The parts a (possibly already fused) kernel is made of.
 static void appendParts(Builder &b, ElementwiseOp op,
                         SmallVectorImpl<Attribute> &parts) {
-  if (auto fused = op->getAttrOfType<ArrayAttr>("perf.fused")) {
+  if (auto fused = op->getAttrOfType<ArrayAttr>(kFusedAttr)) {
     parts.append(fused.begin(), fused.end());
     return;
   }
@@ -65,8 +65,8 @@ static void fuseInto(Builder &b, ElementwiseOp producer,
   consumer->setAttr("inputs", b.getI64IntegerAttr(inputs));
   consumer->setAttr("flops_per_element", b.getF64FloatAttr(flops));
   consumer->setAttr("fn", b.getStringAttr(fn));
-  consumer->setAttr("perf.fused", b.getArrayAttr(parts));
-  for (StringRef stale : {"perf.latency_us", "perf.cost_model"})
+  consumer->setAttr(kFusedAttr, b.getArrayAttr(parts));
+  for (StringRef stale : {kLatencyAttr, kCostModelAttr})
     consumer->removeAttr(stale);
   producer->erase();
 }
@@ -119,7 +119,7 @@ struct FuseElementwisePass
         }
       }
       if (removed)
-        graph->setAttr("perf.fused_elementwise", b.getI64IntegerAttr(removed));
+        graph->setAttr(kFusedElementwiseAttr, b.getI64IntegerAttr(removed));
     });
   }
 };

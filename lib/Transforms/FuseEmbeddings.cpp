@@ -132,7 +132,7 @@ struct FuseEmbeddingsPass : perf::impl::FuseEmbeddingsBase<FuseEmbeddingsPass> {
         FrameworkOp::create(b, b.getFusedLoc(locs), resultTypes,
                             b.getStringAttr("batched_embedding_bag"), operands,
                             b.getI64IntegerAttr(last.getDevice()));
-    fused->setAttr("perf.fused_ops", b.getI64IntegerAttr(group.size()));
+    fused->setAttr(kFusedOpsAttr, b.getI64IntegerAttr(group.size()));
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&fused.getOrCreateBodyBlock());
@@ -147,10 +147,8 @@ struct FuseEmbeddingsPass : perf::impl::FuseEmbeddingsBase<FuseEmbeddingsPass> {
           1, static_cast<int64_t>(std::llround(poolingSum / tables))));
       batched->removeAttr("kernel_name");
       for (StringRef stale :
-           {PerfDialect::kLatencyAttr, PerfDialect::kCostModelAttr,
-            PerfDialect::kMeasuredLatencyAttr, PerfDialect::kMeasuredStartAttr,
-            PerfDialect::kStartAttr, PerfDialect::kEndAttr,
-            PerfDialect::kLaunchAttr})
+           {kLatencyAttr, kCostModelAttr, kMeasuredLatencyAttr,
+            kMeasuredStartAttr, kStartAttr, kEndAttr, kLaunchAttr})
         batched->removeAttr(stale);
     }
     unsigned next = 0;

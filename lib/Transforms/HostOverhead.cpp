@@ -2,9 +2,9 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "perf/Support/HostOverheadTable.h"
 #include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Support/HostOverheadTable.h"
 #include "perf/Transforms/Passes.h"
 #include <cmath>
 
@@ -29,8 +29,7 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
     }
     HostOverheadTable overheads;
     if (!table.empty()) {
-      llvm::Expected<HostOverheadTable> loaded =
-          HostOverheadTable::load(table);
+      llvm::Expected<HostOverheadTable> loaded = HostOverheadTable::load(table);
       if (!loaded) {
         emitInputError(getOperation().getLoc(), loaded.takeError());
         return signalPassFailure();
@@ -43,7 +42,7 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
                      scale * overheads.get(name, Overhead::T2),
                      scale * overheads.get(name, Overhead::T3),
                      scale * overheads.get(name, Overhead::T5)};
-      op->setAttr(PerfDialect::kOverheadAttr, builder.getDenseF64ArrayAttr(t));
+      op->setAttr(kOverheadAttr, builder.getDenseF64ArrayAttr(t));
     };
     getOperation().walk([&](Operation *op) {
       if (auto fw = dyn_cast<FrameworkOp>(op)) {
@@ -52,19 +51,16 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
         attach(op, "cudaDeviceSynchronize");
         // A wait imported from a trace names its call: the call's own cost
         // after the wait takes the T5 slot.
-        auto o =
-            op->getAttrOfType<DenseF64ArrayAttr>(PerfDialect::kOverheadAttr);
+        auto o = op->getAttrOfType<DenseF64ArrayAttr>(kOverheadAttr);
         auto call = op->getAttrOfType<StringAttr>("call");
         double t[4] = {o[0], o[1], o[2],
                        call ? scale * overheads.syncCall(call.getValue()) : 0};
-        op->setAttr(PerfDialect::kOverheadAttr,
-                    builder.getDenseF64ArrayAttr(t));
+        op->setAttr(kOverheadAttr, builder.getDenseF64ArrayAttr(t));
       } else if (isa<KernelOpInterface, CollectiveOpInterface>(op)) {
         StringRef call =
             isa<MemcpyOp>(op) ? "cudaMemcpyAsync" : "cudaLaunchKernel";
-        op->setAttr(
-            PerfDialect::kLaunchAttr,
-            builder.getF64FloatAttr(scale * overheads.runtimeCall(call)));
+        op->setAttr(kLaunchAttr, builder.getF64FloatAttr(
+                                     scale * overheads.runtimeCall(call)));
       }
     });
   }

@@ -2,10 +2,10 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "perf/Schedule/MeasuredRetarget.h"
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Schedule/MeasuredRetarget.h"
 #include "perf/Transforms/GraphTarget.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/DenseSet.h"
@@ -64,10 +64,9 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
 
     Builder builder(&getContext());
     WalkResult result = getOperation().walk([&](GraphOp graph) {
-      if (auto traceDevice = graph->getAttrOfType<DictionaryAttr>(
-              PerfDialect::kTraceDeviceAttr))
-        if (!graph.getGpuTarget() ||
-            !graph->hasAttr(PerfDialect::kMeasuredOnAttr)) {
+      if (auto traceDevice =
+              graph->getAttrOfType<DictionaryAttr>(kTraceDeviceAttr))
+        if (!graph.getGpuTarget() || !graph->hasAttr(kMeasuredOnAttr)) {
           // A trace of a GPU the catalog does not know: its measured
           // kernels need no figures, anything else does.
           LogicalResult ok = checkTraceDevice(graph, traceDevice);
@@ -79,8 +78,7 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
       FailureOr<GpuSpec> gpu = getGraphGpu(graph);
       if (failed(gpu))
         return WalkResult::interrupt();
-      auto measuredOn =
-          graph->getAttrOfType<GpuAttr>(PerfDialect::kMeasuredOnAttr);
+      auto measuredOn = graph->getAttrOfType<GpuAttr>(kMeasuredOnAttr);
       bool move = measuredOn && measuredOn != graph.getGpuTarget();
       if (move && !retargeter) {
         auto created = MeasuredRetarget::create(*method, order, options);
@@ -105,12 +103,12 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
           RetargetedLatency priced = retargeter->retarget(
               kernel.getKernelDesc(), measuredLatency(kernel),
               measuredOn.getSpec(), *gpu);
-          kernel->setAttr(PerfDialect::kMeasuredLatencyAttr,
+          kernel->setAttr(kMeasuredLatencyAttr,
                           builder.getF64FloatAttr(measuredLatency(kernel)));
-          kernel->setAttr(PerfDialect::kLatencyAttr,
+          kernel->setAttr(kLatencyAttr,
                           builder.getF64FloatAttr(priced.latencyUs));
           kernel->setAttr(
-              PerfDialect::kCostModelAttr,
+              kCostModelAttr,
               builder.getStringAttr(priced.model.empty()
                                         ? std::string("measured")
                                         : "measured*" + priced.model));
@@ -127,17 +125,15 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
         if (fresh)
           it->second = stack->estimate(it->first, *gpu);
         const KernelCost &cost = it->second;
-        kernel->setAttr(PerfDialect::kLatencyAttr,
-                        builder.getF64FloatAttr(cost.latencyUs));
-        kernel->setAttr(PerfDialect::kCostModelAttr,
-                        builder.getStringAttr(cost.model));
+        kernel->setAttr(kLatencyAttr, builder.getF64FloatAttr(cost.latencyUs));
+        kernel->setAttr(kCostModelAttr, builder.getStringAttr(cost.model));
       });
       if (move)
         graph->setAttr(
-            PerfDialect::kRetargetAttr,
+            kRetargetAttr,
             retargetSummary(builder, measuredOn, *method, moved, keptByKind));
       else
-        graph->removeAttr(PerfDialect::kRetargetAttr);
+        graph->removeAttr(kRetargetAttr);
       // Kernels the database does not have, each once, on the first graph
       // that asked for it: what perf-bench --from should measure.
       std::vector<KernelCostMiss> misses = stack->misses();
@@ -153,10 +149,9 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
                                  builder.getStringAttr(misses[i].signature)),
         }));
       if (missAttrs.empty())
-        graph->removeAttr(PerfDialect::kDbMissesAttr);
+        graph->removeAttr(kDbMissesAttr);
       else
-        graph->setAttr(PerfDialect::kDbMissesAttr,
-                       builder.getArrayAttr(missAttrs));
+        graph->setAttr(kDbMissesAttr, builder.getArrayAttr(missAttrs));
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
@@ -198,23 +193,20 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
   /// The latency measured on the hardware: kept aside when an earlier run
   /// moved the kernel to another GPU.
   static double measuredLatency(Operation *kernel) {
-    if (auto kept =
-            kernel->getAttrOfType<FloatAttr>(PerfDialect::kMeasuredLatencyAttr))
+    if (auto kept = kernel->getAttrOfType<FloatAttr>(kMeasuredLatencyAttr))
       return kept.getValueAsDouble();
-    return kernel->getAttrOfType<FloatAttr>(PerfDialect::kLatencyAttr)
-        .getValueAsDouble();
+    return kernel->getAttrOfType<FloatAttr>(kLatencyAttr).getValueAsDouble();
   }
 
   /// Back on the GPU it was measured on, a moved kernel takes its measured
   /// latency again.
   static void restoreMeasured(Operation *kernel, Builder &builder) {
-    if (!kernel->hasAttr(PerfDialect::kMeasuredLatencyAttr))
+    if (!kernel->hasAttr(kMeasuredLatencyAttr))
       return;
-    kernel->setAttr(PerfDialect::kLatencyAttr,
+    kernel->setAttr(kLatencyAttr,
                     builder.getF64FloatAttr(measuredLatency(kernel)));
-    kernel->setAttr(PerfDialect::kCostModelAttr,
-                    builder.getStringAttr("measured"));
-    kernel->removeAttr(PerfDialect::kMeasuredLatencyAttr);
+    kernel->setAttr(kCostModelAttr, builder.getStringAttr("measured"));
+    kernel->removeAttr(kMeasuredLatencyAttr);
   }
 
   static DictionaryAttr

@@ -10,8 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/IR/BuiltinOps.h"
-#include "perf/Schedule/Schedule.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Schedule/Schedule.h"
 #include "perf/Support/KernelSignature.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
@@ -89,7 +89,7 @@ std::string passName(Operation *kernel) {
 std::string kernelKey(Operation *kernel, const KernelDesc &d) {
   std::string key = kernelKindName(d.kind).str() + "/" + passName(kernel) +
                     "/" + dtypeName(d.dtype).str() + "/" + kernelSignature(d);
-  if (auto fused = kernel->getAttrOfType<ArrayAttr>("perf.fused"))
+  if (auto fused = kernel->getAttrOfType<ArrayAttr>(kFusedAttr))
     for (Attribute part : fused)
       if (auto s = dyn_cast<StringAttr>(part))
         key += "+" + s.str();
@@ -151,7 +151,7 @@ FailureOr<GraphBound> analyze(GraphOp graph) {
     int64_t stream = nextStream++;
     std::string layerKey = layer.opName;
     for (Operation &work : *body) {
-      auto latency = work.getAttrOfType<FloatAttr>(PerfDialect::kLatencyAttr);
+      auto latency = work.getAttrOfType<FloatAttr>(kLatencyAttr);
       if (!latency)
         return work.emitOpError("has no 'perf.latency_us'; run "
                                 "--perf-kernel-cost (and --perf-comm-cost "

@@ -51,7 +51,7 @@ bool writesInPlace(FrameworkOp op) {
 }
 
 int64_t microbatchOf(Operation *op) {
-  if (auto a = op->getAttrOfType<IntegerAttr>("perf.microbatch"))
+  if (auto a = op->getAttrOfType<IntegerAttr>(kMicrobatchAttr))
     return a.getInt();
   return 0;
 }
@@ -65,10 +65,10 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   if (GpuAttr gpu = graph.getGpuTarget())
     capacity_ = gpu.getSpec().memBytes;
   int64_t tp = 1;
-  if (auto a = graph->getAttrOfType<IntegerAttr>("perf.tensor_parallel"))
+  if (auto a = graph->getAttrOfType<IntegerAttr>(kTensorParallelAttr))
     tp = std::max<int64_t>(1, a.getInt());
   int64_t replicas = 1;
-  if (auto a = graph->getAttrOfType<IntegerAttr>("perf.data_parallel"))
+  if (auto a = graph->getAttrOfType<IntegerAttr>(kDataParallelAttr))
     replicas = std::max<int64_t>(1, a.getInt());
   // ZeRO shards gradients from stage 2 and weights at stage 3 (the
   // optimizer ops already update 1/N of the elements from stage 1).

@@ -134,7 +134,7 @@ struct PaiBreakdownPass : perf::impl::PaiBreakdownBase<PaiBreakdownPass> {
       }
     });
     auto firstMicrobatch = [](Operation *op) {
-      auto mb = op->getAttrOfType<IntegerAttr>("perf.microbatch");
+      auto mb = op->getAttrOfType<IntegerAttr>(kMicrobatchAttr);
       return !mb || mb.getInt() == 0;
     };
     // The weights: gradient bytes, else what the optimizer updates.
@@ -183,8 +183,7 @@ struct PaiBreakdownPass : perf::impl::PaiBreakdownBase<PaiBreakdownPass> {
   }
 
   static double criticalPath(GraphOp graph) {
-    if (auto est =
-            graph->getAttrOfType<DictionaryAttr>(PerfDialect::kEstimateAttr))
+    if (auto est = graph->getAttrOfType<DictionaryAttr>(kEstimateAttr))
       if (auto e = est.getAs<FloatAttr>("e2e_us"))
         return e.getValueAsDouble();
     return -1;
@@ -232,7 +231,7 @@ struct PaiBreakdownPass : perf::impl::PaiBreakdownBase<PaiBreakdownPass> {
     if (cp >= 0)
       fields.push_back(
           b.getNamedAttr("critical_path_us", b.getF64FloatAttr(cp)));
-    graph->setAttr("perf.pai", b.getDictionaryAttr(fields));
+    graph->setAttr(kPaiAttr, b.getDictionaryAttr(fields));
   }
 };
 } // namespace

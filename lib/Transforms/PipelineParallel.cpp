@@ -49,7 +49,7 @@ double opTimeUs(Operation *op, const GpuSpec &gpu) {
   static const RooflineModel roofline(1.0, 1.0);
   double us = 0;
   op->walk([&](KernelOpInterface k) {
-    if (auto priced = k->getAttrOfType<FloatAttr>(PerfDialect::kLatencyAttr))
+    if (auto priced = k->getAttrOfType<FloatAttr>(kLatencyAttr))
       us += priced.getValueAsDouble();
     else if (auto cost = roofline.estimate(k.getKernelDesc(), gpu))
       us += cost->latencyUs;
@@ -178,8 +178,8 @@ struct PipelineParallelPass
   LogicalResult runOnGraph(GraphOp graph) {
     if (failed(refuseExpertParallel(graph, "--perf-pipeline-parallel")) ||
         failed(refuseLaterLayouts(graph, "--perf-pipeline-parallel",
-                                  "perf.pipeline_parallel",
-                                  {"perf.data_parallel", kZeroAttr})))
+                                  kPipelineParallelAttr,
+                                  {kDataParallelAttr, kZeroAttr})))
       return failure();
     const int64_t n = devices;
     const int64_t m = microbatches ? int64_t(microbatches) : 2 * n;
@@ -245,7 +245,7 @@ struct PipelineParallelPass
     // s x tp and its TP collectives move to that group. Chunk c belongs to
     // stage c mod n.
     int64_t tp = 1;
-    if (auto a = graph->getAttrOfType<IntegerAttr>("perf.tensor_parallel"))
+    if (auto a = graph->getAttrOfType<IntegerAttr>(kTensorParallelAttr))
       tp = std::max<int64_t>(1, a.getInt());
     auto stageOfChunk = [&](int64_t chunk) { return chunk % n; };
     auto deviceOf = [&](int64_t chunk) { return stageOfChunk(chunk) * tp; };
@@ -290,7 +290,7 @@ struct PipelineParallelPass
                                                              stageOfChunk(to))),
                            StringAttr());
           });
-      send->setAttr("perf.microbatch", b.getI64IntegerAttr(mb));
+      send->setAttr(kMicrobatchAttr, b.getI64IntegerAttr(mb));
       ++numSends;
       for (auto [v, r] : llvm::zip(values, send->getResults()))
         delivered[{mb, v.getAsOpaquePointer(), to}] = r;
@@ -329,10 +329,10 @@ struct PipelineParallelPass
         for (auto [from, to] : llvm::zip(op->getResults(), clone->getResults()))
           map.map(from, to);
         place(clone, chunk);
-        clone->setAttr("perf.stage", b.getI64IntegerAttr(stageOfChunk(chunk)));
+        clone->setAttr(kStageAttr, b.getI64IntegerAttr(stageOfChunk(chunk)));
         if (v > 1)
-          clone->setAttr("perf.chunk", b.getI64IntegerAttr(chunk));
-        clone->setAttr("perf.microbatch", b.getI64IntegerAttr(mb));
+          clone->setAttr(kChunkAttr, b.getI64IntegerAttr(chunk));
+        clone->setAttr(kMicrobatchAttr, b.getI64IntegerAttr(mb));
       }
       // The stage sends what later stages read as soon as it has produced
       // it, from its own host thread (as PipeDream and Megatron do), not
@@ -408,7 +408,7 @@ struct PipelineParallelPass
           }
         }
         place(clone, stage);
-        clone->setAttr("perf.stage", b.getI64IntegerAttr(stage));
+        clone->setAttr(kStageAttr, b.getI64IntegerAttr(stage));
       }
     }
 
@@ -417,7 +417,7 @@ struct PipelineParallelPass
       op->erase();
     }
     graph->setAttr(
-        "perf.pipeline_parallel",
+        kPipelineParallelAttr,
         b.getDictionaryAttr(
             {b.getNamedAttr("stages", b.getI64IntegerAttr(n)),
              b.getNamedAttr("microbatches", b.getI64IntegerAttr(m)),

@@ -68,9 +68,9 @@ struct RecomputePass : perf::impl::RecomputeBase<RecomputePass> {
              << "--perf-recompute: graph @" << graph.getSymName()
              << " is not a training step (phase = \"" << graph.getPhase()
              << "\")";
-    if (graph->hasAttr("perf.pipeline_parallel") ||
-        graph->hasAttr("perf.data_parallel") ||
-        graph->hasAttr("perf.tensor_parallel"))
+    if (graph->hasAttr(kPipelineParallelAttr) ||
+        graph->hasAttr(kDataParallelAttr) ||
+        graph->hasAttr(kTensorParallelAttr))
       return graph.emitError()
              << "--perf-recompute: graph @" << graph.getSymName()
              << " is already parallel; recompute the single-device step, "
@@ -120,7 +120,7 @@ struct RecomputePass : perf::impl::RecomputeBase<RecomputePass> {
             return user == before || before->isBeforeInBlock(user);
           });
     }
-    graph->setAttr("perf.recompute", b.getStringAttr(granularity));
+    graph->setAttr(kRecomputeAttr, b.getStringAttr(granularity));
     return success();
   }
 };

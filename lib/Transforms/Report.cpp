@@ -91,8 +91,7 @@ double f64(Operation *op, StringRef key) {
 }
 
 FailureOr<GraphSummary> summarize(GraphOp graph) {
-  auto estimate =
-      graph->getAttrOfType<DictionaryAttr>(PerfDialect::kEstimateAttr);
+  auto estimate = graph->getAttrOfType<DictionaryAttr>(kEstimateAttr);
   if (!estimate) {
     graph.emitError("no estimate to report; run --perf-critical-path first");
     return failure();
@@ -103,8 +102,7 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
   s.target = "unknown";
   if (GpuAttr gpu = graph.getGpuTarget())
     s.target = gpu.getSpec().name;
-  else if (auto traced = graph->getAttrOfType<DictionaryAttr>(
-               PerfDialect::kTraceDeviceAttr))
+  else if (auto traced = graph->getAttrOfType<DictionaryAttr>(kTraceDeviceAttr))
     s.target = (str(traced, "name") + " (from the trace, as measured)").str();
   s.e2e = f64(estimate, "e2e_us");
   s.active = f64(estimate, "gpu_active_us");
@@ -117,7 +115,7 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     s.iterations = n.getInt();
     s.steadyState = f64(estimate, "steady_state_us");
   }
-  if (auto misses = graph->getAttrOfType<ArrayAttr>(PerfDialect::kDbMissesAttr))
+  if (auto misses = graph->getAttrOfType<ArrayAttr>(kDbMissesAttr))
     for (Attribute a : misses) {
       auto miss = dyn_cast<DictionaryAttr>(a);
       if (!miss)
@@ -129,7 +127,7 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
       s.dbMisses.push_back(
           {str("device"), str("dtype"), str("kind"), str("signature")});
     }
-  s.retarget = graph->getAttrOfType<DictionaryAttr>(PerfDialect::kRetargetAttr);
+  s.retarget = graph->getAttrOfType<DictionaryAttr>(kRetargetAttr);
   if (auto devs = estimate.getAs<ArrayAttr>("devices"))
     for (Attribute d : devs)
       s.devices.push_back(cast<DictionaryAttr>(d));
@@ -141,14 +139,13 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     if (!fw || !fw.getBodyBlockOrNull())
       continue;
     for (Operation &work : *fw.getBodyBlockOrNull()) {
-      double us = f64(&work, PerfDialect::kLatencyAttr);
+      double us = f64(&work, kLatencyAttr);
       std::string kind = work.getName().stripDialect().str();
       s.byKind[kind].us += us;
       s.byKind[kind].count++;
       s.byOp[fw.getOpName().str()].us += us;
       s.byOp[fw.getOpName().str()].count++;
-      if (auto model =
-              work.getAttrOfType<StringAttr>(PerfDialect::kCostModelAttr))
+      if (auto model = work.getAttrOfType<StringAttr>(kCostModelAttr))
         s.byModel[model.str()]++;
       else
         s.byModel[isa<CollectiveOpInterface>(&work) ? "comm" : "unpriced"]++;

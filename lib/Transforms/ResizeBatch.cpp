@@ -80,7 +80,7 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
     WalkResult result = getOperation().walk([&](GraphOp graph) {
       int64_t old = from;
       if (old <= 0)
-        if (auto attr = graph->getAttrOfType<IntegerAttr>("perf.batch"))
+        if (auto attr = graph->getAttrOfType<IntegerAttr>(kBatchAttr))
           old = attr.getInt();
       if (old <= 0)
         old = inferBatch(graph);
@@ -90,7 +90,7 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
         return WalkResult::interrupt();
       }
       Builder b(graph.getContext());
-      graph->setAttr("perf.batch", b.getI64IntegerAttr(batch));
+      graph->setAttr(kBatchAttr, b.getI64IntegerAttr(batch));
       if (old == batch)
         return WalkResult::advance();
       if (failed(resizeGraph(graph, ExtentScaler{old, batch})))

@@ -102,20 +102,18 @@ LogicalResult perf::resizeKernelExtent(Operation *op, const ExtentScaler &s,
         b.getF64FloatAttr(generic.getFlops().convertToDouble() * ratio));
     generic.setBytesAttr(
         b.getF64FloatAttr(generic.getBytes().convertToDouble() * ratio));
-    for (StringRef latency :
-         {PerfDialect::kLatencyAttr, PerfDialect::kMeasuredLatencyAttr})
+    for (StringRef latency : {kLatencyAttr, kMeasuredLatencyAttr})
       if (auto lat = op->getAttrOfType<FloatAttr>(latency)) {
         op->setAttr(latency, b.getF64FloatAttr(lat.getValueAsDouble() * ratio));
-        op->setAttr("perf.latency_scale", b.getF64FloatAttr(ratio));
+        op->setAttr(kLatencyScaleAttr, b.getF64FloatAttr(ratio));
       }
     // The scaled kernel is not the one the trace timed where it ran.
-    op->removeAttr(PerfDialect::kMeasuredStartAttr);
+    op->removeAttr(kMeasuredStartAttr);
     return success();
   }
   if (changed)
-    for (StringRef stale :
-         {PerfDialect::kLatencyAttr, PerfDialect::kCostModelAttr,
-          PerfDialect::kMeasuredLatencyAttr, PerfDialect::kMeasuredStartAttr})
+    for (StringRef stale : {kLatencyAttr, kCostModelAttr, kMeasuredLatencyAttr,
+                            kMeasuredStartAttr})
       op->removeAttr(stale);
   return failure(tooLarge);
 }

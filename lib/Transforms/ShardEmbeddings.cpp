@@ -171,7 +171,7 @@ struct ShardEmbeddingsPass
           Operation *clone = b.clone(*e.getOperation());
           clone->setAttr("tables", b.getI64IntegerAttr(counts[which][d]));
           clone->setAttr("device", b.getI64IntegerAttr(d));
-          op->setAttr("perf.shard", b.getI64IntegerAttr(d));
+          op->setAttr(kShardAttr, b.getI64IntegerAttr(d));
           done.push_back(op->getResult(0));
         }
         return done;
@@ -218,7 +218,7 @@ struct ShardEmbeddingsPass
     os << llvm::format("  imbalance (max / mean bytes read): %.3f\n",
                        imbalance);
     graph->setAttr(
-        "perf.embedding_shards",
+        kEmbeddingShardsAttr,
         b.getDictionaryAttr(
             {b.getNamedAttr("strategy", b.getStringAttr(strategy)),
              b.getNamedAttr("imbalance", b.getF64FloatAttr(imbalance)),

@@ -27,8 +27,6 @@ namespace perf {
 using namespace perf;
 using namespace mlir;
 
-static constexpr StringLiteral kParamsAttr = "perf.params";
-
 /// Element size of a kernel's dtype (f32 when absent).
 static int64_t dtypeSize(Operation *kernel) {
   if (auto t = kernel->getAttrOfType<TypeAttr>("dtype")) {
@@ -281,9 +279,9 @@ struct SynthesizeTrainingPass
   /// training: one kernel writing its output and mask, whose backward the
   /// synthesis then mirrors.
   void addTrainingDropout(FrameworkOp op) {
-    if (!op->hasAttr("perf.training_dropout") || op->getNumResults() == 0)
+    if (!op->hasAttr(kTrainingDropoutAttr) || op->getNumResults() == 0)
       return;
-    op->removeAttr("perf.training_dropout");
+    op->removeAttr(kTrainingDropoutAttr);
     auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
     if (!type || !type.hasStaticShape() || type.getNumElements() == 0)
       return;
@@ -463,9 +461,8 @@ struct SynthesizeTrainingPass
           b, op.getLoc(), resultTypes,
           b.getStringAttr(op.getOpName().str() + ".backward"),
           incoming.getArrayRef(), op.getDeviceAttr());
-      for (StringRef kept :
-           {StringRef("onnx.name"), StringRef(PerfDialect::kLayerAttr),
-            StringRef(PerfDialect::kExpertAttr)})
+      for (StringRef kept : {StringRef("onnx.name"), StringRef(kLayerAttr),
+                             StringRef(kExpertAttr)})
         if (Attribute a = op->getAttr(kept))
           bwd->setAttr(kept, a);
 
@@ -569,7 +566,7 @@ struct SynthesizeTrainingPass
 
     graph.setPhase("training");
     graph->setAttr(kGradBytesAttr, b.getI64IntegerAttr(totalGradBytes));
-    graph->setAttr("perf.parameters", b.getI64IntegerAttr(totalParams));
+    graph->setAttr(kParametersAttr, b.getI64IntegerAttr(totalParams));
     return success();
   }
 };

@@ -154,8 +154,8 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
   LogicalResult runOnGraph(GraphOp graph) {
     if (failed(refuseExpertParallel(graph, "--perf-tensor-parallel")) ||
         failed(refuseLaterLayouts(
-            graph, "--perf-tensor-parallel", "perf.tensor_parallel",
-            {"perf.pipeline_parallel", "perf.data_parallel", kZeroAttr})))
+            graph, "--perf-tensor-parallel", kTensorParallelAttr,
+            {kPipelineParallelAttr, kDataParallelAttr, kZeroAttr})))
       return failure();
     OpBuilder b(&getContext());
     SmallVector<FrameworkOp> ops;
@@ -398,9 +398,9 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       ++numBackward;
     }
     if (sequenceParallel)
-      graph->setAttr("perf.sequence_parallel", b.getUnitAttr());
-    graph->setAttr("perf.tensor_parallel", b.getI64IntegerAttr(devices));
-    graph->setAttr("perf.tp_all_reduces",
+      graph->setAttr(kSequenceParallelAttr, b.getUnitAttr());
+    graph->setAttr(kTensorParallelAttr, b.getI64IntegerAttr(devices));
+    graph->setAttr(kTpAllReducesAttr,
                    b.getDenseI64ArrayAttr({numForward, numBackward}));
     return success();
   }

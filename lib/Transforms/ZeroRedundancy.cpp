@@ -57,7 +57,7 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
   }
 
   LogicalResult runOnGraph(GraphOp graph) {
-    auto dp = graph->getAttrOfType<IntegerAttr>("perf.data_parallel");
+    auto dp = graph->getAttrOfType<IntegerAttr>(kDataParallelAttr);
     if (!dp || dp.getInt() < 2)
       return graph.emitError()
              << "--perf-zero: graph @" << graph.getSymName()
@@ -67,7 +67,7 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
       return graph.emitError()
              << "--perf-zero: graph @" << graph.getSymName()
              << " already runs ZeRO stage " << graph->getAttr(kZeroAttr);
-    if (stage >= 2 && graph->hasAttr("perf.pipeline_parallel"))
+    if (stage >= 2 && graph->hasAttr(kPipelineParallelAttr))
       return graph.emitError()
              << "--perf-zero: stage " << int64_t(stage)
              << " shards gradients, which pipeline parallelism accumulates "
@@ -160,7 +160,7 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
   LogicalResult shardWeights(OpBuilder &b, GraphOp graph,
                              const llvm::DenseMap<int64_t, Peers> &groupOf) {
     int64_t tp = 1;
-    if (auto a = graph->getAttrOfType<IntegerAttr>("perf.tensor_parallel"))
+    if (auto a = graph->getAttrOfType<IntegerAttr>(kTensorParallelAttr))
       tp = std::max<int64_t>(1, a.getInt());
     const int64_t device = groupOf.begin()->first;
     const Peers peers = groupOf.begin()->second;
@@ -214,8 +214,8 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
           b, before.getLoc(),
           TypeRange{RankedTensorType::get({elements}, element)},
           b.getStringAttr(name), ValueRange{}, b.getI64IntegerAttr(device));
-      if (Attribute layer = before->getAttr(PerfDialect::kLayerAttr))
-        op->setAttr(PerfDialect::kLayerAttr, layer);
+      if (Attribute layer = before->getAttr(kLayerAttr))
+        op->setAttr(kLayerAttr, layer);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&op.getOrCreateBodyBlock());
       AllGatherOp::create(b, before.getLoc(), b.getI64IntegerAttr(bytes),
@@ -257,7 +257,7 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
                   body.getI64IntegerAttr(commStream), StringAttr());
             });
         if (id >= 0)
-          comm->setAttr(PerfDialect::kLayerAttr, b.getI64IntegerAttr(id));
+          comm->setAttr(kLayerAttr, b.getI64IntegerAttr(id));
       }
     }
     return success();

@@ -192,3 +192,45 @@ perf.graph @g {
     perf.kernel {flops = 0x7FF0000000000000 : f64, bytes = 8.0}
   }
 }
+
+// -----
+
+// A misspelt perf.* attribute would leave the measured latency unread.
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.gemm' op has no attribute 'perf.latency_uss'; did you mean 'perf.latency_us'?}}
+    perf.gemm {m = 4, n = 4, k = 4, perf.latency_uss = 5.0}
+  }
+}
+
+// -----
+
+// Nothing close: no suggestion.
+// expected-error @+1 {{'perf.graph' op has no attribute 'perf.colour'}}
+perf.graph @g attributes {perf.colour = "red"} {
+}
+
+// -----
+
+// expected-error @+1 {{'perf.graph' op 'perf.tensor_parallel' must be an integer, got "4"}}
+perf.graph @g attributes {perf.tensor_parallel = "4"} {
+}
+
+// -----
+
+// expected-error @+1 {{'perf.graph' op 'perf.measured_on' must be a #perf.gpu<...>, got "A100"}}
+perf.graph @g attributes {perf.measured_on = "A100"} {
+}
+
+// -----
+
+perf.graph @g {
+  // expected-error @+1 {{'perf.op' op 'perf.overhead_us' must be a finite non-negative number of microseconds, got -1}}
+  perf.op "x" {perf.overhead_us = array<f64: 1.0, -1.0, 0.0, 0.0>} : () -> ()
+}
+
+// -----
+
+// Another dialect's attributes are its own to check.
+perf.graph @g attributes {other.colour = "red", perf.tensor_parallel = 2} {
+}

@@ -259,7 +259,7 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
       graph = g;
   });
   auto breakdown =
-      graph ? graph->getAttrOfType<DictionaryAttr>("perf.pai") : nullptr;
+      graph ? graph->getAttrOfType<DictionaryAttr>(kPaiAttr) : nullptr;
   if (!breakdown) {
     p.error =
         "perf-sweep: error: no perf.graph in the input (" + inputFile + ")\n";

@@ -43,8 +43,8 @@ protected:
       return out;
     module.walk([&](Operation *op) {
       if (isa<CollectiveOpInterface>(op))
-        out.push_back(op->getAttrOfType<FloatAttr>(PerfDialect::kLatencyAttr)
-                          .getValueAsDouble());
+        out.push_back(
+            op->getAttrOfType<FloatAttr>(kLatencyAttr).getValueAsDouble());
     });
     return out;
   }
@@ -81,13 +81,10 @@ TEST_F(DistributedPasses, RingAllReduceOnDgxA100) {
   EXPECT_NEAR(t[0], 28.8 + 1e8 / 160000, 1e-9);
   EXPECT_NEAR(t[1], 11.8 + 4.2e6 / 240000, 1e-9);
   module->walk([](AllReduceOp op) {
-    EXPECT_EQ(op->getAttrOfType<StringAttr>("perf.algorithm").getValue(),
-              "ring");
-    EXPECT_EQ(op->getAttrOfType<StringAttr>("perf.protocol").getValue(),
+    EXPECT_EQ(op->getAttrOfType<StringAttr>(kAlgorithmAttr).getValue(), "ring");
+    EXPECT_EQ(op->getAttrOfType<StringAttr>(kProtocolAttr).getValue(),
               "Simple");
-    EXPECT_EQ(
-        op->getAttrOfType<StringAttr>(PerfDialect::kCostModelAttr).getValue(),
-        "nccl");
+    EXPECT_EQ(op->getAttrOfType<StringAttr>(kCostModelAttr).getValue(), "nccl");
   });
 }
 
@@ -104,8 +101,7 @@ TEST_F(DistributedPasses, ForcedTreeAndTheOpsOwnAlgorithm) {
   EXPECT_NEAR(t[0], 32.4 + 1e8 / (1000 * 110.4 * 0.8), 1e-9);
   EXPECT_NEAR(t[1], 11.8 + 4.2e6 / 240000, 1e-9);
   module->walk([](AllReduceOp op) {
-    EXPECT_EQ(op->getAttrOfType<StringAttr>("perf.algorithm").getValue(),
-              "tree");
+    EXPECT_EQ(op->getAttrOfType<StringAttr>(kAlgorithmAttr).getValue(), "tree");
   });
 }
 
@@ -170,8 +166,7 @@ perf.graph @g attributes {target = #perf.gpu<"A100-SXM4-80GB">} {
   ASSERT_EQ(t.size(), 1u);
   EXPECT_NEAR(t[0], 131.6 * 1.4 + 1e8 / 102400, 1e-6);
   module->walk([](AllReduceOp op) {
-    EXPECT_EQ(op->getAttrOfType<StringAttr>("perf.algorithm").getValue(),
-              "ring");
+    EXPECT_EQ(op->getAttrOfType<StringAttr>(kAlgorithmAttr).getValue(), "ring");
   });
 }
 

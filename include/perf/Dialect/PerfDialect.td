@@ -21,41 +21,118 @@ def Perf_Dialect : Dialect {
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
-
-    /// Discardable attributes the analysis passes write.
-    static constexpr ::llvm::StringLiteral kLatencyAttr = "perf.latency_us";
-    static constexpr ::llvm::StringLiteral kCostModelAttr = "perf.cost_model";
-    static constexpr ::llvm::StringLiteral kStartAttr = "perf.start_us";
-    static constexpr ::llvm::StringLiteral kEndAttr = "perf.end_us";
-    static constexpr ::llvm::StringLiteral kOverheadAttr = "perf.overhead_us";
-    static constexpr ::llvm::StringLiteral kLaunchAttr = "perf.launch_us";
-    static constexpr ::llvm::StringLiteral kEstimateAttr = "perf.estimate";
-    static constexpr ::llvm::StringLiteral kDbMissesAttr = "perf.db_misses";
-    /// On a graph: the GPU its measured kernel latencies were taken on.
-    static constexpr ::llvm::StringLiteral kMeasuredOnAttr = "perf.measured_on";
-    /// On a kernel moved to another GPU: the latency measured on that GPU.
-    static constexpr ::llvm::StringLiteral kMeasuredLatencyAttr =
-        "perf.measured_latency_us";
-    /// On a kernel imported from a trace: when it started, in us from the
-    /// start of the measured iteration (the timeline shows it beside the
-    /// prediction).
-    static constexpr ::llvm::StringLiteral kMeasuredStartAttr =
-        "perf.measured_start_us";
-    /// On a graph: what moving its measured kernels to the target did.
-    static constexpr ::llvm::StringLiteral kRetargetAttr = "perf.retarget";
-    /// On a graph imported from a trace of a GPU the catalog does not know:
-    /// what the trace says of it (name, SMs, memory).
-    static constexpr ::llvm::StringLiteral kTraceDeviceAttr =
-        "perf.trace_device";
-    /// On a framework op: the transformer block it belongs to (0, 1, ...),
-    /// written by the importers and kept on the backward op; activation
-    /// recomputation and ZeRO-3 work per block.
-    static constexpr ::llvm::StringLiteral kLayerAttr = "perf.layer";
-    /// On a framework op of a mixture-of-experts layer: the expert it runs
-    /// (0, 1, ...), written by the config importer and kept on the backward
-    /// op; expert parallelism places the experts on devices.
-    static constexpr ::llvm::StringLiteral kExpertAttr = "perf.expert";
   }];
+  // Discardable attributes: what the passes and importers write (and a
+  // user may write by hand). The verifier rejects any other perf.* name
+  // and a value of another type.
+  let discardableAttrs = (ins
+    // kernel: its time in us (kernel cost; a measured kernel's own)
+    "::mlir::Attribute":$latency_us,
+    // kernel: the model that priced it
+    "::mlir::StringAttr":$cost_model,
+    // op or kernel: when it starts (critical path, with -o)
+    "::mlir::Attribute":$start_us,
+    // op or kernel: when it ends
+    "::mlir::Attribute":$end_us,
+    // framework op: host overheads T1, T2, T3, T5
+    "::mlir::DenseF64ArrayAttr":$overhead_us,
+    // kernel: T4, the runtime call that launches it
+    "::mlir::Attribute":$launch_us,
+    // graph: the critical path's summary
+    "::mlir::DictionaryAttr":$estimate,
+    // graph: kernels the perf database did not hold
+    "::mlir::ArrayAttr":$db_misses,
+    // graph: the GPU its measured latencies were taken on (a #perf.gpu,
+    // checked by the verifier: the attribute class is declared after the
+    // dialect)
+    "::mlir::Attribute":$measured_on,
+    // kernel moved to another GPU: its measured latency
+    "::mlir::Attribute":$measured_latency_us,
+    // kernel from a trace: its measured start
+    "::mlir::Attribute":$measured_start_us,
+    // graph from a trace: the measured iteration's time
+    "::mlir::Attribute":$measured_us,
+    // graph from a trace: the iteration's name
+    "::mlir::StringAttr":$measured_iteration,
+    // graph: what moving its measured kernels did
+    "::mlir::DictionaryAttr":$retarget,
+    // graph: the trace's GPU when the catalog lacks it
+    "::mlir::DictionaryAttr":$trace_device,
+    // graph: the step time before --perf-compare's passes
+    "::mlir::Attribute":$baseline_us,
+    // graph: the passes --perf-compare applied
+    "::mlir::ArrayAttr":$transforms,
+    // framework op: its transformer block
+    "::mlir::IntegerAttr":$layer,
+    // framework op: its mixture-of-experts expert
+    "::mlir::IntegerAttr":$expert,
+    // framework op: the parameters it owns
+    "::mlir::IntegerAttr":$params,
+    // graph: parameters of the step (or a device's)
+    "::mlir::IntegerAttr":$parameters,
+    // backward op or graph: gradient bytes
+    "::mlir::IntegerAttr":$grad_bytes,
+    // framework op: a dropout the training step keeps
+    "::mlir::UnitAttr":$training_dropout,
+    // module: the config.json it was imported from
+    "::mlir::StringAttr":$model_config,
+    // graph: the batch --perf-resize-batch set
+    "::mlir::IntegerAttr":$batch,
+    // graph: parallel branches --perf-assign-streams found
+    "::mlir::IntegerAttr":$branches,
+    // kernel: the kernels fused into it
+    "::mlir::ArrayAttr":$fused,
+    // fused embedding op: how many ops it replaced
+    "::mlir::IntegerAttr":$fused_ops,
+    // graph: element-wise kernels fused away
+    "::mlir::IntegerAttr":$fused_elementwise,
+    // graph: conv+bias+activation groups fused
+    "::mlir::IntegerAttr":$fused_conv_bias_act,
+    // kernel: the factor --perf-resize-extent applied to a measured time
+    "::mlir::FloatAttr":$latency_scale,
+    // graph: the data-parallel degree
+    "::mlir::IntegerAttr":$data_parallel,
+    // graph: the tensor-parallel degree
+    "::mlir::IntegerAttr":$tensor_parallel,
+    // graph: Megatron sequence parallelism
+    "::mlir::UnitAttr":$sequence_parallel,
+    // graph: forward and backward all-reduces of tensor parallelism
+    "::mlir::DenseI64ArrayAttr":$tp_all_reduces,
+    // op: already split by tensor parallelism
+    "::mlir::UnitAttr":$tp_split,
+    // graph: the pipeline's stages, micro-batches, schedule
+    "::mlir::DictionaryAttr":$pipeline_parallel,
+    // op: its pipeline stage
+    "::mlir::IntegerAttr":$stage,
+    // op: its interleaved pipeline chunk
+    "::mlir::IntegerAttr":$chunk,
+    // op: its micro-batch
+    "::mlir::IntegerAttr":$microbatch,
+    // gradient all-reduce: its bucket
+    "::mlir::IntegerAttr":$bucket,
+    // graph: the ZeRO stage
+    "::mlir::IntegerAttr":$zero,
+    // graph: the expert-parallel degree
+    "::mlir::IntegerAttr":$expert_parallel,
+    // graph: the activation recomputation granularity
+    "::mlir::StringAttr":$recompute,
+    // op: a recomputed forward op
+    "::mlir::UnitAttr":$recomputed,
+    // embedding op: the device of its shard
+    "::mlir::IntegerAttr":$shard,
+    // graph: how --perf-shard-embeddings placed the tables
+    "::mlir::DictionaryAttr":$embedding_shards,
+    // collective: the algorithm that priced it
+    "::mlir::StringAttr":$algorithm,
+    // collective: the NCCL protocol that priced it
+    "::mlir::StringAttr":$protocol,
+    // collective: devices sharing its host link
+    "::mlir::IntegerAttr":$host_link_share,
+    // graph: the PAI breakdown
+    "::mlir::DictionaryAttr":$pai,
+    // graph: the PAI architecture
+    "::mlir::DictionaryAttr":$pai_architecture
+  );
 }
 
 class Perf_Op<string mnemonic, list<Trait> traits = []>

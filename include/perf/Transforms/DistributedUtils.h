@@ -17,30 +17,10 @@
 
 namespace perf {
 
-/// Attribute an op may carry with the bytes of the gradients it produces.
-constexpr llvm::StringLiteral kGradBytesAttr = "perf.grad_bytes";
-/// On a forward op after --perf-tensor-parallel: its results are split over
-/// the tensor-parallel ranks (each rank holds 1/N of them).
-constexpr llvm::StringLiteral kTensorSplitAttr = "perf.tp_split";
-/// Graph attribute --perf-zero writes: the ZeRO stage (1, 2 or 3) its
-/// data-parallel replicas run.
-constexpr llvm::StringLiteral kZeroAttr = "perf.zero";
-/// Graph attribute --perf-expert-parallel writes: the devices a
-/// mixture-of-experts model's experts are spread over.
-constexpr llvm::StringLiteral kExpertParallelAttr = "perf.expert_parallel";
 /// The framework op of each DDP gradient bucket (--perf-data-parallel), and
 /// what --perf-zero turns it into; the memory analysis reads both.
 constexpr llvm::StringLiteral kDdpBucketOpName = "ddp::all_reduce";
 constexpr llvm::StringLiteral kZeroReduceScatterOpName = "zero::reduce_scatter";
-/// On a forward op --perf-recompute cloned into the backward pass.
-constexpr llvm::StringLiteral kRecomputedAttr = "perf.recomputed";
-/// Graph attribute --perf-pai-architecture writes: arch, workers, ps,
-/// gpus_per_node and the parameter-server device ids (`parameter_servers`).
-constexpr llvm::StringLiteral kPaiArchitectureAttr = "perf.pai_architecture";
-/// On a host copy (perf.memcpy h2d/d2h): the GPUs of a server that copy over
-/// its host PCIe link at the same time; --perf-comm-cost prices the copy on
-/// the system's host link.
-constexpr llvm::StringLiteral kHostLinkShareAttr = "perf.host_link_share";
 
 /// One node of `gpu` with `gpus` GPUs: NVLink between them when the GPU has
 /// NVLink (its aggregate bandwidth per GPU), PCIe otherwise.
@@ -95,7 +75,7 @@ mlir::LogicalResult refuseExpertParallel(GraphOp graph, llvm::StringRef pass);
 /// groups: expert or tensor parallelism, then pipeline parallelism, then
 /// data parallelism (then ZeRO). `pass` (e.g. "--perf-tensor-parallel") on
 /// a graph its own layout attribute `own` already marks, or one of `later`
-/// (such as "perf.data_parallel"), is an error naming the order: the
+/// (such as kDataParallelAttr), is an error naming the order: the
 /// rewrite would price a layout nobody runs.
 mlir::LogicalResult refuseLaterLayouts(GraphOp graph, llvm::StringRef pass,
                                        llvm::StringRef own,

@@ -12,10 +12,6 @@
 #include "perf/Dialect/PerfOps.h"
 
 namespace perf {
-/// Graph attributes: the end-to-end estimate before the first transform and
-/// the transforms applied since.
-inline constexpr llvm::StringLiteral kBaselineAttr = "perf.baseline_us";
-inline constexpr llvm::StringLiteral kTransformsAttr = "perf.transforms";
 
 /// Records `graph`'s current estimate as the baseline (unless one is already
 /// recorded), drops the estimate, which the transform makes stale, and

@@ -438,7 +438,7 @@ private:
                                   b.getI64IntegerAttr(0));
     op->setAttr("fx.node", b.getStringAttr(n.name));
     if (currentLayer >= 0)
-      op->setAttr(PerfDialect::kLayerAttr, b.getI64IntegerAttr(currentLayer));
+      op->setAttr(kLayerAttr, b.getI64IntegerAttr(currentLayer));
     op->setAttr(kFxForwardUsAttr, b.getF64FloatAttr(n.fwMs * 1000));
     if (n.bwMs > 0)
       op->setAttr(kFxBackwardUsAttr, b.getF64FloatAttr(n.bwMs * 1000));
@@ -478,10 +478,9 @@ private:
     for (const auto &[kernels, us] : measuredNodes) {
       double streamed = splitIsolatedCost(us, launchUs).latencyUs;
       for (Operation *kernel : kernels) {
-        kernel->setAttr(PerfDialect::kLatencyAttr,
+        kernel->setAttr(kLatencyAttr,
                         b.getF64FloatAttr(streamed / kernels.size()));
-        kernel->setAttr(PerfDialect::kCostModelAttr,
-                        b.getStringAttr("measured"));
+        kernel->setAttr(kCostModelAttr, b.getStringAttr("measured"));
       }
     }
   }
@@ -501,8 +500,8 @@ private:
           TypeRange{RankedTensorType::get({1}, b.getF32Type())},
           b.getStringAttr(e.op.getOpName().str() + ".backward"), operands,
           b.getI64IntegerAttr(0));
-      if (Attribute layer = e.op->getAttr(PerfDialect::kLayerAttr))
-        bwd->setAttr(PerfDialect::kLayerAttr, layer);
+      if (Attribute layer = e.op->getAttr(kLayerAttr))
+        bwd->setAttr(kLayerAttr, layer);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&bwd.getOrCreateBodyBlock());
       KernelDesc d;
@@ -578,7 +577,7 @@ OwningOpRef<ModuleOp> perf::importFxCsv(MLIRContext *ctx, StringRef contents,
     for (GraphOp graph : module->getOps<GraphOp>()) {
       graph.setTargetAttr(gpu);
       if (options.measured)
-        graph->setAttr(PerfDialect::kMeasuredOnAttr, gpu);
+        graph->setAttr(kMeasuredOnAttr, gpu);
     }
   }
   if (options.measured)

@@ -172,11 +172,11 @@ private:
                    k->kind == KernelKind::EmbeddingBag);
     });
     if (params > 0 || weightedKernel)
-      fw->setAttr("perf.params", b.getI64IntegerAttr(params));
+      fw->setAttr(kParamsAttr, b.getI64IntegerAttr(params));
     if (layer >= 0)
-      fw->setAttr(PerfDialect::kLayerAttr, b.getI64IntegerAttr(layer));
+      fw->setAttr(kLayerAttr, b.getI64IntegerAttr(layer));
     if (expert >= 0)
-      fw->setAttr(PerfDialect::kExpertAttr, b.getI64IntegerAttr(expert));
+      fw->setAttr(kExpertAttr, b.getI64IntegerAttr(expert));
     if (!work.empty()) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&fw.getOrCreateBodyBlock());
@@ -365,7 +365,7 @@ private:
   void hostSync() {
     auto sync = SyncOp::create(b, loc, b.getI64IntegerAttr(0), nullptr);
     if (expert >= 0)
-      sync->setAttr(PerfDialect::kExpertAttr, b.getI64IntegerAttr(expert));
+      sync->setAttr(kExpertAttr, b.getI64IntegerAttr(expert));
   }
 
   /// Runs `body` under module path `name`.
@@ -1023,8 +1023,7 @@ OwningOpRef<ModuleOp> perf::importModelConfig(MLIRContext *ctx,
   }
   StepBuilder builder(ctx, loc, *config, options);
   OwningOpRef<ModuleOp> module = builder.build("step");
-  module->getOperation()->setAttr("perf.model_config",
-                                  StringAttr::get(ctx, path));
+  module->getOperation()->setAttr(kModelConfigAttr, StringAttr::get(ctx, path));
   if (options.phase == StepPhase::Decode)
     module->walk([&](GraphOp graph) { graph.setPhase("decode"); });
   if (options.phase == StepPhase::Training) {

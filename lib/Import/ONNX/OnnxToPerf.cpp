@@ -223,7 +223,7 @@ perf::buildPerfModuleFromOnnx(MLIRContext *ctx, const OnnxModel &model,
     if (!ln.supported)
       state.addAttribute("onnx.unsupported", b.getUnitAttr());
     if (ln.trainingDropout)
-      state.addAttribute("perf.training_dropout", b.getUnitAttr());
+      state.addAttribute(kTrainingDropoutAttr, b.getUnitAttr());
     if (!ln.fusedInto.empty())
       state.addAttribute("onnx.fused_into", b.getStringAttr(ln.fusedInto));
     state.addRegion();

@@ -48,8 +48,8 @@ Type tensorType(MLIRContext *ctx, const TensorArg &t) {
   SmallVector<int64_t> dims;
   for (int64_t d : t.shape)
     dims.push_back(d < 0 ? ShapedType::kDynamic : d);
-  return RankedTensorType::get(dims,
-                               getElementType(ctx, dtypeFromTraceName(t.dtype)));
+  return RankedTensorType::get(
+      dims, getElementType(ctx, dtypeFromTraceName(t.dtype)));
 }
 
 /// Builds the graph and counts what the warnings report.
@@ -69,13 +69,13 @@ public:
   std::vector<std::string> unknownStorage;
 
   void setLatency(Operation *op, const DeviceEvent &event) {
-    op->setAttr(PerfDialect::kLatencyAttr, b.getF64FloatAttr(event.dur));
+    op->setAttr(kLatencyAttr, b.getF64FloatAttr(event.dur));
     // Where the trace ran it, from the iteration's start: the predicted
     // timeline shows it beside the prediction.
     if (origin)
-      op->setAttr(PerfDialect::kMeasuredStartAttr,
+      op->setAttr(kMeasuredStartAttr,
                   b.getF64FloatAttr(std::max(0.0, event.start - *origin)));
-    op->setAttr(PerfDialect::kCostModelAttr, b.getStringAttr("measured"));
+    op->setAttr(kCostModelAttr, b.getStringAttr("measured"));
     op->setAttr("device", b.getI64IntegerAttr(event.device));
     op->setAttr("stream", b.getI64IntegerAttr(event.stream));
     if (!isa<CollectiveOpInterface>(op))
@@ -316,19 +316,19 @@ LogicalResult setTarget(GraphOp graph, const KinetoTrace &trace,
           "compute_capability",
           b.getStringAttr(std::to_string(props.computeMajor) + "." +
                           std::to_string(props.computeMinor))));
-    graph->setAttr(PerfDialect::kTraceDeviceAttr, b.getDictionaryAttr(known));
+    graph->setAttr(kTraceDeviceAttr, b.getDictionaryAttr(known));
     return success();
   }
   auto gpu = GpuAttr::get(graph.getContext(), *spec);
   graph.setTargetAttr(gpu);
-  graph->setAttr(PerfDialect::kMeasuredOnAttr, gpu);
+  graph->setAttr(kMeasuredOnAttr, gpu);
   return success();
 }
 
 void setMeasured(GraphOp graph, const StepSpan &span) {
   Builder b(graph.getContext());
-  graph->setAttr("perf.measured_us", b.getF64FloatAttr(span.dur));
-  graph->setAttr("perf.measured_iteration", b.getStringAttr(span.name));
+  graph->setAttr(kMeasuredTimeAttr, b.getF64FloatAttr(span.dur));
+  graph->setAttr(kMeasuredIterationAttr, b.getStringAttr(span.name));
 }
 
 bool isTrainingOpName(StringRef name) {
