@@ -93,6 +93,17 @@ if command -v pkg-config > /dev/null; then
   grep -q -- "-lperf-c" "$work/pkg.txt" || fail "pkg-config --libs perf"
 fi
 
+# Every component configures; Perf::Analysis is the earlier name of
+# Perf::Schedule.
+mkdir -p "$work/all"
+printf '%s\n' 'cmake_minimum_required(VERSION 3.20)' 'project(all LANGUAGES CXX)' \
+  'find_package(Perf REQUIRED COMPONENTS CostModel Schedule Analysis Transforms CAPI)' \
+  'foreach(t CostModel Schedule Analysis Transforms CAPI)' \
+  '  if(NOT TARGET Perf::${t})' '    message(FATAL_ERROR "no Perf::${t}")' '  endif()' \
+  'endforeach()' > "$work/all/CMakeLists.txt"
+cmake -S "$work/all" -B "$work/all/build" -DCMAKE_PREFIX_PATH="$prefix" \
+  > "$work/all.log" 2>&1 || { cat "$work/all.log"; fail "configuring every component"; }
+
 # A component that does not exist is a clear configure error.
 mkdir -p "$work/bad"
 printf 'cmake_minimum_required(VERSION 3.20)\nproject(bad LANGUAGES CXX)\nfind_package(Perf REQUIRED COMPONENTS Frobnicate)\n' \
