@@ -10,7 +10,7 @@ PACKAGES=(
   libsqlite3-dev sqlite3 zlib1g-dev libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libxgboost-dev
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev libsimdjson-dev
   python3 python3-onnx python3-dev pybind11-dev python3-jsonschema
 )
 # --sanitizers: what the ASan/UBSan and libFuzzer build needs (.ci/sanitize).

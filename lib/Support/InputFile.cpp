@@ -83,11 +83,23 @@ llvm::Expected<std::string> perf::inflateIfGzipped(llvm::StringRef bytes,
   return bytes.str();
 }
 
-llvm::Expected<std::string> perf::readMaybeGzipFile(llvm::StringRef path) {
+llvm::Expected<std::string> perf::readMaybeGzipFile(llvm::StringRef path,
+                                                    size_t extraCapacity) {
   auto buffer = readInputFile(path);
   if (!buffer)
     return buffer.takeError();
-  return inflateIfGzipped((*buffer)->getBuffer(), path);
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+      static_cast<unsigned char>(bytes[1]) == 0x8b) {
+    llvm::Expected<std::string> text = inflate(bytes, path);
+    if (text && extraCapacity)
+      text->reserve(text->size() + extraCapacity);
+    return text;
+  }
+  std::string text;
+  text.reserve(bytes.size() + extraCapacity);
+  text.assign(bytes.data(), bytes.size());
+  return text;
 }
 
 /// The 1-based line and column of byte `offset` of `text`.
@@ -127,15 +139,20 @@ static size_t tooDeep(llvm::StringRef text) {
   return llvm::StringRef::npos;
 }
 
+llvm::Error perf::checkJsonDepth(llvm::StringRef text, llvm::StringRef path) {
+  size_t deep = tooDeep(text);
+  if (deep == llvm::StringRef::npos)
+    return llvm::Error::success();
+  auto [line, column] = lineAndColumn(text, deep);
+  return fileError(path, line, column,
+                   "JSON nested deeper than the limit " + kMaxJsonDepth.name +
+                       " (" + llvm::Twine(kMaxJsonDepth.max) + ")");
+}
+
 llvm::Expected<llvm::json::Value> perf::parseJsonInput(llvm::StringRef text,
                                                        llvm::StringRef path) {
-  size_t deep = tooDeep(text);
-  if (deep != llvm::StringRef::npos) {
-    auto [line, column] = lineAndColumn(text, deep);
-    return fileError(path, line, column,
-                     "JSON nested deeper than the limit " + kMaxJsonDepth.name +
-                         " (" + llvm::Twine(kMaxJsonDepth.max) + ")");
-  }
+  if (llvm::Error deep = checkJsonDepth(text, path))
+    return std::move(deep);
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (json)
     return json;

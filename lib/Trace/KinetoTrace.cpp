@@ -1,9 +1,9 @@
 //===- KinetoTrace.cpp - Kineto (PyTorch profiler) trace reader -----------===//
 
 #include "perf/Trace/KinetoTrace.h"
-#include "perf/Trace/ExecutionTrace.h"
 #include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
+#include "perf/Trace/ExecutionTrace.h"
 #include "perf/Trace/TraceFile.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -15,6 +15,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <simdjson.h>
 #include <unordered_set>
 
 using namespace llvm;
@@ -58,86 +59,491 @@ static EventClass classify(StringRef category) {
       .Default(EventClass::Ignored);
 }
 
+namespace od = simdjson::ondemand;
+
+namespace {
+/// A JSON scalar as the reader takes it: integers exact, other numbers as
+/// doubles, strings as views into the parser's buffer.
+struct Scalar {
+  enum class Kind {
+    Absent,
+    Integer,
+    Double,
+    String,
+    Other
+  } kind = Kind::Absent;
+  int64_t integer = 0;
+  double number = 0;
+  StringRef string;
+
+  /// The integer a JSON number or numeric string stands for (asLooseInteger:
+  /// "stream 7" is 7); `fallback` otherwise.
+  int64_t loose(int64_t fallback) const {
+    switch (kind) {
+    case Kind::Integer:
+      return integer;
+    case Kind::Double:
+      return saturatingInt64(number);
+    case Kind::String: {
+      size_t end = string.size(), begin = end;
+      while (begin > 0 &&
+             isdigit(static_cast<unsigned char>(string[begin - 1])))
+        --begin;
+      int64_t result;
+      if (begin < end && !string.substr(begin).getAsInteger(10, result))
+        return result;
+      return fallback;
+    }
+    default:
+      return fallback;
+    }
+  }
+  /// A JSON number, as a double; `fallback` otherwise.
+  double asNumber(double fallback) const {
+    return kind == Kind::Integer  ? static_cast<double>(integer)
+           : kind == Kind::Double ? number
+                                  : fallback;
+  }
+  /// An integer, or a double with an integral value in range (as
+  /// llvm::json's getAsInteger reads it).
+  std::optional<int64_t> asInteger() const {
+    if (kind == Kind::Integer)
+      return integer;
+    if (kind == Kind::Double && std::trunc(number) == number &&
+        number >= -9223372036854775808.0 && number < 9223372036854775808.0)
+      return static_cast<int64_t>(number);
+    return std::nullopt;
+  }
+  StringRef asString() const { return kind == Kind::String ? string : ""; }
+};
+
+/// One event's fields that the reader uses.
+struct RawEvent {
+  Scalar ph, cat, name, ts, dur, pid, tid, id;
+  // args
+  bool hasArgs = false;
+  Scalar externalId, recordFunctionId, sequenceNumber, correlation, device,
+      stream, bytes;
+  int64_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  std::vector<std::vector<int64_t>> inputDims;
+  std::vector<std::string> inputTypes;
+  bool hasInputDims = false, hasInputTypes = false;
+};
+
+simdjson::error_code readScalar(od::value value, Scalar &out) {
+  od::json_type type;
+  if (auto error = value.type().get(type))
+    return error;
+  switch (type) {
+  case od::json_type::number: {
+    od::number_type numberType;
+    if (auto error = value.get_number_type().get(numberType))
+      return error;
+    if (numberType == od::number_type::signed_integer) {
+      out.kind = Scalar::Kind::Integer;
+      return value.get_int64().get(out.integer);
+    }
+    out.kind = Scalar::Kind::Double;
+    return value.get_double().get(out.number);
+  }
+  case od::json_type::string: {
+    std::string_view s;
+    if (auto error = value.get_string().get(s))
+      return error;
+    out.kind = Scalar::Kind::String;
+    out.string = StringRef(s.data(), s.size());
+    return simdjson::SUCCESS;
+  }
+  default:
+    // Not consumed: the reader skips it when it moves on.
+    out.kind = Scalar::Kind::Other;
+    return simdjson::SUCCESS;
+  }
+}
+
+/// The first three integers of a grid or block array; zeros otherwise.
+simdjson::error_code readDims(od::value value, int64_t out[3]) {
+  od::json_type type;
+  if (auto error = value.type().get(type))
+    return error;
+  if (type != od::json_type::array) {
+    return simdjson::SUCCESS; // skipped when the reader moves on
+  }
+  od::array array;
+  if (auto error = value.get_array().get(array))
+    return error;
+  size_t i = 0;
+  for (auto element : array) {
+    od::value v;
+    if (auto error = element.get(v))
+      return error;
+    Scalar s;
+    if (auto error = readScalar(v, s))
+      return error;
+    if (i < 3)
+      out[i] = s.asInteger().value_or(0);
+    ++i;
+  }
+  return simdjson::SUCCESS;
+}
+
+/// "Input Dims": one array of integers per input (-1 for what is not one).
+simdjson::error_code readInputDims(od::value value, RawEvent &event) {
+  od::json_type type;
+  if (auto error = value.type().get(type))
+    return error;
+  if (type != od::json_type::array) {
+    return simdjson::SUCCESS; // skipped when the reader moves on
+  }
+  event.hasInputDims = true;
+  od::array inputs;
+  if (auto error = value.get_array().get(inputs))
+    return error;
+  for (auto input : inputs) {
+    od::value shapeValue;
+    if (auto error = input.get(shapeValue))
+      return error;
+    std::vector<int64_t> shape;
+    if (auto error = shapeValue.type().get(type))
+      return error;
+    if (type == od::json_type::array) {
+      od::array dims;
+      if (auto error = shapeValue.get_array().get(dims))
+        return error;
+      for (auto dim : dims) {
+        od::value d;
+        if (auto error = dim.get(d))
+          return error;
+        Scalar s;
+        if (auto error = readScalar(d, s))
+          return error;
+        shape.push_back(s.asInteger().value_or(-1));
+      }
+    } else {
+    }
+    event.inputDims.push_back(std::move(shape));
+  }
+  return simdjson::SUCCESS;
+}
+
+simdjson::error_code readInputTypes(od::value value, RawEvent &event) {
+  od::json_type type;
+  if (auto error = value.type().get(type))
+    return error;
+  if (type != od::json_type::array) {
+    return simdjson::SUCCESS; // skipped when the reader moves on
+  }
+  event.hasInputTypes = true;
+  od::array types;
+  if (auto error = value.get_array().get(types))
+    return error;
+  for (auto t : types) {
+    od::value v;
+    if (auto error = t.get(v))
+      return error;
+    Scalar s;
+    if (auto error = readScalar(v, s))
+      return error;
+    event.inputTypes.push_back(s.asString().str());
+  }
+  return simdjson::SUCCESS;
+}
+
+simdjson::error_code readArgs(od::value value, RawEvent &event) {
+  od::json_type type;
+  if (auto error = value.type().get(type))
+    return error;
+  if (type != od::json_type::object) {
+    return simdjson::SUCCESS; // skipped when the reader moves on
+  }
+  event.hasArgs = true;
+  od::object args;
+  if (auto error = value.get_object().get(args))
+    return error;
+  for (auto field : args) {
+    std::string_view key;
+    if (auto error = field.unescaped_key().get(key))
+      return error;
+    od::value v;
+    if (auto error = field.value().get(v))
+      return error;
+    simdjson::error_code error = simdjson::SUCCESS;
+    // Later duplicates win, as in a JSON object read whole.
+    if (key == "External id" || key == "external id")
+      error = readScalar(v, event.externalId);
+    else if (key == "Record function id")
+      error = readScalar(v, event.recordFunctionId);
+    else if (key == "Sequence number")
+      error = readScalar(v, event.sequenceNumber);
+    else if (key == "correlation")
+      error = readScalar(v, event.correlation);
+    else if (key == "device")
+      error = readScalar(v, event.device);
+    else if (key == "stream")
+      error = readScalar(v, event.stream);
+    else if (key == "bytes")
+      error = readScalar(v, event.bytes);
+    else if (key == "grid")
+      error = readDims(v, event.grid);
+    else if (key == "block")
+      error = readDims(v, event.block);
+    else if (key == "Input Dims")
+      error = readInputDims(v, event);
+    else if (key == "Input type")
+      error = readInputTypes(v, event);
+    if (error)
+      return error;
+  }
+  return simdjson::SUCCESS;
+}
+
+/// Reads one element of traceEvents; a non-object leaves `event` empty.
+simdjson::error_code readEvent(od::value value, RawEvent &event) {
+  event = RawEvent();
+  od::json_type type;
+  if (auto error = value.type().get(type))
+    return error;
+  if (type != od::json_type::object) {
+    return simdjson::SUCCESS; // skipped when the reader moves on
+  }
+  od::object object;
+  if (auto error = value.get_object().get(object))
+    return error;
+  for (auto field : object) {
+    std::string_view key;
+    if (auto error = field.unescaped_key().get(key))
+      return error;
+    od::value v;
+    if (auto error = field.value().get(v))
+      return error;
+    simdjson::error_code error = simdjson::SUCCESS;
+    if (key == "ph")
+      error = readScalar(v, event.ph);
+    else if (key == "cat")
+      error = readScalar(v, event.cat);
+    else if (key == "name")
+      error = readScalar(v, event.name);
+    else if (key == "ts")
+      error = readScalar(v, event.ts);
+    else if (key == "dur")
+      error = readScalar(v, event.dur);
+    else if (key == "pid")
+      error = readScalar(v, event.pid);
+    else if (key == "tid")
+      error = readScalar(v, event.tid);
+    else if (key == "id")
+      error = readScalar(v, event.id);
+    else if (key == "args")
+      error = readArgs(v, event);
+    if (error)
+      return error;
+  }
+  return simdjson::SUCCESS;
+}
+
+/// A deviceProperties entry.
+simdjson::error_code
+readGpuProperties(od::value value,
+                  std::map<int64_t, KinetoTrace::GpuProperties> &out) {
+  od::json_type type;
+  if (auto error = value.type().get(type))
+    return error;
+  if (type != od::json_type::object) {
+    return simdjson::SUCCESS; // skipped when the reader moves on
+  }
+  od::object object;
+  if (auto error = value.get_object().get(object))
+    return error;
+  Scalar id, name, numSms, memory, major, minor;
+  for (auto field : object) {
+    std::string_view key;
+    if (auto error = field.unescaped_key().get(key))
+      return error;
+    od::value v;
+    if (auto error = field.value().get(v))
+      return error;
+    Scalar *target = key == "id"               ? &id
+                     : key == "name"           ? &name
+                     : key == "numSms"         ? &numSms
+                     : key == "totalGlobalMem" ? &memory
+                     : key == "computeMajor"   ? &major
+                     : key == "computeMinor"   ? &minor
+                                               : nullptr;
+    Scalar ignored;
+    if (auto error = readScalar(v, target ? *target : ignored))
+      return error;
+  }
+  KinetoTrace::GpuProperties &gpu = out[id.asInteger().value_or(0)];
+  gpu.name = name.asString().str();
+  gpu.numSms = numSms.asInteger().value_or(0);
+  gpu.memBytes = memory.asNumber(0);
+  gpu.computeMajor = major.asInteger().value_or(0);
+  gpu.computeMinor = minor.asInteger().value_or(0);
+  return simdjson::SUCCESS;
+}
+
 /// Microsecond timestamp; integers stay exact before the base is subtracted.
-static double timestampOf(const json::Value *value, int64_t base) {
-  if (!value)
+double timestampOf(const Scalar &value, int64_t base) {
+  if (value.kind == Scalar::Kind::Absent)
     return 0;
   // Exact in int64 unless the difference overflows (a damaged trace), then
   // in double.
   int64_t difference;
-  if (std::optional<int64_t> i = value->getAsInteger())
+  if (std::optional<int64_t> i = value.asInteger())
     return llvm::SubOverflow(*i, base, difference)
                ? static_cast<double>(*i) - static_cast<double>(base)
                : static_cast<double>(difference);
-  return value->getAsNumber().value_or(0) - static_cast<double>(base);
+  return value.asNumber(0) - static_cast<double>(base);
 }
 
-static int64_t argInteger(const json::Object *args,
-                          std::initializer_list<StringRef> keys,
-                          int64_t fallback) {
-  if (!args)
-    return fallback;
-  for (StringRef key : keys)
-    if (const json::Value *v = args->get(key))
-      return asLooseInteger(v, fallback);
-  return fallback;
-}
+/// The trace's root: an object with traceEvents (and deviceProperties,
+/// schemaVersion), or the event array itself. `onEvent` sees every event.
+struct RootReader {
+  std::optional<int64_t> schemaVersion;
+  bool hasEvents = false;
+  std::map<int64_t, KinetoTrace::GpuProperties> gpus;
 
-static void readDims(const json::Object *args, StringRef key, int64_t out[3]) {
-  if (!args)
-    return;
-  if (const json::Array *dims = args->getArray(key))
-    for (size_t i = 0; i < 3 && i < dims->size(); ++i)
-      out[i] = (*dims)[i].getAsInteger().value_or(0);
-}
-
-Expected<KinetoTrace> KinetoTrace::load(StringRef path) {
-  Expected<json::Value> root = perf::readJsonFile(path);
-  if (!root)
-    return root.takeError();
-  return parse(*root, path);
-}
-
-Expected<KinetoTrace> KinetoTrace::parse(const json::Value &root,
-                                         StringRef origin) {
-  const json::Array *events = nullptr;
-  const json::Object *top = root.getAsObject();
-  if (top)
-    events = top->getArray("traceEvents");
-  else
-    events = root.getAsArray();
-  if (!events)
-    return traceError(origin, "not a Kineto trace (no \"traceEvents\")");
-  if (top) {
-    if (const json::Value *version = top->get("schemaVersion")) {
-      std::optional<int64_t> v = version->getAsInteger();
-      if (!v || *v != 1)
-        return traceError(origin, "unknown Kineto schemaVersion (supported: "
-                                  "1)");
+  template <typename OnEvent>
+  simdjson::error_code readEvents(od::value events, OnEvent &&onEvent) {
+    od::json_type type;
+    if (auto error = events.type().get(type))
+      return error;
+    if (type != od::json_type::array) {
+      return simdjson::SUCCESS; // skipped when the reader moves on
     }
-    if (top->get("nodes") && !top->get("traceEvents"))
-      return traceError(origin, "this is an execution trace, not a Kineto "
-                                "trace");
+    hasEvents = true;
+    od::array array;
+    if (auto error = events.get_array().get(array))
+      return error;
+    RawEvent event;
+    for (auto element : array) {
+      od::value v;
+      if (auto error = element.get(v))
+        return error;
+      if (auto error = readEvent(v, event))
+        return error;
+      onEvent(event);
+    }
+    return simdjson::SUCCESS;
   }
 
-  KinetoTrace trace;
+  template <typename OnEvent>
+  simdjson::error_code read(od::document &doc, OnEvent &&onEvent) {
+    od::json_type type;
+    if (auto error = doc.type().get(type))
+      return error;
+    if (type == od::json_type::array) {
+      od::value root;
+      if (auto error = doc.get_value().get(root))
+        return error;
+      return readEvents(root, onEvent);
+    }
+    if (type != od::json_type::object)
+      return simdjson::SUCCESS;
+    od::object object;
+    if (auto error = doc.get_object().get(object))
+      return error;
+    for (auto field : object) {
+      std::string_view key;
+      if (auto error = field.unescaped_key().get(key))
+        return error;
+      od::value v;
+      if (auto error = field.value().get(v))
+        return error;
+      simdjson::error_code error = simdjson::SUCCESS;
+      if (key == "traceEvents") {
+        error = readEvents(v, onEvent);
+      } else if (key == "schemaVersion") {
+        Scalar s;
+        error = readScalar(v, s);
+        schemaVersion = s.asInteger();
+        if (!schemaVersion)
+          schemaVersion = -1;
+      } else if (key == "deviceProperties") {
+        od::json_type propsType;
+        error = v.type().get(propsType);
+        if (!error && propsType == od::json_type::array) {
+          od::array props;
+          error = v.get_array().get(props);
+          for (auto prop : props) {
+            if (error)
+              break;
+            od::value p;
+            error = prop.get(p);
+            if (!error)
+              error = readGpuProperties(p, gpus);
+          }
+        }
+      }
+      if (error)
+        return error;
+    }
+    return simdjson::SUCCESS;
+  }
+};
+} // namespace
+
+Expected<KinetoTrace> KinetoTrace::load(StringRef path) {
+  Expected<std::string> text =
+      perf::readMaybeGzipFile(path, simdjson::SIMDJSON_PADDING);
+  if (!text)
+    return text.takeError();
+  return parse(std::move(*text), path);
+}
+
+/// Why `text` is not JSON, in the one located format (llvm::json's reading,
+/// used only once simdjson has refused the text).
+static Error invalidJson(const std::string &text, StringRef origin,
+                         simdjson::error_code error) {
+  Expected<json::Value> json = perf::parseJsonInput(text, origin);
+  if (!json)
+    return json.takeError();
+  return traceError(origin,
+                    Twine("invalid JSON: ") + simdjson::error_message(error));
+}
+
+Expected<KinetoTrace> KinetoTrace::parse(std::string text, StringRef origin) {
+  // JSON nested past the limit is refused before parsing, as every reader
+  // does.
+  if (Error deep = perf::checkJsonDepth(text, origin))
+    return std::move(deep);
+  // simdjson reads up to SIMDJSON_PADDING bytes past the end (load()
+  // reserved them; a copy otherwise).
+  size_t length = text.size();
+  if (text.capacity() < length + simdjson::SIMDJSON_PADDING)
+    text.reserve(length + simdjson::SIMDJSON_PADDING);
+  simdjson::padded_string_view input(text.data(), length, text.capacity());
+  od::parser parser;
+  od::document doc;
+  if (auto error = parser.iterate(input).get(doc))
+    return invalidJson(text, origin, error);
+
   // Pass 1: time base and host process.
   int64_t base = INT64_MAX;
   std::map<int64_t, unsigned> operatorsPerPid;
-  for (const json::Value &event : *events) {
-    const json::Object *e = event.getAsObject();
-    if (!e || e->getString("ph").value_or("") != "X")
-      continue;
-    if (const json::Value *ts = e->get("ts")) {
-      int64_t t = ts->getAsInteger().value_or(
-          saturatingInt64(std::floor(ts->getAsNumber().value_or(0))));
+  RootReader first;
+  simdjson::error_code error = first.read(doc, [&](const RawEvent &e) {
+    if (e.ph.asString() != "X")
+      return;
+    if (e.ts.kind != Scalar::Kind::Absent) {
+      int64_t t = e.ts.asInteger().value_or(
+          saturatingInt64(std::floor(e.ts.asNumber(0))));
       base = std::min(base, t);
     }
-    if (classify(e->getString("cat").value_or("")) == EventClass::Operator)
-      ++operatorsPerPid[asLooseInteger(e->get("pid"), 0)];
-  }
+    if (classify(e.cat.asString()) == EventClass::Operator)
+      ++operatorsPerPid[e.pid.loose(0)];
+  });
+  if (error)
+    return invalidJson(text, origin, error);
+  if (!first.hasEvents)
+    return traceError(origin, "not a Kineto trace (no \"traceEvents\")");
+  if (first.schemaVersion && *first.schemaVersion != 1)
+    return traceError(origin, "unknown Kineto schemaVersion (supported: "
+                              "1)");
   if (base == INT64_MAX)
     base = 0;
+
+  KinetoTrace trace;
   trace.base = static_cast<double>(base);
   unsigned best = 0;
   for (auto &[p, count] : operatorsPerPid)
@@ -145,20 +551,7 @@ Expected<KinetoTrace> KinetoTrace::parse(const json::Value &root,
       best = count;
       trace.pid = p;
     }
-
-  std::map<int64_t, KinetoTrace::GpuProperties> deviceNames;
-  if (top)
-    if (const json::Array *props = top->getArray("deviceProperties"))
-      for (const json::Value &prop : *props)
-        if (const json::Object *p = prop.getAsObject()) {
-          KinetoTrace::GpuProperties &gpu =
-              deviceNames[p->getInteger("id").value_or(0)];
-          gpu.name = p->getString("name").value_or("").str();
-          gpu.numSms = p->getInteger("numSms").value_or(0);
-          gpu.memBytes = p->getNumber("totalGlobalMem").value_or(0);
-          gpu.computeMajor = p->getInteger("computeMajor").value_or(0);
-          gpu.computeMinor = p->getInteger("computeMinor").value_or(0);
-        }
+  std::map<int64_t, KinetoTrace::GpuProperties> &deviceNames = first.gpus;
 
   // Pass 2: events.
   std::map<int64_t, size_t> runtimeByCorrelation;
@@ -168,38 +561,34 @@ Expected<KinetoTrace> KinetoTrace::parse(const json::Value &root,
   // Flow ids are the trace's, any int64 (DenseSet reserves two).
   std::unordered_set<int64_t> flowStarts, flowEnds;
   std::set<int64_t> threadSet;
-  for (const json::Value &event : *events) {
-    const json::Object *e = event.getAsObject();
-    if (!e)
-      continue;
-    StringRef phase = e->getString("ph").value_or("");
-    EventClass cls = classify(e->getString("cat").value_or(""));
+  auto onEvent = [&](const RawEvent &e) {
+    StringRef phase = e.ph.asString();
+    EventClass cls = classify(e.cat.asString());
     if (cls == EventClass::Ignored)
-      continue;
-    const json::Object *args = e->getObject("args");
-    double ts = timestampOf(e->get("ts"), base);
-    int64_t pidOf = asLooseInteger(e->get("pid"), 0);
-    int64_t tid = asLooseInteger(e->get("tid"), 0);
+      return;
+    double ts = timestampOf(e.ts, base);
+    int64_t pidOf = e.pid.loose(0);
+    int64_t tid = e.tid.loose(0);
     if (cls == EventClass::Flow) {
-      int64_t id = asLooseInteger(e->get("id"), -1);
+      int64_t id = e.id.loose(-1);
       if (phase == "s")
         flowStarts.insert(id);
       else if (phase == "f") {
         flowEnds.insert(id);
         flowFinish[{tid, static_cast<int64_t>(std::llround(ts * 1000))}] = id;
       }
-      continue;
+      return;
     }
     if (phase != "X")
-      continue;
-    double dur = e->getNumber("dur").value_or(0);
-    StringRef name = e->getString("name").value_or("");
+      return;
+    double dur = e.dur.asNumber(0);
+    StringRef name = e.name.asString();
     switch (cls) {
     case EventClass::Operator:
     case EventClass::Annotation: {
       if (pidOf != trace.pid) {
         ++trace.stats.otherProcessEvents;
-        continue;
+        return;
       }
       if (name.starts_with("ProfilerStep#"))
         trace.stepSpans.push_back({name.str(), ts, dur});
@@ -208,23 +597,12 @@ Expected<KinetoTrace> KinetoTrace::parse(const json::Value &root,
       op.tid = tid;
       op.start = ts;
       op.dur = dur;
-      op.externalId = argInteger(args, {"External id", "external id"}, -1);
-      op.rfId = argInteger(args, {"Record function id"}, -1);
-      op.sequenceNumber = argInteger(args, {"Sequence number"}, -1);
+      op.externalId = e.externalId.loose(-1);
+      op.rfId = e.recordFunctionId.loose(-1);
+      op.sequenceNumber = e.sequenceNumber.loose(-1);
       op.isAnnotation = cls == EventClass::Annotation || isAnnotationName(name);
-      if (args) {
-        if (const json::Array *dims = args->getArray("Input Dims"))
-          for (const json::Value &d : *dims) {
-            std::vector<int64_t> shape;
-            if (const json::Array *a = d.getAsArray())
-              for (const json::Value &x : *a)
-                shape.push_back(x.getAsInteger().value_or(-1));
-            op.inputDims.push_back(std::move(shape));
-          }
-        if (const json::Array *types = args->getArray("Input type"))
-          for (const json::Value &t : *types)
-            op.inputTypes.push_back(t.getAsString().value_or("").str());
-      }
+      op.inputDims = e.inputDims;
+      op.inputTypes = e.inputTypes;
       threadSet.insert(tid);
       trace.hostOps.push_back(std::move(op));
       break;
@@ -232,14 +610,14 @@ Expected<KinetoTrace> KinetoTrace::parse(const json::Value &root,
     case EventClass::Runtime: {
       if (pidOf != trace.pid) {
         ++trace.stats.otherProcessEvents;
-        continue;
+        return;
       }
       RuntimeCall call;
       call.name = name.str();
       call.tid = tid;
       call.start = ts;
       call.dur = dur;
-      call.correlation = argInteger(args, {"correlation"}, -1);
+      call.correlation = e.correlation.loose(-1);
       if (call.correlation >= 0)
         runtimeByCorrelation[call.correlation] = trace.runtime.size();
       threadSet.insert(tid);
@@ -254,27 +632,31 @@ Expected<KinetoTrace> KinetoTrace::parse(const json::Value &root,
                : cls == EventClass::Memcpy ? DeviceEventKind::Memcpy
                                            : DeviceEventKind::Memset;
       d.name = name.str();
-      d.device = argInteger(args, {"device"}, pidOf);
-      d.stream = argInteger(args, {"stream"}, tid);
+      d.device = e.device.loose(pidOf);
+      d.stream = e.stream.loose(tid);
       d.start = ts;
       d.dur = dur;
-      d.correlation = argInteger(args, {"correlation"}, -1);
+      d.correlation = e.correlation.loose(-1);
       if (d.correlation < 0) {
         auto it = flowFinish.find(
             {tid, static_cast<int64_t>(std::llround(ts * 1000))});
         if (it != flowFinish.end())
           d.correlation = it->second;
       }
-      readDims(args, "grid", d.grid);
-      readDims(args, "block", d.block);
-      d.bytes = argInteger(args, {"bytes"}, 0);
+      std::copy(e.grid, e.grid + 3, d.grid);
+      std::copy(e.block, e.block + 3, d.block);
+      d.bytes = e.bytes.loose(0);
       trace.device.push_back(std::move(d));
       break;
     }
     default:
       break;
     }
-  }
+  };
+  doc.rewind();
+  RootReader second;
+  if (auto error = second.read(doc, onEvent))
+    return invalidJson(text, origin, error);
   for (int64_t id : flowStarts)
     if (flowEnds.count(id))
       ++trace.stats.flowPairs;

@@ -2,6 +2,8 @@
 
 #include "perf/Trace/HostOverheads.h"
 #include "perf/Trace/TraceAnalysis.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 #include "gtest/gtest.h"
 
@@ -66,7 +68,8 @@ static const char *const handTrace = R"json({
 static KinetoTrace parseHandTrace() {
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(handTrace);
   EXPECT_TRUE(bool(json));
-  llvm::Expected<KinetoTrace> trace = KinetoTrace::parse(*json, "hand");
+  llvm::Expected<KinetoTrace> trace =
+      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "hand");
   EXPECT_TRUE(bool(trace));
   return std::move(*trace);
 }
@@ -138,7 +141,8 @@ static KinetoTrace parseGapTrace() {
   llvm::Expected<llvm::json::Value> json =
       llvm::json::parse("{\"traceEvents\": [" + events + "]}");
   EXPECT_TRUE(bool(json));
-  llvm::Expected<KinetoTrace> trace = KinetoTrace::parse(*json, "gaps");
+  llvm::Expected<KinetoTrace> trace =
+      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "gaps");
   EXPECT_TRUE(bool(trace));
   return std::move(*trace);
 }
@@ -186,7 +190,8 @@ static const char *spillTrace = R"json({"traceEvents": [
 TEST(Replay, DeviceWorkCarriesIntoTheNextStep) {
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(spillTrace);
   ASSERT_TRUE(bool(json));
-  llvm::Expected<KinetoTrace> trace = KinetoTrace::parse(*json, "spill");
+  llvm::Expected<KinetoTrace> trace =
+      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "spill");
   ASSERT_TRUE(bool(trace));
   ASSERT_EQ(trace->steps().size(), 2u);
   ReplayOptions options;
@@ -223,7 +228,8 @@ static const char *queueTrace = R"json({"traceEvents": [
 TEST(Replay, FullLaunchQueueBlocksTheHost) {
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(queueTrace);
   ASSERT_TRUE(bool(json));
-  llvm::Expected<KinetoTrace> trace = KinetoTrace::parse(*json, "queue");
+  llvm::Expected<KinetoTrace> trace =
+      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "queue");
   ASSERT_TRUE(bool(trace));
   std::vector<unsigned> pending = pendingAtLaunch(*trace);
   ASSERT_EQ(pending.size(), 2u);
@@ -270,7 +276,8 @@ static const char *lazyInitTrace = R"json({"traceEvents": [
 static KinetoTrace parseKineto(const char *text) {
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   EXPECT_TRUE(bool(json));
-  llvm::Expected<KinetoTrace> trace = KinetoTrace::parse(*json, "trace");
+  llvm::Expected<KinetoTrace> trace =
+      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "trace");
   EXPECT_TRUE(bool(trace));
   return std::move(*trace);
 }

@@ -4,6 +4,8 @@
 #include "perf/Trace/KinetoTrace.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "gtest/gtest.h"
 
 using namespace perf::trace;
@@ -98,7 +100,8 @@ TEST(KinetoTrace, OldCategoryNamesAndStringThreadIds) {
       {"ph": "X", "cat": "Kernel", "name": "relu_kernel", "pid": 0, "tid": "stream 7", "ts": 20, "dur": 3, "args": {"device": 0, "stream": 7, "correlation": 4}}
     ]})json");
   ASSERT_TRUE(bool(json));
-  llvm::Expected<KinetoTrace> trace = KinetoTrace::parse(*json, "old");
+  llvm::Expected<KinetoTrace> trace =
+      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "old");
   ASSERT_TRUE(bool(trace));
   EXPECT_EQ(trace->gpuName(), "Tesla V100-DGXS-32GB");
   ASSERT_EQ(trace->steps().size(), 1u);
@@ -152,7 +155,8 @@ TEST(KinetoTrace, LinksByNameAlignmentAcrossAnExtraOp) {
     {"ph": "X", "cat": "cpu_op", "name": "aten::add_", "pid": 7, "tid": 7, "ts": 90, "dur": 5, "args": {"Record function id": 9}}
   ]})json");
   ASSERT_TRUE(bool(json));
-  llvm::Expected<KinetoTrace> trace = KinetoTrace::parse(*json, "k");
+  llvm::Expected<KinetoTrace> trace =
+      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "k");
   ASSERT_TRUE(bool(trace));
   KinetoTrace::EtLinkResult link = trace->linkExecutionTrace(et);
   EXPECT_TRUE(link.alignedByName);

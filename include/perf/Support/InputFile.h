@@ -30,8 +30,14 @@ llvm::Expected<std::string> inflateIfGzipped(llvm::StringRef bytes,
 
 /// The bytes of `path`, inflated when it is gzip-compressed (by its magic
 /// bytes, whatever its name); the inflated size is bounded by
-/// max-input-bytes too.
-llvm::Expected<std::string> readMaybeGzipFile(llvm::StringRef path);
+/// max-input-bytes too. `extraCapacity` bytes are reserved past the end (a
+/// parser that reads ahead of the text, such as simdjson, without a copy).
+llvm::Expected<std::string> readMaybeGzipFile(llvm::StringRef path,
+                                              size_t extraCapacity = 0);
+
+/// Refuses JSON `text` nested deeper than max-json-depth (the parsers
+/// recurse), naming the line and column where it goes past.
+llvm::Error checkJsonDepth(llvm::StringRef text, llvm::StringRef path);
 
 /// Parses JSON `text` read from `path`: nesting deeper than max-json-depth
 /// is refused before parsing, and every error names the file, line and

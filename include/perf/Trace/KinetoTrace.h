@@ -117,7 +117,10 @@ struct KinetoLinkStats {
 class KinetoTrace {
 public:
   static llvm::Expected<KinetoTrace> load(llvm::StringRef path);
-  static llvm::Expected<KinetoTrace> parse(const llvm::json::Value &root,
+  /// Reads the trace's JSON text (simdjson's on-demand parser, twice over
+  /// the events: a 1 GB trace is not held as a JSON tree). `origin` names it
+  /// in errors.
+  static llvm::Expected<KinetoTrace> parse(std::string text,
                                            llvm::StringRef origin);
 
   /// What deviceProperties says of the GPU the kernels ran on (else of the
