@@ -41,6 +41,9 @@ private:
 
   unsigned numFeatures;
   int64_t totalNodes = 0;
+  /// The sum over trees of the largest leaf magnitude: a bound on what the
+  /// trees add to base_score.
+  double leafBound = 0;
 };
 } // namespace
 
@@ -110,16 +113,22 @@ llvm::Error BoosterChecker::checkTree(const DocNode &tree, size_t index) {
       values.push_back(*i);
     }
   }
+  double largestLeaf = 0;
   for (const char *key : numberArrays) {
     auto a = array(key, n);
     if (!a)
       return a.takeError();
+    bool leafValues = llvm::StringRef(key) == "split_conditions";
     for (size_t j = 0; j < n; ++j) {
       std::optional<double> d = (*a)->numberAt(j);
       if (!d || !std::isfinite(*d))
         return bad(where + "." + key, "must hold finite numbers");
+      // A leaf's value is its split condition.
+      if (leafValues && ints[0][j] == -1)
+        largestLeaf = std::max(largestLeaf, std::abs(*d));
     }
   }
+  leafBound += largestLeaf;
   for (const char *key : {"categories", "categories_nodes",
                           "categories_segments", "categories_sizes"}) {
     auto a = array(key, 0);
@@ -246,6 +255,18 @@ llvm::Error BoosterChecker::check(const DocNode &root) {
     if (llvm::Error e = checkTree(*tree, i))
       return e;
   }
+  // The models predict the log of a price over a baseline: past e^700 the
+  // price overflows to infinity (a booster that passed every check above
+  // priced every element-wise kernel at inf).
+  constexpr double kMaxLogResidual = 700;
+  double bound = std::abs(base) + leafBound;
+  if (bound > kMaxLogResidual)
+    return bad("trees",
+               llvm::formatv("base_score and the largest leaves add "
+                             "up to {0:F1}; a log-residual past {1:F0} "
+                             "overflows the price",
+                             bound, kMaxLogResidual)
+                   .str());
   return llvm::Error::success();
 }
 

@@ -590,6 +590,11 @@ MlModel::estimateWithinCoverage(void *booster, const KernelDesc &k,
   if (tileUs > 0)
     if (std::optional<double> r = predict(tileBooster->second))
       isolatedUs = std::sqrt(isolatedUs * tileUs * std::exp(*r));
+  // A price that is not a finite non-negative number is no price: the
+  // stack's next model answers (the booster checks bound the trees' output,
+  // this keeps any other overflow out of the step).
+  if (!std::isfinite(isolatedUs) || isolatedUs < 0)
+    return std::nullopt;
   // Each training row times one kernel alone between two events, so it
   // carries the fixed cost of an isolated launch (launch.json: the fastest
   // element-wise row of the device, 24-31 us in the NeuSight data).

@@ -79,6 +79,21 @@ TEST_F(BoosterFile, TheTinyBoosterLoadsAndPrices) {
   EXPECT_TRUE(std::isfinite(cost->latencyUs));
 }
 
+TEST_F(BoosterFile, LeavesThatOverflowThePriceAreRefused) {
+  // Found by fuzz-booster: a booster that passed every other check priced
+  // every element-wise kernel at infinity (e^1000.5 over the baseline).
+  write(R"("split_conditions":[0.5,-0.1,0.1])",
+        R"("split_conditions":[0.5,-0.1,1000.0])");
+  EXPECT_EQ(error(), "XGBoost model: trees: base_score and the largest leaves "
+                     "add up to 1000.5; a log-residual past 700 overflows the "
+                     "price");
+  EXPECT_FALSE(bool(MlModel::load(dir)));
+  // 699.5 is within the bound.
+  write(R"("split_conditions":[0.5,-0.1,0.1])",
+        R"("split_conditions":[0.5,-0.1,699.0])");
+  EXPECT_EQ(error(), "");
+}
+
 TEST_F(BoosterFile, AChildPointingBackIsALoop) {
   write(R"("left_children":[1,-1,-1])", R"("left_children":[0,-1,-1])");
   EXPECT_EQ(error(), "XGBoost model: trees[0].node[0]: child 0 is not a later "
