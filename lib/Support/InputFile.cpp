@@ -76,19 +76,8 @@ static llvm::Expected<std::string> inflate(llvm::StringRef bytes,
 }
 
 llvm::Expected<std::string> perf::inflateIfGzipped(llvm::StringRef bytes,
-                                                   llvm::StringRef path) {
-  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-      static_cast<unsigned char>(bytes[1]) == 0x8b)
-    return inflate(bytes, path);
-  return bytes.str();
-}
-
-llvm::Expected<std::string> perf::readMaybeGzipFile(llvm::StringRef path,
-                                                    size_t extraCapacity) {
-  auto buffer = readInputFile(path);
-  if (!buffer)
-    return buffer.takeError();
-  llvm::StringRef bytes = (*buffer)->getBuffer();
+                                                   llvm::StringRef path,
+                                                   size_t extraCapacity) {
   if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
       static_cast<unsigned char>(bytes[1]) == 0x8b) {
     llvm::Expected<std::string> text = inflate(bytes, path);
@@ -100,6 +89,14 @@ llvm::Expected<std::string> perf::readMaybeGzipFile(llvm::StringRef path,
   text.reserve(bytes.size() + extraCapacity);
   text.assign(bytes.data(), bytes.size());
   return text;
+}
+
+llvm::Expected<std::string> perf::readMaybeGzipFile(llvm::StringRef path,
+                                                    size_t extraCapacity) {
+  auto buffer = readInputFile(path);
+  if (!buffer)
+    return buffer.takeError();
+  return inflateIfGzipped((*buffer)->getBuffer(), path, extraCapacity);
 }
 
 /// The 1-based line and column of byte `offset` of `text`.

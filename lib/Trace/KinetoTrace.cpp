@@ -84,16 +84,8 @@ struct Scalar {
       return integer;
     case Kind::Double:
       return saturatingInt64(number);
-    case Kind::String: {
-      size_t end = string.size(), begin = end;
-      while (begin > 0 &&
-             isdigit(static_cast<unsigned char>(string[begin - 1])))
-        --begin;
-      int64_t result;
-      if (begin < end && !string.substr(begin).getAsInteger(10, result))
-        return result;
-      return fallback;
-    }
+    case Kind::String:
+      return looseIntegerOfString(string, fallback);
     default:
       return fallback;
     }
@@ -120,15 +112,71 @@ struct Scalar {
 /// One event's fields that the reader uses.
 struct RawEvent {
   Scalar ph, cat, name, ts, dur, pid, tid, id;
-  // args
-  bool hasArgs = false;
+  // From args.
   Scalar externalId, recordFunctionId, sequenceNumber, correlation, device,
       stream, bytes;
   int64_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   std::vector<std::vector<int64_t>> inputDims;
   std::vector<std::string> inputTypes;
-  bool hasInputDims = false, hasInputTypes = false;
 };
+
+/// Whether `value` is of `wanted` type. A value the reader does not consume
+/// is skipped when it moves on.
+simdjson::error_code isOfType(od::value value, od::json_type wanted, bool &is) {
+  od::json_type type;
+  if (auto error = value.type().get(type))
+    return error;
+  is = type == wanted;
+  return simdjson::SUCCESS;
+}
+
+/// Calls `onElement(od::value)` for each element of `value` when it is an
+/// array (anything else is skipped), stopping at the first error.
+template <typename OnElement>
+simdjson::error_code forEachElement(od::value value, OnElement &&onElement) {
+  bool isArray;
+  if (auto error = isOfType(value, od::json_type::array, isArray))
+    return error;
+  if (!isArray)
+    return simdjson::SUCCESS;
+  od::array array;
+  if (auto error = value.get_array().get(array))
+    return error;
+  for (auto element : array) {
+    od::value v;
+    if (auto error = element.get(v))
+      return error;
+    if (auto error = onElement(v))
+      return error;
+  }
+  return simdjson::SUCCESS;
+}
+
+/// Calls `onField(key, od::value)` for each field of `value` when it is an
+/// object (anything else is skipped), stopping at the first error. Later
+/// duplicates of a key win, as in a JSON object read whole.
+template <typename OnField>
+simdjson::error_code forEachField(od::value value, OnField &&onField) {
+  bool isObject;
+  if (auto error = isOfType(value, od::json_type::object, isObject))
+    return error;
+  if (!isObject)
+    return simdjson::SUCCESS;
+  od::object object;
+  if (auto error = value.get_object().get(object))
+    return error;
+  for (auto field : object) {
+    std::string_view key;
+    if (auto error = field.unescaped_key().get(key))
+      return error;
+    od::value v;
+    if (auto error = field.value().get(v))
+      return error;
+    if (auto error = onField(key, v))
+      return error;
+  }
+  return simdjson::SUCCESS;
+}
 
 simdjson::error_code readScalar(od::value value, Scalar &out) {
   od::json_type type;
@@ -155,224 +203,111 @@ simdjson::error_code readScalar(od::value value, Scalar &out) {
     return simdjson::SUCCESS;
   }
   default:
-    // Not consumed: the reader skips it when it moves on.
     out.kind = Scalar::Kind::Other;
     return simdjson::SUCCESS;
   }
 }
 
+/// The integers of an array, `missing` for an element that is not one.
+simdjson::error_code readIntegers(od::value value, int64_t missing,
+                                  std::vector<int64_t> &out) {
+  return forEachElement(value, [&](od::value v) {
+    Scalar s;
+    simdjson::error_code error = readScalar(v, s);
+    out.push_back(s.asInteger().value_or(missing));
+    return error;
+  });
+}
+
 /// The first three integers of a grid or block array; zeros otherwise.
 simdjson::error_code readDims(od::value value, int64_t out[3]) {
-  od::json_type type;
-  if (auto error = value.type().get(type))
-    return error;
-  if (type != od::json_type::array) {
-    return simdjson::SUCCESS; // skipped when the reader moves on
-  }
-  od::array array;
-  if (auto error = value.get_array().get(array))
-    return error;
-  size_t i = 0;
-  for (auto element : array) {
-    od::value v;
-    if (auto error = element.get(v))
-      return error;
-    Scalar s;
-    if (auto error = readScalar(v, s))
-      return error;
-    if (i < 3)
-      out[i] = s.asInteger().value_or(0);
-    ++i;
-  }
-  return simdjson::SUCCESS;
-}
-
-/// "Input Dims": one array of integers per input (-1 for what is not one).
-simdjson::error_code readInputDims(od::value value, RawEvent &event) {
-  od::json_type type;
-  if (auto error = value.type().get(type))
-    return error;
-  if (type != od::json_type::array) {
-    return simdjson::SUCCESS; // skipped when the reader moves on
-  }
-  event.hasInputDims = true;
-  od::array inputs;
-  if (auto error = value.get_array().get(inputs))
-    return error;
-  for (auto input : inputs) {
-    od::value shapeValue;
-    if (auto error = input.get(shapeValue))
-      return error;
-    std::vector<int64_t> shape;
-    if (auto error = shapeValue.type().get(type))
-      return error;
-    if (type == od::json_type::array) {
-      od::array dims;
-      if (auto error = shapeValue.get_array().get(dims))
-        return error;
-      for (auto dim : dims) {
-        od::value d;
-        if (auto error = dim.get(d))
-          return error;
-        Scalar s;
-        if (auto error = readScalar(d, s))
-          return error;
-        shape.push_back(s.asInteger().value_or(-1));
-      }
-    } else {
-    }
-    event.inputDims.push_back(std::move(shape));
-  }
-  return simdjson::SUCCESS;
-}
-
-simdjson::error_code readInputTypes(od::value value, RawEvent &event) {
-  od::json_type type;
-  if (auto error = value.type().get(type))
-    return error;
-  if (type != od::json_type::array) {
-    return simdjson::SUCCESS; // skipped when the reader moves on
-  }
-  event.hasInputTypes = true;
-  od::array types;
-  if (auto error = value.get_array().get(types))
-    return error;
-  for (auto t : types) {
-    od::value v;
-    if (auto error = t.get(v))
-      return error;
-    Scalar s;
-    if (auto error = readScalar(v, s))
-      return error;
-    event.inputTypes.push_back(s.asString().str());
-  }
-  return simdjson::SUCCESS;
+  std::vector<int64_t> dims;
+  simdjson::error_code error = readIntegers(value, 0, dims);
+  std::copy_n(dims.begin(), std::min<size_t>(dims.size(), 3), out);
+  return error;
 }
 
 simdjson::error_code readArgs(od::value value, RawEvent &event) {
-  od::json_type type;
-  if (auto error = value.type().get(type))
-    return error;
-  if (type != od::json_type::object) {
-    return simdjson::SUCCESS; // skipped when the reader moves on
-  }
-  event.hasArgs = true;
-  od::object args;
-  if (auto error = value.get_object().get(args))
-    return error;
-  for (auto field : args) {
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key))
-      return error;
-    od::value v;
-    if (auto error = field.value().get(v))
-      return error;
-    simdjson::error_code error = simdjson::SUCCESS;
-    // Later duplicates win, as in a JSON object read whole.
+  return forEachField(value, [&](std::string_view key, od::value v) {
     if (key == "External id" || key == "external id")
-      error = readScalar(v, event.externalId);
-    else if (key == "Record function id")
-      error = readScalar(v, event.recordFunctionId);
-    else if (key == "Sequence number")
-      error = readScalar(v, event.sequenceNumber);
-    else if (key == "correlation")
-      error = readScalar(v, event.correlation);
-    else if (key == "device")
-      error = readScalar(v, event.device);
-    else if (key == "stream")
-      error = readScalar(v, event.stream);
-    else if (key == "bytes")
-      error = readScalar(v, event.bytes);
-    else if (key == "grid")
-      error = readDims(v, event.grid);
-    else if (key == "block")
-      error = readDims(v, event.block);
-    else if (key == "Input Dims")
-      error = readInputDims(v, event);
-    else if (key == "Input type")
-      error = readInputTypes(v, event);
-    if (error)
-      return error;
-  }
-  return simdjson::SUCCESS;
+      return readScalar(v, event.externalId);
+    if (key == "Record function id")
+      return readScalar(v, event.recordFunctionId);
+    if (key == "Sequence number")
+      return readScalar(v, event.sequenceNumber);
+    if (key == "correlation")
+      return readScalar(v, event.correlation);
+    if (key == "device")
+      return readScalar(v, event.device);
+    if (key == "stream")
+      return readScalar(v, event.stream);
+    if (key == "bytes")
+      return readScalar(v, event.bytes);
+    if (key == "grid")
+      return readDims(v, event.grid);
+    if (key == "block")
+      return readDims(v, event.block);
+    // One array of integers per input (-1 for what is not one); an input
+    // that is not an array has no dimensions.
+    if (key == "Input Dims")
+      return forEachElement(v, [&](od::value shape) {
+        return readIntegers(shape, -1, event.inputDims.emplace_back());
+      });
+    if (key == "Input type")
+      return forEachElement(v, [&](od::value type) {
+        Scalar s;
+        simdjson::error_code error = readScalar(type, s);
+        event.inputTypes.push_back(s.asString().str());
+        return error;
+      });
+    return simdjson::SUCCESS;
+  });
 }
 
 /// Reads one element of traceEvents; a non-object leaves `event` empty.
 simdjson::error_code readEvent(od::value value, RawEvent &event) {
   event = RawEvent();
-  od::json_type type;
-  if (auto error = value.type().get(type))
-    return error;
-  if (type != od::json_type::object) {
-    return simdjson::SUCCESS; // skipped when the reader moves on
-  }
-  od::object object;
-  if (auto error = value.get_object().get(object))
-    return error;
-  for (auto field : object) {
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key))
-      return error;
-    od::value v;
-    if (auto error = field.value().get(v))
-      return error;
-    simdjson::error_code error = simdjson::SUCCESS;
-    if (key == "ph")
-      error = readScalar(v, event.ph);
-    else if (key == "cat")
-      error = readScalar(v, event.cat);
-    else if (key == "name")
-      error = readScalar(v, event.name);
-    else if (key == "ts")
-      error = readScalar(v, event.ts);
-    else if (key == "dur")
-      error = readScalar(v, event.dur);
-    else if (key == "pid")
-      error = readScalar(v, event.pid);
-    else if (key == "tid")
-      error = readScalar(v, event.tid);
-    else if (key == "id")
-      error = readScalar(v, event.id);
-    else if (key == "args")
-      error = readArgs(v, event);
-    if (error)
-      return error;
-  }
-  return simdjson::SUCCESS;
+  return forEachField(value, [&](std::string_view key, od::value v) {
+    Scalar *field = key == "ph"     ? &event.ph
+                    : key == "cat"  ? &event.cat
+                    : key == "name" ? &event.name
+                    : key == "ts"   ? &event.ts
+                    : key == "dur"  ? &event.dur
+                    : key == "pid"  ? &event.pid
+                    : key == "tid"  ? &event.tid
+                    : key == "id"   ? &event.id
+                                    : nullptr;
+    if (field)
+      return readScalar(v, *field);
+    if (key == "args")
+      return readArgs(v, event);
+    return simdjson::SUCCESS;
+  });
 }
 
 /// A deviceProperties entry.
 simdjson::error_code
 readGpuProperties(od::value value,
                   std::map<int64_t, KinetoTrace::GpuProperties> &out) {
-  od::json_type type;
-  if (auto error = value.type().get(type))
+  bool isObject;
+  if (auto error = isOfType(value, od::json_type::object, isObject))
     return error;
-  if (type != od::json_type::object) {
-    return simdjson::SUCCESS; // skipped when the reader moves on
-  }
-  od::object object;
-  if (auto error = value.get_object().get(object))
-    return error;
+  if (!isObject)
+    return simdjson::SUCCESS;
   Scalar id, name, numSms, memory, major, minor;
-  for (auto field : object) {
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key))
-      return error;
-    od::value v;
-    if (auto error = field.value().get(v))
-      return error;
-    Scalar *target = key == "id"               ? &id
-                     : key == "name"           ? &name
-                     : key == "numSms"         ? &numSms
-                     : key == "totalGlobalMem" ? &memory
-                     : key == "computeMajor"   ? &major
-                     : key == "computeMinor"   ? &minor
-                                               : nullptr;
-    Scalar ignored;
-    if (auto error = readScalar(v, target ? *target : ignored))
-      return error;
-  }
+  simdjson::error_code error =
+      forEachField(value, [&](std::string_view key, od::value v) {
+        Scalar *field = key == "id"               ? &id
+                        : key == "name"           ? &name
+                        : key == "numSms"         ? &numSms
+                        : key == "totalGlobalMem" ? &memory
+                        : key == "computeMajor"   ? &major
+                        : key == "computeMinor"   ? &minor
+                                                  : nullptr;
+        return field ? readScalar(v, *field) : simdjson::SUCCESS;
+      });
+  if (error)
+    return error;
   KinetoTrace::GpuProperties &gpu = out[id.asInteger().value_or(0)];
   gpu.name = name.asString().str();
   gpu.numSms = numSms.asInteger().value_or(0);
@@ -404,27 +339,18 @@ struct RootReader {
   std::map<int64_t, KinetoTrace::GpuProperties> gpus;
 
   template <typename OnEvent>
-  simdjson::error_code readEvents(od::value events, OnEvent &&onEvent) {
-    od::json_type type;
-    if (auto error = events.type().get(type))
+  simdjson::error_code readEvents(od::value events, OnEvent &onEvent) {
+    bool isArray;
+    if (auto error = isOfType(events, od::json_type::array, isArray))
       return error;
-    if (type != od::json_type::array) {
-      return simdjson::SUCCESS; // skipped when the reader moves on
-    }
-    hasEvents = true;
-    od::array array;
-    if (auto error = events.get_array().get(array))
-      return error;
+    hasEvents |= isArray;
     RawEvent event;
-    for (auto element : array) {
-      od::value v;
-      if (auto error = element.get(v))
-        return error;
-      if (auto error = readEvent(v, event))
-        return error;
-      onEvent(event);
-    }
-    return simdjson::SUCCESS;
+    return forEachElement(events, [&](od::value v) {
+      simdjson::error_code error = readEvent(v, event);
+      if (!error)
+        onEvent(event);
+      return error;
+    });
   }
 
   template <typename OnEvent>
@@ -432,53 +358,28 @@ struct RootReader {
     od::json_type type;
     if (auto error = doc.type().get(type))
       return error;
-    if (type == od::json_type::array) {
-      od::value root;
-      if (auto error = doc.get_value().get(root))
-        return error;
-      return readEvents(root, onEvent);
-    }
-    if (type != od::json_type::object)
+    // A scalar document has no value to read as one.
+    if (type != od::json_type::array && type != od::json_type::object)
       return simdjson::SUCCESS;
-    od::object object;
-    if (auto error = doc.get_object().get(object))
+    od::value root;
+    if (auto error = doc.get_value().get(root))
       return error;
-    for (auto field : object) {
-      std::string_view key;
-      if (auto error = field.unescaped_key().get(key))
-        return error;
-      od::value v;
-      if (auto error = field.value().get(v))
-        return error;
-      simdjson::error_code error = simdjson::SUCCESS;
-      if (key == "traceEvents") {
-        error = readEvents(v, onEvent);
-      } else if (key == "schemaVersion") {
+    if (type == od::json_type::array)
+      return readEvents(root, onEvent);
+    return forEachField(root, [&](std::string_view key, od::value v) {
+      if (key == "traceEvents")
+        return readEvents(v, onEvent);
+      if (key == "deviceProperties")
+        return forEachElement(
+            v, [&](od::value p) { return readGpuProperties(p, gpus); });
+      if (key == "schemaVersion") {
         Scalar s;
-        error = readScalar(v, s);
-        schemaVersion = s.asInteger();
-        if (!schemaVersion)
-          schemaVersion = -1;
-      } else if (key == "deviceProperties") {
-        od::json_type propsType;
-        error = v.type().get(propsType);
-        if (!error && propsType == od::json_type::array) {
-          od::array props;
-          error = v.get_array().get(props);
-          for (auto prop : props) {
-            if (error)
-              break;
-            od::value p;
-            error = prop.get(p);
-            if (!error)
-              error = readGpuProperties(p, gpus);
-          }
-        }
-      }
-      if (error)
+        simdjson::error_code error = readScalar(v, s);
+        schemaVersion = s.asInteger().value_or(-1);
         return error;
-    }
-    return simdjson::SUCCESS;
+      }
+      return simdjson::SUCCESS;
+    });
   }
 };
 } // namespace

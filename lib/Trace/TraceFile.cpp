@@ -28,15 +28,19 @@ int64_t asLooseInteger(const json::Value *value, int64_t fallback) {
     return *i;
   if (std::optional<double> d = value->getAsNumber())
     return saturatingInt64(*d);
-  if (std::optional<StringRef> s = value->getAsString()) {
-    size_t end = s->size();
-    size_t begin = end;
-    while (begin > 0 && isdigit(static_cast<unsigned char>((*s)[begin - 1])))
-      --begin;
-    int64_t result;
-    if (begin < end && !s->substr(begin).getAsInteger(10, result))
-      return result;
-  }
+  if (std::optional<StringRef> s = value->getAsString())
+    return looseIntegerOfString(*s, fallback);
+  return fallback;
+}
+
+int64_t looseIntegerOfString(StringRef text, int64_t fallback) {
+  size_t end = text.size();
+  size_t begin = end;
+  while (begin > 0 && isdigit(static_cast<unsigned char>(text[begin - 1])))
+    --begin;
+  int64_t result;
+  if (begin < end && !text.substr(begin).getAsInteger(10, result))
+    return result;
   return fallback;
 }
 

@@ -24,14 +24,16 @@ llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readInputFile(llvm::StringRef path);
 
 /// `bytes` (read from `path`, which errors name), inflated when they start
-/// with the gzip magic, within max-input-bytes.
+/// with the gzip magic, within max-input-bytes. `extraCapacity` bytes are
+/// reserved past the end (a parser that reads ahead of the text, such as
+/// simdjson, without a copy).
 llvm::Expected<std::string> inflateIfGzipped(llvm::StringRef bytes,
-                                             llvm::StringRef path);
+                                             llvm::StringRef path,
+                                             size_t extraCapacity = 0);
 
 /// The bytes of `path`, inflated when it is gzip-compressed (by its magic
 /// bytes, whatever its name); the inflated size is bounded by
-/// max-input-bytes too. `extraCapacity` bytes are reserved past the end (a
-/// parser that reads ahead of the text, such as simdjson, without a copy).
+/// max-input-bytes too; `extraCapacity` as for inflateIfGzipped.
 llvm::Expected<std::string> readMaybeGzipFile(llvm::StringRef path,
                                               size_t extraCapacity = 0);
 

@@ -20,7 +20,6 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
-#include "llvm/Support/JSON.h"
 #include <string>
 #include <vector>
 

@@ -25,6 +25,10 @@ int64_t saturatingInt64(double value);
 /// trailing run of digits; `fallback` when there is none.
 int64_t asLooseInteger(const llvm::json::Value *value, int64_t fallback);
 
+/// The trailing run of digits of `text` ("stream 7" is 7) as an integer;
+/// `fallback` when there is none.
+int64_t looseIntegerOfString(llvm::StringRef text, int64_t fallback);
+
 } // namespace trace
 } // namespace perf
 
