@@ -75,33 +75,52 @@ static llvm::Expected<std::string> inflate(llvm::StringRef bytes,
   return out;
 }
 
-llvm::Expected<std::string> perf::inflateIfGzipped(llvm::StringRef bytes,
-                                                   llvm::StringRef path,
-                                                   size_t extraCapacity) {
-  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-      static_cast<unsigned char>(bytes[1]) == 0x8b) {
-    llvm::Expected<std::string> text = inflate(bytes, path);
-    if (text && extraCapacity)
-      text->reserve(text->size() + extraCapacity);
-    return text;
-  }
-  std::string text;
-  text.reserve(bytes.size() + extraCapacity);
-  text.assign(bytes.data(), bytes.size());
-  return text;
+static bool isGzip(llvm::StringRef bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-llvm::Expected<std::string> perf::readMaybeGzipFile(llvm::StringRef path,
-                                                    size_t extraCapacity) {
+llvm::Expected<std::string> perf::inflateIfGzipped(llvm::StringRef bytes,
+                                                   llvm::StringRef path) {
+  if (isGzip(bytes))
+    return inflate(bytes, path);
+  return bytes.str();
+}
+
+llvm::Expected<std::string> perf::readMaybeGzipFile(llvm::StringRef path) {
   auto buffer = readInputFile(path);
   if (!buffer)
     return buffer.takeError();
-  return inflateIfGzipped((*buffer)->getBuffer(), path, extraCapacity);
+  return inflateIfGzipped((*buffer)->getBuffer(), path);
+}
+
+llvm::Expected<InputText> InputText::of(llvm::StringRef bytes,
+                                        llvm::StringRef path) {
+  InputText result;
+  if (!isGzip(bytes)) {
+    result.view = bytes;
+    return result;
+  }
+  llvm::Expected<std::string> text = inflate(bytes, path);
+  if (!text)
+    return text.takeError();
+  result.inflated = std::move(*text);
+  return result;
+}
+
+llvm::Expected<InputText> InputText::read(llvm::StringRef path) {
+  auto buffer = readInputFile(path);
+  if (!buffer)
+    return buffer.takeError();
+  llvm::Expected<InputText> result = of((*buffer)->getBuffer(), path);
+  if (result && !result->inflated)
+    result->file = std::move(*buffer);
+  return result;
 }
 
 /// The 1-based line and column of byte `offset` of `text`.
-static std::pair<unsigned, unsigned> lineAndColumn(llvm::StringRef text,
-                                                   size_t offset) {
+std::pair<unsigned, unsigned> perf::lineAndColumn(llvm::StringRef text,
+                                                  size_t offset) {
   llvm::StringRef before = text.take_front(offset);
   unsigned line = 1 + before.count('\n');
   size_t lineStart = before.rfind('\n');

@@ -3,6 +3,7 @@
 #include "perf/Trace/KinetoTrace.h"
 #include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
+#include "perf/Support/JsonOutline.h"
 #include "perf/Trace/ExecutionTrace.h"
 #include "perf/Trace/TraceFile.h"
 
@@ -382,48 +383,112 @@ struct RootReader {
     });
   }
 };
+
+/// The events of a trace's text, read a slice at a time (JsonOutline): the
+/// skeleton (the text with its event arrays emptied) through a RootReader,
+/// then each slice of each event array. One parser and one padded buffer
+/// serve every slice, so the parser's index and string buffer cover one
+/// slice, not the trace.
+class SlicedEventReader {
+public:
+  SlicedEventReader(StringRef text, StringRef origin,
+                    const JsonOutline &outline)
+      : text(text), origin(origin), outline(outline) {}
+
+  template <typename OnEvent> Error read(RootReader &root, OnEvent &&onEvent) {
+    setBuffer(outline.skeleton);
+    od::document doc;
+    simdjson::error_code error = parser.iterate(padded()).get(doc);
+    if (!error)
+      error = root.read(doc, onEvent);
+    if (error)
+      return jsonErrorInPart(
+          outline.skeleton,
+          [&](size_t k) { return outline.textOffsetOfSkeleton(k); }, text,
+          origin, simdjson::error_message(error));
+    for (const JsonOutline::Array &array : outline.arrays) {
+      for (auto [begin, end] : JsonOutline::slices(array)) {
+        // The slice's '[' or cut ',' opens it; a ']' closes it.
+        buffer.assign(1, '[');
+        buffer.append(text.data() + begin + 1, end - begin - 1);
+        buffer += ']';
+        size_t elements = 0;
+        error = readSlice(root, [&](const RawEvent &e) {
+          ++elements;
+          onEvent(e);
+        });
+        if (error)
+          return jsonErrorInPart(
+              buffer, [&](size_t k) { return begin + k; }, text, origin,
+              simdjson::error_message(error));
+        if (elements == 0 && begin != array.begin) {
+          auto [line, column] = lineAndColumn(text, begin);
+          return fileError(origin, line, column,
+                           "invalid JSON: a ',' with no value after it");
+        }
+      }
+    }
+    return Error::success();
+  }
+
+private:
+  void setBuffer(StringRef bytes) { buffer.assign(bytes.data(), bytes.size()); }
+  simdjson::padded_string_view padded() {
+    // simdjson reads up to SIMDJSON_PADDING bytes past the end.
+    if (buffer.capacity() < buffer.size() + simdjson::SIMDJSON_PADDING)
+      buffer.reserve(buffer.size() + simdjson::SIMDJSON_PADDING);
+    return simdjson::padded_string_view(buffer.data(), buffer.size(),
+                                        buffer.capacity());
+  }
+  template <typename OnEvent>
+  simdjson::error_code readSlice(RootReader &root, OnEvent &&onEvent) {
+    od::document doc;
+    od::value events;
+    if (auto error = parser.iterate(padded()).get(doc))
+      return error;
+    if (auto error = doc.get_value().get(events))
+      return error;
+    // The slice ends at its ']': the outline closed the array there.
+    return root.readEvents(events, onEvent);
+  }
+
+  StringRef text, origin;
+  const JsonOutline &outline;
+  od::parser parser;
+  std::string buffer;
+};
 } // namespace
 
 Expected<KinetoTrace> KinetoTrace::load(StringRef path) {
-  Expected<std::string> text =
-      perf::readMaybeGzipFile(path, simdjson::SIMDJSON_PADDING);
+  Expected<InputText> text = InputText::read(path);
   if (!text)
     return text.takeError();
-  return parse(std::move(*text), path);
+  return parse(text->text(), path);
 }
 
-/// Why `text` is not JSON, in the one located format (llvm::json's reading,
-/// used only once simdjson has refused the text).
-static Error invalidJson(const std::string &text, StringRef origin,
-                         simdjson::error_code error) {
-  Expected<json::Value> json = perf::parseJsonInput(text, origin);
-  if (!json)
-    return json.takeError();
-  return traceError(origin,
-                    Twine("invalid JSON: ") + simdjson::error_message(error));
+Expected<KinetoTrace> KinetoTrace::loadBytes(StringRef bytes,
+                                             StringRef origin) {
+  Expected<InputText> text = InputText::of(bytes, origin);
+  if (!text)
+    return text.takeError();
+  return parse(text->text(), origin);
 }
 
-Expected<KinetoTrace> KinetoTrace::parse(std::string text, StringRef origin) {
-  // JSON nested past the limit is refused before parsing, as every reader
-  // does.
-  if (Error deep = perf::checkJsonDepth(text, origin))
-    return std::move(deep);
-  // simdjson reads up to SIMDJSON_PADDING bytes past the end (load()
-  // reserved them; a copy otherwise).
-  size_t length = text.size();
-  if (text.capacity() < length + simdjson::SIMDJSON_PADDING)
-    text.reserve(length + simdjson::SIMDJSON_PADDING);
-  simdjson::padded_string_view input(text.data(), length, text.capacity());
-  od::parser parser;
-  od::document doc;
-  if (auto error = parser.iterate(input).get(doc))
-    return invalidJson(text, origin, error);
+Expected<KinetoTrace> KinetoTrace::parse(StringRef text, StringRef origin,
+                                         size_t sliceBytes) {
+  // One pass over the bytes finds the event arrays and where to cut them,
+  // and refuses JSON nested past the limit, as every reader does.
+  Expected<JsonOutline> outline =
+      outlineJson(text, origin, "traceEvents", sliceBytes);
+  if (!outline)
+    return outline.takeError();
+  SlicedEventReader events(text, origin, *outline);
 
   // Pass 1: time base and host process.
   int64_t base = INT64_MAX;
   std::map<int64_t, unsigned> operatorsPerPid;
   RootReader first;
-  simdjson::error_code error = first.read(doc, [&](const RawEvent &e) {
+  Error error = events.read(first, [&](const RawEvent &e) {
     if (e.ph.asString() != "X")
       return;
     if (e.ts.kind != Scalar::Kind::Absent) {
@@ -435,7 +500,7 @@ Expected<KinetoTrace> KinetoTrace::parse(std::string text, StringRef origin) {
       ++operatorsPerPid[e.pid.loose(0)];
   });
   if (error)
-    return invalidJson(text, origin, error);
+    return std::move(error);
   if (!first.hasEvents)
     return traceError(origin, "not a Kineto trace (no \"traceEvents\")");
   if (first.schemaVersion && *first.schemaVersion != 1)
@@ -554,10 +619,9 @@ Expected<KinetoTrace> KinetoTrace::parse(std::string text, StringRef origin) {
       break;
     }
   };
-  doc.rewind();
   RootReader second;
-  if (auto error = second.read(doc, onEvent))
-    return invalidJson(text, origin, error);
+  if (Error error = events.read(second, onEvent))
+    return std::move(error);
   for (int64_t id : flowStarts)
     if (flowEnds.count(id))
       ++trace.stats.flowPairs;

@@ -1,5 +1,6 @@
 //===- TraceReaderTest.cpp - Execution Trace and Kineto readers -----------===//
 
+#include "perf/Support/InputFile.h"
 #include "perf/Trace/ExecutionTrace.h"
 #include "perf/Trace/KinetoTrace.h"
 
@@ -168,4 +169,54 @@ TEST(KinetoTrace, LinksByNameAlignmentAcrossAnExtraOp) {
   for (size_t index : trace->topLevelOps())
     nodes.push_back(trace->ops()[index].etNode);
   EXPECT_EQ(nodes, (std::vector<int64_t>{-1, -1, -1, -1, 2, -1, 3, 4, 5}));
+}
+
+// Read a slice of events at a time, the trace is the same whatever the
+// slice size: here every event is a slice of its own.
+TEST(KinetoTrace, SlicesOfAnySizeReadTheSameTrace) {
+  std::string path = std::string(PERF_SOURCE_DIR) +
+                     "/test/Import/Trace/Inputs/dlrm_mini_kineto.json";
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file =
+      perf::readInputFile(path);
+  ASSERT_TRUE(bool(file));
+  llvm::StringRef text = (*file)->getBuffer();
+  llvm::Expected<KinetoTrace> whole = KinetoTrace::parse(text, path);
+  llvm::Expected<KinetoTrace> sliced = KinetoTrace::parse(text, path, 1);
+  ASSERT_TRUE(bool(whole));
+  ASSERT_TRUE(bool(sliced));
+  ASSERT_GT(whole->deviceEvents().size(), 1u);
+  EXPECT_EQ(whole->ops().size(), sliced->ops().size());
+  EXPECT_EQ(whole->runtimeCalls().size(), sliced->runtimeCalls().size());
+  ASSERT_EQ(whole->deviceEvents().size(), sliced->deviceEvents().size());
+  for (size_t i = 0; i < whole->deviceEvents().size(); ++i) {
+    EXPECT_EQ(whole->deviceEvents()[i].name, sliced->deviceEvents()[i].name);
+    EXPECT_EQ(whole->deviceEvents()[i].start, sliced->deviceEvents()[i].start);
+    EXPECT_EQ(whole->deviceEvents()[i].runtimeIndex,
+              sliced->deviceEvents()[i].runtimeIndex);
+  }
+  EXPECT_EQ(whole->gpuName(), sliced->gpuName());
+}
+
+// An error in a later slice is located in the file, and a comma that ends
+// the array after a cut is refused as it is in one piece.
+TEST(KinetoTrace, ErrorsInSlicesNameTheLine) {
+  std::string bad =
+      "{\"traceEvents\": [\n"
+      "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"ts\": 1},\n"
+      "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"b\", \"ts\": 2},\n"
+      "{\"ph\": \"X\", \"cat\": \"cpu_op\" \"name\": \"c\"}\n"
+      "]}";
+  for (size_t sliceBytes : {size_t(1), KinetoTrace::kSliceBytes}) {
+    std::string message = llvm::toString(
+        KinetoTrace::parse(bad, "bad.json", sliceBytes).takeError());
+    EXPECT_EQ(message.rfind("bad.json:4:", 0), 0u) << message;
+  }
+  std::string trailing =
+      "[{\"ph\": \"X\", \"ts\": 1},\n{\"ph\": \"X\", \"ts\": 2},\n]";
+  for (size_t sliceBytes : {size_t(1), KinetoTrace::kSliceBytes}) {
+    std::string message = llvm::toString(
+        KinetoTrace::parse(trailing, "t.json", sliceBytes).takeError());
+    EXPECT_EQ(message.rfind("t.json:", 0), 0u) << message;
+    EXPECT_NE(message.find("invalid JSON"), std::string::npos) << message;
+  }
 }

@@ -14,6 +14,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/MemoryBufferRef.h"
 #include <string>
 
 namespace perf {
@@ -43,6 +44,11 @@ importExecutionTrace(mlir::MLIRContext *context, llvm::StringRef etPath,
 /// Imports a Kineto trace alone.
 mlir::OwningOpRef<mlir::ModuleOp>
 importKinetoTrace(mlir::MLIRContext *context, llvm::StringRef kinetoPath,
+                  const TraceImportOptions &options);
+/// Imports a Kineto trace alone from the bytes of its file (.json or
+/// .json.gz; the buffer's identifier names it), already in memory.
+mlir::OwningOpRef<mlir::ModuleOp>
+importKinetoTrace(mlir::MLIRContext *context, llvm::MemoryBufferRef file,
                   const TraceImportOptions &options);
 
 /// Registers `--import-pytorch-et` and `--import-kineto` with their options

@@ -15,6 +15,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace perf {
@@ -24,18 +25,38 @@ llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readInputFile(llvm::StringRef path);
 
 /// `bytes` (read from `path`, which errors name), inflated when they start
-/// with the gzip magic, within max-input-bytes. `extraCapacity` bytes are
-/// reserved past the end (a parser that reads ahead of the text, such as
-/// simdjson, without a copy).
+/// with the gzip magic, within max-input-bytes.
 llvm::Expected<std::string> inflateIfGzipped(llvm::StringRef bytes,
-                                             llvm::StringRef path,
-                                             size_t extraCapacity = 0);
+                                             llvm::StringRef path);
 
 /// The bytes of `path`, inflated when it is gzip-compressed (by its magic
 /// bytes, whatever its name); the inflated size is bounded by
-/// max-input-bytes too; `extraCapacity` as for inflateIfGzipped.
-llvm::Expected<std::string> readMaybeGzipFile(llvm::StringRef path,
-                                              size_t extraCapacity = 0);
+/// max-input-bytes too.
+llvm::Expected<std::string> readMaybeGzipFile(llvm::StringRef path);
+
+/// A file's text without a copy: the bytes as read (or as given), or their
+/// inflation when they are gzip. A reader of a large file holds it once.
+class InputText {
+public:
+  /// The text of `bytes` (read from `path`), which must outlive it.
+  static llvm::Expected<InputText> of(llvm::StringRef bytes,
+                                      llvm::StringRef path);
+  /// The text of the file at `path` ("-": stdin).
+  static llvm::Expected<InputText> read(llvm::StringRef path);
+
+  llvm::StringRef text() const {
+    return inflated ? llvm::StringRef(*inflated) : view;
+  }
+
+private:
+  std::unique_ptr<llvm::MemoryBuffer> file;
+  std::optional<std::string> inflated;
+  llvm::StringRef view;
+};
+
+/// The 1-based line and column of byte `offset` of `text`.
+std::pair<unsigned, unsigned> lineAndColumn(llvm::StringRef text,
+                                            size_t offset);
 
 /// Refuses JSON `text` nested deeper than max-json-depth (the parsers
 /// recurse), naming the line and column where it goes past.

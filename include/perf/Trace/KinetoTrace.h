@@ -115,12 +115,23 @@ struct KinetoLinkStats {
 
 class KinetoTrace {
 public:
+  /// Reads the trace in the file at `path` (.json or .json.gz).
   static llvm::Expected<KinetoTrace> load(llvm::StringRef path);
-  /// Reads the trace's JSON text (simdjson's on-demand parser, twice over
-  /// the events: a 1 GB trace is not held as a JSON tree). `origin` names it
-  /// in errors.
-  static llvm::Expected<KinetoTrace> parse(std::string text,
-                                           llvm::StringRef origin);
+  /// Reads the trace from the bytes of its file (.json or .json.gz), named
+  /// `origin` in errors.
+  static llvm::Expected<KinetoTrace> loadBytes(llvm::StringRef bytes,
+                                               llvm::StringRef origin);
+  /// Reads the trace's JSON text a slice of events at a time (simdjson's
+  /// on-demand parser, twice over the events): memory is the text, the
+  /// trace read and a few times the slice, not a JSON tree or an index of
+  /// the whole text. `origin` names it in errors. A slice is about
+  /// `sliceBytes` of events (whole events, at least one).
+  static llvm::Expected<KinetoTrace> parse(llvm::StringRef text,
+                                           llvm::StringRef origin,
+                                           size_t sliceBytes = kSliceBytes);
+  /// simdjson's index and string buffer for one slice stay near five times
+  /// this, whatever the trace's size.
+  static constexpr size_t kSliceBytes = size_t(16) << 20;
 
   /// What deviceProperties says of the GPU the kernels ran on (else of the
   /// first one listed).

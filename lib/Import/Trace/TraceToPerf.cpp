@@ -357,11 +357,11 @@ OwningOpRef<ModuleOp> createModule(MLIRContext *ctx, Location loc,
 
 } // namespace
 
-OwningOpRef<ModuleOp>
-perf::importKinetoTrace(MLIRContext *ctx, StringRef path,
-                        const TraceImportOptions &options) {
+/// Imports the trace read from `path`.
+static OwningOpRef<ModuleOp> importKineto(MLIRContext *ctx, StringRef path,
+                                          llvm::Expected<KinetoTrace> loaded,
+                                          const TraceImportOptions &options) {
   Location loc = FileLineColLoc::get(ctx, path, 0, 0);
-  llvm::Expected<KinetoTrace> loaded = KinetoTrace::load(path);
   if (!loaded) {
     emitInputError(loc, loaded.takeError());
     return nullptr;
@@ -449,6 +449,21 @@ perf::importKinetoTrace(MLIRContext *ctx, StringRef path,
                      << stats.otherProcessEvents
                      << " events of other processes are ignored";
   return module;
+}
+
+OwningOpRef<ModuleOp>
+perf::importKinetoTrace(MLIRContext *ctx, StringRef path,
+                        const TraceImportOptions &options) {
+  return importKineto(ctx, path, KinetoTrace::load(path), options);
+}
+
+OwningOpRef<ModuleOp>
+perf::importKinetoTrace(MLIRContext *ctx, llvm::MemoryBufferRef file,
+                        const TraceImportOptions &options) {
+  return importKineto(
+      ctx, file.getBufferIdentifier(),
+      KinetoTrace::loadBytes(file.getBuffer(), file.getBufferIdentifier()),
+      options);
 }
 
 OwningOpRef<ModuleOp>
@@ -655,8 +670,10 @@ void perf::registerTraceImportTranslations() {
       "import-kineto", "Import a Kineto trace (.json[.gz]) as a perf.graph",
       [options](const std::shared_ptr<llvm::SourceMgr> &mgr,
                 MLIRContext *ctx) -> OwningOpRef<Operation *> {
-        OwningOpRef<ModuleOp> module =
-            importKinetoTrace(ctx, inputPath(mgr), options());
+        // The trace is read from the buffer mlir-translate read, not again.
+        OwningOpRef<ModuleOp> module = importKinetoTrace(
+            ctx, mgr->getMemoryBuffer(mgr->getMainFileID())->getMemBufferRef(),
+            options());
         return OwningOpRef<Operation *>(module.release());
       });
 }
