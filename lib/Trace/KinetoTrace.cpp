@@ -407,7 +407,9 @@ public:
           [&](size_t k) { return outline.textOffsetOfSkeleton(k); }, text,
           origin, simdjson::error_message(error));
     for (const JsonOutline::Array &array : outline.arrays) {
-      for (auto [begin, end] : JsonOutline::slices(array)) {
+      std::vector<std::pair<size_t, size_t>> slices =
+          JsonOutline::slices(array);
+      for (auto [begin, end] : slices) {
         // The slice's '[' or cut ',' opens it; a ']' closes it.
         buffer.assign(1, '[');
         buffer.append(text.data() + begin + 1, end - begin - 1);
@@ -421,10 +423,15 @@ public:
           return jsonErrorInPart(
               buffer, [&](size_t k) { return begin + k; }, text, origin,
               simdjson::error_message(error));
-        if (elements == 0 && begin != array.begin) {
-          auto [line, column] = lineAndColumn(text, begin);
+        // Each slice of a cut array holds an element: a cut comma has a
+        // value on both sides, as in the array read whole.
+        if (elements == 0 && slices.size() > 1) {
+          bool first = begin == array.begin;
+          auto [line, column] =
+              lineAndColumn(text, first ? slices[1].first : begin);
           return fileError(origin, line, column,
-                           "invalid JSON: a ',' with no value after it");
+                           first ? "invalid JSON: a ',' with no value before it"
+                                 : "invalid JSON: a ',' with no value after it");
         }
       }
     }

@@ -211,12 +211,20 @@ TEST(KinetoTrace, ErrorsInSlicesNameTheLine) {
         KinetoTrace::parse(bad, "bad.json", sliceBytes).takeError());
     EXPECT_EQ(message.rfind("bad.json:4:", 0), 0u) << message;
   }
-  std::string trailing =
-      "[{\"ph\": \"X\", \"ts\": 1},\n{\"ph\": \"X\", \"ts\": 2},\n]";
-  for (size_t sliceBytes : {size_t(1), KinetoTrace::kSliceBytes}) {
-    std::string message = llvm::toString(
-        KinetoTrace::parse(trailing, "t.json", sliceBytes).takeError());
-    EXPECT_EQ(message.rfind("t.json:", 0), 0u) << message;
-    EXPECT_NE(message.find("invalid JSON"), std::string::npos) << message;
+  // A comma with no value after it, or (found by fuzz-kineto) before it.
+  for (const char *text :
+       {"[{\"ph\": \"X\", \"ts\": 1},\n{\"ph\": \"X\", \"ts\": 2},\n]",
+        "[\n  , {\"ph\": \"X\", \"ts\": 1},\n{\"ph\": \"X\", \"ts\": 2}]"}) {
+    for (size_t sliceBytes : {size_t(1), KinetoTrace::kSliceBytes}) {
+      std::string message = llvm::toString(
+          KinetoTrace::parse(text, "t.json", sliceBytes).takeError());
+      EXPECT_EQ(message.rfind("t.json:", 0), 0u) << message;
+      EXPECT_NE(message.find("invalid JSON"), std::string::npos) << message;
+    }
+    // Every event its own slice, the comma is named where it is.
+    std::string message =
+        llvm::toString(KinetoTrace::parse(text, "t.json", 1).takeError());
+    EXPECT_NE(message.find("a ',' with no value"), std::string::npos)
+        << message;
   }
 }
