@@ -683,6 +683,7 @@ void KinetoTrace::buildHostTree() {
     size_t index;
   };
   std::map<int64_t, std::vector<Item>> perThread;
+  std::vector<size_t> bareCalls;
   for (size_t i = 0, e = hostOps.size(); i < e; ++i)
     perThread[hostOps[i].tid].push_back(
         {hostOps[i].start, hostOps[i].end(), false, i});
@@ -713,10 +714,12 @@ void KinetoTrace::buildHostTree() {
       if (item.isRuntime) {
         RuntimeCall &call = runtime[item.index];
         call.opIndex = enclosing;
-        if (topOp >= 0)
+        if (topOp >= 0) {
           hostOps[topOp].runtimeCalls.push_back(item.index);
-        else
+        } else {
           ++stats.runtimeOutsideOps;
+          bareCalls.push_back(item.index);
+        }
         continue;
       }
       HostOp &op = hostOps[item.index];
@@ -730,6 +733,23 @@ void KinetoTrace::buildHostTree() {
       }
       stack.push_back({item.index, newTop});
     }
+  }
+  // A runtime call made outside every operator (cudaEventSynchronize or a
+  // launch from Python code, cudaDeviceSynchronize at the end of a step) is
+  // host time and a dependency all the same: it becomes a top-level op of
+  // its own, named after the call, whose one call is itself.
+  for (size_t index : bareCalls) {
+    RuntimeCall &call = runtime[index];
+    HostOp op;
+    op.name = call.name;
+    op.tid = call.tid;
+    op.start = call.start;
+    op.dur = call.dur;
+    op.isBareRuntimeCall = true;
+    op.runtimeCalls.push_back(index);
+    call.opIndex = static_cast<int64_t>(hostOps.size());
+    topLevel.push_back(hostOps.size());
+    hostOps.push_back(std::move(op));
   }
   llvm::sort(topLevel, [&](size_t a, size_t b) {
     if (hostOps[a].start != hostOps[b].start)
@@ -855,8 +875,13 @@ alignSequences(ArrayRef<unsigned> a, ArrayRef<unsigned> b) {
 KinetoTrace::EtLinkResult
 KinetoTrace::linkExecutionTrace(const ExecutionTrace &et) {
   EtLinkResult result;
+  // The ET records operators: a bare runtime call has no node to link to.
+  std::vector<size_t> operators;
+  for (size_t index : topLevel)
+    if (!hostOps[index].isBareRuntimeCall)
+      operators.push_back(index);
   result.pidMismatch = et.pid() != 0 && et.pid() != pid;
-  for (size_t index : topLevel) {
+  for (size_t index : operators) {
     HostOp &op = hostOps[index];
     int64_t key = op.rfId >= 0 ? op.rfId : op.externalId;
     const ExecNode *node = key >= 0 ? et.findByRfId(key) : nullptr;
@@ -880,7 +905,7 @@ KinetoTrace::linkExecutionTrace(const ExecutionTrace &et) {
       return ids.try_emplace(name, ids.size()).first->second;
     };
     std::vector<unsigned> kinetoNames, etNames;
-    for (size_t index : topLevel)
+    for (size_t index : operators)
       kinetoNames.push_back(idOf(hostOps[index].name));
     for (size_t index : etOps)
       etNames.push_back(idOf(et.nodes()[index].name));
@@ -891,29 +916,31 @@ KinetoTrace::linkExecutionTrace(const ExecutionTrace &et) {
     std::vector<std::pair<size_t, size_t>> pairs =
         alignSequences(kinetoNames, etNames);
     if (pairs.size() > result.linked && 2 * pairs.size() >= etOps.size()) {
-      for (size_t index : topLevel)
+      for (size_t index : operators)
         hostOps[index].etNode = -1;
       result = EtLinkResult{};
       result.pidMismatch = et.pid() != 0 && et.pid() != pid;
       result.alignedByName = true;
       for (auto [k, e] : pairs)
-        hostOps[topLevel[k]].etNode = et.nodes()[etOps[e]].id;
+        hostOps[operators[k]].etNode = et.nodes()[etOps[e]].id;
       result.linked = pairs.size();
-      result.unlinked = topLevel.size() - pairs.size();
+      result.unlinked = operators.size() - pairs.size();
     }
   }
+  result.operators = operators.size();
   result.etUnlinked =
       etOps.size() - std::min<size_t>(etOps.size(), result.linked);
   // Kernels the link loses: unlinked ops with device work between the first
   // and the last linked op.
-  size_t first = topLevel.size(), last = 0;
-  for (size_t k = 0; k < topLevel.size(); ++k)
-    if (hostOps[topLevel[k]].etNode >= 0) {
+  size_t first = operators.size(), last = 0;
+  for (size_t k = 0; k < operators.size(); ++k)
+    if (hostOps[operators[k]].etNode >= 0) {
       first = std::min(first, k);
       last = k;
     }
-  for (size_t k = first; k <= last && k < topLevel.size(); ++k)
-    if (hostOps[topLevel[k]].etNode < 0 && !deviceEventsOf(topLevel[k]).empty())
+  for (size_t k = first; k <= last && k < operators.size(); ++k)
+    if (hostOps[operators[k]].etNode < 0 &&
+        !deviceEventsOf(operators[k]).empty())
       ++result.unlinkedWithDeviceWork;
   return result;
 }

@@ -434,16 +434,16 @@ static int runLink(KinetoTrace &trace, raw_ostream &os) {
         << "host pid " << trace.hostPid() << "\n";
   if (link.unlinked || link.nameMismatch)
     WithColor::warning(errs(), "perf-trace")
-        << link.unlinked << " of " << trace.topLevelOps().size()
+        << link.unlinked << " of " << link.operators
         << " top-level ops have no execution trace node, " << link.nameMismatch
         << " matched a node of another name\n";
   const KinetoLinkStats &stats = trace.linkStats();
   os << "execution trace: " << etFile << " (schema " << et->schema() << ", "
      << et->nodes().size() << " nodes, " << et->topLevelOps().size()
      << " top-level ops)\n";
-  os << "kineto: " << trace.topLevelOps().size() << " top-level ops, "
-     << link.linked << " linked, " << link.unlinked << " unlinked, "
-     << link.nameMismatch << " name mismatches"
+  os << "kineto: " << link.operators << " top-level ops, " << link.linked
+     << " linked, " << link.unlinked << " unlinked, " << link.nameMismatch
+     << " name mismatches"
      << (link.alignedByName ? " (aligned by op name)" : " (by record id)")
      << "\n";
   os << "execution trace: " << link.etUnlinked << " of "

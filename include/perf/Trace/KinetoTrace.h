@@ -78,6 +78,9 @@ struct HostOp {
   /// "Sequence number" (links forward and backward ops), -1 if absent.
   int64_t sequenceNumber = -1;
   bool isAnnotation = false;
+  /// A runtime call made outside every operator, standing as a top-level
+  /// op of its own (named after the call; runtimeCalls holds it alone).
+  bool isBareRuntimeCall = false;
   /// Enclosing host event on the same thread; -1 at the root.
   int64_t parent = -1;
   /// For top-level ops: runtime calls made inside it (any depth), by start.
@@ -196,6 +199,8 @@ public:
   /// not (a copy, an autograd wrapper) shifts nothing after it. Returns the
   /// number of top-level ops linked and why the others were not.
   struct EtLinkResult {
+    /// Kineto top-level operators (bare runtime calls are not linked).
+    unsigned operators = 0;
     unsigned linked = 0;
     /// Kineto top-level ops with no ET node: by id, no node of that id; by
     /// alignment, outside the ET's stretch of the trace or skipped by it.
