@@ -48,11 +48,13 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
       if (auto fw = dyn_cast<FrameworkOp>(op)) {
         attach(op, fw.getOpName());
       } else if (isa<SyncOp>(op)) {
-        attach(op, "cudaDeviceSynchronize");
-        // A wait imported from a trace names its call: the call's own cost
-        // after the wait takes the T5 slot.
-        auto o = op->getAttrOfType<DenseF64ArrayAttr>(kOverheadAttr);
+        // A wait imported from a trace names its call: the host time before
+        // it is that call's row (a call made outside every operator is a
+        // top-level op of the trace), its own cost after the wait takes the
+        // T5 slot.
         auto call = op->getAttrOfType<StringAttr>("call");
+        attach(op, call ? call.getValue() : "cudaDeviceSynchronize");
+        auto o = op->getAttrOfType<DenseF64ArrayAttr>(kOverheadAttr);
         double t[4] = {o[0], o[1], o[2],
                        call ? scale * overheads.syncCall(call.getValue()) : 0};
         op->setAttr(kOverheadAttr, builder.getDenseF64ArrayAttr(t));
