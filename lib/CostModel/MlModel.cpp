@@ -16,6 +16,8 @@
 #include "llvm/Support/Threading.h"
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <random>
 #include <xgboost/c_api.h>
 
@@ -152,6 +154,33 @@ struct DMatrix {
   }
 };
 } // namespace
+
+/// XGBoost's in-place prediction of one row of features: no DMatrix, and
+/// safe from several threads at once (the result is in the booster's
+/// per-thread entry, read before the thread's next prediction; the booster
+/// is configured by the first prediction, made when it is loaded).
+static std::optional<double> predictOneRow(void *booster,
+                                           const std::vector<float> &row) {
+  char array[160];
+  std::snprintf(
+      array, sizeof(array),
+      "{\"data\": [%llu, true], \"shape\": [1, %zu], "
+      "\"typestr\": \"<f4\", \"version\": 3}",
+      static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(row.data())),
+      row.size());
+  static const char *config =
+      "{\"type\": 0, \"training\": false, \"iteration_begin\": 0, "
+      "\"iteration_end\": 0, \"strict_shape\": false, \"cache_id\": 0, "
+      "\"missing\": NaN}";
+  const bst_ulong *shape = nullptr;
+  bst_ulong dims = 0;
+  const float *out = nullptr;
+  if (XGBoosterPredictFromDense(booster, array, config, nullptr, &shape, &dims,
+                                &out) ||
+      !out)
+    return std::nullopt;
+  return double(out[0]);
+}
 
 static llvm::Error xgbError(llvm::StringRef what) {
   // XGBoost appends its own stack trace; the first line says what failed.
@@ -438,6 +467,10 @@ MlModel::load(llvm::StringRef dir,
           return;
         }
         XGBoosterSetParam(out.handle, "nthread", "1");
+        // The first prediction configures the booster: made here, before
+        // any pricing thread shares it.
+        (void)predictOneRow(out.handle,
+                            std::vector<float>(kMlFeatureCount, 0.0f));
       });
     pool.wait();
   }
@@ -566,16 +599,8 @@ std::optional<KernelCost>
 MlModel::estimateWithinCoverage(void *booster, const KernelDesc &k,
                                 const GpuSpec &gpu) const {
   std::vector<float> f = mlFeatures(k, gpu);
-  std::lock_guard<std::mutex> lock(mutex);
-  DMatrix dm;
-  if (XGDMatrixCreateFromMat(f.data(), 1, kMlFeatureCount, NAN, &dm.handle))
-    return std::nullopt;
   auto predict = [&](void *booster) -> std::optional<double> {
-    bst_ulong len = 0;
-    const float *out = nullptr;
-    if (XGBoosterPredict(booster, dm.handle, 0, 0, 0, &len, &out) || len != 1)
-      return std::nullopt;
-    return double(out[0]);
+    return predictOneRow(booster, f);
   };
   std::optional<double> residual = predict(booster);
   if (!residual)

@@ -2,6 +2,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Threading.h"
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
@@ -9,8 +10,10 @@
 #include "perf/Transforms/GraphTarget.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/DenseSet.h"
+#include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 namespace perf {
@@ -90,7 +93,13 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
       }
       int64_t moved = 0;
       std::map<std::string, int64_t> keptByKind;
-      std::unordered_map<KernelDesc, KernelCost, KernelDescHash> priced;
+      // A step repeats its kernels (every layer of a transformer): each
+      // distinct one is priced once per graph, the distinct ones in
+      // parallel on the context's threads (the stack's models are
+      // thread-safe), and the prices written in program order.
+      std::unordered_map<KernelDesc, size_t, KernelDescHash> distinctIndex;
+      std::vector<const KernelDesc *> distinct;
+      std::vector<std::pair<KernelOpInterface, size_t>> toPrice;
       size_t missesBefore = stack->misses().size();
       graph.walk([&](KernelOpInterface kernel) {
         // A latency measured on the hardware (imported traces) beats any
@@ -118,16 +127,21 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
             ++moved;
           return;
         }
-        // A step repeats its kernels (every layer of a transformer): each
-        // distinct one is priced once per graph.
-        KernelDesc desc = kernel.getKernelDesc();
-        auto [it, fresh] = priced.try_emplace(std::move(desc));
+        auto [it, fresh] =
+            distinctIndex.try_emplace(kernel.getKernelDesc(), distinct.size());
         if (fresh)
-          it->second = stack->estimate(it->first, *gpu);
-        const KernelCost &cost = it->second;
+          distinct.push_back(&it->first);
+        toPrice.push_back({kernel, it->second});
+      });
+      std::vector<KernelCost> costs(distinct.size());
+      mlir::parallelFor(&getContext(), 0, distinct.size(), [&](size_t i) {
+        costs[i] = stack->estimate(*distinct[i], *gpu);
+      });
+      for (auto [kernel, index] : toPrice) {
+        const KernelCost &cost = costs[index];
         kernel->setAttr(kLatencyAttr, builder.getF64FloatAttr(cost.latencyUs));
         kernel->setAttr(kCostModelAttr, builder.getStringAttr(cost.model));
-      });
+      }
       if (move)
         graph->setAttr(
             kRetargetAttr,
@@ -136,7 +150,14 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
         graph->removeAttr(kRetargetAttr);
       // Kernels the database does not have, each once, on the first graph
       // that asked for it: what perf-bench --from should measure.
+      // Priced in parallel, the database recorded its misses in any order:
+      // they are listed sorted, the same whatever the thread count.
       std::vector<KernelCostMiss> misses = stack->misses();
+      std::sort(misses.begin() + missesBefore, misses.end(),
+                [](const KernelCostMiss &a, const KernelCostMiss &b) {
+                  return std::tie(a.device, a.dtype, a.kind, a.signature) <
+                         std::tie(b.device, b.dtype, b.kind, b.signature);
+                });
       SmallVector<Attribute> missAttrs;
       for (size_t i = missesBefore; i < misses.size(); ++i)
         missAttrs.push_back(builder.getDictionaryAttr({

@@ -153,8 +153,6 @@ private:
   /// so a larger kernel is priced from this extent on at the marginal cost
   /// per unit there (estimate).
   llvm::StringMap<int64_t> maxExtent;
-  /// XGBoost's predictor is not documented as thread-safe.
-  mutable std::mutex mutex;
 };
 
 } // namespace perf
