@@ -1,6 +1,7 @@
 //===- DType.cpp ----------------------------------------------------------===//
 
 #include "perf/Support/DType.h"
+#include "perf/Support/DTypeNames.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace perf;
@@ -52,20 +53,18 @@ llvm::StringRef perf::dtypeName(DType type) {
 }
 
 std::optional<DType> perf::parseDType(llvm::StringRef name) {
-  std::string lower = name.trim().lower();
-  llvm::StringRef s(lower);
-  s.consume_front("c10::");
-  s.consume_front("torch.");
-  return llvm::StringSwitch<std::optional<DType>>(s)
-      .Cases({"f64", "fp64", "double", "float64"}, DType::F64)
-      .Cases({"f32", "fp32", "float", "float32"}, DType::F32)
-      .Cases({"tf32", "tensorfloat32"}, DType::TF32)
-      .Cases({"f16", "fp16", "half", "float16"}, DType::F16)
-      .Cases({"bf16", "bfloat16"}, DType::BF16)
-      .Cases({"f8", "fp8", "f8e4m3fn", "f8e5m2", "float8_e4m3fn"}, DType::F8)
-      .Cases({"i64", "int64", "long", "si64", "ui64"}, DType::I64)
-      .Cases({"i32", "int32", "int", "si32", "ui32"}, DType::I32)
-      .Cases({"i8", "int8", "si8", "ui8", "uint8", "byte", "char"}, DType::I8)
-      .Cases({"i1", "bool"}, DType::Bool)
+  std::string_view canonical = canonicalDTypeName(name);
+  return llvm::StringSwitch<std::optional<DType>>(
+             llvm::StringRef(canonical.data(), canonical.size()))
+      .Case("f64", DType::F64)
+      .Case("f32", DType::F32)
+      .Case("tf32", DType::TF32)
+      .Case("f16", DType::F16)
+      .Case("bf16", DType::BF16)
+      .Case("f8", DType::F8)
+      .Case("i64", DType::I64)
+      .Case("i32", DType::I32)
+      .Case("i8", DType::I8)
+      .Case("i1", DType::Bool)
       .Default(std::nullopt);
 }

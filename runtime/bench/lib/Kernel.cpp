@@ -1,6 +1,7 @@
 //===- Kernel.cpp - Signatures of docs/perf-db.md -------------------------===//
 
 #include "bench/Kernel.h"
+#include "perf/Support/DTypeNames.h"
 
 #include <algorithm>
 #include <cctype>
@@ -188,24 +189,10 @@ static std::string numberProblem(const FieldRule &f, int64_t number) {
 }
 
 std::string bench::canonicalDtype(const std::string &name) {
-  std::string n;
-  for (char c : name)
-    n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  static const std::vector<std::pair<const char *, const char *>> aliases = {
-      {"f32", "f32"},     {"fp32", "f32"},      {"float32", "f32"},
-      {"float", "f32"},   {"tf32", "tf32"},     {"f16", "f16"},
-      {"fp16", "f16"},    {"float16", "f16"},   {"half", "f16"},
-      {"bf16", "bf16"},   {"bfloat16", "bf16"}, {"f64", "f64"},
-      {"fp64", "f64"},    {"float64", "f64"},   {"double", "f64"},
-      {"i8", "i8"},       {"int8", "i8"},       {"si8", "i8"},
-      {"i32", "i32"},     {"int32", "i32"},     {"i64", "i64"},
-      {"int64", "i64"},   {"f8", "f8"},         {"fp8", "f8"},
-      {"f8e4m3fn", "f8"}, {"f8e5m2", "f8"},
-  };
-  for (const auto &a : aliases)
-    if (n == a.first)
-      return a.second;
-  return "";
+  // The spellings lib/ reads (perf/Support/DTypeNames.h); no benchmark
+  // runs on booleans.
+  std::string_view canonical = perf::canonicalDTypeName(name);
+  return canonical == "i1" ? std::string() : std::string(canonical);
 }
 
 bool bench::buildKernel(const std::string &kind, const std::string &dtype,

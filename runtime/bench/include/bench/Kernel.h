@@ -71,7 +71,8 @@ struct Kernel {
 const std::vector<std::string> &benchKinds();
 
 /// The canonical dtype name for `name` ("fp16", "half", "float16" -> "f16"),
-/// or an empty string for an unknown name.
+/// read as lib/ reads it (perf/Support/DTypeNames.h), or an empty string for
+/// an unknown name or a type perf-bench does not measure (booleans).
 std::string canonicalDtype(const std::string &name);
 
 /// Builds a kernel of `kind` from named attributes. Attribute names are those
