@@ -1,17 +1,31 @@
 //===- ExecutionTraceFuzzer.cpp - PyTorch execution trace JSON, read only -===//
+//
+// Read twice: its nodes in one slice, and with every node a slice of its
+// own. The two readings must agree (both refuse the text, or read the same
+// nodes), so a cut in the wrong place is a finding, not only a crash.
+//
+//===----------------------------------------------------------------------===//
 
 #include "FuzzSupport.h"
-#include "perf/Support/InputFile.h"
 #include "perf/Trace/ExecutionTrace.h"
+#include <cstdlib>
+
+using perf::trace::ExecutionTrace;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  auto json = perf::parseJsonInput(perf::fuzz::text(data, size), "fuzz.json");
-  if (!json) {
-    perf::fuzz::ignore(json.takeError());
+  llvm::StringRef text = perf::fuzz::text(data, size);
+  auto whole = ExecutionTrace::parseText(text, "fuzz.json");
+  auto sliced = ExecutionTrace::parseText(text, "fuzz.json", 1);
+  if (bool(whole) != bool(sliced))
+    std::abort();
+  if (!whole) {
+    perf::fuzz::ignore(whole.takeError());
+    perf::fuzz::ignore(sliced.takeError());
     return 0;
   }
-  auto trace = perf::trace::ExecutionTrace::parse(*json, "fuzz.json");
-  if (!trace)
-    perf::fuzz::ignore(trace.takeError());
+  if (whole->nodes().size() != sliced->nodes().size() ||
+      whole->topLevelOps() != sliced->topLevelOps() ||
+      whole->schema() != sliced->schema())
+    std::abort();
   return 0;
 }

@@ -3,6 +3,7 @@
 #include "perf/Trace/ExecutionTrace.h"
 #include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
+#include "perf/Support/JsonOutline.h"
 #include "perf/Trace/TraceFile.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -141,11 +142,96 @@ static bool isSupportedSchema(StringRef schema, bool &newLayout) {
   return true;
 }
 
+Error ExecutionTrace::readHeader(const json::Object &top, StringRef origin) {
+  std::optional<StringRef> schema = top.getString("schema");
+  if (!schema)
+    return traceError(origin, "execution trace without a \"schema\" version");
+  schemaVersion = schema->str();
+  if (!isSupportedSchema(*schema, newLayout))
+    return traceError(origin, "unknown execution trace schema version '" +
+                                  *schema +
+                                  "' (supported: 1.0.1 through 1.1.x)");
+  processId = top.getInteger("pid").value_or(0);
+  return Error::success();
+}
+
+Error ExecutionTrace::addNode(const json::Value &value, size_t i,
+                              StringRef origin) {
+  ExecutionTrace &trace = *this;
+  const json::Object *object = value.getAsObject();
+  if (!object)
+    return traceError(origin, formatv("node #{0} is not an object", i));
+  ExecNode node;
+  std::optional<int64_t> id = object->getInteger("id");
+  if (!id)
+    return traceError(origin, formatv("node #{0} has no integer \"id\"", i));
+  node.id = *id;
+  node.name = object->getString("name").value_or("").str();
+  const json::Object *inputs = object->getObject("inputs");
+  if (inputs) {
+    // 1.0.2+ layout.
+    node.parent = object->getInteger("ctrl_deps").value_or(-1);
+    collectArguments(inputs->getArray("values"), inputs->getArray("shapes"),
+                     inputs->getArray("types"), node.inputs, &node.scalarInputs,
+                     &node.inputTypes);
+    if (const json::Object *outputs = object->getObject("outputs"))
+      collectArguments(outputs->getArray("values"), outputs->getArray("shapes"),
+                       outputs->getArray("types"), node.outputs, nullptr,
+                       nullptr);
+    if (const json::Array *attrs = object->getArray("attrs")) {
+      for (const json::Value &attr : *attrs) {
+        const json::Object *a = attr.getAsObject();
+        if (!a)
+          continue;
+        StringRef attrName = a->getString("name").value_or("");
+        const json::Value *value = a->get("value");
+        if (attrName == "rf_id")
+          node.rfId = asLooseInteger(value, -1);
+        else if (attrName == "tid")
+          node.tid = asLooseInteger(value, 0);
+        else if (attrName == "seq_id")
+          node.seqId = asLooseInteger(value, -1);
+        else if (attrName == "op_schema" && value)
+          node.opSchema = value->getAsString().value_or("").str();
+      }
+    }
+  } else {
+    // 1.0.1 layout.
+    node.parent = object->getInteger("parent").value_or(-1);
+    node.rfId = object->getInteger("rf_id").value_or(-1);
+    node.tid = object->getInteger("tid").value_or(0);
+    node.seqId = object->getInteger("seq_id").value_or(-1);
+    node.opSchema = object->getString("op_schema").value_or("").str();
+    collectArguments(object->getArray("inputs"),
+                     object->getArray("input_shapes"),
+                     object->getArray("input_types"), node.inputs,
+                     &node.scalarInputs, &node.inputTypes);
+    collectArguments(
+        object->getArray("outputs"), object->getArray("output_shapes"),
+        object->getArray("output_types"), node.outputs, nullptr, nullptr);
+  }
+  node.isOperator = !node.name.empty() && !isAnnotationName(node.name);
+  if (!trace.indexById.try_emplace(node.id, trace.nodeList.size()).second)
+    return traceError(origin, formatv("duplicate node id {0}", node.id));
+  if (node.rfId >= 0)
+    trace.indexByRfId.try_emplace(node.rfId, trace.nodeList.size());
+  trace.nodeList.push_back(std::move(node));
+  return Error::success();
+}
+
 Expected<ExecutionTrace> ExecutionTrace::load(StringRef path) {
-  Expected<json::Value> root = perf::readJsonFile(path);
-  if (!root)
-    return root.takeError();
-  return parse(*root, path);
+  Expected<InputText> text = InputText::read(path);
+  if (!text)
+    return text.takeError();
+  return parseText(text->text(), path);
+}
+
+Expected<ExecutionTrace> ExecutionTrace::loadBytes(StringRef bytes,
+                                                   StringRef origin) {
+  Expected<InputText> text = InputText::of(bytes, origin);
+  if (!text)
+    return text.takeError();
+  return parseText(text->text(), origin);
 }
 
 Expected<ExecutionTrace> ExecutionTrace::parse(const json::Value &root,
@@ -158,76 +244,68 @@ Expected<ExecutionTrace> ExecutionTrace::parse(const json::Value &root,
   if (!nodes)
     return traceError(origin, "not an execution trace (no \"nodes\" array)");
   ExecutionTrace trace;
-  std::optional<StringRef> schema = top->getString("schema");
-  if (!schema)
-    return traceError(origin, "execution trace without a \"schema\" version");
-  trace.schemaVersion = schema->str();
-  if (!isSupportedSchema(*schema, trace.newLayout))
-    return traceError(origin, "unknown execution trace schema version '" +
-                                  *schema +
-                                  "' (supported: 1.0.1 through 1.1.x)");
-  trace.processId = top->getInteger("pid").value_or(0);
-
+  if (Error error = trace.readHeader(*top, origin))
+    return std::move(error);
   trace.nodeList.reserve(nodes->size());
-  for (size_t i = 0, e = nodes->size(); i < e; ++i) {
-    const json::Object *object = (*nodes)[i].getAsObject();
-    if (!object)
-      return traceError(origin, formatv("node #{0} is not an object", i));
-    ExecNode node;
-    std::optional<int64_t> id = object->getInteger("id");
-    if (!id)
-      return traceError(origin, formatv("node #{0} has no integer \"id\"", i));
-    node.id = *id;
-    node.name = object->getString("name").value_or("").str();
-    const json::Object *inputs = object->getObject("inputs");
-    if (inputs) {
-      // 1.0.2+ layout.
-      node.parent = object->getInteger("ctrl_deps").value_or(-1);
-      collectArguments(inputs->getArray("values"), inputs->getArray("shapes"),
-                       inputs->getArray("types"), node.inputs,
-                       &node.scalarInputs, &node.inputTypes);
-      if (const json::Object *outputs = object->getObject("outputs"))
-        collectArguments(
-            outputs->getArray("values"), outputs->getArray("shapes"),
-            outputs->getArray("types"), node.outputs, nullptr, nullptr);
-      if (const json::Array *attrs = object->getArray("attrs")) {
-        for (const json::Value &attr : *attrs) {
-          const json::Object *a = attr.getAsObject();
-          if (!a)
-            continue;
-          StringRef attrName = a->getString("name").value_or("");
-          const json::Value *value = a->get("value");
-          if (attrName == "rf_id")
-            node.rfId = asLooseInteger(value, -1);
-          else if (attrName == "tid")
-            node.tid = asLooseInteger(value, 0);
-          else if (attrName == "seq_id")
-            node.seqId = asLooseInteger(value, -1);
-          else if (attrName == "op_schema" && value)
-            node.opSchema = value->getAsString().value_or("").str();
-        }
-      }
-    } else {
-      // 1.0.1 layout.
-      node.parent = object->getInteger("parent").value_or(-1);
-      node.rfId = object->getInteger("rf_id").value_or(-1);
-      node.tid = object->getInteger("tid").value_or(0);
-      node.seqId = object->getInteger("seq_id").value_or(-1);
-      node.opSchema = object->getString("op_schema").value_or("").str();
-      collectArguments(object->getArray("inputs"),
-                       object->getArray("input_shapes"),
-                       object->getArray("input_types"), node.inputs,
-                       &node.scalarInputs, &node.inputTypes);
-      collectArguments(
-          object->getArray("outputs"), object->getArray("output_shapes"),
-          object->getArray("output_types"), node.outputs, nullptr, nullptr);
+  for (size_t i = 0, e = nodes->size(); i < e; ++i)
+    if (Error error = trace.addNode((*nodes)[i], i, origin))
+      return std::move(error);
+  trace.buildStructure();
+  return trace;
+}
+
+Expected<ExecutionTrace>
+ExecutionTrace::parseText(StringRef text, StringRef origin, size_t sliceBytes) {
+  // The nodes are read a slice at a time (JsonOutline): one slice's JSON
+  // tree (llvm::json takes about 37 bytes per byte of text) is alive at
+  // once, not the whole trace's.
+  Expected<JsonOutline> outline =
+      outlineJson(text, origin, "nodes", sliceBytes);
+  if (!outline)
+    return outline.takeError();
+  Expected<json::Value> root = json::parse(outline->skeleton);
+  if (!root) {
+    consumeError(root.takeError());
+    return jsonErrorInPart(
+        outline->skeleton,
+        [&](size_t k) { return outline->textOffsetOfSkeleton(k); }, text,
+        origin, "invalid JSON");
+  }
+  // A root that is not an object, or an object without a "nodes" array
+  // the outline found: the whole-tree reader says what is wrong.
+  if (!root->getAsObject() || outline->arrays.size() != 1)
+    return parse(*root, origin);
+  ExecutionTrace trace;
+  if (Error error = trace.readHeader(*root->getAsObject(), origin))
+    return std::move(error);
+  const JsonOutline::Array &nodes = outline->arrays.front();
+  std::vector<std::pair<size_t, size_t>> slices = JsonOutline::slices(nodes);
+  std::string slice;
+  size_t index = 0;
+  for (auto [begin, end] : slices) {
+    // The slice's '[' or cut ',' opens it; a ']' closes it.
+    slice.assign(1, '[');
+    slice.append(text.data() + begin + 1, end - begin - 1);
+    slice += ']';
+    Expected<json::Value> part = json::parse(slice);
+    if (!part) {
+      consumeError(part.takeError());
+      return jsonErrorInPart(
+          slice, [&](size_t k) { return begin + k; }, text, origin,
+          "invalid JSON");
     }
-    node.isOperator = !node.name.empty() && !isAnnotationName(node.name);
-    if (!trace.indexById.try_emplace(node.id, trace.nodeList.size()).second)
-      return traceError(origin, formatv("duplicate node id {0}", node.id));
-    if (node.rfId >= 0)
-      trace.indexByRfId.try_emplace(node.rfId, trace.nodeList.size());
-    trace.nodeList.push_back(std::move(node));
+    const json::Array &elements = *part->getAsArray();
+    // Each slice of a cut array holds an element, as in the array read
+    // whole.
+    if (elements.empty() && slices.size() > 1) {
+      auto [line, column] =
+          lineAndColumn(text, begin == nodes.begin ? slices[1].first : begin);
+      return perf::fileError(origin, line, column,
+                             "invalid JSON: a ',' with no value next to it");
+    }
+    for (const json::Value &value : elements)
+      if (Error error = trace.addNode(value, index++, origin))
+        return std::move(error);
   }
   trace.buildStructure();
   return trace;

@@ -228,3 +228,64 @@ TEST(KinetoTrace, ErrorsInSlicesNameTheLine) {
         << message;
   }
 }
+
+// The execution trace's nodes read a slice at a time: the same trace whatever
+// the slice size (here every node its own slice), errors located in the
+// file.
+TEST(ExecutionTrace, SlicesOfAnySizeReadTheSameTrace) {
+  std::string path = std::string(PERF_SOURCE_DIR) +
+                     "/test/Import/Trace/Inputs/dlrm_mini_et.json";
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file =
+      perf::readInputFile(path);
+  ASSERT_TRUE(bool(file));
+  llvm::StringRef text = (*file)->getBuffer();
+  llvm::Expected<ExecutionTrace> whole = ExecutionTrace::parseText(text, path);
+  llvm::Expected<ExecutionTrace> sliced =
+      ExecutionTrace::parseText(text, path, 1);
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
+  ASSERT_TRUE(bool(json));
+  llvm::Expected<ExecutionTrace> tree = ExecutionTrace::parse(*json, path);
+  ASSERT_TRUE(bool(whole));
+  ASSERT_TRUE(bool(sliced));
+  ASSERT_TRUE(bool(tree));
+  ASSERT_GT(whole->nodes().size(), 10u);
+  for (const ExecutionTrace *other : {&*sliced, &*tree}) {
+    ASSERT_EQ(whole->nodes().size(), other->nodes().size());
+    for (size_t i = 0; i < whole->nodes().size(); ++i) {
+      EXPECT_EQ(whole->nodes()[i].id, other->nodes()[i].id);
+      EXPECT_EQ(whole->nodes()[i].name, other->nodes()[i].name);
+      EXPECT_EQ(whole->nodes()[i].inputs.size(),
+                other->nodes()[i].inputs.size());
+    }
+    EXPECT_EQ(whole->topLevelOps(), other->topLevelOps());
+    EXPECT_EQ(whole->schema(), other->schema());
+    EXPECT_EQ(whole->pid(), other->pid());
+  }
+}
+
+TEST(ExecutionTrace, ErrorsInSlicesNameTheLine) {
+  std::string bad = "{\"schema\": \"1.0.1\", \"pid\": 1, \"nodes\": [\n"
+                    "{\"id\": 1, \"name\": \"a\", \"parent\": 1},\n"
+                    "{\"id\": 2, \"name\": \"b\", \"parent\": 1},\n"
+                    "{\"id\": 3, \"name\" \"c\", \"parent\": 1}\n"
+                    "]}";
+  for (size_t sliceBytes : {size_t(1), ExecutionTrace::kSliceBytes}) {
+    std::string message = llvm::toString(
+        ExecutionTrace::parseText(bad, "bad.json", sliceBytes).takeError());
+    EXPECT_EQ(message.rfind("bad.json:4:", 0), 0u) << message;
+  }
+  // A node that is not an object is named by its place in the whole array.
+  std::string scalar = "{\"schema\": \"1.0.1\", \"nodes\": [\n"
+                       "{\"id\": 1, \"name\": \"a\", \"parent\": 1},\n"
+                       "{\"id\": 2, \"name\": \"b\", \"parent\": 1},\n"
+                       "7]}";
+  std::string message = llvm::toString(
+      ExecutionTrace::parseText(scalar, "s.json", 1).takeError());
+  EXPECT_NE(message.find("node #2 is not an object"), std::string::npos)
+      << message;
+  // No "nodes" array: the whole-tree reader's message.
+  message = llvm::toString(
+      ExecutionTrace::parseText("{\"schema\": \"1.0.1\"}", "n.json")
+          .takeError());
+  EXPECT_NE(message.find("no \"nodes\" array"), std::string::npos) << message;
+}

@@ -40,6 +40,11 @@ struct TraceImportOptions {
 mlir::OwningOpRef<mlir::ModuleOp>
 importExecutionTrace(mlir::MLIRContext *context, llvm::StringRef etPath,
                      const TraceImportOptions &options);
+/// The same from the bytes of the trace's file (.json or .json.gz; the
+/// buffer's identifier names it), already in memory.
+mlir::OwningOpRef<mlir::ModuleOp>
+importExecutionTrace(mlir::MLIRContext *context, llvm::MemoryBufferRef file,
+                     const TraceImportOptions &options);
 
 /// Imports a Kineto trace alone.
 mlir::OwningOpRef<mlir::ModuleOp>

@@ -66,10 +66,25 @@ struct ExecNode {
 class ExecutionTrace {
 public:
   /// Parses `path` (plain or gzip JSON).
+  /// Reads the trace in the file at `path` (.json or .json.gz) with
+  /// parseText.
   static llvm::Expected<ExecutionTrace> load(llvm::StringRef path);
+  /// The same from the bytes of its file (.json or .json.gz), named
+  /// `origin` in errors.
+  static llvm::Expected<ExecutionTrace> loadBytes(llvm::StringRef bytes,
+                                                  llvm::StringRef origin);
   /// Parses a JSON document; `origin` names it in errors.
   static llvm::Expected<ExecutionTrace> parse(const llvm::json::Value &root,
                                               llvm::StringRef origin);
+  /// Parses the trace's JSON text with its "nodes" array read about
+  /// `sliceBytes` at a time (whole nodes): one slice is a JSON tree at
+  /// once, not the trace. `origin` names it in errors.
+  static llvm::Expected<ExecutionTrace>
+  parseText(llvm::StringRef text, llvm::StringRef origin,
+            size_t sliceBytes = kSliceBytes);
+  /// llvm::json holds about 37 bytes per byte of text: a slice's tree stays
+  /// near 40 MB.
+  static constexpr size_t kSliceBytes = size_t(1) << 20;
 
   /// The "schema" string as found.
   const std::string &schema() const { return schemaVersion; }
@@ -94,6 +109,12 @@ public:
   unsigned brokenParentLinks() const { return brokenParents; }
 
 private:
+  /// The schema version and pid of the top-level object.
+  llvm::Error readHeader(const llvm::json::Object &top, llvm::StringRef origin);
+  /// Appends node #`index` of the "nodes" array.
+  llvm::Error addNode(const llvm::json::Value &value, size_t index,
+                      llvm::StringRef origin);
+
   std::string schemaVersion;
   bool newLayout = false;
   int64_t processId = 0;

@@ -473,11 +473,11 @@ perf::importKinetoTrace(MLIRContext *ctx, llvm::MemoryBufferRef file,
       options);
 }
 
-OwningOpRef<ModuleOp>
-perf::importExecutionTrace(MLIRContext *ctx, StringRef path,
-                           const TraceImportOptions &options) {
+/// Imports the execution trace read from `path`.
+static OwningOpRef<ModuleOp> importEt(MLIRContext *ctx, StringRef path,
+                                      llvm::Expected<ExecutionTrace> loaded,
+                                      const TraceImportOptions &options) {
   Location loc = FileLineColLoc::get(ctx, path, 0, 0);
-  llvm::Expected<ExecutionTrace> loaded = ExecutionTrace::load(path);
   if (!loaded) {
     emitInputError(loc, loaded.takeError());
     return nullptr;
@@ -622,13 +622,21 @@ perf::importExecutionTrace(MLIRContext *ctx, StringRef path,
   return module;
 }
 
-/// The file behind a translation's input buffer (the readers inflate gzip
-/// and report errors by path).
-static std::string inputPath(const std::shared_ptr<llvm::SourceMgr> &mgr) {
-  return mgr->getMemoryBuffer(mgr->getMainFileID())
-      ->getBufferIdentifier()
-      .str();
+OwningOpRef<ModuleOp>
+perf::importExecutionTrace(MLIRContext *ctx, StringRef path,
+                           const TraceImportOptions &options) {
+  return importEt(ctx, path, ExecutionTrace::load(path), options);
 }
+
+OwningOpRef<ModuleOp>
+perf::importExecutionTrace(MLIRContext *ctx, llvm::MemoryBufferRef file,
+                           const TraceImportOptions &options) {
+  return importEt(
+      ctx, file.getBufferIdentifier(),
+      ExecutionTrace::loadBytes(file.getBuffer(), file.getBufferIdentifier()),
+      options);
+}
+
 
 void perf::registerTraceImportTranslations() {
   static llvm::cl::opt<std::string> kinetoFile(
@@ -669,8 +677,10 @@ void perf::registerTraceImportTranslations() {
       "Import a PyTorch Execution Trace (.json[.gz]) as a perf.graph",
       [options](const std::shared_ptr<llvm::SourceMgr> &mgr,
                 MLIRContext *ctx) -> OwningOpRef<Operation *> {
-        OwningOpRef<ModuleOp> module =
-            importExecutionTrace(ctx, inputPath(mgr), options());
+        // The trace is read from the buffer mlir-translate read, not again.
+        OwningOpRef<ModuleOp> module = importExecutionTrace(
+            ctx, mgr->getMemoryBuffer(mgr->getMainFileID())->getMemBufferRef(),
+            options());
         return OwningOpRef<Operation *>(module.release());
       });
   registerImportTranslation(
