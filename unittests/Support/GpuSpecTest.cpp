@@ -1,4 +1,5 @@
 #include "perf/Support/GpuSpec.h"
+#include "perf/Support/GpuSpecKeys.h"
 #include "gtest/gtest.h"
 
 using namespace perf;
@@ -68,4 +69,16 @@ TEST(GpuSpec, JsonRoundTrips) {
   EXPECT_EQ(back->name, l4->name);
   EXPECT_DOUBLE_EQ(back->tensorF8Flops, l4->tensorF8Flops);
   EXPECT_DOUBLE_EQ(back->l2Bytes, l4->l2Bytes);
+}
+
+// The shared key table (perf-bench's probe writes these) is GpuSpec's
+// format: its name, source and base, then every figure gpuSpecFields
+// gives, in that order.
+TEST(GpuSpec, SharedKeyTableIsTheFormatsKeys) {
+  std::vector<std::string> keys = {"name", "source", "base"};
+  for (const auto &[key, value] : perf::gpuSpecFields(*perf::lookupGpu("A100")))
+    keys.push_back(key.str());
+  std::vector<std::string> shared(std::begin(perf::kGpuSpecJsonKeys),
+                                  std::end(perf::kGpuSpecJsonKeys));
+  EXPECT_EQ(keys, shared);
 }

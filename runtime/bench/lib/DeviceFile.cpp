@@ -1,10 +1,12 @@
 //===- DeviceFile.cpp - Device JSON and host overhead table ---------------===//
 
 #include "bench/DeviceFile.h"
+#include "perf/Support/GpuSpecKeys.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <iterator>
 
 using namespace bench;
 using Json = nlohmann::ordered_json;
@@ -18,27 +20,9 @@ static Json number(double d) {
 }
 
 const std::vector<std::string> &bench::deviceJsonKeys() {
-  static const std::vector<std::string> keys = {"name",
-                                                "source",
-                                                "base",
-                                                "sms",
-                                                "cores_per_sm",
-                                                "clock_mhz",
-                                                "fp64_tflops",
-                                                "fp32_tflops",
-                                                "fp16_tflops",
-                                                "tc_tf32_tflops",
-                                                "tc_fp16_tflops",
-                                                "tc_bf16_tflops",
-                                                "tc_fp8_tflops",
-                                                "tc_int8_tops",
-                                                "mem_bw_gbs",
-                                                "mem_gib",
-                                                "l2_bw_gbs",
-                                                "l2_mib",
-                                                "smem_per_sm_kib",
-                                                "pcie_gbs",
-                                                "nvlink_gbs"};
+  // perf's own device format (perf/Support/GpuSpecKeys.h).
+  static const std::vector<std::string> keys(std::begin(perf::kGpuSpecJsonKeys),
+                                             std::end(perf::kGpuSpecJsonKeys));
   return keys;
 }
 
