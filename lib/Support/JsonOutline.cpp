@@ -179,3 +179,27 @@ llvm::Error perf::jsonErrorInPart(llvm::StringRef part,
     return errorAt(whole, at(0), path, "invalid JSON: " + message);
   return errorAt(whole, at(byte), path, "invalid JSON: " + what);
 }
+
+llvm::Error perf::forEachSlice(
+    llvm::StringRef text, const JsonOutline::Array &array, llvm::StringRef path,
+    std::string &buffer, size_t padding,
+    llvm::function_ref<llvm::Expected<size_t>(llvm::StringRef, size_t)> read) {
+  std::vector<std::pair<size_t, size_t>> slices = JsonOutline::slices(array);
+  for (auto [begin, end] : slices) {
+    // The slice's '[' or cut ',' opens it; a ']' closes it.
+    buffer.reserve(end - begin + 1 + padding);
+    buffer.assign(1, '[');
+    buffer.append(text.data() + begin + 1, end - begin - 1);
+    buffer += ']';
+    llvm::Expected<size_t> elements = read(buffer, begin);
+    if (!elements)
+      return elements.takeError();
+    if (*elements == 0 && slices.size() > 1) {
+      bool first = begin == array.begin;
+      return errorAt(text, first ? slices[1].first : begin, path,
+                     first ? "invalid JSON: a ',' with no value before it"
+                           : "invalid JSON: a ',' with no value after it");
+    }
+  }
+  return llvm::Error::success();
+}

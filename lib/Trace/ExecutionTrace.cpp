@@ -278,35 +278,25 @@ ExecutionTrace::parseText(StringRef text, StringRef origin, size_t sliceBytes) {
   ExecutionTrace trace;
   if (Error error = trace.readHeader(*root->getAsObject(), origin))
     return std::move(error);
-  const JsonOutline::Array &nodes = outline->arrays.front();
-  std::vector<std::pair<size_t, size_t>> slices = JsonOutline::slices(nodes);
-  std::string slice;
+  std::string buffer;
   size_t index = 0;
-  for (auto [begin, end] : slices) {
-    // The slice's '[' or cut ',' opens it; a ']' closes it.
-    slice.assign(1, '[');
-    slice.append(text.data() + begin + 1, end - begin - 1);
-    slice += ']';
-    Expected<json::Value> part = json::parse(slice);
-    if (!part) {
-      consumeError(part.takeError());
-      return jsonErrorInPart(
-          slice, [&](size_t k) { return begin + k; }, text, origin,
-          "invalid JSON");
-    }
-    const json::Array &elements = *part->getAsArray();
-    // Each slice of a cut array holds an element, as in the array read
-    // whole.
-    if (elements.empty() && slices.size() > 1) {
-      auto [line, column] =
-          lineAndColumn(text, begin == nodes.begin ? slices[1].first : begin);
-      return perf::fileError(origin, line, column,
-                             "invalid JSON: a ',' with no value next to it");
-    }
-    for (const json::Value &value : elements)
-      if (Error error = trace.addNode(value, index++, origin))
-        return std::move(error);
-  }
+  if (Error error = forEachSlice(
+          text, outline->arrays.front(), origin, buffer, /*padding=*/0,
+          [&](StringRef slice, size_t begin) -> Expected<size_t> {
+            Expected<json::Value> part = json::parse(slice);
+            if (!part) {
+              consumeError(part.takeError());
+              return jsonErrorInPart(
+                  slice, [&](size_t k) { return begin + k; }, text, origin,
+                  "invalid JSON");
+            }
+            const json::Array &elements = *part->getAsArray();
+            for (const json::Value &value : elements)
+              if (Error error = trace.addNode(value, index++, origin))
+                return std::move(error);
+            return elements.size();
+          }))
+    return std::move(error);
   trace.buildStructure();
   return trace;
 }

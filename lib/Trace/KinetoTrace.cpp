@@ -406,35 +406,23 @@ public:
           outline.skeleton,
           [&](size_t k) { return outline.textOffsetOfSkeleton(k); }, text,
           origin, simdjson::error_message(error));
-    for (const JsonOutline::Array &array : outline.arrays) {
-      std::vector<std::pair<size_t, size_t>> slices =
-          JsonOutline::slices(array);
-      for (auto [begin, end] : slices) {
-        // The slice's '[' or cut ',' opens it; a ']' closes it.
-        buffer.assign(1, '[');
-        buffer.append(text.data() + begin + 1, end - begin - 1);
-        buffer += ']';
-        size_t elements = 0;
-        error = readSlice(root, [&](const RawEvent &e) {
-          ++elements;
-          onEvent(e);
-        });
-        if (error)
-          return jsonErrorInPart(
-              buffer, [&](size_t k) { return begin + k; }, text, origin,
-              simdjson::error_message(error));
-        // Each slice of a cut array holds an element: a cut comma has a
-        // value on both sides, as in the array read whole.
-        if (elements == 0 && slices.size() > 1) {
-          bool first = begin == array.begin;
-          auto [line, column] =
-              lineAndColumn(text, first ? slices[1].first : begin);
-          return fileError(origin, line, column,
-                           first ? "invalid JSON: a ',' with no value before it"
-                                 : "invalid JSON: a ',' with no value after it");
-        }
-      }
-    }
+    for (const JsonOutline::Array &array : outline.arrays)
+      if (Error error = forEachSlice(
+              text, array, origin, buffer, simdjson::SIMDJSON_PADDING,
+              [&](StringRef slice, size_t begin) -> Expected<size_t> {
+                size_t elements = 0;
+                simdjson::error_code error =
+                    readSlice(root, [&](const RawEvent &e) {
+                      ++elements;
+                      onEvent(e);
+                    });
+                if (error)
+                  return jsonErrorInPart(
+                      slice, [&](size_t k) { return begin + k; }, text, origin,
+                      simdjson::error_message(error));
+                return elements;
+              }))
+        return error;
     return Error::success();
   }
 

@@ -60,6 +60,21 @@ llvm::Expected<JsonOutline> outlineJson(llvm::StringRef text,
                                         llvm::StringRef path,
                                         llvm::StringRef key, size_t sliceBytes);
 
+/// Calls `read` on each slice of `array` (a part of `text`, read from
+/// `path`) made a JSON array of its own: '[', the slice's elements, ']',
+/// in `buffer` (reused from slice to slice, with `padding` bytes reserved
+/// past the end for a parser that reads ahead). `read` gives the number of
+/// elements it read, or an error whose place in the slice (byte k of the
+/// slice is byte begin + k of `text`) it has located itself. A slice with
+/// no element, of an array cut in several, is a ',' with no value next to
+/// it: an error at that comma, as the array read whole would give.
+llvm::Error
+forEachSlice(llvm::StringRef text, const JsonOutline::Array &array,
+             llvm::StringRef path, std::string &buffer, size_t padding,
+             llvm::function_ref<llvm::Expected<size_t>(llvm::StringRef slice,
+                                                       size_t begin)>
+                 read);
+
 /// An "invalid JSON" error for `part`, text made from `whole` (byte k of
 /// `part` is byte toWhole(k) of `whole`), located where llvm::json finds
 /// the first error in `part`; `fallback` says what is wrong (at the part's
