@@ -40,6 +40,11 @@ def KernelCost : PerfPass<"perf-kernel-cost", "::mlir::ModuleOp"> {
     prices on both GPUs; `wave`: Habitat's wave scaling), keeps the measured
     time in `perf.measured_latency_us`, and the graph's `perf.retarget`
     counts the kernels moved and those no model priced (kept as measured).
+
+    Each distinct kernel of a graph is priced once, the distinct ones in
+    parallel on the context's threads (`--mlir-disable-threading` prices
+    them one after another); the prices are written in program order, so
+    the module is the same whatever the thread count.
   }];
   let options = [
     Option<"models", "models", "std::string", "\"roofline\"",
