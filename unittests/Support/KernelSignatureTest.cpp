@@ -1,4 +1,6 @@
 #include "perf/Support/KernelSignature.h"
+#include "perf/Support/SignatureFields.h"
+#include "llvm/ADT/SmallVector.h"
 #include "gtest/gtest.h"
 
 using namespace perf;
@@ -76,4 +78,27 @@ TEST(KernelSignature, ParsesBack) {
   auto unknown = parseKernelSignature("nonsense", "n=1");
   ASSERT_FALSE(bool(unknown));
   llvm::consumeError(unknown.takeError());
+}
+
+// The signature of every kind has the fields, in the order, of the shared
+// table perf-bench's key rules are also tested against.
+TEST(KernelSignature, FieldsAreTheSharedTables) {
+  for (KernelKind kind :
+       {KernelKind::Gemm, KernelKind::Conv2d, KernelKind::Elementwise,
+        KernelKind::Reduce, KernelKind::Softmax, KernelKind::LayerNorm,
+        KernelKind::EmbeddingBag, KernelKind::Memcpy, KernelKind::Transpose,
+        KernelKind::Concat, KernelKind::Attention, KernelKind::Pooling,
+        KernelKind::BatchNorm, KernelKind::Optimizer, KernelKind::Generic}) {
+    KernelDesc d;
+    d.kind = kind;
+    std::string keys;
+    llvm::SmallVector<llvm::StringRef> tokens;
+    std::string signature = kernelSignature(d);
+    llvm::StringRef(signature).split(tokens, ' ');
+    for (llvm::StringRef token : tokens)
+      keys += (keys.empty() ? "" : " ") + token.split('=').first.str();
+    std::string_view expected = signatureFieldsOf(kernelKindName(kind).str());
+    EXPECT_FALSE(expected.empty()) << kernelKindName(kind).str();
+    EXPECT_EQ(keys, std::string(expected)) << kernelKindName(kind).str();
+  }
 }

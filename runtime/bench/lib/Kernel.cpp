@@ -153,6 +153,14 @@ static const KindRule *findRule(const std::string &kind) {
   return nullptr;
 }
 
+std::vector<std::string> bench::signatureFieldNames(const std::string &kind) {
+  std::vector<std::string> names;
+  if (const KindRule *rule = findRule(kind))
+    for (const FieldRule &f : rule->fields)
+      names.push_back(f.field);
+  return names;
+}
+
 static std::vector<std::string> splitBar(const char *s) {
   std::vector<std::string> out;
   std::string cur;

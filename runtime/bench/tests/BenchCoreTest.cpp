@@ -5,6 +5,7 @@
 #include "bench/Kernel.h"
 #include "bench/Spec.h"
 #include "bench/Stats.h"
+#include "perf/Support/SignatureFields.h"
 
 #include "gtest/gtest.h"
 #include <nlohmann/json.hpp>
@@ -409,6 +410,21 @@ TEST(KernelKey, TellsUnsupportedFromMalformed) {
   EXPECT_FALSE(
       parseKernelKey("reduce", "i1", "rows=1 cols=2", k, error, &unsupported));
   EXPECT_TRUE(unsupported);
+}
+
+// The keys perf-bench writes have the fields, in the order, of the table the
+// signature writer of lib/ is tested against (the fused convolution is keyed
+// like conv2d).
+TEST(KernelKey, FieldsAreTheSharedTables) {
+  for (const std::string &kind : benchKinds()) {
+    std::string names;
+    for (const std::string &name : signatureFieldNames(kind))
+      names += (names.empty() ? "" : " ") + name;
+    std::string_view expected = perf::signatureFieldsOf(
+        kind == "conv2d_bias_relu" ? std::string_view("conv2d") : kind);
+    EXPECT_FALSE(expected.empty()) << kind;
+    EXPECT_EQ(names, std::string(expected)) << kind;
+  }
 }
 
 std::string kernelList(const std::string &entries) {

@@ -70,6 +70,10 @@ struct Kernel {
 /// The kinds perf-bench measures, in the order docs/perf-db.md lists them.
 const std::vector<std::string> &benchKinds();
 
+/// The signature fields of `kind`, in key order (empty for a kind perf-bench
+/// does not measure): perf/Support/SignatureFields.h's, as the tests check.
+std::vector<std::string> signatureFieldNames(const std::string &kind);
+
 /// The canonical dtype name for `name` ("fp16", "half", "float16" -> "f16"),
 /// read as lib/ reads it (perf/Support/DTypeNames.h), or an empty string for
 /// an unknown name or a type perf-bench does not measure (booleans).
