@@ -1,6 +1,7 @@
 //===- HostOverheads.cpp - T1-T5 host overheads from Kineto traces --------===//
 
 #include "perf/Trace/HostOverheads.h"
+#include "perf/Support/Quantile.h"
 #include "perf/Trace/TraceFile.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -13,16 +14,6 @@ using namespace llvm;
 
 namespace perf {
 namespace trace {
-
-double quantileOfSorted(ArrayRef<double> sorted, double q) {
-  if (sorted.empty())
-    return 0;
-  double position = q * static_cast<double>(sorted.size() - 1);
-  size_t lower = static_cast<size_t>(std::floor(position));
-  size_t upper = std::min(lower + 1, sorted.size() - 1);
-  double fraction = position - static_cast<double>(lower);
-  return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction;
-}
 
 OverheadStats summarizeSamples(ArrayRef<double> samples, bool removeOutliers) {
   OverheadStats stats;

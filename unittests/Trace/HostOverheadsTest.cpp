@@ -1,6 +1,7 @@
 //===- HostOverheadsTest.cpp - Overhead statistics and extraction ---------===//
 
 #include "perf/Trace/HostOverheads.h"
+#include "perf/Support/Quantile.h"
 #include "perf/Trace/TraceAnalysis.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -13,10 +14,10 @@ using namespace perf::trace;
 TEST(OverheadStats, QuantilesInterpolateLikeNumpy) {
   std::vector<double> sorted = {1, 2, 3, 4};
   // numpy.percentile([1,2,3,4], [25, 50, 75]) = 1.75, 2.5, 3.25
-  EXPECT_DOUBLE_EQ(quantileOfSorted(sorted, 0.25), 1.75);
-  EXPECT_DOUBLE_EQ(quantileOfSorted(sorted, 0.5), 2.5);
-  EXPECT_DOUBLE_EQ(quantileOfSorted(sorted, 0.75), 3.25);
-  EXPECT_DOUBLE_EQ(quantileOfSorted(sorted, 1.0), 4);
+  EXPECT_DOUBLE_EQ(perf::quantileOfSorted(sorted, 0.25), 1.75);
+  EXPECT_DOUBLE_EQ(perf::quantileOfSorted(sorted, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(perf::quantileOfSorted(sorted, 0.75), 3.25);
+  EXPECT_DOUBLE_EQ(perf::quantileOfSorted(sorted, 1.0), 4);
 }
 
 TEST(OverheadStats, RemovesOutliersBeyondOnePointFiveIqr) {

@@ -33,10 +33,6 @@
 namespace perf {
 namespace trace {
 
-/// The q-quantile (0..1) of sorted samples by linear interpolation between
-/// closest ranks (numpy's default method).
-double quantileOfSorted(llvm::ArrayRef<double> sorted, double q);
-
 /// Mean/std/count of `samples`, dropping those outside
 /// [Q1 - 1.5 IQR, Q3 + 1.5 IQR] when `removeOutliers`.
 OverheadStats summarizeSamples(llvm::ArrayRef<double> samples,

@@ -1,6 +1,7 @@
 //===- Stats.cpp - Summaries of repeated timings, progress bar ------------===//
 
 #include "bench/Stats.h"
+#include "perf/Support/Quantile.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,14 +10,8 @@
 using namespace bench;
 
 double bench::quantile(const std::vector<double> &sorted, double q) {
-  if (sorted.empty())
-    return 0;
-  q = std::min(1.0, std::max(0.0, q));
-  double pos = q * static_cast<double>(sorted.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(pos));
-  size_t hi = std::min(lo + 1, sorted.size() - 1);
-  double frac = pos - static_cast<double>(lo);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+  // The project's one quantile rule (perf/Support/Quantile.h).
+  return perf::quantileOfSorted(sorted, q);
 }
 
 Summary bench::summarize(std::vector<double> samples) {
