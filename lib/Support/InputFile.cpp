@@ -155,34 +155,43 @@ static size_t tooDeep(llvm::StringRef text) {
   return llvm::StringRef::npos;
 }
 
-llvm::Error perf::checkJsonDepth(llvm::StringRef text, llvm::StringRef path) {
-  size_t deep = tooDeep(text);
-  if (deep == llvm::StringRef::npos)
-    return llvm::Error::success();
-  auto [line, column] = lineAndColumn(text, deep);
+llvm::Error perf::jsonTooDeepError(llvm::StringRef text, size_t offset,
+                                   llvm::StringRef path) {
+  auto [line, column] = lineAndColumn(text, offset);
   return fileError(path, line, column,
                    "JSON nested deeper than the limit " + kMaxJsonDepth.name +
                        " (" + llvm::Twine(kMaxJsonDepth.max) + ")");
 }
 
+std::optional<JsonParseMessage>
+perf::splitJsonParseMessage(llvm::StringRef message) {
+  llvm::StringRef rest = message;
+  if (!rest.consume_front("["))
+    return std::nullopt;
+  auto [where, what] = rest.split("]: ");
+  auto [lineColumn, byteText] = where.split(", byte=");
+  auto [lineText, columnText] = lineColumn.split(':');
+  JsonParseMessage split;
+  if (what.empty() || lineText.getAsInteger(10, split.line) ||
+      columnText.getAsInteger(10, split.column) ||
+      byteText.getAsInteger(10, split.byte))
+    return std::nullopt;
+  split.what = what.str();
+  return split;
+}
+
 llvm::Expected<llvm::json::Value> perf::parseJsonInput(llvm::StringRef text,
                                                        llvm::StringRef path) {
-  if (llvm::Error deep = checkJsonDepth(text, path))
-    return std::move(deep);
+  size_t deep = tooDeep(text);
+  if (deep != llvm::StringRef::npos)
+    return jsonTooDeepError(text, deep, path);
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (json)
     return json;
-  // llvm::json says "[line:col, byte=N]: message".
   std::string message = llvm::toString(json.takeError());
-  llvm::StringRef rest(message);
-  unsigned line = 0, column = 0;
-  if (rest.consume_front("[")) {
-    auto [where, what] = rest.split("]: ");
-    auto [lineText, columnText] = where.split(",").first.split(':');
-    if (!lineText.getAsInteger(10, line) &&
-        !columnText.getAsInteger(10, column))
-      return fileError(path, line, column, "invalid JSON: " + what);
-  }
+  if (std::optional<JsonParseMessage> split = splitJsonParseMessage(message))
+    return fileError(path, split->line, split->column,
+                     "invalid JSON: " + split->what);
   return fileError(path, "invalid JSON: " + message);
 }
 

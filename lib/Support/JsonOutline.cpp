@@ -110,10 +110,7 @@ llvm::Expected<JsonOutline> perf::outlineJson(llvm::StringRef text,
       if (depth == 1)
         valueOfKey = false;
       if (++depth > kMaxJsonDepth.max)
-        return errorAt(text, i, path,
-                       "JSON nested deeper than the limit " +
-                           kMaxJsonDepth.name + " (" +
-                           llvm::Twine(kMaxJsonDepth.max) + ")");
+        return jsonTooDeepError(text, i, path);
       if (startsArray && arrayDepth == 0) {
         arrayDepth = depth;
         array = {};
@@ -158,26 +155,25 @@ llvm::Expected<JsonOutline> perf::outlineJson(llvm::StringRef text,
   return outline;
 }
 
+llvm::Error perf::locateJsonError(llvm::Error error,
+                                  llvm::function_ref<size_t(size_t)> toWhole,
+                                  llvm::StringRef whole, llvm::StringRef path) {
+  std::string message = llvm::toString(std::move(error));
+  std::optional<JsonParseMessage> split = splitJsonParseMessage(message);
+  size_t at = std::min(toWhole(split ? split->byte : 0), whole.size());
+  return errorAt(whole, at, path,
+                 "invalid JSON: " + (split ? split->what : message));
+}
+
 llvm::Error perf::jsonErrorInPart(llvm::StringRef part,
                                   llvm::function_ref<size_t(size_t)> toWhole,
                                   llvm::StringRef whole, llvm::StringRef path,
                                   llvm::StringRef fallback) {
-  auto at = [&](size_t k) { return std::min(toWhole(k), whole.size()); };
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(part);
   if (json)
-    return errorAt(whole, at(0), path, "invalid JSON: " + fallback);
-  // llvm::json says "[line:col, byte=N]: message".
-  std::string message = llvm::toString(json.takeError());
-  llvm::StringRef rest(message);
-  size_t byte = 0;
-  size_t where = rest.find("byte=");
-  llvm::StringRef what = rest.split("]: ").second;
-  if (where == llvm::StringRef::npos || what.empty() ||
-      rest.drop_front(where + 5)
-          .take_until([](char c) { return c == ']'; })
-          .getAsInteger(10, byte))
-    return errorAt(whole, at(0), path, "invalid JSON: " + message);
-  return errorAt(whole, at(byte), path, "invalid JSON: " + what);
+    return errorAt(whole, std::min(toWhole(0), whole.size()), path,
+                   "invalid JSON: " + fallback);
+  return locateJsonError(json.takeError(), toWhole, whole, path);
 }
 
 llvm::Error perf::forEachSlice(

@@ -264,19 +264,18 @@ ExecutionTrace::parseText(StringRef text, StringRef origin, size_t sliceBytes) {
   if (!outline)
     return outline.takeError();
   Expected<json::Value> root = json::parse(outline->skeleton);
-  if (!root) {
-    consumeError(root.takeError());
-    return jsonErrorInPart(
-        outline->skeleton,
+  if (!root)
+    return locateJsonError(
+        root.takeError(),
         [&](size_t k) { return outline->textOffsetOfSkeleton(k); }, text,
-        origin, "invalid JSON");
-  }
+        origin);
   // A root that is not an object, or an object without a "nodes" array
   // the outline found: the whole-tree reader says what is wrong.
-  if (!root->getAsObject() || outline->arrays.size() != 1)
+  const json::Object *top = root->getAsObject();
+  if (!top || outline->arrays.size() != 1)
     return parse(*root, origin);
   ExecutionTrace trace;
-  if (Error error = trace.readHeader(*root->getAsObject(), origin))
+  if (Error error = trace.readHeader(*top, origin))
     return std::move(error);
   std::string buffer;
   size_t index = 0;
@@ -284,12 +283,10 @@ ExecutionTrace::parseText(StringRef text, StringRef origin, size_t sliceBytes) {
           text, outline->arrays.front(), origin, buffer, /*padding=*/0,
           [&](StringRef slice, size_t begin) -> Expected<size_t> {
             Expected<json::Value> part = json::parse(slice);
-            if (!part) {
-              consumeError(part.takeError());
-              return jsonErrorInPart(
-                  slice, [&](size_t k) { return begin + k; }, text, origin,
-                  "invalid JSON");
-            }
+            if (!part)
+              return locateJsonError(
+                  part.takeError(), [&](size_t k) { return begin + k; },
+                  text, origin);
             const json::Array &elements = *part->getAsArray();
             for (const json::Value &value : elements)
               if (Error error = trace.addNode(value, index++, origin))

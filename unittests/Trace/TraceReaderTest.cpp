@@ -289,3 +289,4 @@ TEST(ExecutionTrace, ErrorsInSlicesNameTheLine) {
           .takeError());
   EXPECT_NE(message.find("no \"nodes\" array"), std::string::npos) << message;
 }
+

@@ -58,9 +58,21 @@ private:
 std::pair<unsigned, unsigned> lineAndColumn(llvm::StringRef text,
                                             size_t offset);
 
-/// Refuses JSON `text` nested deeper than max-json-depth (the parsers
-/// recurse), naming the line and column where it goes past.
-llvm::Error checkJsonDepth(llvm::StringRef text, llvm::StringRef path);
+/// The error for JSON `text` (read from `path`) whose bracket at byte
+/// `offset` is nested deeper than max-json-depth.
+llvm::Error jsonTooDeepError(llvm::StringRef text, size_t offset,
+                             llvm::StringRef path);
+
+/// What llvm::json's parse error says: "[line:col, byte=N]: what" (its
+/// column counts from 0).
+struct JsonParseMessage {
+  unsigned line = 0, column = 0;
+  size_t byte = 0;
+  std::string what;
+};
+/// Splits llvm::json's parse error `message`; nullopt if it is not in that
+/// form.
+std::optional<JsonParseMessage> splitJsonParseMessage(llvm::StringRef message);
 
 /// Parses JSON `text` read from `path`: nesting deeper than max-json-depth
 /// is refused before parsing, and every error names the file, line and

@@ -75,10 +75,16 @@ forEachSlice(llvm::StringRef text, const JsonOutline::Array &array,
                                                        size_t begin)>
                  read);
 
+/// An "invalid JSON" error for llvm::json's parse `error` of text made from
+/// `whole` (byte k of it is byte toWhole(k) of `whole`), located in `whole`.
+llvm::Error locateJsonError(llvm::Error error,
+                            llvm::function_ref<size_t(size_t)> toWhole,
+                            llvm::StringRef whole, llvm::StringRef path);
+
 /// An "invalid JSON" error for `part`, text made from `whole` (byte k of
 /// `part` is byte toWhole(k) of `whole`), located where llvm::json finds
-/// the first error in `part`; `fallback` says what is wrong (at the part's
-/// start) if llvm::json accepts it.
+/// the first error in `part` (another parser refused it); `fallback` says
+/// what is wrong (at the part's start) if llvm::json accepts it.
 llvm::Error jsonErrorInPart(llvm::StringRef part,
                             llvm::function_ref<size_t(size_t)> toWhole,
                             llvm::StringRef whole, llvm::StringRef path,
