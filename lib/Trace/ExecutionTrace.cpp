@@ -269,10 +269,11 @@ ExecutionTrace::parseText(StringRef text, StringRef origin, size_t sliceBytes) {
         root.takeError(),
         [&](size_t k) { return outline->textOffsetOfSkeleton(k); }, text,
         origin);
-  // A root that is not an object, or an object without a "nodes" array
-  // the outline found: the whole-tree reader says what is wrong.
+  // A root that is not an object, or whose "nodes" (the last of that key,
+  // as llvm::json keeps it) is not one of the arrays the outline cut: the
+  // whole-tree reader says what is wrong.
   const json::Object *top = root->getAsObject();
-  if (!top || outline->arrays.size() != 1)
+  if (!top || !top->getArray("nodes") || outline->arrays.empty())
     return parse(*root, origin);
   ExecutionTrace trace;
   if (Error error = trace.readHeader(*top, origin))
@@ -280,13 +281,13 @@ ExecutionTrace::parseText(StringRef text, StringRef origin, size_t sliceBytes) {
   std::string buffer;
   size_t index = 0;
   if (Error error = forEachSlice(
-          text, outline->arrays.front(), origin, buffer, /*padding=*/0,
+          text, outline->arrays.back(), origin, buffer, /*padding=*/0,
           [&](StringRef slice, size_t begin) -> Expected<size_t> {
             Expected<json::Value> part = json::parse(slice);
             if (!part)
               return locateJsonError(
-                  part.takeError(), [&](size_t k) { return begin + k; },
-                  text, origin);
+                  part.takeError(), [&](size_t k) { return begin + k; }, text,
+                  origin);
             const json::Array &elements = *part->getAsArray();
             for (const json::Value &value : elements)
               if (Error error = trace.addNode(value, index++, origin))

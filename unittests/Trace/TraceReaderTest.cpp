@@ -290,3 +290,24 @@ TEST(ExecutionTrace, ErrorsInSlicesNameTheLine) {
   EXPECT_NE(message.find("no \"nodes\" array"), std::string::npos) << message;
 }
 
+// A "nodes" key given twice: the last one counts, as in llvm::json's tree
+// (the sliced reader read none of them at first).
+TEST(ExecutionTrace, RepeatedNodesKeyReadsTheLast) {
+  const char *text = R"json({"schema": "1.0.1", "nodes": [
+    {"id": 1, "name": "a", "parent": 1}, {"id": 3, "name": "c", "parent": 1}],
+    "nodes": [{"id": 2, "name": "b", "parent": 2}]})json";
+  for (size_t sliceBytes : {size_t(1), ExecutionTrace::kSliceBytes}) {
+    llvm::Expected<ExecutionTrace> et =
+        ExecutionTrace::parseText(text, "dup.json", sliceBytes);
+    ASSERT_TRUE(bool(et)) << llvm::toString(et.takeError());
+    ASSERT_EQ(et->nodes().size(), 1u);
+    EXPECT_EQ(et->nodes()[0].name, "b");
+  }
+  // Last given as something else: no "nodes" array, as the tree reader says.
+  std::string message = llvm::toString(
+      ExecutionTrace::parseText(
+          R"json({"schema": "1.0.1", "nodes": [{"id": 1}], "nodes": 5})json",
+          "n.json")
+          .takeError());
+  EXPECT_NE(message.find("no \"nodes\" array"), std::string::npos) << message;
+}
