@@ -8,6 +8,7 @@
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 #include <cmath>
+#include <optional>
 
 namespace perf {
 #define GEN_PASS_DEF_HOSTOVERHEAD
@@ -52,11 +53,13 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
       }
       op->setDiscardableAttrs(after);
     };
-    auto attach = [&](Operation *op, StringRef name) {
+    // T1, T2, T3 and T5 of `name`'s row; `t5`, when given, in the T5 slot.
+    auto attach = [&](Operation *op, StringRef name,
+                      std::optional<double> t5 = std::nullopt) {
       double t[4] = {scale * overheads.get(name, Overhead::T1),
                      scale * overheads.get(name, Overhead::T2),
                      scale * overheads.get(name, Overhead::T3),
-                     scale * overheads.get(name, Overhead::T5)};
+                     t5 ? *t5 : scale * overheads.get(name, Overhead::T5)};
       setOne(op, kOverheadAttr, builder.getDenseF64ArrayAttr(t));
     };
     getOperation().walk([&](Operation *op) {
@@ -68,11 +71,8 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
         // top-level op of the trace), its own cost after the wait takes the
         // T5 slot.
         auto call = op->getAttrOfType<StringAttr>("call");
-        attach(op, call ? call.getValue() : "cudaDeviceSynchronize");
-        auto o = op->getAttrOfType<DenseF64ArrayAttr>(kOverheadAttr);
-        double t[4] = {o[0], o[1], o[2],
-                       call ? scale * overheads.syncCall(call.getValue()) : 0};
-        setOne(op, kOverheadAttr, builder.getDenseF64ArrayAttr(t));
+        attach(op, call ? call.getValue() : "cudaDeviceSynchronize",
+               call ? scale * overheads.syncCall(call.getValue()) : 0);
       } else if (isa<KernelOpInterface, CollectiveOpInterface>(op)) {
         StringRef call =
             isa<MemcpyOp>(op) ? "cudaMemcpyAsync" : "cudaLaunchKernel";

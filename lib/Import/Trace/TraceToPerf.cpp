@@ -637,7 +637,6 @@ perf::importExecutionTrace(MLIRContext *ctx, llvm::MemoryBufferRef file,
       options);
 }
 
-
 void perf::registerTraceImportTranslations() {
   static llvm::cl::opt<std::string> kinetoFile(
       "kineto",
