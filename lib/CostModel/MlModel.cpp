@@ -179,6 +179,12 @@ static std::optional<double> predictOneRow(void *booster,
                                 &out) ||
       !out)
     return std::nullopt;
+  // One row, one output (a booster of several outputs is not the model's).
+  bst_ulong values = 1;
+  for (bst_ulong i = 0; i < dims; ++i)
+    values *= shape[i];
+  if (values != 1)
+    return std::nullopt;
   return double(out[0]);
 }
 
@@ -599,10 +605,7 @@ std::optional<KernelCost>
 MlModel::estimateWithinCoverage(void *booster, const KernelDesc &k,
                                 const GpuSpec &gpu) const {
   std::vector<float> f = mlFeatures(k, gpu);
-  auto predict = [&](void *booster) -> std::optional<double> {
-    return predictOneRow(booster, f);
-  };
-  std::optional<double> residual = predict(booster);
+  std::optional<double> residual = predictOneRow(booster, f);
   if (!residual)
     return std::nullopt;
   double isolatedUs =
@@ -613,7 +616,7 @@ MlModel::estimateWithinCoverage(void *booster, const KernelDesc &k,
                       ? mlGemmBaselineUs(k, gpu, *gemmTile)
                       : 0;
   if (tileUs > 0)
-    if (std::optional<double> r = predict(tileBooster->second))
+    if (std::optional<double> r = predictOneRow(tileBooster->second, f))
       isolatedUs = std::sqrt(isolatedUs * tileUs * std::exp(*r));
   // A price that is not a finite non-negative number is no price: the
   // stack's next model answers (the booster checks bound the trees' output,
