@@ -119,8 +119,8 @@ llvm::Expected<InputText> InputText::read(llvm::StringRef path) {
 }
 
 /// The 1-based line and column of byte `offset` of `text`.
-std::pair<unsigned, unsigned> perf::lineAndColumn(llvm::StringRef text,
-                                                  size_t offset) {
+static std::pair<unsigned, unsigned> lineAndColumn(llvm::StringRef text,
+                                                   size_t offset) {
   llvm::StringRef before = text.take_front(offset);
   unsigned line = 1 + before.count('\n');
   size_t lineStart = before.rfind('\n');
@@ -155,12 +155,18 @@ static size_t tooDeep(llvm::StringRef text) {
   return llvm::StringRef::npos;
 }
 
+llvm::Error perf::fileErrorAt(llvm::StringRef text, size_t offset,
+                              llvm::StringRef path,
+                              const llvm::Twine &message) {
+  auto [line, column] = lineAndColumn(text, offset);
+  return fileError(path, line, column, message);
+}
+
 llvm::Error perf::jsonTooDeepError(llvm::StringRef text, size_t offset,
                                    llvm::StringRef path) {
-  auto [line, column] = lineAndColumn(text, offset);
-  return fileError(path, line, column,
-                   "JSON nested deeper than the limit " + kMaxJsonDepth.name +
-                       " (" + llvm::Twine(kMaxJsonDepth.max) + ")");
+  return fileErrorAt(text, offset, path,
+                     "JSON nested deeper than the limit " + kMaxJsonDepth.name +
+                         " (" + llvm::Twine(kMaxJsonDepth.max) + ")");
 }
 
 std::optional<JsonParseMessage>

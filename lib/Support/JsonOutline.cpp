@@ -52,12 +52,6 @@ static size_t closingQuote(llvm::StringRef text, size_t open) {
   return llvm::StringRef::npos;
 }
 
-static llvm::Error errorAt(llvm::StringRef text, size_t offset,
-                           llvm::StringRef path, const llvm::Twine &message) {
-  auto [line, column] = lineAndColumn(text, offset);
-  return fileError(path, line, column, message);
-}
-
 llvm::Expected<JsonOutline> perf::outlineJson(llvm::StringRef text,
                                               llvm::StringRef path,
                                               llvm::StringRef key,
@@ -79,7 +73,7 @@ llvm::Expected<JsonOutline> perf::outlineJson(llvm::StringRef text,
     case '"': {
       size_t close = closingQuote(text, i);
       if (close == llvm::StringRef::npos)
-        return errorAt(text, i, path, "invalid JSON: unterminated string");
+        return fileErrorAt(text, i, path, "invalid JSON: unterminated string");
       if (depth == 1 && rootIsObject)
         lastString = text.slice(i + 1, close);
       i = close;
@@ -123,24 +117,25 @@ llvm::Expected<JsonOutline> perf::outlineJson(llvm::StringRef text,
       if (depth == arrayDepth) {
         // The slices are parsed with a ']' of their own: this one must be.
         if (c != ']')
-          return errorAt(text, i, path, "invalid JSON: '}' closes an array");
+          return fileErrorAt(text, i, path,
+                             "invalid JSON: '}' closes an array");
         array.end = i + 1;
         outline.arrays.push_back(std::move(array));
         arrayDepth = 0;
       }
       if (--depth < 0)
-        return errorAt(text, i, path,
-                       llvm::Twine("invalid JSON: unbalanced '") +
-                           llvm::Twine(c) + "'");
+        return fileErrorAt(text, i, path,
+                           llvm::Twine("invalid JSON: unbalanced '") +
+                               llvm::Twine(c) + "'");
       break;
     default:
       break;
     }
   }
   if (depth > 0)
-    return errorAt(text, text.size(), path,
-                   "invalid JSON: the text ends inside " + llvm::Twine(depth) +
-                       " unclosed brackets");
+    return fileErrorAt(text, text.size(), path,
+                       "invalid JSON: the text ends inside " +
+                           llvm::Twine(depth) + " unclosed brackets");
 
   size_t from = 0;
   for (const JsonOutline::Array &a : outline.arrays) {
@@ -161,8 +156,8 @@ llvm::Error perf::locateJsonError(llvm::Error error,
   std::string message = llvm::toString(std::move(error));
   std::optional<JsonParseMessage> split = splitJsonParseMessage(message);
   size_t at = std::min(toWhole(split ? split->byte : 0), whole.size());
-  return errorAt(whole, at, path,
-                 "invalid JSON: " + (split ? split->what : message));
+  return fileErrorAt(whole, at, path,
+                     "invalid JSON: " + (split ? split->what : message));
 }
 
 llvm::Error perf::jsonErrorInPart(llvm::StringRef part,
@@ -171,8 +166,8 @@ llvm::Error perf::jsonErrorInPart(llvm::StringRef part,
                                   llvm::StringRef fallback) {
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(part);
   if (json)
-    return errorAt(whole, std::min(toWhole(0), whole.size()), path,
-                   "invalid JSON: " + fallback);
+    return fileErrorAt(whole, std::min(toWhole(0), whole.size()), path,
+                       "invalid JSON: " + fallback);
   return locateJsonError(json.takeError(), toWhole, whole, path);
 }
 
@@ -192,9 +187,9 @@ llvm::Error perf::forEachSlice(
       return elements.takeError();
     if (*elements == 0 && slices.size() > 1) {
       bool first = begin == array.begin;
-      return errorAt(text, first ? slices[1].first : begin, path,
-                     first ? "invalid JSON: a ',' with no value before it"
-                           : "invalid JSON: a ',' with no value after it");
+      return fileErrorAt(text, first ? slices[1].first : begin, path,
+                         first ? "invalid JSON: a ',' with no value before it"
+                               : "invalid JSON: a ',' with no value after it");
     }
   }
   return llvm::Error::success();

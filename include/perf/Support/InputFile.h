@@ -54,9 +54,10 @@ private:
   llvm::StringRef view;
 };
 
-/// The 1-based line and column of byte `offset` of `text`.
-std::pair<unsigned, unsigned> lineAndColumn(llvm::StringRef text,
-                                            size_t offset);
+/// An error at byte `offset` of `text` (read from `path`), named by its
+/// 1-based line and column.
+llvm::Error fileErrorAt(llvm::StringRef text, size_t offset,
+                        llvm::StringRef path, const llvm::Twine &message);
 
 /// The error for JSON `text` (read from `path`) whose bracket at byte
 /// `offset` is nested deeper than max-json-depth.
