@@ -1,7 +1,6 @@
 //===- JsonOutline.cpp - The large arrays of a JSON text, in slices -------===//
 
 #include "perf/Support/JsonOutline.h"
-#include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
 #include "perf/Support/Limits.h"
 #include "llvm/Support/JSON.h"
