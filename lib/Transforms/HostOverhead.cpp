@@ -6,7 +6,7 @@
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Support/HostOverheadTable.h"
 #include "perf/Transforms/Passes.h"
-#include "llvm/ADT/DenseMap.h"
+#include "perf/Transforms/RepeatedAttrs.h"
 #include <cmath>
 #include <optional>
 
@@ -39,19 +39,12 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
       overheads = std::move(*loaded);
     }
     Builder builder(&getContext());
-    // An op's new attribute dictionary is made once per distinct (its
-    // attributes before, the value set): a step's ops repeat, and uniquing
-    // a dictionary per op was most of this pass's time on large steps.
-    llvm::DenseMap<std::pair<Attribute, Attribute>, DictionaryAttr> updated;
+    // One update per distinct value (RepeatedAttrs.h): a step's ops repeat.
+    // Each value type goes under one name, so the value names the update.
+    RepeatedAttrUpdater<Attribute> updater(&getContext());
     auto setOne = [&](Operation *op, StringRef name, Attribute value) {
-      DictionaryAttr before = op->getDiscardableAttrDictionary();
-      DictionaryAttr &after = updated[{before, value}];
-      if (!after) {
-        NamedAttrList attrs(before);
-        attrs.set(name, value);
-        after = attrs.getDictionary(&getContext());
-      }
-      op->setDiscardableAttrs(after);
+      updater.apply(op, value,
+                    [&](NamedAttrList &attrs) { attrs.set(name, value); });
     };
     // T1, T2, T3 and T5 of `name`'s row; `t5`, when given, in the T5 slot.
     auto attach = [&](Operation *op, StringRef name,

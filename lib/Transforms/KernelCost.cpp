@@ -9,7 +9,7 @@
 #include "perf/Schedule/MeasuredRetarget.h"
 #include "perf/Transforms/GraphTarget.h"
 #include "perf/Transforms/Passes.h"
-#include "llvm/ADT/DenseMap.h"
+#include "perf/Transforms/RepeatedAttrs.h"
 #include "llvm/ADT/DenseSet.h"
 #include <algorithm>
 #include <map>
@@ -138,27 +138,18 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
       mlir::parallelFor(&getContext(), 0, distinct.size(), [&](size_t i) {
         costs[i] = stack->estimate(*distinct[i], *gpu);
       });
-      // Both attributes in one new dictionary, made once per distinct
-      // (price, attributes before) pair: a step's repeated kernels share
-      // their dictionaries, and uniquing one per kernel and attribute was
-      // most of this pass's time on large steps.
+      // Both attributes in one update per distinct price (RepeatedAttrs.h).
       std::vector<std::pair<FloatAttr, StringAttr>> priceAttrs;
       priceAttrs.reserve(costs.size());
       for (const KernelCost &cost : costs)
         priceAttrs.push_back({builder.getF64FloatAttr(cost.latencyUs),
                               builder.getStringAttr(cost.model)});
-      llvm::DenseMap<std::pair<size_t, Attribute>, DictionaryAttr> priced;
-      for (auto [kernel, index] : toPrice) {
-        DictionaryAttr before = kernel->getDiscardableAttrDictionary();
-        DictionaryAttr &after = priced[{index, before}];
-        if (!after) {
-          NamedAttrList attrs(before);
+      RepeatedAttrUpdater<size_t> updater(&getContext());
+      for (auto [kernel, index] : toPrice)
+        updater.apply(kernel, index, [&](NamedAttrList &attrs) {
           attrs.set(kLatencyAttr, priceAttrs[index].first);
           attrs.set(kCostModelAttr, priceAttrs[index].second);
-          after = attrs.getDictionary(&getContext());
-        }
-        kernel->setDiscardableAttrs(after);
-      }
+        });
       if (move)
         graph->setAttr(
             kRetargetAttr,
