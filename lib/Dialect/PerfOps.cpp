@@ -39,6 +39,69 @@ LogicalResult GraphOp::verify() {
   return success();
 }
 
+void RepeatOp::build(OpBuilder &builder, OperationState &state, int64_t count,
+                     ValueRange inits) {
+  state.addAttribute(getCountAttrName(state.name),
+                     builder.getI64IntegerAttr(count));
+  state.addOperands(inits);
+  state.addTypes(inits.getTypes());
+  Region *body = state.addRegion();
+  auto *block = new Block();
+  body->push_back(block);
+  for (Value init : inits)
+    block->addArgument(init.getType(), init.getLoc());
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  YieldOp::create(builder, state.location, block->getArguments());
+}
+
+OperandRange RepeatOp::getYielded() {
+  return getBodyBlock().getTerminator()->getOperands();
+}
+
+/// Ops the body of `repeat` stands for once unrolled, saturating at the
+/// graph-size limit. The terminator counts, so that a copy of an empty body
+/// is not free to walk.
+static int64_t unrolledHostOps(RepeatOp repeat) {
+  int64_t perCopy = 0;
+  for (Operation &op : repeat.getBodyBlock()) {
+    auto nested = dyn_cast<RepeatOp>(op);
+    perCopy += nested ? unrolledHostOps(nested) : 1;
+    perCopy = std::min(perCopy, kMaxGraphOps.max + 1);
+  }
+  auto count = static_cast<int64_t>(repeat.getCount());
+  if (perCopy > 0 && count > (kMaxGraphOps.max + 1) / perCopy)
+    return kMaxGraphOps.max + 1;
+  return perCopy * count;
+}
+
+LogicalResult RepeatOp::verify() {
+  Block &body = getBodyBlock();
+  TypeRange inits = getInits().getTypes();
+  if (body.getArgumentTypes() != inits)
+    return emitOpError("body arguments must have the types of the initial "
+                       "values (")
+           << inits << "), got (" << body.getArgumentTypes() << ")";
+  if (getYielded().getTypes() != inits)
+    return emitOpError("must yield the types of the initial values (")
+           << inits << "), got (" << getYielded().getTypes() << ")";
+  if (getResultTypes() != inits)
+    return emitOpError("results must have the types of the initial values (")
+           << inits << "), got (" << getResultTypes() << ")";
+  for (Operation &op : body)
+    if (isa<KernelOpInterface>(op))
+      return op.emitOpError("kernels must be launched from a perf.op");
+  // The outermost repeat checks the whole nest once.
+  if (isa<GraphOp>((*this)->getParentOp())) {
+    int64_t unrolled = unrolledHostOps(*this);
+    if (!withinLimit(unrolled, kMaxGraphOps))
+      return emitOpError("stands for more host ops once unrolled than the "
+                         "limit ")
+             << kMaxGraphOps.name << " (" << kMaxGraphOps.max << ")";
+  }
+  return success();
+}
+
 Block &FrameworkOp::getOrCreateBodyBlock() {
   if (getBody().empty())
     getBody().push_back(new Block());

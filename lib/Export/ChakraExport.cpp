@@ -58,6 +58,9 @@ perf::exportChakraTraces(GraphOp graph) {
   };
 
   for (Operation &op : graph.getBodyBlock()) {
+    if (isa<RepeatOp>(op))
+      return op.emitOpError("is not supported by --export-chakra: run "
+                            "--perf-unroll-repeat before it");
     auto fw = dyn_cast<FrameworkOp>(op);
     if (!fw || !fw.getBodyBlockOrNull())
       continue;

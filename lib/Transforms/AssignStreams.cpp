@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -29,6 +30,8 @@ struct AssignStreamsPass : perf::impl::AssignStreamsBase<AssignStreamsPass> {
   using AssignStreamsBase::AssignStreamsBase;
 
   void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())))
+      return signalPassFailure();
     if (streams < 1) {
       getOperation().emitError("--perf-assign-streams: streams must be at "
                                "least 1, got ")

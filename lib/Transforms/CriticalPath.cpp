@@ -14,6 +14,7 @@
 #include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/DenseMap.h"
 
 namespace perf {
@@ -95,85 +96,134 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
   int64_t nextFlowId = 0;
   int64_t graphsSeen = 0;
 
+  /// What the schedule needs of a host op, read from its attributes; the
+  /// same for every copy of a repeated op.
+  struct HostOpTemplate {
+    ScheduledOp op;
+    SmallVector<ScheduledKernel> kernels;
+  };
+
+  static FailureOr<HostOpTemplate> readHostOp(Operation &op) {
+    HostOpTemplate t;
+    ScheduledOp &sop = t.op;
+    if (auto sync = dyn_cast<SyncOp>(op)) {
+      sop.kind = ScheduledOp::Kind::Sync;
+      sop.device = sync.getDevice();
+      sop.syncStream = sync.getStream() ? int64_t(*sync.getStream()) : -1;
+      if (auto o = op.getAttrOfType<DenseF64ArrayAttr>(kOverheadAttr)) {
+        sop.t1 = o[0];
+        // The call's own cost after the wait (--perf-host-overhead).
+        if (o.size() == 4)
+          sop.t5 = o[3];
+      }
+      return t;
+    }
+    auto fw = dyn_cast<FrameworkOp>(op);
+    if (!fw)
+      return op.emitOpError("cannot be scheduled inside a perf.graph");
+    sop.device = fw.getDevice();
+    if (auto o = op.getAttrOfType<DenseF64ArrayAttr>(kOverheadAttr)) {
+      if (o.size() != 4)
+        return op.emitOpError("'perf.overhead_us' must hold T1, T2, T3, "
+                              "T5");
+      sop.t1 = o[0];
+      sop.t2 = o[1];
+      sop.t3 = o[2];
+      sop.t5 = o[3];
+    }
+    if (Block *body = fw.getBodyBlockOrNull())
+      for (Operation &work : *body) {
+        auto latency = work.getAttrOfType<FloatAttr>(kLatencyAttr);
+        if (!latency)
+          return work.emitOpError(
+              "has no 'perf.latency_us'; run --perf-kernel-cost (and "
+              "--perf-comm-cost for collectives) first");
+        ScheduledKernel k;
+        k.latencyUs = latency.getValueAsDouble();
+        k.launchUs = getF64(&work, kLaunchAttr);
+        if (auto kernel = dyn_cast<KernelOpInterface>(work)) {
+          k.device = kernel.getDeviceId();
+          k.stream = kernel.getStreamId();
+        } else {
+          k.device = fw.getDevice();
+          auto collective = cast<CollectiveOpInterface>(&work);
+          k.stream = collective.getStreamId();
+          ArrayRef<int64_t> group = collective.getGroupIds();
+          k.group.assign(group.begin(), group.end());
+          if (!llvm::is_contained(k.group, k.device))
+            k.group.push_back(k.device);
+        }
+        t.kernels.push_back(std::move(k));
+      }
+    return t;
+  }
+
   LogicalResult runOnGraph(GraphOp graph) {
     Schedule schedule;
-    llvm::DenseMap<Operation *, size_t> opIndex;
-    llvm::DenseMap<Operation *, std::vector<size_t>> forwardedDeps;
+    // Schedule indices of the host ops of the unrolled graph.
+    llvm::DenseMap<OpCopy, size_t> opIndex;
+    llvm::DenseMap<OpCopy, std::vector<size_t>> forwardedDeps;
+    // Host ops and device work in the schedule's order: a repeated op once
+    // per copy.
     SmallVector<Operation *> hostOps, deviceOps;
+    // A repeated op's attributes are read for its first copy only.
+    llvm::DenseMap<Operation *, HostOpTemplate> repeated;
 
-    for (Operation &op : graph.getBodyBlock()) {
-      ScheduledOp sop;
-      if (auto sync = dyn_cast<SyncOp>(op)) {
-        sop.kind = ScheduledOp::Kind::Sync;
-        sop.device = sync.getDevice();
-        sop.syncStream = sync.getStream() ? int64_t(*sync.getStream()) : -1;
-        if (auto o = op.getAttrOfType<DenseF64ArrayAttr>(kOverheadAttr)) {
-          sop.t1 = o[0];
-          // The call's own cost after the wait (--perf-host-overhead).
-          if (o.size() == 4)
-            sop.t5 = o[3];
+    UnrolledWalk unrolled;
+    LogicalResult walked = unrolled.run(graph, [&](Operation *op, CopyId copy) {
+      HostOpTemplate read;
+      const HostOpTemplate *t = &read;
+      if (copy == 0) {
+        FailureOr<HostOpTemplate> r = readHostOp(*op);
+        if (failed(r))
+          return failure();
+        read = std::move(*r);
+      } else {
+        auto it = repeated.find(op);
+        if (it == repeated.end()) {
+          FailureOr<HostOpTemplate> r = readHostOp(*op);
+          if (failed(r))
+            return failure();
+          it = repeated.try_emplace(op, std::move(*r)).first;
         }
-      } else if (auto fw = dyn_cast<FrameworkOp>(op)) {
-        sop.device = fw.getDevice();
-        if (auto o = op.getAttrOfType<DenseF64ArrayAttr>(kOverheadAttr)) {
-          if (o.size() != 4)
-            return op.emitOpError("'perf.overhead_us' must hold T1, T2, T3, "
-                                  "T5");
-          sop.t1 = o[0];
-          sop.t2 = o[1];
-          sop.t3 = o[2];
-          sop.t5 = o[3];
-        }
-        for (Value input : fw.getInputs())
-          if (Operation *def = input.getDefiningOp()) {
-            // A kernel-less producer (Reshape, or an op emptied by fusion)
-            // stands for its own producers.
-            auto fwd = forwardedDeps.find(def);
-            if (fwd != forwardedDeps.end()) {
-              sop.deps.insert(sop.deps.end(), fwd->second.begin(),
-                              fwd->second.end());
-              continue;
-            }
-            auto it = opIndex.find(def);
-            if (it != opIndex.end())
-              sop.deps.push_back(it->second);
+        t = &it->second;
+      }
+      ScheduledOp sop = t->op;
+      if (auto fw = dyn_cast<FrameworkOp>(op)) {
+        for (Value input : fw.getInputs()) {
+          auto [value, valueCopy] = unrolled.resolve(input, copy);
+          Operation *def = value.getDefiningOp();
+          if (!def)
+            continue;
+          // A kernel-less producer (Reshape, or an op emptied by fusion)
+          // stands for its own producers.
+          auto fwd = forwardedDeps.find({def, valueCopy});
+          if (fwd != forwardedDeps.end()) {
+            sop.deps.insert(sop.deps.end(), fwd->second.begin(),
+                            fwd->second.end());
+            continue;
           }
+          auto it = opIndex.find({def, valueCopy});
+          if (it != opIndex.end())
+            sop.deps.push_back(it->second);
+        }
         llvm::sort(sop.deps);
         sop.deps.erase(std::unique(sop.deps.begin(), sop.deps.end()),
                        sop.deps.end());
-        if (!fw.getBodyBlockOrNull() || fw.getBodyBlockOrNull()->empty())
-          forwardedDeps[&op] = sop.deps;
+        if (t->kernels.empty())
+          forwardedDeps[{op, copy}] = sop.deps;
         if (Block *body = fw.getBodyBlockOrNull())
-          for (Operation &work : *body) {
-            auto latency = work.getAttrOfType<FloatAttr>(kLatencyAttr);
-            if (!latency)
-              return work.emitOpError(
-                  "has no 'perf.latency_us'; run --perf-kernel-cost (and "
-                  "--perf-comm-cost for collectives) first");
-            ScheduledKernel k;
-            k.latencyUs = latency.getValueAsDouble();
-            k.launchUs = getF64(&work, kLaunchAttr);
-            if (auto kernel = dyn_cast<KernelOpInterface>(work)) {
-              k.device = kernel.getDeviceId();
-              k.stream = kernel.getStreamId();
-            } else {
-              k.device = fw.getDevice();
-              auto collective = cast<CollectiveOpInterface>(&work);
-              k.stream = collective.getStreamId();
-              ArrayRef<int64_t> group = collective.getGroupIds();
-              k.group.assign(group.begin(), group.end());
-              if (!llvm::is_contained(k.group, k.device))
-                k.group.push_back(k.device);
-            }
-            sop.kernels.push_back(schedule.addKernel(std::move(k)));
+          for (auto [k, work] : llvm::zip_equal(t->kernels, *body)) {
+            sop.kernels.push_back(schedule.addKernel(k));
             deviceOps.push_back(&work);
           }
-      } else {
-        return op.emitOpError("cannot be scheduled inside a perf.graph");
       }
-      opIndex[&op] = schedule.addOp(std::move(sop));
-      hostOps.push_back(&op);
-    }
+      opIndex[{op, copy}] = schedule.addOp(std::move(sop));
+      hostOps.push_back(op);
+      return success();
+    });
+    if (failed(walked))
+      return failure();
 
     ScheduleOptions options;
     options.kernelGapUs = kernelGap;

@@ -11,6 +11,7 @@
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/UnrolledWalk.h"
 
 namespace perf {
 #define GEN_PASS_DEF_DATAPARALLEL
@@ -46,6 +47,8 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
   }
 
   void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())))
+      return signalPassFailure();
     if (failed(runOnGraph(getOperation())))
       signalPassFailure();
   }

@@ -17,6 +17,7 @@
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ResizeExtent.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace perf {
@@ -57,6 +58,8 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
   }
 
   void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())))
+      return signalPassFailure();
     if (failed(runOnGraph(getOperation())))
       signalPassFailure();
   }

@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace perf {
@@ -60,6 +61,8 @@ struct FuseConvBiasActPass
   using FuseConvBiasActBase::FuseConvBiasActBase;
 
   void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())))
+      return signalPassFailure();
     Builder b(&getContext());
     getOperation().walk([&](GraphOp graph) {
       int64_t fused = 0;

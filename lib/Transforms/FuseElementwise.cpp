@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/UnrolledWalk.h"
 
 namespace perf {
 #define GEN_PASS_DEF_FUSEELEMENTWISE
@@ -77,6 +78,8 @@ struct FuseElementwisePass
   using FuseElementwiseBase::FuseElementwiseBase;
 
   void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())))
+      return signalPassFailure();
     Builder b(&getContext());
     getOperation().walk([&](GraphOp graph) {
       int64_t removed = 0;

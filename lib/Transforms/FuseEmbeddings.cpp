@@ -12,6 +12,7 @@
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/EstimateBaseline.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/MapVector.h"
 #include <cmath>
 #include <tuple>
@@ -52,6 +53,8 @@ struct FuseEmbeddingsPass : perf::impl::FuseEmbeddingsBase<FuseEmbeddingsPass> {
   using FuseEmbeddingsBase::FuseEmbeddingsBase;
 
   void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())))
+      return signalPassFailure();
     if (minGroup < 2) {
       getOperation().emitError("min-group must be at least 2");
       return signalPassFailure();

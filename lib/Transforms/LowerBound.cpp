@@ -15,6 +15,7 @@
 #include "perf/Support/KernelSignature.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -301,6 +302,8 @@ struct LowerBoundPass : perf::impl::LowerBoundBase<LowerBoundPass> {
   using LowerBoundBase::LowerBoundBase;
 
   void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())))
+      return signalPassFailure();
     if (format != "text" && format != "json") {
       getOperation().emitError("--perf-lower-bound: format must be text or "
                                "json, got '")

@@ -4,6 +4,7 @@
 #include "perf/Interfaces/KernelOpInterface.h"
 #include "perf/Support/DType.h"
 #include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include <algorithm>
@@ -92,13 +93,21 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     int64_t device = 0;
     size_t lastUse = 0;
   };
-  llvm::DenseMap<Value, unsigned> storageOf;
+  // Tensors are values of the unrolled graph: each copy of a repeated op
+  // allocates its own.
+  llvm::DenseMap<ValueCopy, unsigned> storageOf;
   std::vector<Storage> storages;
-  llvm::DenseSet<Value> split;
+  llvm::DenseSet<ValueCopy> split;
   SmallVector<FrameworkOp> ops;
-  for (Operation &o : graph.getBodyBlock())
-    if (auto fw = dyn_cast<FrameworkOp>(o))
+  SmallVector<CopyId> opCopies;
+  UnrolledWalk unrolled;
+  (void)unrolled.run(graph, [&](Operation *o, CopyId copy) {
+    if (auto fw = dyn_cast<FrameworkOp>(o)) {
       ops.push_back(fw);
+      opCopies.push_back(copy);
+    }
+    return success();
+  });
 
   // What each op allocates, in launch order: its own results (unless it
   // writes in place) and, for a backward op, its weight gradient, which
@@ -109,6 +118,8 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   std::set<int64_t> declared;
   std::map<int64_t, double> fullGradients, zeroBucket;
   for (auto [index, fw] : llvm::enumerate(ops)) {
+    CopyId copy = opCopies[index];
+    auto valueOf = [&](Value v) { return unrolled.resolve(v, copy); };
     int64_t device = fw.getDevice();
     bool forward = isForwardOp(fw);
     bool optimizer = isOptimizerOp(fw);
@@ -146,16 +157,16 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     bool isSplit =
         tp > 1 && (fw->hasAttr(kTensorSplitAttr) ||
                    (!forward && llvm::any_of(fw->getOperands(), [&](Value v) {
-                     return split.contains(v);
+                     return split.contains(valueOf(v));
                    })));
     int64_t resultDevice = sendDestination(fw).value_or(device);
     for (auto [i, result] : llvm::enumerate(fw->getResults())) {
       if (isSplit)
-        split.insert(result);
+        split.insert({result, copy});
       if (inPlace && i < fw->getNumOperands()) {
-        auto it = storageOf.find(fw->getOperand(i));
+        auto it = storageOf.find(valueOf(fw->getOperand(i)));
         if (it != storageOf.end())
-          storageOf[result] = it->second;
+          storageOf[{result, copy}] = it->second;
         continue;
       }
       // The weight gradient is the persistent allocation above.
@@ -164,12 +175,12 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
         bytes = 0;
       if (isSplit)
         bytes /= double(tp);
-      storageOf[result] = storages.size();
+      storageOf[{result, copy}] = storages.size();
       allocated[index].push_back(storages.size());
       storages.push_back({bytes, resultDevice, index});
     }
     for (Value operand : fw->getOperands()) {
-      auto it = storageOf.find(operand);
+      auto it = storageOf.find(valueOf(operand));
       if (it != storageOf.end())
         storages[it->second].lastUse =
             std::max(storages[it->second].lastUse, index);

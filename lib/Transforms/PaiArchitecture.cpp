@@ -22,6 +22,7 @@
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/UnrolledWalk.h"
 
 namespace perf {
 #define GEN_PASS_DEF_PAIARCHITECTURE
@@ -41,6 +42,8 @@ struct PaiArchitecturePass
   SmallVector<int64_t> workerRanks, serverIds;
 
   void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     StringRef a = arch;
     if (a != "ps-worker" && a != "allreduce-local" &&

@@ -20,6 +20,7 @@
 #include "perf/Transforms/GraphTarget.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -50,6 +51,8 @@ struct PaiBreakdownPass : perf::impl::PaiBreakdownBase<PaiBreakdownPass> {
   using PaiBreakdownBase::PaiBreakdownBase;
 
   void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())))
+      return signalPassFailure();
     static const char *archs[] = {"1w1g", "1wng", "ps-worker",
                                   "allreduce-local", "allreduce-cluster"};
     if (!llvm::is_contained(archs, StringRef(arch))) {

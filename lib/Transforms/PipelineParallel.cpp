@@ -15,6 +15,7 @@
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 #include <deque>
@@ -114,6 +115,8 @@ struct PipelineParallelPass
   }
 
   void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())))
+      return signalPassFailure();
     if (failed(runOnGraph(getOperation())))
       signalPassFailure();
   }

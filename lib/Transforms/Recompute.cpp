@@ -10,6 +10,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace perf {
@@ -58,6 +59,8 @@ struct RecomputePass : perf::impl::RecomputeBase<RecomputePass> {
   }
 
   void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())))
+      return signalPassFailure();
     if (failed(runOnGraph(getOperation())))
       signalPassFailure();
   }

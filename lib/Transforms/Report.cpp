@@ -6,6 +6,7 @@
 #include "perf/Transforms/MemoryAnalysis.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -132,33 +133,46 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     for (Attribute d : devs)
       s.devices.push_back(cast<DictionaryAttr>(d));
 
-  SmallVector<std::pair<Operation *, FrameworkOp>> kernels;
-  for (Operation &op : graph.getBodyBlock()) {
-    ++s.numOps;
+  // Sums over the unrolled graph: a repeated op counts once per copy.
+  UnrolledWalk::forEachHostOp(graph, [&](Operation *op, int64_t copies) {
+    s.numOps += copies;
     auto fw = dyn_cast<FrameworkOp>(op);
     if (!fw || !fw.getBodyBlockOrNull())
-      continue;
+      return;
     for (Operation &work : *fw.getBodyBlockOrNull()) {
-      double us = f64(&work, kLatencyAttr);
+      double us = f64(&work, kLatencyAttr) * double(copies);
       std::string kind = work.getName().stripDialect().str();
       s.byKind[kind].us += us;
-      s.byKind[kind].count++;
+      s.byKind[kind].count += copies;
       s.byOp[fw.getOpName().str()].us += us;
-      s.byOp[fw.getOpName().str()].count++;
+      s.byOp[fw.getOpName().str()].count += copies;
       if (auto model = work.getAttrOfType<StringAttr>(kCostModelAttr))
-        s.byModel[model.str()]++;
+        s.byModel[model.str()] += copies;
       else
-        s.byModel[isa<CollectiveOpInterface>(&work) ? "comm" : "unpriced"]++;
-      kernels.push_back({&work, fw});
+        s.byModel[isa<CollectiveOpInterface>(&work) ? "comm" : "unpriced"] +=
+            copies;
+      s.numKernels += copies;
     }
-  }
-  s.numKernels = kernels.size();
+  });
   MemoryAnalysis memory(graph);
   s.memory.assign(memory.devices().begin(), memory.devices().end());
   s.memoryCapacity = memory.capacity();
   s.outOfMemory = memory.outOfMemory();
   auto path = estimate.getAs<DenseI64ArrayAttr>("critical_path");
   auto times = estimate.getAs<DenseF64ArrayAttr>("critical_path_times_us");
+  // The critical path names kernels by their place in the unrolled launch
+  // order (--perf-critical-path's).
+  SmallVector<std::pair<Operation *, FrameworkOp>> kernels;
+  if (path && !path.empty()) {
+    UnrolledWalk unrolled;
+    (void)unrolled.run(graph, [&](Operation *op, CopyId) {
+      if (auto fw = dyn_cast<FrameworkOp>(op))
+        if (Block *body = fw.getBodyBlockOrNull())
+          for (Operation &work : *body)
+            kernels.push_back({&work, fw});
+      return success();
+    });
+  }
   if (path && times && times.size() == 2 * path.size())
     for (auto [n, i] : llvm::enumerate(path.asArrayRef()))
       if (i >= 0 && i < static_cast<int64_t>(kernels.size())) {

@@ -3,6 +3,7 @@
 #include "perf/Transforms/ReportOutput.h"
 #include "perf/Interfaces/KernelOpInterface.h"
 #include "perf/Support/KernelSignature.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/Support/raw_ostream.h"
 #include <map>
 #include <tuple>
@@ -72,7 +73,7 @@ LogicalResult perf::writeKernelList(ModuleOp module, llvm::StringRef path) {
       auto [it, inserted] = index.try_emplace(key, counts.size());
       if (inserted)
         counts.emplace_back(std::move(key), 0);
-      ++counts[it->second].second;
+      counts[it->second].second += UnrolledWalk::copiesOf(kernel);
     });
   });
   llvm::json::Array kernels;

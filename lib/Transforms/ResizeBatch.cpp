@@ -16,6 +16,7 @@
 #include "perf/Transforms/EstimateBaseline.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ResizeExtent.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include <map>
 
 namespace perf {
@@ -66,6 +67,8 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
   }
 
   void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())))
+      return signalPassFailure();
     if (batch <= 0) {
       getOperation().emitError(
           "perf-resize-batch needs a positive batch (--perf-resize-batch=N)");

@@ -14,6 +14,7 @@
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -39,6 +40,8 @@ struct ShardEmbeddingsPass
   using ShardEmbeddingsBase::ShardEmbeddingsBase;
 
   void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())))
+      return signalPassFailure();
     StringRef s = strategy;
     if (devices < 1 || (s != "size" && s != "lookup" && s != "greedy")) {
       getOperation().emitError("--perf-shard-embeddings: devices must be "

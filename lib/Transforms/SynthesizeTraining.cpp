@@ -15,6 +15,7 @@
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
@@ -142,6 +143,8 @@ struct SynthesizeTrainingPass
   }
 
   void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())))
+      return signalPassFailure();
     if (failed(runOnGraph(getOperation())))
       signalPassFailure();
   }

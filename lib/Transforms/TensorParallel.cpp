@@ -13,6 +13,7 @@
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace perf {
@@ -40,6 +41,8 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
   }
 
   void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())))
+      return signalPassFailure();
     if (devices > 1 && failed(runOnGraph(getOperation())))
       signalPassFailure();
   }

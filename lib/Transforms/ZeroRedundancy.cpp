@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace perf {
@@ -52,6 +53,8 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
   }
 
   void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())))
+      return signalPassFailure();
     if (failed(runOnGraph(getOperation())))
       signalPassFailure();
   }

@@ -234,3 +234,54 @@ perf.graph @g {
 // Another dialect's attributes are its own to check.
 perf.graph @g attributes {other.colour = "red", perf.tensor_parallel = 2} {
 }
+
+// -----
+
+perf.graph @g {
+  // expected-error @+1 {{'perf.repeat' op attribute 'count' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  perf.repeat 0 : () -> () {
+    perf.sync
+  }
+}
+
+// -----
+
+perf.graph @g {
+  %x = perf.op "a" : () -> tensor<4xf32>
+  // expected-error @+1 {{'perf.repeat' op must yield the types of the initial values ('tensor<4xf32>'), got ('tensor<8xf32>')}}
+  %r = perf.repeat 2 (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%h: tensor<4xf32>):
+    %y = perf.op "b"(%h) : (tensor<4xf32>) -> tensor<8xf32>
+    perf.yield %y : tensor<8xf32>
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.repeat 2 : () -> () {
+    // expected-error @+1 {{'perf.gemm' op kernels must be launched from a perf.op}}
+    perf.gemm {m = 1, n = 1, k = 1}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  // expected-error @+1 {{'perf.repeat' op stands for more host ops once unrolled than the limit max-graph-ops (10000000)}}
+  perf.repeat 100000 : () -> () {
+    perf.repeat 1000 : () -> () {
+      perf.sync
+    }
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "a" : () -> () {
+    // expected-error @+1 {{'perf.repeat' op is not device work; only kernels, copies and collectives may appear in a perf.op}}
+    perf.repeat 2 : () -> () {
+    }
+  }
+}

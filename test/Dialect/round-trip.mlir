@@ -67,3 +67,28 @@ perf.graph @future attributes {target = #perf.gpu<"X1", sms = 200, fp32_tflops =
 // CHECK-SAME: mem_bw_gbs = 8000
 perf.graph @faster_hbm attributes {target = #perf.gpu<"H100-8TB", base = "H100", mem_bw_gbs = 8000>} {
 }
+
+// CHECK-LABEL: perf.graph @repeated
+// CHECK: %[[X:.*]] = perf.op "embed"
+// CHECK-NEXT: %[[R:.*]] = perf.repeat 12(%[[X]]) : (tensor<8x768xf16>) -> tensor<8x768xf16> {
+// CHECK-NEXT: ^bb0(%[[H:.*]]: tensor<8x768xf16>):
+// CHECK-NEXT: %[[Y:.*]] = perf.op "layer"(%[[H]])
+// CHECK: perf.yield %[[Y]] : tensor<8x768xf16>
+// CHECK: perf.repeat 2 : () -> () {
+// CHECK-NEXT: perf.sync
+// CHECK-NEXT: }
+// CHECK: perf.op "head"(%[[R]])
+perf.graph @repeated {
+  %x = perf.op "embed" : () -> tensor<8x768xf16>
+  %r = perf.repeat 12 (%x) : (tensor<8x768xf16>) -> tensor<8x768xf16> {
+  ^bb0(%h: tensor<8x768xf16>):
+    %y = perf.op "layer"(%h) : (tensor<8x768xf16>) -> tensor<8x768xf16> {
+      perf.gemm {m = 8, n = 768, k = 768, dtype = f16}
+    }
+    perf.yield %y : tensor<8x768xf16>
+  }
+  perf.repeat 2 : () -> () {
+    perf.sync
+  }
+  perf.op "head"(%r) : (tensor<8x768xf16>) -> ()
+}

@@ -89,6 +89,59 @@ def Perf_SyncOp : Perf_Op<"sync"> {
   let hasVerifier = 1;
 }
 
+def Perf_RepeatOp : Perf_Op<"repeat", [
+    ParentOneOf<["GraphOp", "RepeatOp"]>, SingleBlock,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "Host work written once and launched `count` times in a row";
+  let description = [{
+    Stands for its body written out `count` times, one copy after the other:
+    the layers of a transformer, the micro-batches of a pipeline. Every pass
+    either gives the same answer as on the unrolled graph (the cost and
+    timing passes, the report) or refuses the graph and asks for
+    `--perf-unroll-repeat` first. Each copy is a distinct piece of work
+    (a layer has its own weights); back-to-back training steps are the
+    critical path's `iterations` option instead.
+
+    The body's block arguments carry values from one copy to the next:
+    the first copy reads `inits`, copy i+1 reads what copy i yields, and
+    the results are what the last copy yields.
+
+    ```mlir
+    %out = perf.repeat 12 (%x) : (tensor<8x1024x768xf16>) -> tensor<8x1024x768xf16> {
+    ^bb0(%h: tensor<8x1024x768xf16>):
+      %y = perf.op "layer"(%h) : (tensor<8x1024x768xf16>) -> tensor<8x1024x768xf16> {
+        perf.gemm {m = 8192, n = 768, k = 768, dtype = f16}
+      }
+      perf.yield %y : tensor<8x1024x768xf16>
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$count,
+                       Variadic<AnyType>:$inits);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $count (`(` $inits^ `)`)? attr-dict `:` functional-type($inits, $results)
+    $body
+  }];
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "int64_t":$count, "::mlir::ValueRange":$inits)>];
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    /// The values the body hands to the next copy (the terminator's).
+    ::mlir::OperandRange getYielded();
+  }];
+}
+
+def Perf_YieldOp : Perf_Op<"yield", [Pure, Terminator,
+                                     HasParent<"RepeatOp">]> {
+  let summary = "The values a perf.repeat copy hands to the next";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+  let builders = [OpBuilder<(ins), [{ /* nothing */ }]>];
+}
+
 //===----------------------------------------------------------------------===//
 // Kernels
 //===----------------------------------------------------------------------===//

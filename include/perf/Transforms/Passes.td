@@ -157,6 +157,18 @@ def CommCost : PerfPass<"perf-comm-cost", "::mlir::ModuleOp"> {
   ];
 }
 
+def UnrollRepeat : PerfPass<"perf-unroll-repeat", "::perf::GraphOp"> {
+  let summary = "Writes every perf.repeat out as its copies";
+  let description = [{
+    Replaces each `perf.repeat` (innermost first) by `count` clones of its
+    body, the first reading the initial values and each next one what the
+    one before yields. The cost and timing passes and the report read
+    repeats as they are, so a step written with repeats is estimated
+    without this pass; the passes that rewrite a graph op by op (fusion,
+    parallelism, training synthesis, ...) refuse a repeat and need it first.
+  }];
+}
+
 def DataParallel : PerfPass<"perf-data-parallel", "::perf::GraphOp"> {
   let summary = "Adds bucketed gradient all_reduces for data parallelism";
   let description = [{

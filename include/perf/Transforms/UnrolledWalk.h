@@ -1,0 +1,82 @@
+//===- UnrolledWalk.h - The host ops of a graph with repeats unrolled ----===//
+//
+// perf.repeat stands for its body written out `count` times. The passes that
+// time a step or sum over it (the critical path, the report, the memory
+// analysis) need the unrolled launch order and the values each copy reads,
+// but not the unrolled IR: UnrolledWalk visits every copy of every host op
+// and says which copy of which value an operand stands for, so a repeated
+// body is read from the IR once per copy without being cloned.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PERF_TRANSFORMS_UNROLLEDWALK_H
+#define PERF_TRANSFORMS_UNROLLEDWALK_H
+
+#include "mlir/Support/LLVM.h"
+#include "perf/Dialect/PerfOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include <cstdint>
+#include <vector>
+
+namespace perf {
+
+/// One copy of a perf.repeat body in the unrolled graph; scope 0 is the
+/// graph's own body.
+using CopyId = uint32_t;
+/// A value of the unrolled graph: an SSA value as defined in one copy.
+using ValueCopy = std::pair<mlir::Value, CopyId>;
+/// A host op of the unrolled graph: an op as run in one copy.
+using OpCopy = std::pair<mlir::Operation *, CopyId>;
+
+class UnrolledWalk {
+public:
+  using Visitor =
+      llvm::function_ref<mlir::LogicalResult(mlir::Operation *, CopyId)>;
+
+  /// Visits the host ops (perf.op, perf.sync, any other op but perf.repeat
+  /// and its terminator) of `graph` in the unrolled graph's launch order,
+  /// each with the copy it runs in; stops at the first failure.
+  mlir::LogicalResult run(GraphOp graph, Visitor visit);
+
+  /// What `value`, read by an op of `copy`, is in the unrolled graph: the
+  /// result of a host op in some copy (a body argument stands for what the
+  /// previous copy yields, a repeat's result for what its last copy yields).
+  /// Valid during and after run() for the copies visited so far.
+  ValueCopy resolve(mlir::Value value, CopyId copy) const;
+
+  /// How many times the unrolled graph runs `op`: the product of the counts
+  /// of the perf.repeat ops around it.
+  static int64_t copiesOf(mlir::Operation *op);
+
+  /// Visits each host op of `graph` once, in program order, with the number
+  /// of times the unrolled graph runs it.
+  static void
+  forEachHostOp(GraphOp graph,
+                llvm::function_ref<void(mlir::Operation *, int64_t)> visit);
+
+  /// Whether `graph` holds a perf.repeat.
+  static bool hasRepeats(GraphOp graph);
+
+private:
+  mlir::LogicalResult walkBlock(mlir::Block &block, CopyId copy, Visitor visit);
+
+  struct Copy {
+    CopyId parent = 0;
+    mlir::Block *block = nullptr;
+    /// What the body's arguments stand for in this copy.
+    llvm::SmallVector<ValueCopy, 2> args;
+  };
+  std::vector<Copy> copies;
+  /// A repeat's results, per copy of the block that holds the repeat.
+  llvm::DenseMap<ValueCopy, ValueCopy> repeatResults;
+};
+
+/// Fails with an error naming `passArgument` when a perf.graph under (or
+/// at) `root` holds a perf.repeat: for the passes that rewrite or read a
+/// graph op by op and do not know what a repeat's copies are.
+mlir::LogicalResult requireUnrolled(mlir::Operation *root,
+                                    llvm::StringRef passArgument);
+
+} // namespace perf
+
+#endif // PERF_TRANSFORMS_UNROLLEDWALK_H
