@@ -160,19 +160,28 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
 
   LogicalResult runOnGraph(GraphOp graph) {
     Schedule schedule;
-    // Schedule indices of the host ops of the unrolled graph.
-    llvm::DenseMap<OpCopy, size_t> opIndex;
-    llvm::DenseMap<OpCopy, std::vector<size_t>> forwardedDeps;
+    // The schedule's ops are the unrolled graph's host ops in the order
+    // UnrolledWalk visits them: op i is instance i. A kernel-less op i
+    // forwards its dependencies, forwarded[forwardOf[i]] (a vector indexed
+    // by instance: the producers an op reads are mostly recent ones).
+    constexpr uint32_t kNotForwarded = ~0u;
+    std::vector<uint32_t> forwardOf;
+    std::vector<std::vector<size_t>> forwarded;
     // Host ops and device work in the schedule's order: a repeated op once
     // per copy.
     SmallVector<Operation *> hostOps, deviceOps;
     // A repeated op's attributes are read for its first copy only.
     llvm::DenseMap<Operation *, HostOpTemplate> repeated;
 
+    UnrolledWalk::Size size = UnrolledWalk::unrolledSize(graph);
+    schedule.reserve(size.hostOps, size.deviceWork);
+    hostOps.reserve(size.hostOps);
+    forwardOf.reserve(size.hostOps);
+    deviceOps.reserve(size.deviceWork);
     UnrolledWalk unrolled;
     LogicalResult walked = unrolled.run(graph, [&](Operation *op, CopyId copy) {
       HostOpTemplate read;
-      const HostOpTemplate *t = &read;
+      HostOpTemplate *t = &read;
       if (copy == 0) {
         FailureOr<HostOpTemplate> r = readHostOp(*op);
         if (failed(r))
@@ -189,36 +198,39 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
         t = &it->second;
       }
       ScheduledOp sop = t->op;
+      forwardOf.push_back(kNotForwarded);
       if (auto fw = dyn_cast<FrameworkOp>(op)) {
         for (Value input : fw.getInputs()) {
           auto [value, valueCopy] = unrolled.resolve(input, copy);
           Operation *def = value.getDefiningOp();
           if (!def)
             continue;
+          size_t producer = unrolled.instanceOf(def, valueCopy);
           // A kernel-less producer (Reshape, or an op emptied by fusion)
           // stands for its own producers.
-          auto fwd = forwardedDeps.find({def, valueCopy});
-          if (fwd != forwardedDeps.end()) {
-            sop.deps.insert(sop.deps.end(), fwd->second.begin(),
-                            fwd->second.end());
-            continue;
+          if (forwardOf[producer] != kNotForwarded) {
+            const std::vector<size_t> &deps = forwarded[forwardOf[producer]];
+            sop.deps.insert(sop.deps.end(), deps.begin(), deps.end());
+          } else {
+            sop.deps.push_back(producer);
           }
-          auto it = opIndex.find({def, valueCopy});
-          if (it != opIndex.end())
-            sop.deps.push_back(it->second);
         }
         llvm::sort(sop.deps);
         sop.deps.erase(std::unique(sop.deps.begin(), sop.deps.end()),
                        sop.deps.end());
-        if (t->kernels.empty())
-          forwardedDeps[{op, copy}] = sop.deps;
+        if (t->kernels.empty()) {
+          forwardOf.back() = forwarded.size();
+          forwarded.push_back(sop.deps);
+        }
         if (Block *body = fw.getBodyBlockOrNull())
           for (auto [k, work] : llvm::zip_equal(t->kernels, *body)) {
-            sop.kernels.push_back(schedule.addKernel(k));
+            // The template of an op that runs once is not needed again.
+            sop.kernels.push_back(schedule.addKernel(
+                copy == 0 ? std::move(k) : ScheduledKernel(k)));
             deviceOps.push_back(&work);
           }
       }
-      opIndex[{op, copy}] = schedule.addOp(std::move(sop));
+      schedule.addOp(std::move(sop));
       hostOps.push_back(op);
       return success();
     });

@@ -93,105 +93,168 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     int64_t device = 0;
     size_t lastUse = 0;
   };
-  // Tensors are values of the unrolled graph: each copy of a repeated op
-  // allocates its own.
-  llvm::DenseMap<ValueCopy, unsigned> storageOf;
-  std::vector<Storage> storages;
-  llvm::DenseSet<ValueCopy> split;
+  // Tensors are the results of the unrolled graph's host ops (each copy of
+  // a repeated op allocates its own): slot slotBase[i] + r is result r of
+  // the i-th host op UnrolledWalk visits.
   SmallVector<FrameworkOp> ops;
   SmallVector<CopyId> opCopies;
+  std::vector<size_t> opInstance, slotBase;
+  size_t slots = 0;
   UnrolledWalk unrolled;
   (void)unrolled.run(graph, [&](Operation *o, CopyId copy) {
     if (auto fw = dyn_cast<FrameworkOp>(o)) {
+      opInstance.push_back(slotBase.size());
       ops.push_back(fw);
       opCopies.push_back(copy);
     }
+    slotBase.push_back(slots);
+    slots += o->getNumResults();
     return success();
   });
+  constexpr unsigned kNoStorage = ~0u;
+  std::vector<unsigned> storageOf(slots, kNoStorage);
+  std::vector<char> split(storageOf.size(), 0);
+  std::vector<Storage> storages;
+
+  // What an op's copies have in common, read from the IR once per op.
+  struct OpFacts {
+    int64_t device = 0;
+    bool forward = false, optimizer = false;
+    /// Micro-batch clones and recomputed ops read the weights again.
+    bool firstCopy = true;
+    std::optional<int64_t> params;
+    double paramElementBytes = 0, optimizerStates = 0, zeroBucket = 0;
+    int64_t gradient = 0;
+    bool inPlace = false, tensorSplit = false;
+    int64_t resultDevice = 0;
+    SmallVector<double, 2> resultBytes;
+  };
+  auto readFacts = [&](FrameworkOp fw) {
+    OpFacts f;
+    f.device = fw.getDevice();
+    f.forward = isForwardOp(fw);
+    f.optimizer = isOptimizerOp(fw);
+    f.firstCopy = microbatchOf(fw) <= 0 && !fw->hasAttr(kRecomputedAttr);
+    if (f.forward && f.firstCopy) {
+      f.params = declaredParameters(fw);
+      if (f.params)
+        f.paramElementBytes = parameterElementBytes(fw);
+    }
+    if (f.optimizer)
+      for (Operation &k : *fw.getBodyBlockOrNull())
+        if (auto update = dyn_cast<OptimizerOp>(k))
+          f.optimizerStates +=
+              double(update.getElements()) *
+              double(optimizerStatesPerWeight(update.getAlgorithm())) *
+              dtypeBytes(update.getKernelDesc().dtype);
+    f.gradient = f.forward || f.optimizer ? 0 : gradientBytes(fw);
+    // ZeRO's reduce buckets: one, the largest, is in flight at a time.
+    if (fw.getOpName() == kZeroReduceScatterOpName)
+      for (Operation &k : *fw.getBodyBlockOrNull())
+        if (auto rs = dyn_cast<ReduceScatterOp>(k))
+          f.zeroBucket = std::max(f.zeroBucket, double(rs.getBytes()));
+    f.inPlace = writesInPlace(fw);
+    f.tensorSplit = fw->hasAttr(kTensorSplitAttr);
+    f.resultDevice = sendDestination(fw).value_or(f.device);
+    for (Type t : fw->getResultTypes())
+      f.resultBytes.push_back(double(tensorBytes(t)));
+    return f;
+  };
+  llvm::DenseMap<Operation *, OpFacts> repeatedFacts;
 
   // What each op allocates, in launch order: its own results (unless it
-  // writes in place) and, for a backward op, its weight gradient, which
-  // stays until the step ends.
-  std::vector<SmallVector<unsigned>> allocated(ops.size());
+  // writes in place), storages firstStorage[i] to firstStorage[i + 1], and,
+  // for a backward op, its weight gradient, which stays until the step
+  // ends.
+  std::vector<unsigned> firstStorage;
+  firstStorage.reserve(ops.size() + 1);
   std::vector<double> persistent(ops.size(), 0);
   // Devices some of whose ops declare their weights (perf.params).
   std::set<int64_t> declared;
   std::map<int64_t, double> fullGradients, zeroBucket;
   for (auto [index, fw] : llvm::enumerate(ops)) {
     CopyId copy = opCopies[index];
-    auto valueOf = [&](Value v) { return unrolled.resolve(v, copy); };
-    int64_t device = fw.getDevice();
-    bool forward = isForwardOp(fw);
-    bool optimizer = isOptimizerOp(fw);
-    // Micro-batch clones and recomputed ops read the weights again.
-    bool firstCopy = microbatchOf(fw) <= 0 && !fw->hasAttr(kRecomputedAttr);
+    // The slot of the tensor an operand of this copy reads.
+    auto slotOf = [&](Value v) -> size_t {
+      auto [value, valueCopy] = unrolled.resolve(v, copy);
+      auto result = cast<OpResult>(value);
+      return slotBase[unrolled.instanceOf(result.getOwner(), valueCopy)] +
+             result.getResultNumber();
+    };
+    size_t firstSlot = slotBase[opInstance[index]];
+    OpFacts read;
+    const OpFacts *f = &read;
+    if (copy == 0) {
+      read = readFacts(fw);
+    } else {
+      auto it = repeatedFacts.find(fw);
+      if (it == repeatedFacts.end())
+        it = repeatedFacts.try_emplace(fw, readFacts(fw)).first;
+      f = &it->second;
+    }
+    int64_t device = f->device;
     // Weights live on the device of the forward op that reads them.
-    if (forward && firstCopy)
-      if (std::optional<int64_t> params = declaredParameters(fw)) {
-        declared.insert(device);
-        deviceMemory(device).parameters += double(*params) *
-                                           parameterElementBytes(fw) /
-                                           double(tp) * weightShare;
-      }
-    if (optimizer)
-      for (Operation &k : *fw.getBodyBlockOrNull())
-        if (auto update = dyn_cast<OptimizerOp>(k))
-          deviceMemory(device).optimizerStates +=
-              double(update.getElements()) *
-              double(optimizerStatesPerWeight(update.getAlgorithm())) *
-              dtypeBytes(update.getKernelDesc().dtype);
-    int64_t gradient = forward || optimizer ? 0 : gradientBytes(fw);
-    if (gradient > 0 && firstCopy) {
+    if (f->params) {
+      declared.insert(device);
+      deviceMemory(device).parameters +=
+          double(*f->params) * f->paramElementBytes / double(tp) * weightShare;
+    }
+    if (f->optimizer)
+      deviceMemory(device).optimizerStates += f->optimizerStates;
+    int64_t gradient = f->gradient;
+    if (gradient > 0 && f->firstCopy) {
       deviceMemory(device).gradients += double(gradient) * gradientShare;
       fullGradients[device] += double(gradient);
       persistent[index] = double(gradient) * gradientShare;
     }
-    // ZeRO's reduce buckets: one, the largest, is in flight at a time.
-    if (fw.getOpName() == kZeroReduceScatterOpName)
-      for (Operation &k : *fw.getBodyBlockOrNull())
-        if (auto rs = dyn_cast<ReduceScatterOp>(k))
-          zeroBucket[device] =
-              std::max(zeroBucket[device], double(rs.getBytes()));
+    if (f->zeroBucket > 0)
+      zeroBucket[device] = std::max(zeroBucket[device], f->zeroBucket);
 
-    bool inPlace = writesInPlace(fw);
     bool isSplit =
-        tp > 1 && (fw->hasAttr(kTensorSplitAttr) ||
-                   (!forward && llvm::any_of(fw->getOperands(), [&](Value v) {
-                     return split.contains(valueOf(v));
-                   })));
-    int64_t resultDevice = sendDestination(fw).value_or(device);
-    for (auto [i, result] : llvm::enumerate(fw->getResults())) {
+        tp > 1 &&
+        (f->tensorSplit ||
+         (!f->forward && llvm::any_of(fw->getOperands(), [&](Value v) {
+           return split[slotOf(v)] != 0;
+         })));
+    firstStorage.push_back(storages.size());
+    for (auto [i, bytes] : llvm::enumerate(f->resultBytes)) {
       if (isSplit)
-        split.insert({result, copy});
-      if (inPlace && i < fw->getNumOperands()) {
-        auto it = storageOf.find(valueOf(fw->getOperand(i)));
-        if (it != storageOf.end())
-          storageOf[{result, copy}] = it->second;
+        split[firstSlot + i] = 1;
+      if (f->inPlace && i < fw->getNumOperands()) {
+        storageOf[firstSlot + i] = storageOf[slotOf(fw->getOperand(i))];
         continue;
       }
       // The weight gradient is the persistent allocation above.
-      double bytes = double(tensorBytes(result.getType()));
-      if (gradient > 0 && i + 1 == fw->getNumResults())
-        bytes = 0;
+      double size = bytes;
+      if (gradient > 0 && i + 1 == f->resultBytes.size())
+        size = 0;
       if (isSplit)
-        bytes /= double(tp);
-      storageOf[{result, copy}] = storages.size();
-      allocated[index].push_back(storages.size());
-      storages.push_back({bytes, resultDevice, index});
+        size /= double(tp);
+      storageOf[firstSlot + i] = storages.size();
+      storages.push_back({size, f->resultDevice, index});
     }
     for (Value operand : fw->getOperands()) {
-      auto it = storageOf.find(valueOf(operand));
-      if (it != storageOf.end())
-        storages[it->second].lastUse =
-            std::max(storages[it->second].lastUse, index);
+      unsigned id = storageOf[slotOf(operand)];
+      if (id != kNoStorage)
+        storages[id].lastUse = std::max(storages[id].lastUse, index);
     }
   }
+  firstStorage.push_back(storages.size());
 
   // Walk the launch order: an op's inputs and outputs are alive while it
-  // runs; storages whose last reader it is are freed after it.
-  std::vector<SmallVector<unsigned>> freedAfter(ops.size());
-  for (auto [id, s] : llvm::enumerate(storages))
-    freedAfter[s.lastUse].push_back(id);
+  // runs; storages whose last reader it is are freed after it (storages
+  // freedAfter[freedBegin[i]] to freedAfter[freedBegin[i + 1]] after op i).
+  std::vector<unsigned> freedBegin(ops.size() + 1, 0),
+      freedAfter(storages.size());
+  for (const Storage &s : storages)
+    ++freedBegin[s.lastUse + 1];
+  for (size_t i = 0; i < ops.size(); ++i)
+    freedBegin[i + 1] += freedBegin[i];
+  {
+    std::vector<unsigned> next(freedBegin.begin(), freedBegin.end() - 1);
+    for (auto [id, s] : llvm::enumerate(storages))
+      freedAfter[next[s.lastUse]++] = id;
+  }
   std::map<int64_t, double> live;
   // A device's live bytes only grow where an op allocates: the peak is
   // checked there.
@@ -203,10 +266,10 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   };
   for (size_t index = 0; index < ops.size(); ++index) {
     allocate(ops[index].getDevice(), persistent[index]);
-    for (unsigned id : allocated[index])
+    for (unsigned id = firstStorage[index]; id < firstStorage[index + 1]; ++id)
       allocate(storages[id].device, storages[id].bytes);
-    for (unsigned id : freedAfter[index])
-      live[storages[id].device] -= storages[id].bytes;
+    for (unsigned i = freedBegin[index]; i < freedBegin[index + 1]; ++i)
+      live[storages[freedAfter[i]].device] -= storages[freedAfter[i]].bytes;
   }
   for (auto &[d, m] : byDevice) {
     // Ops that do not declare their weights (traces, hand-written graphs)

@@ -46,7 +46,8 @@ struct GraphSummary {
   DictionaryAttr retarget;
   SmallVector<DictionaryAttr> devices;
   struct PathEntry {
-    std::string kernel, op;
+    /// Names owned by the context (a path can be a million kernels long).
+    StringRef kernel, op;
     double start, end;
   };
   std::vector<PathEntry> criticalPath;
@@ -164,7 +165,7 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
   // order (--perf-critical-path's).
   SmallVector<std::pair<Operation *, FrameworkOp>> kernels;
   if (path && !path.empty()) {
-    UnrolledWalk unrolled;
+    UnrolledWalk unrolled(/*indexInstances=*/false);
     (void)unrolled.run(graph, [&](Operation *op, CopyId) {
       if (auto fw = dyn_cast<FrameworkOp>(op))
         if (Block *body = fw.getBodyBlockOrNull())
@@ -177,8 +178,8 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     for (auto [n, i] : llvm::enumerate(path.asArrayRef()))
       if (i >= 0 && i < static_cast<int64_t>(kernels.size())) {
         auto [work, fw] = kernels[i];
-        s.criticalPath.push_back({work->getName().stripDialect().str(),
-                                  fw.getOpName().str(), times[2 * n],
+        s.criticalPath.push_back({work->getName().stripDialect(),
+                                  fw.getOpName(), times[2 * n],
                                   times[2 * n + 1]});
       }
   return s;
@@ -268,7 +269,7 @@ void printText(const GraphSummary &s, llvm::raw_ostream &os) {
       break;
     }
     os << llvm::format("    %10.3f .. %10.3f us  %-14s %s\n", p.start, p.end,
-                       p.kernel.c_str(), p.op.c_str());
+                       p.kernel.str().c_str(), p.op.str().c_str());
   }
 }
 

@@ -8,7 +8,10 @@ using namespace mlir;
 LogicalResult UnrolledWalk::run(GraphOp graph, Visitor visit) {
   copies.clear();
   repeatResults.clear();
-  copies.push_back({0, &graph.getBodyBlock(), {}});
+  topLevel.clear();
+  offsetInCopy.clear();
+  visited = 0;
+  copies.push_back({0, &graph.getBodyBlock(), 0, {}});
   return walkBlock(graph.getBodyBlock(), 0, visit);
 }
 
@@ -19,14 +22,21 @@ LogicalResult UnrolledWalk::walkBlock(Block &block, CopyId copy,
       continue;
     auto repeat = dyn_cast<RepeatOp>(op);
     if (!repeat) {
+      if (indexInstances) {
+        if (copy == 0)
+          topLevel[&op] = visited;
+        else
+          offsetInCopy.try_emplace(&op, visited - copies[copy].first);
+      }
       if (failed(visit(&op, copy)))
         return failure();
+      ++visited;
       continue;
     }
     Block &body = repeat.getBodyBlock();
     CopyId previous = 0;
     for (uint64_t i = 0, e = repeat.getCount(); i < e; ++i) {
-      Copy next{copy, &body, {}};
+      Copy next{copy, &body, visited, {}};
       // The first copy reads the initial values; every other copy what the
       // one before it yields.
       if (i == 0)
@@ -65,6 +75,12 @@ ValueCopy UnrolledWalk::resolve(Value value, CopyId copy) const {
   }
 }
 
+size_t UnrolledWalk::instanceOf(Operation *op, CopyId copy) const {
+  if (copy == 0)
+    return topLevel.lookup(op);
+  return copies[copy].first + offsetInCopy.lookup(op);
+}
+
 int64_t UnrolledWalk::copiesOf(Operation *op) {
   int64_t copies = 1;
   for (auto repeat = op->getParentOfType<RepeatOp>(); repeat;
@@ -89,6 +105,18 @@ static void forEachHostOpIn(Block &block, int64_t copies,
 void UnrolledWalk::forEachHostOp(
     GraphOp graph, function_ref<void(Operation *, int64_t)> visit) {
   forEachHostOpIn(graph.getBodyBlock(), 1, visit);
+}
+
+UnrolledWalk::Size UnrolledWalk::unrolledSize(GraphOp graph) {
+  Size size;
+  forEachHostOp(graph, [&](Operation *op, int64_t copies) {
+    size.hostOps += static_cast<size_t>(copies);
+    if (auto fw = dyn_cast<FrameworkOp>(op))
+      if (Block *body = fw.getBodyBlockOrNull())
+        size.deviceWork +=
+            static_cast<size_t>(copies) * body->getOperations().size();
+  });
+  return size;
 }
 
 bool UnrolledWalk::hasRepeats(GraphOp graph) {

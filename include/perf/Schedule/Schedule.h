@@ -113,6 +113,11 @@ struct ScheduleOptions {
 
 class Schedule {
 public:
+  /// Makes room for `ops` ops and `kernels` kernels.
+  void reserve(size_t ops, size_t kernels) {
+    opList.reserve(ops);
+    kernelList.reserve(kernels);
+  }
   /// Adds a kernel and returns its index.
   size_t addKernel(ScheduledKernel kernel);
   /// Adds an op (its kernels added first) and returns its index.

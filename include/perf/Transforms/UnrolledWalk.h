@@ -25,11 +25,14 @@ namespace perf {
 using CopyId = uint32_t;
 /// A value of the unrolled graph: an SSA value as defined in one copy.
 using ValueCopy = std::pair<mlir::Value, CopyId>;
-/// A host op of the unrolled graph: an op as run in one copy.
-using OpCopy = std::pair<mlir::Operation *, CopyId>;
 
 class UnrolledWalk {
 public:
+  /// `indexInstances`: whether instanceOf() will be asked (it costs a map
+  /// entry per host op of the graph's own body).
+  explicit UnrolledWalk(bool indexInstances = true)
+      : indexInstances(indexInstances) {}
+
   using Visitor =
       llvm::function_ref<mlir::LogicalResult(mlir::Operation *, CopyId)>;
 
@@ -44,6 +47,14 @@ public:
   /// Valid during and after run() for the copies visited so far.
   ValueCopy resolve(mlir::Value value, CopyId copy) const;
 
+  /// Where the run of host op `op` in `copy` comes in the visiting order (0
+  /// for the first op visited): the index run() visited it with. Valid for
+  /// the copies visited so far.
+  size_t instanceOf(mlir::Operation *op, CopyId copy) const;
+
+  /// Host ops visited so far.
+  size_t numInstances() const { return visited; }
+
   /// How many times the unrolled graph runs `op`: the product of the counts
   /// of the perf.repeat ops around it.
   static int64_t copiesOf(mlir::Operation *op);
@@ -54,6 +65,13 @@ public:
   forEachHostOp(GraphOp graph,
                 llvm::function_ref<void(mlir::Operation *, int64_t)> visit);
 
+  /// Host ops and device work (kernels, copies, collectives) of the
+  /// unrolled graph.
+  struct Size {
+    size_t hostOps = 0, deviceWork = 0;
+  };
+  static Size unrolledSize(GraphOp graph);
+
   /// Whether `graph` holds a perf.repeat.
   static bool hasRepeats(GraphOp graph);
 
@@ -63,12 +81,20 @@ private:
   struct Copy {
     CopyId parent = 0;
     mlir::Block *block = nullptr;
+    /// The instance index of the copy's first host op.
+    size_t first = 0;
     /// What the body's arguments stand for in this copy.
     llvm::SmallVector<ValueCopy, 2> args;
   };
   std::vector<Copy> copies;
   /// A repeat's results, per copy of the block that holds the repeat.
   llvm::DenseMap<ValueCopy, ValueCopy> repeatResults;
+  /// The instance index of each host op of the graph's own body, and of
+  /// each host op of a repeat body from the start of its copy (the same in
+  /// every copy).
+  llvm::DenseMap<mlir::Operation *, size_t> topLevel, offsetInCopy;
+  size_t visited = 0;
+  bool indexInstances;
 };
 
 /// Fails with an error naming `passArgument` when a perf.graph under (or
