@@ -6,6 +6,9 @@ gen_step.py and times, in the same run and on the same file:
   - perf-opt --estimate on the text IR,
   - perf-opt --estimate on the same step as MLIR bytecode, with the text's
     source locations and without them (--strip-debuginfo),
+  - perf-opt --estimate on the same step written with perf.repeat
+    (gen_step.py --repeat), text and bytecode; its report must be the
+    unrolled step's,
   - perf-speed-inmemory (the step built in memory through the C++ API),
   - baseline.py (the seed's critical path written plainly in Python),
 all pricing kernels with the roofline, plus perf-opt's default (learned)
@@ -184,10 +187,11 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         log = os.path.join(work, "log")
 
-        def step_file(n):
-            text = os.path.join(work, "step%d.mlir" % n)
+        def step_file(n, repeat=False):
+            text = os.path.join(work, "step%d%s.mlir" % (n, ".repeat" if repeat else ""))
             with open(text, "w") as f:
-                subprocess.run([sys.executable, os.path.join(HERE, "gen_step.py"), str(n)],
+                subprocess.run([sys.executable, os.path.join(HERE, "gen_step.py")]
+                               + (["--repeat"] if repeat else []) + [str(n)],
                                stdout=f, check=True)
             return text
 
@@ -202,6 +206,10 @@ def main():
             text = step_file(n)
             bytecode = to_bytecode(text, ".mlirbc")
             bare = to_bytecode(text, ".noloc.mlirbc", "--strip-debuginfo")
+            # The same step with its repeating blocks written once in a
+            # perf.repeat (gen_step.py --repeat).
+            repeated = step_file(n, repeat=True)
+            repeated_bc = to_bytecode(repeated, ".mlirbc")
             estimate = ["--estimate", "--estimate-models=roofline"]
             results = {
                 "baseline.py": timed([sys.executable, os.path.join(HERE, "baseline.py"), text],
@@ -210,13 +218,23 @@ def main():
                 "perf-opt, bytecode": timed([opt, bytecode] + estimate, log),
                 "perf-opt, bytecode without locations": timed([opt, bare] + estimate, log),
                 "C++ API, in memory": timed([inmemory, str(n)], log),
+                "perf-opt, text with perf.repeat": timed([opt, repeated] + estimate, log),
+                "perf-opt, bytecode with perf.repeat": timed([opt, repeated_bc] + estimate,
+                                                             log),
             }
+            # The repeat must stand for the same step: the same report.
+            if results["perf-opt, bytecode with perf.repeat"][2] != \
+                    results["perf-opt, bytecode"][2]:
+                sys.exit("error: the step with perf.repeat is reported differently "
+                         "from the unrolled one (%d kernels)" % n)
             base = results["baseline.py"][0]
             for tool, (wall, rss, _) in results.items():
                 rows.append((n, tool, wall, rss, base))
             os.remove(text)
             os.remove(bytecode)
             os.remove(bare)
+            os.remove(repeated)
+            os.remove(repeated_bc)
 
         # The default (learned) stack on a 2k-kernel step, text and bytecode.
         text = step_file(2000)

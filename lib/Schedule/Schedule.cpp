@@ -179,9 +179,11 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
   for (size_t i = 0; i < kernelList.size(); ++i) {
     const ScheduledKernel &k = kernelList[i];
     result.sumKernelUs += k.latencyUs;
-    std::vector<int64_t> where =
-        k.group.empty() ? std::vector<int64_t>{k.device} : k.group;
-    for (int64_t d : where) {
+    // A kernel keeps its device busy, a collective every participant.
+    const int64_t *where = k.group.empty() ? &k.device : k.group.data();
+    const int64_t *whereEnd = where + (k.group.empty() ? 1 : k.group.size());
+    for (const int64_t *it = where; it != whereEnd; ++it) {
+      int64_t d = *it;
       busy[d].emplace_back(k.startUs, k.endUs);
       (k.group.empty() ? computeBusy : commBusy)[d].emplace_back(k.startUs,
                                                                  k.endUs);
