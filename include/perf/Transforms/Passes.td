@@ -87,7 +87,10 @@ def CriticalPath : PerfPass<"perf-critical-path", "::mlir::ModuleOp"> {
     Walks each graph once (Algorithm 1 of Lin et al., generalized to a host
     thread per device, in-order streams, cross-stream data dependencies,
     syncs and collectives) and records `perf.start_us`/`perf.end_us` on every
-    op and kernel and `perf.estimate` on the graph.
+    op and kernel and `perf.estimate` on the graph. A `perf.repeat` is
+    walked as its copies, one after the other, without cloning its body;
+    the critical path numbers kernels in that unrolled order, and an op in
+    a repeat shows its last copy's times.
   }];
   let options = [
     Option<"kernelGap", "kernel-gap-us", "double", "1.0",
