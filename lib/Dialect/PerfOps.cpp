@@ -67,11 +67,11 @@ static int64_t unrolledHostOps(RepeatOp repeat) {
   for (Operation &op : repeat.getBodyBlock()) {
     auto nested = dyn_cast<RepeatOp>(op);
     perCopy += nested ? unrolledHostOps(nested) : 1;
-    perCopy = std::min(perCopy, kMaxGraphOps.max + 1);
+    perCopy = std::min(perCopy, kMaxUnrolledOps.max + 1);
   }
   auto count = static_cast<int64_t>(repeat.getCount());
-  if (perCopy > 0 && count > (kMaxGraphOps.max + 1) / perCopy)
-    return kMaxGraphOps.max + 1;
+  if (perCopy > 0 && count > (kMaxUnrolledOps.max + 1) / perCopy)
+    return kMaxUnrolledOps.max + 1;
   return perCopy * count;
 }
 
@@ -94,10 +94,10 @@ LogicalResult RepeatOp::verify() {
   // The outermost repeat checks the whole nest once.
   if (isa<GraphOp>((*this)->getParentOp())) {
     int64_t unrolled = unrolledHostOps(*this);
-    if (!withinLimit(unrolled, kMaxGraphOps))
+    if (!withinLimit(unrolled, kMaxUnrolledOps))
       return emitOpError("stands for more host ops once unrolled than the "
                          "limit ")
-             << kMaxGraphOps.name << " (" << kMaxGraphOps.max << ")";
+             << kMaxUnrolledOps.name << " (" << kMaxUnrolledOps.max << ")";
   }
   return success();
 }

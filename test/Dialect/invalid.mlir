@@ -268,7 +268,7 @@ perf.graph @g {
 // -----
 
 perf.graph @g {
-  // expected-error @+1 {{'perf.repeat' op stands for more host ops once unrolled than the limit max-graph-ops (10000000)}}
+  // expected-error @+1 {{'perf.repeat' op stands for more host ops once unrolled than the limit max-unrolled-ops (100000000)}}
   perf.repeat 100000 : () -> () {
     perf.repeat 1000 : () -> () {
       perf.sync
