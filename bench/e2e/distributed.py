@@ -98,10 +98,11 @@ def estimate(args, work, model, seq, global_batch, server, layout, optimizer):
          "--optimizer=" + optimizer, "-o", step])
     gpu, system = SERVERS[server]
     cmd = [os.path.join(args.build, "bin", "perf-opt"), step, "--perf-device=" + gpu,
-           layout_pass(layout), "--estimate=system=" + os.path.join(SYSTEMS, system),
-           "--estimate-format=json"]
+           layout_pass(layout)]
+    options = ["system=" + os.path.join(SYSTEMS, system), "format=json"]
     if args.stack:
-        cmd.append("--estimate-models=" + args.stack)
+        options.append("models=" + args.stack)
+    cmd.append("--estimate=" + " ".join(options))
     return json.loads(run(cmd))["graphs"][0]
 
 
@@ -111,7 +112,7 @@ def main():
     ap.add_argument("--configs",
                     default=os.path.join(ROOT, "..", "shared", "data", "e2e", "neusight", "configs"))
     ap.add_argument("--stack", default="",
-                    help="--estimate-models of perf-opt (default: its own default)")
+                    help="perf-opt's --estimate=models=... (default: its own default)")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "distributed.md"))
     ap.add_argument("--max-error", type=float, help="bound on the mean |error| in %%")
     ap.add_argument("--skip-without-data", action="store_true")

@@ -34,8 +34,7 @@ def step_ms(build, config, work, batch, seq, dtype="fp32", gpu="a100", phase="in
                          "--phase=" + phase] + (["--context=%d" % context] if context else []),
                         capture_output=True, text=True, check=True).stdout
     out = subprocess.run([os.path.join(build, "bin", "perf-opt"), "--perf-device=" + gpu,
-                          "--estimate", "--estimate-format=json",
-                          "--estimate-models=tile,heuristic,roofline"],
+                          "--estimate=format=json models=tile,heuristic,roofline"],
                          input=ir, capture_output=True, text=True, check=True).stdout
     return json.loads(out)["graphs"][0][key] / 1000.0
 

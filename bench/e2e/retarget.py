@@ -74,14 +74,15 @@ def steps(data, only):
 
 
 def estimate_ms(build, step, target, method, ml_dir):
-    cmd = [os.path.join(build, "bin", "perf-opt"), step, "--perf-device=" + gpu_name(target),
-           "--estimate", "--estimate-format=json"]
+    cmd = [os.path.join(build, "bin", "perf-opt"), step, "--perf-device=" + gpu_name(target)]
+    options = ["format=json"]
     if method == "wave":
-        cmd.append("--retarget=wave")
+        options.append("retarget=wave")
     elif method == "ratio:roofline":
-        cmd.append("--estimate-models=roofline")
+        options.append("models=roofline")
     else:
-        cmd += ["--estimate-models=auto", "--estimate-ml-dir=" + ml_dir]
+        options += ["models=auto", "ml-dir=" + ml_dir]
+    cmd.append("--estimate=" + " ".join(options))
     return json.loads(run(cmd))["graphs"][0]["e2e_us"] / 1000.0
 
 

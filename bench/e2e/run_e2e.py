@@ -80,10 +80,11 @@ def estimate(build, config, label, gpu, stack, ml_dir, work):
 
 def estimate_graph(build, step, gpu, stack, ml_dir):
     """perf-opt --estimate's JSON report of the graph in `step`."""
-    cmd = [os.path.join(build, "bin", "perf-opt"), step, "--perf-device=" + gpu, "--estimate",
-           "--estimate-format=json", "--estimate-models=" + stack]
+    options = ["format=json", "models=" + stack]
     if {"ml", "calibrated"} & set(stack.split(",")):
-        cmd.append("--estimate-ml-dir=" + ml_dir)
+        options.append("ml-dir=" + ml_dir)
+    cmd = [os.path.join(build, "bin", "perf-opt"), step, "--perf-device=" + gpu,
+           "--estimate=" + " ".join(options)]
     return json.loads(run(cmd))["graphs"][0]
 
 

@@ -27,8 +27,8 @@ trap 'rm -rf "$work"' EXIT
 # (the roofline, as the baseline prices kernels).
 measure() {
   local name=$1 kernels=$2 file=$3
-  /usr/bin/time -v "$opt" "$file" --perf-device=A100 --estimate \
-    --estimate-models=roofline -mlir-timing > /dev/null 2> "$work/log"
+  /usr/bin/time -v "$opt" "$file" --perf-device=A100 --estimate=models=roofline \
+    -mlir-timing > /dev/null 2> "$work/log"
   local wall user rss passes
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0;
     for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$work/log")

@@ -226,7 +226,7 @@ def main():
             # perf.repeat (gen_step.py --repeat).
             repeated = step_file(n, repeat=True)
             repeated_bc = to_bytecode(repeated, ".mlirbc")
-            estimate = ["--estimate", "--estimate-models=roofline"]
+            estimate = ["--estimate=models=roofline"]
             results = {
                 "baseline.py": timed([sys.executable, os.path.join(HERE, "baseline.py"), text],
                                      log),

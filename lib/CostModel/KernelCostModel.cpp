@@ -252,7 +252,7 @@ perf::createKernelCostModel(llvm::StringRef name,
     if (options.mlModelDir.empty() || !llvm::sys::fs::exists(path))
       return llvm::createStringError(
           "the calibrated model needs a model folder with roofline.json "
-          "(perf-train writes it; perf-opt: --estimate-ml-dir=DIR)" +
+          "(perf-train writes it; perf-opt: --estimate=ml-dir=DIR)" +
           (options.mlModelDir.empty()
                ? std::string()
                : "; none in '" + options.mlModelDir + "'"));
@@ -271,7 +271,7 @@ perf::createKernelCostModel(llvm::StringRef name,
     if (options.databasePath.empty())
       return llvm::createStringError(
           "the db model needs a perf database path (perf-opt: "
-          "--estimate-db=FILE or --perf-kernel-cost=\"db=FILE\"; perf-eval: "
+          "--estimate=db=FILE or --perf-kernel-cost=\"db=FILE\"; perf-eval: "
           "--db=FILE)");
     auto db = PerfDatabase::openReadOnly(options.databasePath);
     if (!db)

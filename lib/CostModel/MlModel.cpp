@@ -337,7 +337,7 @@ MlModel::load(llvm::StringRef dir,
   if (dir.empty())
     return llvm::createStringError(
         "the ml model needs a model directory written by perf-train "
-        "(perf-opt: --estimate-ml-dir=DIR or "
+        "(perf-opt: --estimate=ml-dir=DIR or "
         "--perf-kernel-cost=\"ml-dir=DIR\"; "
         "perf-eval: --ml-dir=DIR)");
   if (!llvm::sys::fs::is_directory(dir))

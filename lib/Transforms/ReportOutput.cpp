@@ -37,7 +37,7 @@ LogicalResult perf::writeReport(Operation *op, llvm::StringRef path,
       return op->emitError(
           "a second JSON report would follow another on the same stream, "
           "which a JSON reader rejects; write one of them to a file "
-          "(output=FILE, or --estimate-format=text)");
+          "(output=FILE, or format=text)");
     standard.wroteJson |= json;
     llvm::raw_ostream &os = standard.os ? *standard.os : llvm::outs();
     os << text;

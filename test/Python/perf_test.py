@@ -95,8 +95,8 @@ class Kernels(unittest.TestCase):
 class Steps(unittest.TestCase):
     def test_same_as_perf_opt(self):
         ours = perf.estimate(MLP, device="A100", models="roofline")
-        theirs = json.loads(tool("perf-opt", MLP, "--perf-device=A100", "--estimate",
-                                 "--estimate-models=roofline", "--estimate-format=json"))
+        theirs = json.loads(tool("perf-opt", MLP, "--perf-device=A100",
+                                 "--estimate=models=roofline format=json"))
         self.assertEqual(ours["graphs"][0]["e2e_us"], theirs["graphs"][0]["e2e_us"])
         self.assertEqual(ours["graphs"][0]["target"], "A100-SXM4-40GB")
 

@@ -38,15 +38,19 @@ perf.graph @step attributes {target = #perf.gpu<"T4">} {
 // DB: perf.elementwise {{.*}}perf.cost_model = "heuristic"
 // DB: perf.kernel {{.*}}perf.cost_model = "roofline"
 
-// --estimate takes the same stack: --estimate-db and --estimate-ml-dir (or
-// the pipeline's db= and ml-dir=) feed the db, ml and tile models.
-// RUN: perf-opt --estimate --estimate-models=db,heuristic,roofline --estimate-db=%t/perf.sqlite %s | FileCheck %s --check-prefix=EST-DB
+// --estimate takes the same stack: the pipeline's db= and ml-dir= feed the
+// db, ml and tile models. The flags these options once were still work,
+// with a warning naming the pipeline's form.
 // RUN: perf-opt --estimate="models=db,heuristic,roofline db=%t/perf.sqlite" %s | FileCheck %s --check-prefix=EST-DB
+// RUN: perf-opt --estimate --estimate-models=db,heuristic,roofline --estimate-db=%t/perf.sqlite %s 2> %t.warnings | FileCheck %s --check-prefix=EST-DB
+// RUN: FileCheck %s --check-prefix=DEPRECATED < %t.warnings
+// DEPRECATED: perf-opt: warning: --estimate-models is deprecated; give it to the pipeline: --estimate="models=..." (docs/estimate.md)
+// DEPRECATED-NEXT: perf-opt: warning: --estimate-db is deprecated; give it to the pipeline: --estimate="db=..." (docs/estimate.md)
 // EST-DB: priced by: db=1 heuristic=1 roofline=1
 // EST-DB-NEXT: not in the perf database: 2 kernel shapes (measure them with perf-bench --from)
 // EST-DB-NEXT: elementwise n=2841108 in=2 op=add
 // EST-DB-NEXT: generic flops=1000000000 bytes=1000000
-// RUN: perf-opt --estimate --estimate-models=db,roofline --estimate-db=%t/perf.sqlite --estimate-format=json %s | FileCheck %s --check-prefix=EST-JSON
+// RUN: perf-opt --estimate="models=db,roofline db=%t/perf.sqlite format=json" %s | FileCheck %s --check-prefix=EST-JSON
 // EST-JSON: "db_misses": [
 // EST-JSON-NEXT: {
 // EST-JSON-NEXT: "device": "T4",
@@ -54,10 +58,10 @@ perf.graph @step attributes {target = #perf.gpu<"T4">} {
 // EST-JSON-NEXT: "kind": "elementwise",
 // EST-JSON-NEXT: "signature": "n=2841108 in=2 op=add"
 // RUN: perf-train --neusight %S/../CostModel/Inputs/neusight --ml-dir %t/models --rounds=5
-// RUN: perf-opt --estimate --estimate-models=ml,roofline --estimate-ml-dir=%t/models %s | FileCheck %s --check-prefix=EST-ML
+// RUN: perf-opt --estimate="models=ml,roofline ml-dir=%t/models" %s | FileCheck %s --check-prefix=EST-ML
 // EST-ML: priced by: ml=2 roofline=1
 
 // A --perf-kernel-cost next to --estimate would be overwritten by the
-// estimate's own models: refused with a pointer to --estimate-models.
+// estimate's own models: refused with a pointer to the estimate's options.
 // RUN: not perf-opt --perf-kernel-cost="models=tile,roofline" --estimate %s 2>&1 | FileCheck %s --check-prefix=BOTH
-// BOTH: error: --estimate prices the kernels itself: give its models with --estimate-models
+// BOTH: error: --estimate prices the kernels itself: give its models as --estimate="models=... db=... ml-dir=..." instead of --perf-kernel-cost

@@ -1,4 +1,4 @@
-// RUN: perf-opt --estimate --estimate-format=json %s | FileCheck %s
+// RUN: perf-opt --estimate=format=json %s | FileCheck %s
 
 // The step of memory.mlir without perf.params on its linear: the weights
 // are taken from the 4 MiB gradient the backward op writes (one weight per

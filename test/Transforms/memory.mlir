@@ -1,6 +1,6 @@
 // RUN: perf-opt --estimate %s | FileCheck %s
-// RUN: perf-opt --estimate --estimate-format=json %s | FileCheck %s --check-prefix=JSON
-// RUN: perf-opt --perf-tensor-parallel=devices=2 --estimate --estimate-format=json %s | FileCheck %s --check-prefix=TP
+// RUN: perf-opt --estimate=format=json %s | FileCheck %s --check-prefix=JSON
+// RUN: perf-opt --perf-tensor-parallel=devices=2 --estimate=format=json %s | FileCheck %s --check-prefix=TP
 
 // A training step of one 1024 x 1024 fp32 linear layer over 256 rows, with
 // Adam; every activation is 256 x 1024 x 4 B = 1 MiB. Weights 4 MiB, their

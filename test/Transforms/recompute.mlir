@@ -1,6 +1,6 @@
 // RUN: perf-opt %s --perf-recompute | FileCheck %s
-// RUN: perf-opt %s --estimate --estimate-format=json | FileCheck %s --check-prefix=STORED
-// RUN: perf-opt %s --perf-recompute --estimate --estimate-format=json | FileCheck %s --check-prefix=FULL
+// RUN: perf-opt %s --estimate=format=json | FileCheck %s --check-prefix=STORED
+// RUN: perf-opt %s --perf-recompute --estimate=format=json | FileCheck %s --check-prefix=FULL
 // RUN: not perf-opt %s --perf-recompute=granularity=some 2>&1 | FileCheck %s --check-prefix=BADGRAN
 // RUN: not perf-opt %S/Distributed/Inputs/dp-inference.mlir --perf-recompute 2>&1 | FileCheck %s --check-prefix=INFER
 // RUN: not perf-opt %S/Distributed/zero.mlir --perf-data-parallel=devices=2 --perf-recompute 2>&1 | FileCheck %s --check-prefix=PARALLEL

@@ -1,8 +1,8 @@
 // RUN: perf-opt --estimate %s | FileCheck %s
-// RUN: perf-opt --estimate --estimate-format=json %s | FileCheck %s --check-prefix=JSON
+// RUN: perf-opt --estimate=format=json %s | FileCheck %s --check-prefix=JSON
 // RUN: perf-opt --estimate=format=json %s | FileCheck %s --check-prefix=JSON
 // RUN: perf-opt --estimate %s -o %t.mlir && FileCheck %s --check-prefix=IR < %t.mlir
-// RUN: not perf-opt --estimate --estimate-format=yaml %s 2>&1 | FileCheck %s --check-prefix=FMT
+// RUN: not perf-opt --estimate=format=yaml %s 2>&1 | FileCheck %s --check-prefix=FMT
 // RUN: not perf-opt --perf-report %s 2>&1 | FileCheck %s --check-prefix=NOEST
 
 // Toy GPU of 1 TFLOP/s and 1 TB/s at the default efficiencies (0.7 compute,
@@ -28,7 +28,7 @@
 
 // IR: perf.estimate = {critical_path = array<i64: 0>, critical_path_times_us = array<f64: 2.300000e+01, 2880.1428571428573>, devices = [{active_us = 2857.1428571428573 : f64
 
-// FMT: error: --estimate-format must be text or json, got 'yaml'
+// FMT: error: report format must be text or json, got 'yaml'
 // NOEST: error: no estimate to report; run --perf-critical-path first
 perf.graph @g attributes {target = #perf.gpu<"toy", sms = 1, fp32_tflops = 1, mem_bw_gbs = 1000>} {
   perf.op "mm" : () -> () {

@@ -2,9 +2,9 @@
 // RUN: perf-opt %s --perf-device=a100-pcie --perf-kernel-cost | FileCheck %s --check-prefix=RATIO
 // RUN: perf-opt %s --perf-device=a100-pcie --perf-kernel-cost=retarget=wave | FileCheck %s --check-prefix=WAVE
 // RUN: perf-opt %s --perf-set-target=device=a100-pcie --perf-kernel-cost --perf-set-target=device=v100-pcie --perf-kernel-cost | FileCheck %s --check-prefix=BACK
-// RUN: perf-opt %s --perf-device=a100-pcie --estimate --estimate-models=roofline | FileCheck %s --check-prefix=REPORT
+// RUN: perf-opt %s --perf-device=a100-pcie --estimate=models=roofline | FileCheck %s --check-prefix=REPORT
 // RUN: not perf-opt %s --perf-kernel-cost=retarget=habitat 2>&1 | FileCheck %s --check-prefix=BAD
-// RUN: not perf-opt %s --retarget=habitat --estimate 2>&1 | FileCheck %s --check-prefix=BADFLAG
+// RUN: not perf-opt %s --estimate=retarget=habitat 2>&1 | FileCheck %s --check-prefix=BADFLAG
 
 // A step measured on a V100-PCIe: on its own GPU the measured latencies
 // stand.
@@ -36,7 +36,7 @@
 // REPORT-NEXT: measured on V100-PCIe-32GB: 1 kernels moved to A100-PCIe-40GB (ratio), 1 with no model kept as measured (kernel=1)
 
 // BAD: error: retarget must be ratio or wave, got 'habitat'
-// BADFLAG: error: --retarget must be ratio or wave, got 'habitat'
+// BADFLAG: error: retarget must be ratio or wave, got 'habitat'
 perf.graph @step attributes {target = #perf.gpu<"V100-PCIe-32GB">, perf.measured_on = #perf.gpu<"V100-PCIe-32GB">} {
   perf.op "aten::add" : () -> () {
     perf.elementwise {dtype = f32, elements = 1048576 : i64, fn = "add", inputs = 2 : i64, perf.cost_model = "measured", perf.latency_us = 20.0 : f64}

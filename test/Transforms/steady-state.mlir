@@ -1,7 +1,7 @@
 // RUN: perf-opt %s --perf-kernel-cost="models=roofline compute-efficiency=1.0 memory-efficiency=1.0" --perf-host-overhead=table=%S/Inputs/overheads.json --perf-critical-path=iterations=3 | FileCheck %s
 // RUN: perf-opt %s --estimate="iterations=3 overheads=%S/Inputs/overheads.json" | FileCheck %s --check-prefix=REPORT
-// RUN: perf-opt %s --estimate --estimate-iterations=3 --estimate-overheads=%S/Inputs/overheads.json --estimate-format=json | FileCheck %s --check-prefix=JSON
-// RUN: not perf-opt %s --estimate --estimate-iterations=0 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: perf-opt %s --estimate="iterations=3 overheads=%S/Inputs/overheads.json format=json" | FileCheck %s --check-prefix=JSON
+// RUN: not perf-opt %s --estimate=iterations=0 2>&1 | FileCheck %s --check-prefix=ZERO
 
 // A device-bound training loop without a sync: the host runs ahead and the
 // next step's kernel queues behind this one's. Toy GPU at 1 TFLOP/s: the
@@ -27,7 +27,7 @@
 // JSON: "iterations": 3,
 // JSON: "steady_state_us": 2858.14
 
-// ZERO: error: --estimate-iterations must be at least 1
+// ZERO: error: --perf-critical-path: iterations must be at least 1
 perf.graph @loop attributes {target = #perf.gpu<"toy", sms = 1, fp32_tflops = 1, mem_bw_gbs = 1000>, phase = "training"} {
   perf.op "step" : () -> () {
     perf.gemm {m = 1000, n = 1000, k = 1000}

@@ -1,5 +1,5 @@
 // RUN: perf-opt %s --perf-synthesize-training=optimizer=none | FileCheck %s
-// RUN: perf-opt %s --perf-synthesize-training=optimizer=none --estimate --estimate-models=roofline --estimate-format=json | FileCheck %s --check-prefix=MEM
+// RUN: perf-opt %s --perf-synthesize-training=optimizer=none --estimate="models=roofline format=json" | FileCheck %s --check-prefix=MEM
 
 // Each backward op reads the gradients of its op's outputs and what autograd
 // saves for it (derivatives.yaml), not the op's outputs: an addmm keeps its

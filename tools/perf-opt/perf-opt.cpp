@@ -15,7 +15,6 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "perf/Schedule/MeasuredRetarget.h"
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
@@ -40,7 +39,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
-#include <cmath>
 #include <cstdlib>
 
 using namespace mlir;
@@ -55,49 +53,47 @@ static llvm::cl::opt<std::string> perfDeviceFile(
     "perf-device-file",
     llvm::cl::desc("Target GPU for every graph, read from a device JSON file"),
     llvm::cl::cat(perfCategory));
-static llvm::cl::opt<std::string>
-    estimateFormat("estimate-format",
-                   llvm::cl::desc("Report format of --estimate: text or json"),
-                   llvm::cl::init("text"), llvm::cl::cat(perfCategory));
-// cl::desc keeps a StringRef: the composed text must outlive the option.
-static const std::string estimateModelsHelp =
-    "Kernel cost model order used by --estimate (default: 'auto', the stack " +
-    std::string(perf::kDefaultModelStack) +
-    " on the shipped model folder routed by its selection.json; roofline "
-    "without a folder)";
-static llvm::cl::opt<std::string>
-    estimateModels("estimate-models", llvm::cl::desc(estimateModelsHelp),
-                   llvm::cl::cat(perfCategory));
-static llvm::cl::opt<std::string>
-    estimateDb("estimate-db",
-               llvm::cl::desc("Perf database (SQLite) of the db model used by "
-                              "--estimate"),
-               llvm::cl::cat(perfCategory));
-static llvm::cl::opt<std::string> estimateMlDir(
-    "estimate-ml-dir",
-    llvm::cl::desc("Model folder (perf-train -o) of the ml and tile models "
-                   "used by --estimate"),
-    llvm::cl::cat(perfCategory));
-static llvm::cl::opt<unsigned> estimateIterations(
-    "estimate-iterations",
-    llvm::cl::desc("Steps --estimate walks back to back; above 1 the report "
-                   "adds the steady-state step time"),
-    llvm::cl::init(1), llvm::cl::cat(perfCategory));
-static llvm::cl::opt<std::string> estimateOverheads(
-    "estimate-overheads",
-    llvm::cl::desc("Host overhead table (JSON) used by --estimate"),
-    llvm::cl::cat(perfCategory));
-static llvm::cl::opt<std::string> retargetMethod(
-    "retarget",
-    llvm::cl::desc("How --estimate moves kernels measured on one GPU to the "
-                   "target: ratio (measured x the model stack's target / "
-                   "source price, default) or wave (Habitat's wave scaling)"),
-    llvm::cl::init("ratio"), llvm::cl::cat(perfCategory));
-static llvm::cl::opt<double> hostScale(
-    "host-scale",
-    llvm::cl::desc("Factor --estimate applies to every host overhead (a "
-                   "retargeted trace keeps its host's times otherwise)"),
-    llvm::cl::init(1.0), llvm::cl::cat(perfCategory));
+// The estimate's options are the pipeline's (`--estimate="models=roofline
+// format=json"`, docs/estimate.md). These spellings of them are kept,
+// hidden, for scripts written before; each use prints the pipeline form.
+struct DeprecatedEstimateFlag {
+  const char *flag;
+  const char *pipelineKey;
+};
+static constexpr DeprecatedEstimateFlag kDeprecatedEstimateFlags[] = {
+    {"estimate-format", "format"},
+    {"estimate-models", "models"},
+    {"estimate-db", "db"},
+    {"estimate-ml-dir", "ml-dir"},
+    {"estimate-iterations", "iterations"},
+    {"estimate-overheads", "overheads"},
+    {"retarget", "retarget"},
+    {"host-scale", "host-scale"},
+};
+static llvm::cl::opt<std::string> estimateFormat("estimate-format",
+                                                 llvm::cl::Hidden);
+static llvm::cl::opt<std::string> estimateModels("estimate-models",
+                                                 llvm::cl::Hidden);
+static llvm::cl::opt<std::string> estimateDb("estimate-db", llvm::cl::Hidden);
+static llvm::cl::opt<std::string> estimateMlDir("estimate-ml-dir",
+                                                llvm::cl::Hidden);
+static llvm::cl::opt<unsigned> estimateIterations("estimate-iterations",
+                                                  llvm::cl::Hidden);
+static llvm::cl::opt<std::string> estimateOverheads("estimate-overheads",
+                                                    llvm::cl::Hidden);
+static llvm::cl::opt<std::string> retargetMethod("retarget", llvm::cl::Hidden);
+static llvm::cl::opt<double> hostScale("host-scale", llvm::cl::Hidden);
+
+/// Warns once per deprecated estimate flag given, naming its pipeline form.
+static void warnDeprecatedEstimateFlags() {
+  for (const DeprecatedEstimateFlag &f : kDeprecatedEstimateFlags) {
+    llvm::cl::Option *option = llvm::cl::getRegisteredOptions().lookup(f.flag);
+    if (option && option->getNumOccurrences() > 0)
+      llvm::errs() << "perf-opt: warning: --" << f.flag
+                   << " is deprecated; give it to the pipeline: --estimate=\""
+                   << f.pipelineKey << "=...\" (docs/estimate.md)\n";
+  }
+}
 
 /// The model folder --estimate uses when none is given (defaultModelDir):
 /// an installed perf-opt reads the folder installed beside it, a built one
@@ -280,8 +276,11 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   perf::registerPerfDialects(registry);
   perf::registerPerfPassesAndPipelines([] {
+    // The pipeline's defaults: the deprecated flags where given, and the
+    // shipped model folder.
     perf::EstimateOptions options;
-    options.format = estimateFormat;
+    if (!estimateFormat.empty())
+      options.format = estimateFormat;
     // With no model flags, the learned stack on the shipped (or given)
     // folder; the roofline alone where there is none.
     options.mlModelDir = estimateMlDir;
@@ -293,9 +292,12 @@ int main(int argc, char **argv) {
       options.models = perf::kAutoModelStack;
     options.overheads = estimateOverheads;
     options.database = estimateDb;
-    options.iterations = estimateIterations;
-    options.retarget = retargetMethod;
-    options.hostScale = hostScale;
+    if (estimateIterations.getNumOccurrences())
+      options.iterations = estimateIterations;
+    if (retargetMethod.getNumOccurrences())
+      options.retarget = retargetMethod;
+    if (hostScale.getNumOccurrences())
+      options.hostScale = hostScale;
     options.annotate = !estimateOnly;
     return options;
   });
@@ -320,38 +322,19 @@ int main(int argc, char **argv) {
     printCatalog(llvm::outs());
     return 0;
   }
-  if (estimateFormat != "text" && estimateFormat != "json") {
-    return fail("--estimate-format must be text or json, got '" +
-                estimateFormat + "'");
-  }
+  warnDeprecatedEstimateFlags();
   // --estimate prices every kernel itself; a --perf-kernel-cost before it
   // would be overwritten by the estimate's own models without a word.
   if (requestsEstimate(argc, argv) && requestsKernelCost(argc, argv)) {
-    return fail("--estimate prices the kernels itself: give its models with "
-                "--estimate-models (and --estimate-db, --estimate-ml-dir) "
-                "instead of --perf-kernel-cost");
-  }
-  if (estimateIterations == 0) {
-    return fail("--estimate-iterations must be at least 1");
-  }
-  if (!perf::withinLimit(estimateIterations, perf::kMaxIterations)) {
-    return fail(perf::limitExceeded("--estimate-iterations", estimateIterations,
-                                    perf::kMaxIterations));
+    return fail("--estimate prices the kernels itself: give its models as "
+                "--estimate=\"models=... db=... ml-dir=...\" instead of "
+                "--perf-kernel-cost");
   }
   if (onnxBatch.getNumOccurrences() &&
       (onnxBatch <= 0 || !perf::withinLimit(onnxBatch, perf::kMaxExtent))) {
     return fail("--onnx-batch must be from 1 to " +
                 llvm::Twine(perf::kMaxExtent.max) + ", got " +
                 llvm::Twine(int64_t(onnxBatch)));
-  }
-  if (!perf::parseRetargetMethod(retargetMethod)) {
-    llvm::errs() << "error: --retarget must be ratio or wave, got '"
-                 << retargetMethod << "'\n";
-    return 1;
-  }
-  if (!(hostScale > 0) || !std::isfinite(hostScale)) {
-    llvm::errs() << "error: --host-scale must be a positive number\n";
-    return 1;
   }
   if (!perfDevice.empty() && !perfDeviceFile.empty()) {
     return fail("give only one of --perf-device and --perf-device-file");

@@ -103,14 +103,14 @@ TEST(PerfCAPI, CostModelCreateErrors) {
   ASSERT_NE(error, nullptr);
   EXPECT_EQ(std::string(error),
             "the ml model needs a model directory written by perf-train "
-            "(perf-opt: --estimate-ml-dir=DIR or "
+            "(perf-opt: --estimate=ml-dir=DIR or "
             "--perf-kernel-cost=\"ml-dir=DIR\"; perf-eval: --ml-dir=DIR)");
   perfFreeString(error);
   error = nullptr;
   EXPECT_EQ(perfCostModelCreate("db", nullptr, nullptr, &error), nullptr);
   EXPECT_EQ(std::string(error),
             "the db model needs a perf database path (perf-opt: "
-            "--estimate-db=FILE or --perf-kernel-cost=\"db=FILE\"; perf-eval: "
+            "--estimate=db=FILE or --perf-kernel-cost=\"db=FILE\"; perf-eval: "
             "--db=FILE)");
   perfFreeString(error);
 }

@@ -1,5 +1,5 @@
 // RUN: perf-opt %s --perf-tensor-parallel="devices=2 sequence-parallel=true" | FileCheck %s
-// RUN: perf-opt %s --perf-tensor-parallel="devices=2 sequence-parallel=true" --estimate --estimate-format=json | FileCheck %s --check-prefix=MEM
+// RUN: perf-opt %s --perf-tensor-parallel="devices=2 sequence-parallel=true" --estimate=format=json | FileCheck %s --check-prefix=MEM
 // RUN: not perf-opt %S/tensor-parallel-dataflow.mlir --perf-tensor-parallel="devices=2 sequence-parallel=true" 2>&1 | FileCheck %s --check-prefix=NOFLOW
 
 // A pre-norm MLP block over 32 tokens (hidden 64, fp32), two ranks. The

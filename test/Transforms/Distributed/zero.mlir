@@ -1,9 +1,9 @@
 // RUN: perf-opt %s --perf-data-parallel=devices=4 --perf-zero=stage=1 | FileCheck %s --check-prefix=STAGE1
 // RUN: perf-opt %s --perf-data-parallel=devices=4 --perf-zero=stage=3 | FileCheck %s --check-prefix=STAGE3
-// RUN: perf-opt %s --perf-data-parallel=devices=4 --estimate --estimate-format=json | FileCheck %s --check-prefix=DDP
-// RUN: perf-opt %s --perf-data-parallel=devices=4 --perf-zero=stage=1 --estimate --estimate-format=json | FileCheck %s --check-prefix=MEM1
-// RUN: perf-opt %s --perf-data-parallel=devices=4 --perf-zero=stage=2 --estimate --estimate-format=json | FileCheck %s --check-prefix=MEM2
-// RUN: perf-opt %s --perf-data-parallel=devices=4 --perf-zero=stage=3 --estimate --estimate-format=json | FileCheck %s --check-prefix=MEM3
+// RUN: perf-opt %s --perf-data-parallel=devices=4 --estimate=format=json | FileCheck %s --check-prefix=DDP
+// RUN: perf-opt %s --perf-data-parallel=devices=4 --perf-zero=stage=1 --estimate=format=json | FileCheck %s --check-prefix=MEM1
+// RUN: perf-opt %s --perf-data-parallel=devices=4 --perf-zero=stage=2 --estimate=format=json | FileCheck %s --check-prefix=MEM2
+// RUN: perf-opt %s --perf-data-parallel=devices=4 --perf-zero=stage=3 --estimate=format=json | FileCheck %s --check-prefix=MEM3
 // RUN: perf-opt %s --perf-data-parallel=devices=4 --perf-zero=stage=3 --estimate | FileCheck %s --check-prefix=REPORT
 // RUN: not perf-opt %s --perf-zero=stage=1 2>&1 | FileCheck %s --check-prefix=NODP
 // RUN: not perf-opt %s --perf-data-parallel=devices=4 --perf-zero=stage=4 2>&1 | FileCheck %s --check-prefix=BADSTAGE
