@@ -32,6 +32,10 @@ LogicalResult GraphOp::verify() {
     if (!isa<GpuAttr>(target) && !isa<SymbolRefAttr, StringAttr>(target) &&
         target.getDialect().getNamespace() != "perf")
       return emitOpError("target must be a #perf.gpu or #perf.system");
+  // A step's inputs are the ops that make them (perf.op "input").
+  if (getBodyBlock().getNumArguments() != 0)
+    return emitOpError("body must take no arguments; make a step's inputs "
+                       "with ops (perf.op \"input\")");
   for (Operation &op : getBodyBlock()) {
     if (isa<KernelOpInterface>(op))
       return op.emitOpError("kernels must be launched from a perf.op");

@@ -268,7 +268,7 @@ perf.graph @g {
 // -----
 
 perf.graph @g {
-  // expected-error @+1 {{'perf.repeat' op stands for more host ops once unrolled than the limit max-unrolled-ops (100000000)}}
+  // expected-error @+1 {{'perf.repeat' op stands for more host ops once unrolled than the limit max-unrolled-ops (30000000)}}
   perf.repeat 100000 : () -> () {
     perf.repeat 1000 : () -> () {
       perf.sync
@@ -284,4 +284,12 @@ perf.graph @g {
     perf.repeat 2 : () -> () {
     }
   }
+}
+
+// -----
+
+// expected-error @+1 {{'perf.graph' op body must take no arguments; make a step's inputs with ops (perf.op "input")}}
+perf.graph @g {
+^bb0(%a: tensor<4xf32>):
+  perf.op "x"(%a) : (tensor<4xf32>) -> ()
 }

@@ -42,8 +42,9 @@ inline constexpr Limit kMaxSweepPoints{"max-sweep-points", 100'000};
 /// Ops of one graph and nodes of one imported model, read or created.
 inline constexpr Limit kMaxGraphOps{"max-graph-ops", 10'000'000};
 /// Ops a graph written with perf.repeat stands for once unrolled: the
-/// timing passes walk every copy (about 0.5 KB of memory per kernel).
-inline constexpr Limit kMaxUnrolledOps{"max-unrolled-ops", 100'000'000};
+/// timing passes walk every copy (about 0.4 KB of memory per op, so about
+/// 12 GB at the limit; a few bytes of text must not ask for more).
+inline constexpr Limit kMaxUnrolledOps{"max-unrolled-ops", 30'000'000};
 /// Bytes of one input file, compressed or after decompression.
 inline constexpr Limit kMaxInputBytes{"max-input-bytes",
                                       (int64_t(1) << 31) - 1};

@@ -66,9 +66,9 @@ public:
                 llvm::function_ref<void(mlir::Operation *, int64_t)> visit);
 
   /// Host ops and device work (kernels, copies, collectives) of the
-  /// unrolled graph.
+  /// unrolled graph, and the repeat bodies it copies.
   struct Size {
-    size_t hostOps = 0, deviceWork = 0;
+    size_t hostOps = 0, deviceWork = 0, bodyCopies = 0;
   };
   static Size unrolledSize(GraphOp graph);
 
