@@ -1,0 +1,141 @@
+//===- UnrolledWalkTest.cpp - A graph's copies without cloning ------------===//
+//
+// UnrolledWalk must visit exactly what --perf-unroll-repeat would write, in
+// its order, and say which copy of which value each operand reads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "perf/Transforms/UnrolledWalk.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "gtest/gtest.h"
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using namespace perf;
+
+namespace {
+// "a"; two copies of { "b"; three copies of { "c" } }; "d" reads the outer
+// repeat's result. Unrolled: a b c c c b c c c d (10 host ops).
+constexpr const char *kNested = R"mlir(
+perf.graph @g {
+  %a = perf.op "a" : () -> tensor<4xf32>
+  %r = perf.repeat 2 (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%h: tensor<4xf32>):
+    %b = perf.op "b"(%h, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %i = perf.repeat 3 (%b) : (tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%g: tensor<4xf32>):
+      %c = perf.op "c"(%g) : (tensor<4xf32>) -> tensor<4xf32> {
+        perf.elementwise {elements = 4}
+      }
+      perf.yield %c : tensor<4xf32>
+    }
+    perf.yield %i : tensor<4xf32>
+  }
+  perf.op "d"(%r) : (tensor<4xf32>) -> ()
+}
+)mlir";
+
+struct Parsed {
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  GraphOp graph;
+  explicit Parsed(const char *text) {
+    context.loadDialect<PerfDialect>();
+    module = parseSourceString<ModuleOp>(text, &context);
+    if (module)
+      graph = *module->getOps<GraphOp>().begin();
+  }
+};
+
+StringRef nameOf(Operation *op) { return cast<FrameworkOp>(op).getOpName(); }
+
+TEST(UnrolledWalk, VisitsTheCopiesInLaunchOrder) {
+  Parsed p(kNested);
+  ASSERT_TRUE(p.graph);
+  UnrolledWalk walk;
+  std::vector<std::string> order;
+  std::vector<std::pair<Operation *, CopyId>> visited;
+  ASSERT_TRUE(succeeded(walk.run(p.graph, [&](Operation *op, CopyId copy) {
+    order.push_back(nameOf(op).str());
+    visited.push_back({op, copy});
+    return success();
+  })));
+  EXPECT_EQ(order, (std::vector<std::string>{"a", "b", "c", "c", "c", "b", "c",
+                                             "c", "c", "d"}));
+  EXPECT_EQ(walk.numInstances(), 10u);
+  // Every run is numbered by its place in that order.
+  for (auto [i, run] : llvm::enumerate(visited))
+    EXPECT_EQ(walk.instanceOf(run.first, run.second), i);
+
+  UnrolledWalk::Size size = UnrolledWalk::unrolledSize(p.graph);
+  EXPECT_EQ(size.hostOps, 10u);
+  EXPECT_EQ(size.deviceWork, 6u);
+  EXPECT_EQ(size.bodyCopies, 2u + 6u);
+  EXPECT_EQ(UnrolledWalk::copiesOf(visited[2].first), 6);
+  EXPECT_EQ(UnrolledWalk::copiesOf(visited[1].first), 2);
+  EXPECT_EQ(UnrolledWalk::copiesOf(visited[0].first), 1);
+}
+
+TEST(UnrolledWalk, OperandsReadTheCopyBefore) {
+  Parsed p(kNested);
+  ASSERT_TRUE(p.graph);
+  UnrolledWalk walk;
+  // For each run, the instance index of the op whose result each operand
+  // reads.
+  std::vector<std::vector<size_t>> producers;
+  ASSERT_TRUE(succeeded(walk.run(p.graph, [&](Operation *op, CopyId copy) {
+    std::vector<size_t> from;
+    for (Value operand : op->getOperands()) {
+      auto [value, valueCopy] = walk.resolve(operand, copy);
+      from.push_back(walk.instanceOf(value.getDefiningOp(), valueCopy));
+    }
+    producers.push_back(from);
+    return success();
+  })));
+  // a b c c c b c c c d (instances 0..9): the first b reads a (the initial
+  // value) and a; the first c of each inner repeat reads its b; each next c
+  // the c before; the second b reads the third c (what the first outer
+  // copy yields) and a, defined outside every repeat; d reads the last c.
+  std::vector<std::vector<size_t>> expected = {{},     {0, 0}, {1}, {2}, {3},
+                                               {4, 0}, {5},    {6}, {7}, {8}};
+  EXPECT_EQ(producers, expected);
+}
+
+TEST(UnrolledWalk, GraphWithoutRepeatsIsItsOwnOrder) {
+  Parsed p(R"mlir(
+perf.graph @g {
+  %a = perf.op "a" : () -> tensor<4xf32>
+  perf.sync
+  perf.op "b"(%a) : (tensor<4xf32>) -> ()
+}
+)mlir");
+  ASSERT_TRUE(p.graph);
+  EXPECT_FALSE(UnrolledWalk::hasRepeats(p.graph));
+  EXPECT_TRUE(succeeded(requireUnrolled(p.graph, "perf-x")));
+  UnrolledWalk walk;
+  size_t visits = 0;
+  ASSERT_TRUE(succeeded(walk.run(p.graph, [&](Operation *, CopyId copy) {
+    EXPECT_EQ(copy, 0u);
+    ++visits;
+    return success();
+  })));
+  EXPECT_EQ(visits, 3u);
+}
+
+TEST(UnrolledWalk, RequireUnrolledNamesThePass) {
+  Parsed p(kNested);
+  ASSERT_TRUE(p.graph);
+  std::string message;
+  ScopedDiagnosticHandler handler(&p.context, [&](Diagnostic &d) {
+    message = d.str();
+    return success();
+  });
+  EXPECT_TRUE(failed(requireUnrolled(*p.module, "perf-fuse-elementwise")));
+  EXPECT_EQ(message, "'perf.repeat' op is not supported by "
+                     "--perf-fuse-elementwise: run --perf-unroll-repeat "
+                     "before it");
+}
+} // namespace
