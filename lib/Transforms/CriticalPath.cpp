@@ -35,6 +35,18 @@ namespace {
 struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
   using CriticalPathBase::CriticalPathBase;
 
+  // Options are checked before any IR is read.
+  LogicalResult initialize(MLIRContext *context) override {
+    Location loc = UnknownLoc::get(context);
+    if (iterations == 0)
+      return emitError(loc, "--perf-critical-path: iterations must be at "
+                            "least 1");
+    if (!withinLimit(iterations, kMaxIterations))
+      return emitError(loc, "--perf-critical-path: ")
+             << limitExceeded("iterations", iterations, kMaxIterations);
+    return success();
+  }
+
   void runOnOperation() override {
     timelineEvents = llvm::json::Array();
     nextFlowId = 0;
@@ -239,12 +251,6 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
 
     ScheduleOptions options;
     options.kernelGapUs = kernelGap;
-    if (iterations == 0)
-      return graph.emitError("--perf-critical-path: iterations must be at "
-                             "least 1");
-    if (!withinLimit(iterations, kMaxIterations))
-      return graph.emitError("--perf-critical-path: ")
-             << limitExceeded("iterations", iterations, kMaxIterations);
     options.iterations = iterations;
     ScheduleResult result = schedule.run(options);
     if (!timeline.empty()) {

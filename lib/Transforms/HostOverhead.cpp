@@ -22,13 +22,16 @@ namespace {
 struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
   using HostOverheadBase::HostOverheadBase;
 
+  // Options are checked before any IR is read.
+  LogicalResult initialize(MLIRContext *context) override {
+    if (!(scale > 0) || !std::isfinite(scale))
+      return emitError(UnknownLoc::get(context),
+                       "host overhead scale must be a positive number, got ")
+             << scale;
+    return success();
+  }
+
   void runOnOperation() override {
-    if (!(scale > 0) || !std::isfinite(scale)) {
-      getOperation().emitError("host overhead scale must be a positive "
-                               "number, got ")
-          << scale;
-      return signalPassFailure();
-    }
     HostOverheadTable overheads;
     if (!table.empty()) {
       llvm::Expected<HostOverheadTable> loaded = HostOverheadTable::load(table);

@@ -29,24 +29,26 @@ namespace {
 struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
   using KernelCostBase::KernelCostBase;
 
+  // Options are checked before any IR is read.
+  LogicalResult initialize(MLIRContext *context) override {
+    Location loc = UnknownLoc::get(context);
+    if (computeEfficiency <= 0 || computeEfficiency > 1 ||
+        memoryEfficiency <= 0 || memoryEfficiency > 1)
+      return emitError(loc, "compute-efficiency and memory-efficiency must "
+                            "be in (0, 1]");
+    if (!parseRetargetMethod(retarget))
+      return emitError(loc, "retarget must be ratio or wave, got '")
+             << retarget << "'";
+    return success();
+  }
+
   void runOnOperation() override {
     CostModelOptions options;
     options.computeEfficiency = computeEfficiency;
     options.memoryEfficiency = memoryEfficiency;
     options.databasePath = database;
     options.mlModelDir = mlModelDir;
-    if (computeEfficiency <= 0 || computeEfficiency > 1 ||
-        memoryEfficiency <= 0 || memoryEfficiency > 1) {
-      getOperation().emitError(
-          "compute-efficiency and memory-efficiency must be in (0, 1]");
-      return signalPassFailure();
-    }
     std::optional<RetargetMethod> method = parseRetargetMethod(retarget);
-    if (!method) {
-      getOperation().emitError("retarget must be ratio or wave, got '")
-          << retarget << "'";
-      return signalPassFailure();
-    }
     // The kinds this module holds (one per kernel op type): the learned
     // models load only their boosters.
     std::set<KernelKind> kinds;

@@ -354,12 +354,16 @@ llvm::json::Value toJson(const GraphSummary &s) {
 struct ReportPass : perf::impl::ReportBase<ReportPass> {
   using ReportBase::ReportBase;
 
+  // Options are checked before any IR is read.
+  LogicalResult initialize(MLIRContext *context) override {
+    if (format != "text" && format != "json")
+      return emitError(UnknownLoc::get(context),
+                       "report format must be text or json, got '")
+             << format << "'";
+    return success();
+  }
+
   void runOnOperation() override {
-    if (format != "text" && format != "json") {
-      getOperation().emitError("report format must be text or json, got '")
-          << format << "'";
-      return signalPassFailure();
-    }
     if (failed(writeGraphReport(
             getOperation(), format, output, "perf.estimate/1", summarize,
             [](const GraphSummary &s) { return toJson(s); }, printText)))

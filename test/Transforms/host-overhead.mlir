@@ -3,7 +3,7 @@
 // RUN: not perf-opt %s --perf-host-overhead=table=%S/Inputs/bad-overheads.json 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: perf-opt %s --perf-host-overhead=scale=1.5 | FileCheck %s --check-prefix=SCALE
 // RUN: not perf-opt %s --perf-host-overhead=scale=0 2>&1 | FileCheck %s --check-prefix=ZERO
-// RUN: not perf-opt %s --perf-device=A100 --estimate=host-scale=-1 2>&1 | FileCheck %s --check-prefix=FLAG
+// RUN: not perf-opt %s --estimate=host-scale=-1 2>&1 | FileCheck %s --check-prefix=FLAG
 
 // Built-in defaults (Lin et al.): T1 8, T2 10, T3 5, T5 5; T4 10.
 // CHECK: perf.op "aten::addmm" {{.*}}perf.overhead_us = array<f64: 8.000000e+00, 1.000000e+01, 5.000000e+00, 5.000000e+00>
