@@ -10,8 +10,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
-#include "perf/Transforms/UnrolledWalk.h"
 
 #include <string>
 
@@ -29,13 +29,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   // A few bytes of perf.repeat can stand for millions of ops, each walked:
   // time, not a defect. The verifier's limit on them is what is fuzzed.
-  constexpr size_t kMaxWalkedOps = 100'000;
-  bool large = false;
-  module->walk([&](perf::GraphOp graph) {
-    perf::UnrolledWalk::Size size = perf::UnrolledWalk::unrolledSize(graph);
-    large |= size.hostOps + size.bodyCopies > kMaxWalkedOps;
+  constexpr int64_t kMaxWalkedOps = 100'000;
+  WalkResult large = module->walk([&](perf::GraphOp graph) {
+    int64_t unrolled = 0;
+    for (Operation &op : graph.getBodyBlock()) {
+      auto repeat = dyn_cast<perf::RepeatOp>(op);
+      unrolled += repeat ? repeat.getUnrolledOpCount() : 1;
+    }
+    return unrolled > kMaxWalkedOps ? WalkResult::interrupt()
+                                    : WalkResult::advance();
   });
-  if (large)
+  if (large.wasInterrupted())
     return 0;
   PassManager pm(&context.get());
   perf::EstimateOptions options;

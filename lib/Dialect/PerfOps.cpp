@@ -63,17 +63,14 @@ OperandRange RepeatOp::getYielded() {
   return getBodyBlock().getTerminator()->getOperands();
 }
 
-/// Ops the body of `repeat` stands for once unrolled, saturating at the
-/// graph-size limit. The terminator counts, so that a copy of an empty body
-/// is not free to walk.
-static int64_t unrolledHostOps(RepeatOp repeat) {
+int64_t RepeatOp::getUnrolledOpCount() {
   int64_t perCopy = 0;
-  for (Operation &op : repeat.getBodyBlock()) {
+  for (Operation &op : getBodyBlock()) {
     auto nested = dyn_cast<RepeatOp>(op);
-    perCopy += nested ? unrolledHostOps(nested) : 1;
+    perCopy += nested ? nested.getUnrolledOpCount() : 1;
     perCopy = std::min(perCopy, kMaxUnrolledOps.max + 1);
   }
-  auto count = static_cast<int64_t>(repeat.getCount());
+  auto count = static_cast<int64_t>(getCount());
   if (perCopy > 0 && count > (kMaxUnrolledOps.max + 1) / perCopy)
     return kMaxUnrolledOps.max + 1;
   return perCopy * count;
@@ -97,7 +94,7 @@ LogicalResult RepeatOp::verify() {
       return op.emitOpError("kernels must be launched from a perf.op");
   // The outermost repeat checks the whole nest once.
   if (isa<GraphOp>((*this)->getParentOp())) {
-    int64_t unrolled = unrolledHostOps(*this);
+    int64_t unrolled = getUnrolledOpCount();
     if (!withinLimit(unrolled, kMaxUnrolledOps))
       return emitOpError("stands for more host ops once unrolled than the "
                          "limit ")

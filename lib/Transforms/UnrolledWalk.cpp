@@ -107,33 +107,16 @@ void UnrolledWalk::forEachHostOp(
   forEachHostOpIn(graph.getBodyBlock(), 1, visit);
 }
 
-static void addUnrolledSize(Block &block, size_t copies,
-                            UnrolledWalk::Size &size) {
-  for (Operation &op : block) {
-    if (isa<YieldOp>(op))
-      continue;
-    if (auto repeat = dyn_cast<RepeatOp>(op)) {
-      size_t bodyCopies = copies * static_cast<size_t>(repeat.getCount());
-      size.bodyCopies += bodyCopies;
-      addUnrolledSize(repeat.getBodyBlock(), bodyCopies, size);
-      continue;
-    }
-    size.hostOps += copies;
-    if (auto fw = dyn_cast<FrameworkOp>(op))
-      if (Block *body = fw.getBodyBlockOrNull())
-        size.deviceWork += copies * body->getOperations().size();
-  }
-}
-
 UnrolledWalk::Size UnrolledWalk::unrolledSize(GraphOp graph) {
   Size size;
-  addUnrolledSize(graph.getBodyBlock(), 1, size);
+  forEachHostOp(graph, [&](Operation *op, int64_t copies) {
+    size.hostOps += static_cast<size_t>(copies);
+    if (auto fw = dyn_cast<FrameworkOp>(op))
+      if (Block *body = fw.getBodyBlockOrNull())
+        size.deviceWork +=
+            static_cast<size_t>(copies) * body->getOperations().size();
+  });
   return size;
-}
-
-bool UnrolledWalk::hasRepeats(GraphOp graph) {
-  return llvm::any_of(graph.getBodyBlock(),
-                      [](Operation &op) { return isa<RepeatOp>(op); });
 }
 
 LogicalResult perf::requireUnrolled(Operation *root, StringRef passArgument) {

@@ -131,6 +131,11 @@ def Perf_RepeatOp : Perf_Op<"repeat", [
     ::mlir::Block &getBodyBlock() { return getBody().front(); }
     /// The values the body hands to the next copy (the terminator's).
     ::mlir::OperandRange getYielded();
+    /// Ops the repeat stands for once unrolled: its body's ops, the
+    /// terminator included (a copy of an empty body is not free to walk),
+    /// `count` times, nested repeats unrolled; one past max-unrolled-ops
+    /// when more.
+    int64_t getUnrolledOpCount();
   }];
 }
 

@@ -66,14 +66,11 @@ public:
                 llvm::function_ref<void(mlir::Operation *, int64_t)> visit);
 
   /// Host ops and device work (kernels, copies, collectives) of the
-  /// unrolled graph, and the repeat bodies it copies.
+  /// unrolled graph.
   struct Size {
-    size_t hostOps = 0, deviceWork = 0, bodyCopies = 0;
+    size_t hostOps = 0, deviceWork = 0;
   };
   static Size unrolledSize(GraphOp graph);
-
-  /// Whether `graph` holds a perf.repeat.
-  static bool hasRepeats(GraphOp graph);
 
 private:
   mlir::LogicalResult walkBlock(mlir::Block &block, CopyId copy, Visitor visit);
