@@ -56,20 +56,6 @@ static llvm::cl::opt<std::string> perfDeviceFile(
 // The estimate's options are the pipeline's (`--estimate="models=roofline
 // format=json"`, docs/estimate.md). These spellings of them are kept,
 // hidden, for scripts written before; each use prints the pipeline form.
-struct DeprecatedEstimateFlag {
-  const char *flag;
-  const char *pipelineKey;
-};
-static constexpr DeprecatedEstimateFlag kDeprecatedEstimateFlags[] = {
-    {"estimate-format", "format"},
-    {"estimate-models", "models"},
-    {"estimate-db", "db"},
-    {"estimate-ml-dir", "ml-dir"},
-    {"estimate-iterations", "iterations"},
-    {"estimate-overheads", "overheads"},
-    {"retarget", "retarget"},
-    {"host-scale", "host-scale"},
-};
 static llvm::cl::opt<std::string> estimateFormat("estimate-format",
                                                  llvm::cl::Hidden);
 static llvm::cl::opt<std::string> estimateModels("estimate-models",
@@ -84,14 +70,21 @@ static llvm::cl::opt<std::string> estimateOverheads("estimate-overheads",
 static llvm::cl::opt<std::string> retargetMethod("retarget", llvm::cl::Hidden);
 static llvm::cl::opt<double> hostScale("host-scale", llvm::cl::Hidden);
 
-/// Warns once per deprecated estimate flag given, naming its pipeline form.
+/// Warns once per deprecated estimate flag given, naming its pipeline form:
+/// the flag's name without "estimate-".
 static void warnDeprecatedEstimateFlags() {
-  for (const DeprecatedEstimateFlag &f : kDeprecatedEstimateFlags) {
-    llvm::cl::Option *option = llvm::cl::getRegisteredOptions().lookup(f.flag);
-    if (option && option->getNumOccurrences() > 0)
-      llvm::errs() << "perf-opt: warning: --" << f.flag
-                   << " is deprecated; give it to the pipeline: --estimate=\""
-                   << f.pipelineKey << "=...\" (docs/estimate.md)\n";
+  llvm::cl::Option *flags[] = {
+      &estimateFormat,     &estimateModels,    &estimateDb,     &estimateMlDir,
+      &estimateIterations, &estimateOverheads, &retargetMethod, &hostScale};
+  for (llvm::cl::Option *flag : flags) {
+    if (flag->getNumOccurrences() == 0)
+      continue;
+    llvm::StringRef name = flag->ArgStr;
+    llvm::StringRef key = name;
+    key.consume_front("estimate-");
+    llvm::errs() << "perf-opt: warning: --" << name
+                 << " is deprecated; give it to the pipeline: --estimate=\""
+                 << key << "=...\" (docs/estimate.md)\n";
   }
 }
 
