@@ -17,6 +17,7 @@
 #include "llvm/Support/Error.h"
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 namespace perf::fuzz {
@@ -47,6 +48,20 @@ private:
 
 /// Drops an expected error: rejecting the input is a correct answer.
 inline void ignore(llvm::Error error) { llvm::consumeError(std::move(error)); }
+
+/// Two readings of one input (whole and in slices) must agree on whether
+/// it is accepted: aborts (a finding) when they do not, drops both errors
+/// when both refuse. True when both read it, for the caller to compare.
+template <typename T>
+bool bothAccepted(llvm::Expected<T> &first, llvm::Expected<T> &second) {
+  if (bool(first) != bool(second))
+    std::abort();
+  if (first)
+    return true;
+  ignore(first.takeError());
+  ignore(second.takeError());
+  return false;
+}
 
 } // namespace perf::fuzz
 
