@@ -117,6 +117,10 @@ Measurement bench::benchElementwise(const Kernel &k) {
   if (!opCode(k.text("op"), op))
     return skipped("elementwise: op " + k.text("op") + " not benchmarked");
   int inputs = static_cast<int>(k.num("in"));
+  // perf-opt lists fills (arange, full, zeros) as element-wise kernels of no
+  // inputs; the kernel here reads its first input.
+  if (inputs < 1)
+    return skipped("elementwise: no inputs (a fill) not benchmarked");
   if (inputs > kMaxInputs)
     return skipped("elementwise: more than 8 inputs");
   size_t n = k.num("n"), bytes = n * elemBytes(elem);

@@ -114,7 +114,7 @@ static const std::vector<KindRule> &kindRules() {
         {"conv2d_bias_relu", convFields("fwd")},
         {"elementwise",
          {F{"n", "elements|n", F::Int, nullptr, nullptr, true},
-          F{"in", "inputs|in", F::Int, "1", nullptr, true},
+          F{"in", "inputs|in", F::Int, "1", nullptr, false},
           F{"op", "op", F::Str, nullptr, kElementwiseOps, false}}},
         {"reduce", rowsCols},
         {"softmax", rowsCols},

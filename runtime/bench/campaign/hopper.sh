@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The Hopper measurement campaign in one command: the probe, two GEMM sweeps,
+# the kernels of the E2E transformer steps, whole steps measured with PyTorch
+# (twice, for the run-to-run spread), two layer-op sweeps, fused attention and
+# three traced steps, in that order, each phase under its own time limit so a
+# lease of a few minutes ends with every finished phase saved.
+#
+#   runtime/bench/campaign/hopper.sh OUT_DIR [DEVICE_NAME] [SECONDS]
+#
+# DEVICE_NAME defaults to the catalog name of the GPU nvidia-smi reports
+# (H100-SXM5-80GB, H200-SXM-141GB); SECONDS (default 1500) bounds the whole run.
+#
+# PERF_BENCH names the perf-bench binary (default runtime/bench/build/perf-bench),
+# STEP_CONFIGS the folder of HuggingFace configs (default data/e2e/configs).
+# Everything measured lands in OUT_DIR: perf.db (SQLite, docs/perf-db.md),
+# probe.json and overheads.json (the device spec and T4 call times),
+# steps.json and steps-repeat.json (whole steps measured with PyTorch),
+# attention.csv (fused attention), traces/ (execution + Kineto trace pairs of
+# three steps) and campaign.log. A rerun with the same
+# OUT_DIR resumes: perf-bench skips stored kernels, measure_steps.py stored steps.
+set -u
+out=${1:?usage: hopper.sh OUT_DIR [DEVICE_NAME] [SECONDS]}
+# The catalog name, so that the db model finds the rows for --perf-device.
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+case "$gpu" in
+  *H200*) guess=H200-SXM-141GB ;;
+  *H100*) guess=H100-SXM5-80GB ;;
+  *) guess=${gpu// /-} ;;
+esac
+device=${2:-$guess}
+budget=${3:-1500}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+bench=${PERF_BENCH:-$root/runtime/bench/build/perf-bench}
+configs=${STEP_CONFIGS:-$root/data/e2e/configs}
+start=$(date +%s)
+mkdir -p "$out"
+db=/tmp/perf-campaign.db
+[ -f "$out/perf.db" ] && [ ! -f "$db" ] && cp "$out/perf.db" "$db"
+log="$out/campaign.log"
+say() { echo "[$(( $(date +%s) - start ))s] $*" | tee -a "$log"; }
+left() { echo $(( budget - ($(date +%s) - start) )); }
+# A phase gets at most its share and never more than what is left.
+limit() { local l; l=$(left); [ "$1" -lt "$l" ] && echo "$1" || echo "$l"; }
+# The database is copied out whole (WAL checkpointed) after every phase.
+save_db() {
+  python3 - "$db" "$out/perf.db" <<'PY' 2>>"$log" || true
+import sqlite3, sys
+src = sqlite3.connect(sys.argv[1]); dst = sqlite3.connect(sys.argv[2] + ".tmp")
+src.backup(dst); dst.close(); src.close()
+import os; os.replace(sys.argv[2] + ".tmp", sys.argv[2])
+PY
+}
+bench_phase() { # name seconds args...
+  local name=$1 secs; secs=$(limit "$2"); shift 2
+  [ "$secs" -le 5 ] && { say "$name: no time left"; return; }
+  say "$name: up to ${secs}s"
+  timeout -k 15 -s TERM "$secs" "$bench" --db "$db" --device-name "$device" \
+    --no-progress "$@" >>"$log" 2>&1
+  say "$name: exit $?"
+  save_db
+}
+
+say "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>&1)"
+say "perf-bench: $bench"
+ldd "$bench" >>"$log" 2>&1
+
+timeout -k 10 90 "$bench" --probe --probe-out "$out/probe.json" \
+  --probe-base "$device" --host-overheads "$out/overheads.json" \
+  --db "$db" --device-name "$device" --no-progress >>"$log" 2>&1
+say "probe: exit $?"
+save_db
+bench_phase gemm 150 --spec "$here/gemm-sweep.json"
+bench_phase gemm-wide 120 --spec "$here/gemm-sweep-wide.json"
+if [ -f "$here/e2e-kernels.json" ]; then
+  bench_phase e2e-kernels 100 --from "$here/e2e-kernels.json" --warmup 3 --reps 10
+fi
+steps() { # seconds args...
+  local secs; secs=$(limit "$1"); shift
+  [ "$secs" -le 20 ] && { say "steps $*: no time left"; return; }
+  say "steps $*: up to ${secs}s"
+  PYTHONUNBUFFERED=1 timeout -k 10 "$secs" python3 "$here/measure_steps.py" \
+    --configs "$configs" "$@" >>"$log" 2>&1
+  say "steps: exit $?"
+}
+steps 170 --out "$out/steps.json" --dtype fp32,bf16 --attn eager
+steps 100 --out "$out/steps.json" --dtype bf16 --attn sdpa
+# The same steps again, ten repetitions each: how far apart two runs are.
+steps 120 --out "$out/steps-repeat.json" --dtype fp32,bf16 --attn eager --reps 10 \
+  --labels bert_large-inf-512-8,gpt2_large-inf-1024-4,opt_13-inf-2048-2,gpt3_xl-inf-2048-2,bert_large-train-512-8
+bench_phase layers 200 --spec "$here/layer-sweep.json"
+bench_phase layers-wide 50 --spec "$here/layer-sweep-wide.json"
+secs=$(limit 150)
+if [ "$secs" -gt 20 ]; then
+  say "attention: up to ${secs}s"
+  PYTHONUNBUFFERED=1 timeout -k 10 "$secs" python3 "$here/attention_sweep.py" \
+    --out "$out/attention.csv" >>"$log" 2>&1
+  say "attention: exit $?"
+fi
+secs=$(limit 120)
+if [ "$secs" -gt 20 ]; then
+  say "traces: up to ${secs}s"
+  PYTHONUNBUFFERED=1 timeout -k 10 "$secs" python3 "$here/trace_steps.py" \
+    --configs "$configs" --out "$out/traces" gpt2_large-inf-1024-4:fp32:eager \
+    bert_large-train-512-2:fp32:eager opt_13-inf-2048-2:bf16:sdpa >>"$log" 2>&1
+  say "traces: exit $?"
+fi
+say "done"

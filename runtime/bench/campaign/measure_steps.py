@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Measure whole transformer steps on the local GPU with PyTorch and HuggingFace.
+
+For each label of a NeuSight-style folder (configs/<model>.json and the
+label names <model>-<inf|train>-<seq>-<batch>), builds the model from its
+config with random weights on the GPU, feeds input ids of all ones (as
+NeuSight's measure_e2e does) and times the step with CUDA events: inference
+is one forward under no_grad; training is forward + backward from gradients
+of ones on the logits (no loss, no optimizer), the step the importer's
+--phase=training --optimizer=none --loss=none builds.
+
+    measure_steps.py --configs DIR --out steps.json [--dtype fp32,bf16]
+                     [--attn eager,sdpa] [--labels LIST] [--reps N]
+
+Results are rewritten to --out after every step, so a run that is stopped
+keeps what it measured; a rerun skips the steps --out already has.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+DEFAULT_LABELS = [
+    "bert_large-inf-512-8", "bert_large-inf-512-16",
+    "gpt2_large-inf-1024-4", "gpt2_large-inf-1024-8",
+    "gpt3_xl-inf-2048-2", "gpt3_xl-inf-2048-8",
+    "gpt3_27-inf-2048-2", "gpt3_27-inf-2048-8",
+    "opt_13-inf-2048-2", "opt_13-inf-2048-8",
+    "switchxl4-inf-512-1", "switchxl4-inf-512-2",
+    "switchxl4-inf-2048-1", "switchxl4-inf-2048-2",
+    "bert_large-train-512-2", "bert_large-train-512-8",
+    "gpt2_large-train-1024-1",
+]
+
+
+def parse_label(name):
+    model, phase, seq, batch = name.rsplit("-", 3)
+    return model, phase, int(seq), int(batch)
+
+
+def build(torch, transformers, cfg_path, model, phase, dtype, attn):
+    with open(cfg_path) as f:
+        d = json.load(f)
+    mtype = d.pop("model_type")
+    d.pop("torch_dtype", None)
+    d.pop("dtype", None)
+    cfg = transformers.AutoConfig.for_model(mtype, **d)
+    cfg._attn_implementation = attn
+    if mtype == "bert":
+        cls = (transformers.BertForPreTraining if phase == "train"
+               else transformers.BertForSequenceClassification)
+    elif mtype == "switch_transformers":
+        cls = transformers.SwitchTransformersForConditionalGeneration
+    else:
+        cls = transformers.AutoModelForCausalLM
+    with torch.device("cuda"):
+        # The Auto classes build through from_config; a model class through
+        # its constructor (it has no from_config).
+        m = cls.from_config(cfg) if hasattr(cls, "from_config") else cls(cfg)
+    m = m.to(device="cuda", dtype=dtype)
+    return m, mtype
+
+
+def outputs(out):
+    keys = ("logits", "prediction_logits", "seq_relationship_logits")
+    return [getattr(out, k) for k in keys if getattr(out, k, None) is not None]
+
+
+def time_step(torch, m, mtype, phase, seq, batch, reps, warmup):
+    ids = torch.ones(batch, seq, dtype=torch.long, device="cuda")
+    kw = {"decoder_input_ids": ids} if mtype == "switch_transformers" else {}
+    if phase == "train":
+        m.train()
+    else:
+        m.eval()
+
+    def step():
+        if phase == "train":
+            outs = outputs(m(input_ids=ids, **kw))
+            torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])
+            for p in m.parameters():
+                p.grad = None
+        else:
+            with torch.no_grad():
+                m(input_ids=ids, **kw)
+
+    for _ in range(warmup):
+        step()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        step()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b))
+    return times
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--configs", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--dtype", default="fp32")
+    ap.add_argument("--attn", default="eager")
+    ap.add_argument("--labels", default=",".join(DEFAULT_LABELS))
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=2)
+    args = ap.parse_args()
+
+    import torch
+    import transformers
+    # PyTorch's default since 1.12, stated so that FP32 means FP32 (no TF32).
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    dtypes = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+
+    doc = {"schema": "perf.measured_steps/1", "steps": []}
+    if os.path.exists(args.out):
+        with open(args.out) as f:
+            doc = json.load(f)
+    have = {(s["label"], s["dtype"], s["attn"]) for s in doc["steps"]}
+    doc["device"] = torch.cuda.get_device_name(0)
+    doc["torch"] = torch.__version__
+    doc["cuda"] = torch.version.cuda
+    doc["cudnn"] = torch.backends.cudnn.version()
+    doc["transformers"] = transformers.__version__
+    doc["date"] = time.strftime("%Y-%m-%d")
+    doc["method"] = ("random weights, input ids of ones, CUDA events around each "
+                     "step; inference under no_grad; training forward + backward "
+                     "from ones on the logits, no optimizer; TF32 off")
+
+    for dname in args.dtype.split(","):
+        for attn in args.attn.split(","):
+            for label in args.labels.split(","):
+                if (label, dname, attn) in have:
+                    continue
+                model, phase, seq, batch = parse_label(label)
+                t0 = time.time()
+                entry = {"label": label, "model": model, "phase": phase,
+                         "seq": seq, "batch": batch, "dtype": dname, "attn": attn}
+                try:
+                    m, mtype = build(torch, transformers,
+                                     os.path.join(args.configs, model + ".json"),
+                                     model, phase, dtypes[dname], attn)
+                    times = time_step(torch, m, mtype, phase, seq, batch,
+                                      args.reps, args.warmup)
+                    times.sort()
+                    entry.update(ms_median=times[len(times) // 2], ms_min=times[0],
+                                 ms_all=[round(t, 4) for t in times])
+                    del m
+                except Exception as e:  # keep going: one model failing is data too
+                    entry["error"] = "%s: %s" % (type(e).__name__, str(e)[:300])
+                torch.cuda.empty_cache()
+                entry["wall_s"] = round(time.time() - t0, 1)
+                doc["steps"].append(entry)
+                with open(args.out + ".tmp", "w") as f:
+                    json.dump(doc, f, indent=1)
+                os.replace(args.out + ".tmp", args.out)
+                print("%-28s %s %-5s %s" % (label, dname, attn,
+                      "%.3f ms" % entry["ms_median"] if "ms_median" in entry
+                      else entry["error"]), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
