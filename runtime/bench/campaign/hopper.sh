@@ -14,7 +14,8 @@
 # STEP_CONFIGS the folder of HuggingFace configs (default data/e2e/configs).
 # Everything measured lands in OUT_DIR: perf.db (SQLite, docs/perf-db.md),
 # probe.json and overheads.json (the device spec and T4 call times),
-# steps.json and steps-repeat.json (whole steps measured with PyTorch),
+# steps.json, steps-repeat.json, steps-decode.json and steps-adam.json (whole
+# steps measured with PyTorch), gpu-tests.log (perf-bench's GPU unit tests),
 # attention.csv (fused attention), traces/ (execution + Kineto trace pairs of
 # three steps) and campaign.log. A rerun with the same
 # OUT_DIR resumes: perf-bench skips stored kernels, measure_steps.py stored steps.
@@ -63,6 +64,11 @@ bench_phase() { # name seconds args...
 
 say "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>&1)"
 say "perf-bench: $bench"
+tests=$(dirname "$bench")/bench-gpu-tests
+if [ -x "$tests" ]; then
+  timeout -k 5 60 "$tests" >"$out/gpu-tests.log" 2>&1
+  say "gpu tests: exit $? ($(grep -c '^\[       OK' "$out/gpu-tests.log") passed)"
+fi
 ldd "$bench" >>"$log" 2>&1
 
 timeout -k 10 90 "$bench" --probe --probe-out "$out/probe.json" \
@@ -88,6 +94,15 @@ steps 100 --out "$out/steps.json" --dtype bf16 --attn sdpa
 # The same steps again, ten repetitions each: how far apart two runs are.
 steps 120 --out "$out/steps-repeat.json" --dtype fp32,bf16 --attn eager --reps 10 \
   --labels bert_large-inf-512-8,gpt2_large-inf-1024-4,opt_13-inf-2048-2,gpt3_xl-inf-2048-2,bert_large-train-512-8
+# Generation steps over a KV cache, Llama-3-8B, and training with Adam's step.
+steps 170 --out "$out/steps-decode.json" --dtype bf16 --attn sdpa,eager --labels \
+gpt2_large-decode-512-1,gpt2_large-decode-512-32,gpt2_large-decode-1000-1,\
+gpt2_large-decode-1000-32,opt_13-decode-512-1,opt_13-decode-512-32,opt_13-decode-2000-1,\
+opt_13-decode-2000-32,gpt3_xl-decode-512-1,gpt3_xl-decode-2000-1,gpt3_xl-decode-2000-32,\
+llama3_8b-inf-512-1,llama3_8b-inf-2048-1,llama3_8b-inf-2048-4,llama3_8b-decode-512-1,\
+llama3_8b-decode-2048-1,llama3_8b-decode-2048-32,llama3_8b-decode-8000-8
+steps 70 --out "$out/steps-adam.json" --dtype fp32,bf16 --attn eager --optimizer adam \
+  --labels bert_large-train-512-2,bert_large-train-512-8,gpt2_large-train-1024-1
 bench_phase layers 200 --spec "$here/layer-sweep.json"
 bench_phase layers-wide 50 --spec "$here/layer-sweep-wide.json"
 secs=$(limit 150)

@@ -6,11 +6,15 @@ label names <model>-<inf|train>-<seq>-<batch>), builds the model from its
 config with random weights on the GPU, feeds input ids of all ones (as
 NeuSight's measure_e2e does) and times the step with CUDA events: inference
 is one forward under no_grad; training is forward + backward from gradients
-of ones on the logits (no loss, no optimizer), the step the importer's
---phase=training --optimizer=none --loss=none builds.
+of ones on the logits (no loss; no optimizer, or Adam's step with --optimizer
+adam), the step the importer's --phase=training --optimizer=none|adam
+--loss=none builds. A label <model>-decode-<context>-<batch> is one generation
+step, one new token per sequence over a KV cache of <context> tokens (the
+importer's --phase=decode --context=N).
 
     measure_steps.py --configs DIR --out steps.json [--dtype fp32,bf16]
                      [--attn eager,sdpa] [--labels LIST] [--reps N]
+                     [--optimizer none|adam]
 
 Results are rewritten to --out after every step, so a run that is stopped
 keeps what it measured; a rerun skips the steps --out already has.
@@ -68,26 +72,48 @@ def outputs(out):
     return [getattr(out, k) for k in keys if getattr(out, k, None) is not None]
 
 
-def time_step(torch, m, mtype, phase, seq, batch, reps, warmup):
-    ids = torch.ones(batch, seq, dtype=torch.long, device="cuda")
+def time_step(torch, m, mtype, phase, seq, batch, reps, warmup, optimizer="none"):
+    """Times of `reps` steps in ms. For a decode step `seq` is the context:
+    the cache is filled once by a prefill of that many tokens, and cut back
+    to it after every step (outside the timed region)."""
+    ids = torch.ones(batch, 1 if phase == "decode" else seq, dtype=torch.long,
+                     device="cuda")
     kw = {"decoder_input_ids": ids} if mtype == "switch_transformers" else {}
     if phase == "train":
         m.train()
     else:
         m.eval()
+    opt = None
+    if phase == "train" and optimizer == "adam":
+        opt = torch.optim.Adam(m.parameters(), lr=1e-6)
+    cache = None
+    if phase == "decode":
+        with torch.no_grad():
+            prefill = torch.ones(batch, seq, dtype=torch.long, device="cuda")
+            cache = m(input_ids=prefill, use_cache=True).past_key_values
 
     def step():
         if phase == "train":
             outs = outputs(m(input_ids=ids, **kw))
             torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])
+            if opt is not None:
+                opt.step()
             for p in m.parameters():
                 p.grad = None
+        elif phase == "decode":
+            with torch.no_grad():
+                m(input_ids=ids, past_key_values=cache, use_cache=True)
         else:
             with torch.no_grad():
                 m(input_ids=ids, **kw)
 
+    def reset():
+        if cache is not None:
+            cache.crop(seq)
+
     for _ in range(warmup):
         step()
+        reset()
     torch.cuda.synchronize()
     times = []
     for _ in range(reps):
@@ -98,6 +124,7 @@ def time_step(torch, m, mtype, phase, seq, batch, reps, warmup):
         b.record()
         b.synchronize()
         times.append(a.elapsed_time(b))
+        reset()
     return times
 
 
@@ -110,6 +137,8 @@ def main():
     ap.add_argument("--labels", default=",".join(DEFAULT_LABELS))
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--optimizer", default="none", choices=("none", "adam"),
+                    help="training steps: none (forward + backward) or adam (then Adam's step)")
     args = ap.parse_args()
 
     import torch
@@ -123,7 +152,8 @@ def main():
     if os.path.exists(args.out):
         with open(args.out) as f:
             doc = json.load(f)
-    have = {(s["label"], s["dtype"], s["attn"]) for s in doc["steps"]}
+    have = {(s["label"], s["dtype"], s["attn"], s.get("optimizer", "none"))
+            for s in doc["steps"]}
     doc["device"] = torch.cuda.get_device_name(0)
     doc["torch"] = torch.__version__
     doc["cuda"] = torch.version.cuda
@@ -134,27 +164,43 @@ def main():
                      "step; inference under no_grad; training forward + backward "
                      "from ones on the logits, no optimizer; TF32 off")
 
+    # Consecutive labels of one model share it (built once: a 8B model takes
+    # seconds to initialize); training builds its own class (BERT's heads).
+    built = {"key": None, "model": None}
+
+    def model_for(model, phase, dname, attn):
+        key = (model, phase == "train", dname, attn)
+        if built["key"] != key:
+            built["key"], built["model"] = None, None
+            torch.cuda.empty_cache()
+            built["model"] = build(torch, transformers,
+                                   os.path.join(args.configs, model + ".json"),
+                                   model, phase, dtypes[dname], attn)
+            built["key"] = key
+        return built["model"]
+
     for dname in args.dtype.split(","):
         for attn in args.attn.split(","):
             for label in args.labels.split(","):
-                if (label, dname, attn) in have:
+                if (label, dname, attn, args.optimizer) in have:
                     continue
                 model, phase, seq, batch = parse_label(label)
                 t0 = time.time()
                 entry = {"label": label, "model": model, "phase": phase,
                          "seq": seq, "batch": batch, "dtype": dname, "attn": attn}
+                if phase == "train":
+                    entry["optimizer"] = args.optimizer
                 try:
-                    m, mtype = build(torch, transformers,
-                                     os.path.join(args.configs, model + ".json"),
-                                     model, phase, dtypes[dname], attn)
+                    m, mtype = model_for(model, phase, dname, attn)
                     times = time_step(torch, m, mtype, phase, seq, batch,
-                                      args.reps, args.warmup)
+                                      args.reps, args.warmup, args.optimizer)
                     times.sort()
                     entry.update(ms_median=times[len(times) // 2], ms_min=times[0],
                                  ms_all=[round(t, 4) for t in times])
                     del m
                 except Exception as e:  # keep going: one model failing is data too
                     entry["error"] = "%s: %s" % (type(e).__name__, str(e)[:300])
+                    built["key"], built["model"] = None, None
                 torch.cuda.empty_cache()
                 entry["wall_s"] = round(time.time() - t0, 1)
                 doc["steps"].append(entry)
