@@ -2,7 +2,7 @@
 # The Hopper measurement campaign in one command: the probe, two GEMM sweeps,
 # the kernels of the E2E transformer steps, whole steps measured with PyTorch
 # (twice, for the run-to-run spread), two layer-op sweeps, fused attention and
-# three traced steps, in that order, each phase under its own time limit so a
+# seven traced steps, in that order, each phase under its own time limit so a
 # lease of a few minutes ends with every finished phase saved.
 #
 #   runtime/bench/campaign/hopper.sh OUT_DIR [DEVICE_NAME] [SECONDS]
@@ -17,7 +17,7 @@
 # steps.json, steps-repeat.json, steps-decode.json and steps-adam.json (whole
 # steps measured with PyTorch), gpu-tests.log (perf-bench's GPU unit tests),
 # attention.csv (fused attention), traces/ (execution + Kineto trace pairs of
-# three steps) and campaign.log. A rerun with the same
+# seven steps) and campaign.log. A rerun with the same
 # OUT_DIR resumes: perf-bench skips stored kernels, measure_steps.py stored steps.
 set -u
 out=${1:?usage: hopper.sh OUT_DIR [DEVICE_NAME] [SECONDS]}
@@ -117,7 +117,9 @@ if [ "$secs" -gt 20 ]; then
   say "traces: up to ${secs}s"
   PYTHONUNBUFFERED=1 timeout -k 10 "$secs" python3 "$here/trace_steps.py" \
     --configs "$configs" --out "$out/traces" gpt2_large-inf-1024-4:fp32:eager \
-    bert_large-train-512-2:fp32:eager opt_13-inf-2048-2:bf16:sdpa >>"$log" 2>&1
+    bert_large-train-512-2:fp32:eager opt_13-inf-2048-2:bf16:sdpa \
+    gpt2_large-inf-1024-4:bf16:eager llama3_8b-inf-2048-1:bf16:eager \
+    gpt2_large-decode-512-1:bf16:sdpa bert_large-train-512-8:bf16:eager >>"$log" 2>&1
   say "traces: exit $?"
 fi
 say "done"

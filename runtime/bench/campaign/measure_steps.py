@@ -21,6 +21,7 @@ keeps what it measured; a rerun skips the steps --out already has.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -72,10 +73,12 @@ def outputs(out):
     return [getattr(out, k) for k in keys if getattr(out, k, None) is not None]
 
 
-def time_step(torch, m, mtype, phase, seq, batch, reps, warmup, optimizer="none"):
+def time_step(torch, m, mtype, phase, seq, batch, reps, warmup, optimizer="none",
+              timed=None):
     """Times of `reps` steps in ms. For a decode step `seq` is the context:
     the cache is filled once by a prefill of that many tokens, and cut back
-    to it after every step (outside the timed region)."""
+    to it after every step (outside the timed region). `timed`, a context
+    manager, encloses the timed steps alone (a profiler)."""
     ids = torch.ones(batch, 1 if phase == "decode" else seq, dtype=torch.long,
                      device="cuda")
     kw = {"decoder_input_ids": ids} if mtype == "switch_transformers" else {}
@@ -116,15 +119,16 @@ def time_step(torch, m, mtype, phase, seq, batch, reps, warmup, optimizer="none"
         reset()
     torch.cuda.synchronize()
     times = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        step()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-        reset()
+    with timed if timed is not None else contextlib.nullcontext():
+        for _ in range(reps):
+            a = torch.cuda.Event(enable_timing=True)
+            b = torch.cuda.Event(enable_timing=True)
+            a.record()
+            step()
+            b.record()
+            b.synchronize()
+            times.append(a.elapsed_time(b))
+            reset()
     return times
 
 

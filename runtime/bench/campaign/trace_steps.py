@@ -51,9 +51,12 @@ def main():
         et_path = os.path.join(args.out, name + ".et.json")
         k_path = os.path.join(args.out, name + ".kineto.json")
         et = ExecutionTraceObserver().register_callback(et_path)
-        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
-                     execution_trace_observer=et) as prof:
-            measure_steps.time_step(torch, m, mtype, phase, seq, batch, 1, 0)
+        prof = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                       execution_trace_observer=et)
+        # One step under the profiler, after two untraced ones (and, for a
+        # decode step, after the untraced prefill that fills its cache).
+        measure_steps.time_step(torch, m, mtype, phase, seq, batch, 1, 2,
+                                timed=prof)
         prof.export_chrome_trace(k_path)
         gzip_to(et_path, et_path + ".gz")
         gzip_to(k_path, k_path + ".gz")
