@@ -16,7 +16,7 @@
 # probe.json and overheads.json (the device spec and T4 call times),
 # steps.json, steps-repeat.json, steps-decode.json and steps-adam.json (whole
 # steps measured with PyTorch), gpu-tests.log (perf-bench's GPU unit tests),
-# attention.csv (fused attention), traces/ (execution + Kineto trace pairs of
+# attention.csv (fused attention), host-ops.json (host time per op), traces/ (execution + Kineto trace pairs of
 # seven steps) and campaign.log. A rerun with the same
 # OUT_DIR resumes: perf-bench skips stored kernels, measure_steps.py stored steps.
 set -u
@@ -121,5 +121,12 @@ if [ "$secs" -gt 20 ]; then
     gpt2_large-inf-1024-4:bf16:eager llama3_8b-inf-2048-1:bf16:eager \
     gpt2_large-decode-512-1:bf16:sdpa bert_large-train-512-8:bf16:eager >>"$log" 2>&1
   say "traces: exit $?"
+fi
+secs=$(limit 90)
+if [ "$secs" -gt 20 ]; then
+  say "host ops: up to ${secs}s"
+  PYTHONUNBUFFERED=1 timeout -k 10 "$secs" python3 "$here/host_ops.py" \
+    --out "$out/host-ops.json" --configs "$configs" >>"$log" 2>&1
+  say "host ops: exit $?"
 fi
 say "done"
