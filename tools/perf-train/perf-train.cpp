@@ -44,6 +44,18 @@ static cl::opt<std::string>
           cl::desc("Vidur profiling folder (<gpu>/<model>.mlp.csv.gz, FP16 "
                    "transformer layer ops) to learn from"),
           cl::cat(category));
+static cl::list<std::string> measuredGraphs(
+    "measured-graph",
+    cl::desc("Perf graph (.mlir/.mlirbc) whose kernels carry measured "
+             "latencies, as perf-translate --import-kineto or "
+             "--import-pytorch-et --kineto writes: kernels timed inside a "
+             "real step on its GPU (repeat the option for several)"),
+    cl::value_desc("file"), cl::cat(category));
+static cl::opt<double> measuredWeight(
+    "measured-weight", cl::init(1.0),
+    cl::desc("Weight of the --measured-graph rows in the ml loss, as "
+             "--db-weight (default: 1)"),
+    cl::cat(category));
 static cl::list<std::string> fxCsvs(
     "fx",
     cl::desc("NeuSight per-node fx CSV (label/<GPU>/<step>.csv.gz) whose "
@@ -117,15 +129,18 @@ int main(int argc, char **argv) {
       "models\n"
       "  perf-train --vidur ../shared/data/kernels/vidur --ml-dir models-fp16\n"
       "  perf-train --db perf.sqlite --ml-dir models\n");
-  if (neusight.empty() && vidur.empty() && dbPath.empty() && fxCsvs.empty())
+  if (neusight.empty() && vidur.empty() && dbPath.empty() && fxCsvs.empty() &&
+      measuredGraphs.empty())
     return fail("nothing to learn from: give --neusight DIR, --vidur DIR, "
-                "--fx CSV and/or --db FILE");
+                "--fx CSV, --measured-graph FILE and/or --db FILE");
   if (output.empty() && writeDb.empty())
     return fail("no output: give --ml-dir DIR (-o DIR) and/or --write-db FILE");
   if (!(dbWeight > 0))
     return fail("--db-weight must be positive");
   if (!(fxWeight > 0))
     return fail("--fx-weight must be positive");
+  if (!(measuredWeight > 0))
+    return fail("--measured-weight must be positive");
   if (rooflineOnly && selectModels)
     return fail("--select needs the whole folder trained; it does not go "
                 "with --roofline-only");
@@ -169,22 +184,37 @@ int main(int argc, char **argv) {
         rows.push_back({&m.kernel, &devices[m.device], m.latencyUs});
   }
 
-  // Node times of real steps, on the catalog's spec of the GPU they ran on
-  // (the spec perf-opt prices that GPU with).
-  std::vector<KernelMeasurement> fxMeasured;
+  // Kernels timed inside real steps (fx nodes, then traced kernels), on the
+  // catalog's spec of the GPU they ran on (the spec perf-opt prices that GPU
+  // with).
+  std::vector<KernelMeasurement> stepMeasured;
   for (const std::string &csv : fxCsvs) {
-    auto read = readFxNodeMeasurements(csv, fxDevice);
+    auto read = readStepKernelMeasurements(csv, fxDevice);
     if (!read)
       return reportError("perf-train", read.takeError());
     llvm::errs() << "perf-train: " << read->rows.size()
                  << " single-kernel nodes of " << csv << "\n";
     devices.try_emplace(read->device.name, read->device);
     std::move(read->rows.begin(), read->rows.end(),
-              std::back_inserter(fxMeasured));
+              std::back_inserter(stepMeasured));
   }
-  for (const KernelMeasurement &m : fxMeasured)
+  size_t fxRows = stepMeasured.size();
+  for (const std::string &graph : measuredGraphs) {
+    auto read = readMeasuredGraphKernels(graph);
+    if (!read)
+      return reportError("perf-train", read.takeError());
+    llvm::errs() << "perf-train: " << read->rows.size()
+                 << " measured kernels of " << graph << "\n";
+    devices.try_emplace(read->device.name, read->device);
+    std::move(read->rows.begin(), read->rows.end(),
+              std::back_inserter(stepMeasured));
+  }
+  for (size_t i = 0; i < stepMeasured.size(); ++i) {
+    const KernelMeasurement &m = stepMeasured[i];
     if (!excluded(m.device))
-      rows.push_back({&m.kernel, &devices[m.device], m.latencyUs, fxWeight});
+      rows.push_back({&m.kernel, &devices[m.device], m.latencyUs,
+                      i < fxRows ? fxWeight : measuredWeight});
+  }
 
   if (!writeDb.empty()) {
     auto db = PerfDatabase::openForWriting(writeDb);
@@ -198,7 +228,7 @@ int main(int argc, char **argv) {
               llvm::formatv("{0}", toJson(entry.second)).str()))
         return reportError("perf-train", std::move(e));
     for (const KernelMeasurement &m :
-         llvm::concat<const KernelMeasurement>(measured, fxMeasured)) {
+         llvm::concat<const KernelMeasurement>(measured, stepMeasured)) {
       PerfDbEntry e{devices[m.device].name, dtypeName(m.kernel.dtype).str(),
                     kernelKindName(m.kernel.kind).str(),
                     kernelSignature(m.kernel), m.latencyUs};
@@ -209,7 +239,7 @@ int main(int argc, char **argv) {
     }
     if (auto e = (*db)->commit())
       return reportError("perf-train", std::move(e));
-    llvm::errs() << "wrote " << measured.size() + fxMeasured.size()
+    llvm::errs() << "wrote " << measured.size() + stepMeasured.size()
                  << " rows to " << writeDb << "\n";
   }
 

@@ -45,9 +45,9 @@ mlir::OwningOpRef<mlir::ModuleOp> importFxCsv(mlir::MLIRContext *context,
                                               llvm::StringRef path,
                                               const FxImportOptions &options);
 
-/// The node measurements of one fx CSV: the GPU they ran on and a row per
-/// single-kernel node.
-struct FxNodeMeasurements {
+/// Kernels measured inside a real step (an fx CSV's nodes, a trace's
+/// kernels): the GPU they ran on and a row per kernel.
+struct StepKernelMeasurements {
   GpuSpec device;
   std::vector<KernelMeasurement> rows;
 };
@@ -59,8 +59,18 @@ struct FxNodeMeasurements {
 /// alone between two events, as it timed its kernel measurements, so the
 /// two sets are alike; nodes of several kernels, timed together, are left
 /// out. Errors name the file.
-llvm::Expected<FxNodeMeasurements>
-readFxNodeMeasurements(llvm::StringRef path, llvm::StringRef device = "");
+llvm::Expected<StepKernelMeasurements>
+readStepKernelMeasurements(llvm::StringRef path, llvm::StringRef device = "");
+
+/// The measured kernels of a perf graph at `path` (.mlir or .mlirbc), as
+/// kernel measurements perf-train can learn from: every kernel op a Kineto
+/// or execution-trace import timed (`perf.cost_model = "measured"`, or a
+/// retargeted kernel's `perf.measured_latency_us`) whose kind a model prices
+/// (not generic `kernel` ops), on the GPU of its graph's `perf.measured_on`
+/// (else `perf.gpu`). Kineto times a kernel as it ran behind the others on its
+/// stream, which is what the models price. Errors name the file.
+llvm::Expected<StepKernelMeasurements>
+readMeasuredGraphKernels(llvm::StringRef path);
 
 /// Registers --import-fx-csv with --num-layer, --fx-measured and
 /// --fx-device.

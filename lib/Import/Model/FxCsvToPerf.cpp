@@ -600,8 +600,8 @@ OwningOpRef<ModuleOp> perf::importFxCsv(MLIRContext *ctx, StringRef contents,
   return module;
 }
 
-llvm::Expected<FxNodeMeasurements>
-perf::readFxNodeMeasurements(StringRef path, StringRef device) {
+llvm::Expected<StepKernelMeasurements>
+perf::readStepKernelMeasurements(StringRef path, StringRef device) {
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       readInputFile(path);
   if (!buffer)
@@ -622,7 +622,7 @@ perf::readFxNodeMeasurements(StringRef path, StringRef device) {
   // The importer's errors name the file and line already.
   if (!module)
     return llvm::createStringError(diagnostics);
-  FxNodeMeasurements measured;
+  StepKernelMeasurements measured;
   for (GraphOp graph : module->getOps<GraphOp>()) {
     GpuAttr gpu = graph.getGpuTarget();
     if (!gpu)

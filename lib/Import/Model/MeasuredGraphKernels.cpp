@@ -1,0 +1,96 @@
+//===- MeasuredGraphKernels.cpp - Kernels timed inside a traced step -----===//
+//
+// The kernels of a perf graph that carry a measured latency (what the Kineto
+// and execution-trace importers attach: perf.cost_model = "measured" and
+// perf.latency_us, on the GPU of the graph's perf.measured_on), as rows
+// perf-train learns from.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "perf/Dialect/PerfDialect.h"
+#include "perf/Dialect/PerfOps.h"
+#include "perf/Import/ModelConfigImport.h"
+#include "perf/Interfaces/KernelOpInterface.h"
+#include "perf/Support/InputError.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+using namespace perf;
+
+llvm::Expected<StepKernelMeasurements>
+perf::readMeasuredGraphKernels(llvm::StringRef path) {
+  DialectRegistry registry;
+  registry.insert<PerfDialect>();
+  MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
+  std::string diagnostics;
+  ScopedDiagnosticHandler collect(&ctx, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
+    return success();
+  });
+  llvm::SourceMgr sources;
+  std::string opened;
+  auto buffer = mlir::openInputFile(path, &opened);
+  if (!buffer)
+    return fileError(path, opened.empty() ? "cannot be read" : opened);
+  sources.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &ctx);
+  if (!module)
+    return fileError(path,
+                     diagnostics.empty() ? "not a perf module" : diagnostics);
+  StepKernelMeasurements measured;
+  bool anyGraph = false;
+  for (GraphOp graph : module->getOps<GraphOp>()) {
+    // The GPU the trace ran on (perf.measured_on); a graph already moved
+    // to another GPU keeps it there too.
+    auto gpu = graph->getAttrOfType<GpuAttr>(kMeasuredOnAttr);
+    if (!gpu)
+      gpu = graph.getGpuTarget();
+    if (!gpu)
+      return fileError(path, "graph @" + graph.getSymName() +
+                                 " names no GPU (perf.measured_on or "
+                                 "perf.gpu): its kernels' times cannot be "
+                                 "learned from");
+    if (anyGraph && gpu.getSpec().name != measured.device.name)
+      return fileError(path, "its graphs ran on different GPUs (" +
+                                 measured.device.name + ", " +
+                                 gpu.getSpec().name + "): one file per GPU");
+    anyGraph = true;
+    measured.device = gpu.getSpec();
+    graph.walk([&](KernelOpInterface kernel) {
+      // A trace import marks the kernels it timed "measured"; a retargeted
+      // graph keeps the time measured on the source in its own attribute.
+      auto us = kernel->getAttrOfType<FloatAttr>(kMeasuredLatencyAttr);
+      auto model = kernel->getAttrOfType<StringAttr>(kCostModelAttr);
+      if (!us && model && model.getValue() == "measured")
+        us = kernel->getAttrOfType<FloatAttr>(kLatencyAttr);
+      if (!us || us.getValueAsDouble() <= 0)
+        return;
+      KernelMeasurement row;
+      row.kernel = kernel.getKernelDesc();
+      // A generic kernel is only its FLOPs and bytes: nothing a model
+      // learns a kind's behaviour from.
+      if (row.kernel.kind == KernelKind::Generic)
+        return;
+      row.device = measured.device.name;
+      if (auto op = kernel->getParentOfType<FrameworkOp>())
+        row.op = op.getOpName().str();
+      else
+        row.op = kernelKindName(row.kernel.kind).str();
+      row.latencyUs = us.getValueAsDouble();
+      row.file = path.str();
+      row.source = "trace";
+      if (auto line = dyn_cast<FileLineColLoc>(kernel->getLoc()))
+        row.line = line.getLine();
+      measured.rows.push_back(std::move(row));
+    });
+  }
+  if (!anyGraph)
+    return fileError(path, "holds no perf.graph");
+  return measured;
+}
