@@ -109,7 +109,11 @@ def split(db, rows, work):
         con.executemany("DELETE FROM kernels WHERE rowid = ?", [(i,) for i in sorted(drop)])
         con.commit()
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        kept = {r[0] for r in con.execute("SELECT rowid FROM kernels")}
         con.close()
+        # Train and test share no row, and together they are the database.
+        if kept != set(rows) - drop:
+            raise RuntimeError("%s: the split kept other rows than meant" % path)
         paths[name] = path
     return paths, test
 
