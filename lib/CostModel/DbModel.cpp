@@ -235,10 +235,10 @@ PerfDatabase::entries(llvm::StringRef kind) const {
   sqlite3_stmt *stmt = nullptr;
   std::string sql =
       "SELECT device, dtype, kind, signature, latency_us, spread_us, reps, "
-      "algo, kernel_name, source FROM kernels";
+      "algo, kernel_name, source, rowid FROM kernels";
   if (!kind.empty())
     sql += " WHERE kind = ?1";
-  sql += " ORDER BY device, kind, signature";
+  sql += " ORDER BY device, kind, signature, dtype";
   if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
     return sqlError(db, path, "reading kernels");
   if (!kind.empty())
@@ -259,6 +259,7 @@ PerfDatabase::entries(llvm::StringRef kind) const {
     e.algo = columnText(stmt, 7);
     e.kernelName = columnText(stmt, 8);
     e.source = columnText(stmt, 9);
+    e.rowid = sqlite3_column_int64(stmt, 10);
     out.push_back(std::move(e));
   }
   sqlite3_finalize(stmt);

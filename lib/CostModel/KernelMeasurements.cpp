@@ -1,7 +1,9 @@
 //===- KernelMeasurements.cpp - Measured kernel latencies -----------------===//
 
 #include "perf/CostModel/KernelMeasurements.h"
+#include "perf/CostModel/DbModel.h"
 #include "perf/Support/InputError.h"
+#include "perf/Support/KernelSignature.h"
 #include "perf/Support/Limits.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -418,6 +420,70 @@ perf::readVidurDir(llvm::StringRef dir, SkippedOps *skipped) {
   return readCsvDir(dir, "<gpu>/<model>", skipped, readMeasurementCsv);
 }
 
+bool perf::measuredOnTensorCores(KernelKind kind, DType dtype) {
+  return (kind == KernelKind::Gemm || kind == KernelKind::Conv2d) &&
+         (dtype == DType::TF32 || dtype == DType::F16 || dtype == DType::BF16);
+}
+
+llvm::Expected<PerfDbMeasurements>
+perf::readPerfDatabase(llvm::StringRef path,
+                       llvm::function_ref<bool(llvm::StringRef)> skip) {
+  auto db = PerfDatabase::openReadOnly(path);
+  if (!db)
+    return db.takeError();
+  auto entries = (*db)->entries();
+  if (!entries)
+    return entries.takeError();
+  PerfDbMeasurements out;
+  for (const PerfDbEntry &e : *entries) {
+    if (skip && skip(e.device))
+      continue;
+    if (!out.devices.count(e.device)) {
+      // The spec perf-bench --probe stored with the measurements, else the
+      // catalog's.
+      auto stored = (*db)->deviceSpecJson(e.device);
+      if (!stored)
+        return stored.takeError();
+      if (!stored->empty()) {
+        std::string where =
+            (path + ": device '" + e.device + "' spec_json").str();
+        auto spec = parseGpuSpecText(*stored, where);
+        if (!spec)
+          return spec.takeError();
+        out.devices[e.device] = *spec;
+      } else if (const GpuSpec *known = lookupGpu(e.device)) {
+        out.devices[e.device] = *known;
+      } else {
+        return fileError(path, "device '" + e.device +
+                                   "' has no spec in the database and is "
+                                   "not in the GPU catalog");
+      }
+    }
+    auto kernel = parseKernelSignature(e.kind, e.signature);
+    if (!kernel)
+      return fileError(path, llvm::toString(kernel.takeError()));
+    std::optional<DType> dtype = parseDType(e.dtype);
+    if (!dtype)
+      return fileError(path, "unknown dtype '" + e.dtype + "'");
+    KernelMeasurement m;
+    m.kernel = std::move(*kernel);
+    m.kernel.dtype = *dtype;
+    m.kernel.tensorCores = measuredOnTensorCores(m.kernel.kind, *dtype);
+    m.kernel.name = e.kernelName;
+    m.device = e.device;
+    m.op = e.kind + "." + e.dtype;
+    m.latencyUs = e.latencyUs;
+    m.file = path.str();
+    m.source = e.source;
+    m.line = static_cast<unsigned>(e.rowid);
+    // perf-bench names its timing last: "... cupti" (device busy time) or
+    // "... events" (the launch included).
+    m.timedAlone = !llvm::StringRef(e.source).ends_with(" cupti");
+    out.rows.push_back(std::move(m));
+  }
+  return out;
+}
+
 llvm::Expected<GpuSpec> perf::neuSightDevice(llvm::StringRef dir,
                                              llvm::StringRef device) {
   std::string file = device.str();
@@ -433,7 +499,8 @@ llvm::Expected<GpuSpec> perf::neuSightDevice(llvm::StringRef dir,
 }
 
 std::string perf::shortGpuName(llvm::StringRef device) {
-  for (const char *name : {"A100", "H100", "V100", "P100", "T4", "P4", "L4"})
+  for (const char *name :
+       {"A100", "H100", "H200", "V100", "P100", "T4", "P4", "L4"})
     if (device.contains(name)) {
       std::string s = name;
       if (s == "A100" || s == "H100")

@@ -1,10 +1,11 @@
 //===- perf-eval.cpp - Accuracy of the kernel cost models -----------------===//
 //
-// Prices measured kernels (NeuSight CSVs) with a model stack and prints the
-// per-kind MAPE and GMAE and the worst rows. --leave-one-out fits the
-// trainable models on all GPUs but one and reports the held-out GPU, for
-// every model: the table of docs/accuracy.md. --in-distribution holds out a
-// random share of every GPU instead (NeuSight's own validation split).
+// Prices measured kernels (NeuSight CSVs, Vidur profiles, perf databases)
+// with a model stack and prints the per-kind MAPE and GMAE and the worst
+// rows. --leave-one-out fits the trainable models on all GPUs but one and
+// reports the held-out GPU, for every model: the table of docs/accuracy.md.
+// --in-distribution holds out a random share of every GPU instead
+// (NeuSight's own validation split).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
@@ -30,8 +32,10 @@ using namespace perf;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("perf-eval options");
-static cl::list<std::string> inputs(cl::Positional, cl::desc("<csv[.gz]...>"),
-                                    cl::cat(category));
+static cl::list<std::string>
+    inputs(cl::Positional,
+           cl::desc("<csv[.gz] or perf database (.db, .sqlite)...>"),
+           cl::cat(category));
 static cl::opt<std::string>
     modelNames("model", cl::init("roofline"),
                cl::desc("Model stack, first that prices a row wins: db, ml, "
@@ -42,7 +46,8 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     deviceOpt("device", cl::init("auto"),
               cl::desc("GPU name, device JSON file, or 'auto' (the row's "
-                       "Device column, from --device-dir or the catalog; "
+                       "Device column, from --device-dir or the catalog; a "
+                       "perf database's rows: the spec stored with them; "
                        "default: auto)"),
               cl::cat(category));
 static cl::opt<std::string>
@@ -187,11 +192,14 @@ struct Evaluation {
       byOpAndGpu;
 };
 
+/// One table line; the kind column is `width` wide (8, or the longest op:
+/// a perf database's ops are "<kind>.<dtype>").
 static void printStats(llvm::raw_ostream &os, llvm::StringRef op,
-                       llvm::StringRef gpu, const ErrorStats &s) {
-  os << llvm::formatv("{0,-8} {1,-10} {2,7} {3,8:P1} {4,8:P1} {5,6:P0} "
+                       llvm::StringRef gpu, const ErrorStats &s, size_t width) {
+  os << llvm::formatv("{0} {1,-10} {2,7} {3,8:P1} {4,8:P1} {5,6:P0} "
                       "{6,6:P0}\n",
-                      op, gpu, s.count, s.mape, s.gmae, s.within10, s.within25);
+                      llvm::left_justify(op, width), gpu, s.count, s.mape,
+                      s.gmae, s.within10, s.within25);
 }
 
 static llvm::Expected<GpuSpec> deviceFor(const KernelMeasurement &m,
@@ -227,9 +235,16 @@ static llvm::Expected<GpuSpec> deviceFor(const KernelMeasurement &m,
   return *spec;
 }
 
+/// Whether `path` names a perf database (SQLite, docs/perf-db.md) rather
+/// than a measurement CSV.
+static bool isPerfDatabase(llvm::StringRef path) {
+  return path.ends_with(".db") || path.ends_with(".sqlite") ||
+         path.ends_with(".sqlite3");
+}
+
 static int evaluateFiles() {
   if (inputs.empty())
-    return fail("no input CSV files (see --help)");
+    return fail("no input CSV files or perf databases (see --help)");
   CostModelOptions options;
   options.mlModelDir = modelDir;
   options.databasePath = dbPath;
@@ -238,7 +253,27 @@ static int evaluateFiles() {
     return reportError("perf-eval", stack.takeError());
   std::vector<KernelMeasurement> rows;
   SkippedOps skipped;
+  llvm::StringMap<GpuSpec> devices;
   for (const std::string &file : inputs) {
+    if (isPerfDatabase(file)) {
+      auto db = readPerfDatabase(file);
+      if (!db)
+        return reportError("perf-eval", db.takeError());
+      // --device=auto prices a database's rows on the figures stored with
+      // them (perf-bench --probe), else the catalog's.
+      if (deviceOpt == "auto")
+        for (const auto &entry : db->devices)
+          if (devices.try_emplace(entry.getKey(), entry.getValue()).second)
+            llvm::errs() << "perf-eval: device '" << entry.getKey()
+                         << "': " << entry.getValue().name << " ("
+                         << (entry.getValue().source.empty()
+                                 ? std::string("the database's spec")
+                                 : entry.getValue().source)
+                         << ")\n";
+      for (KernelMeasurement &m : db->rows)
+        rows.push_back(std::move(m));
+      continue;
+    }
     auto part = readMeasurementCsv(file, &skipped);
     if (!part)
       return reportError("perf-eval", part.takeError());
@@ -250,7 +285,6 @@ static int evaluateFiles() {
       outputFormat != "json")
     return fail("--output must be table, csv or json, got '" + outputFormat +
                 "'");
-  llvm::StringMap<GpuSpec> devices;
   Evaluation eval;
   std::map<std::string, size_t> pricedBy;
   size_t declined = 0;
@@ -266,8 +300,10 @@ static int evaluateFiles() {
       ++declined;
       continue;
     }
-    // The rows time each kernel alone: compare with the isolated price.
-    PricedRow p{&m, cost.latencyUs + cost.isolationUs, cost.model};
+    // Rows that time each kernel alone compare with the isolated price,
+    // device busy times (perf-bench's CUPTI rows) with the streamed one.
+    PricedRow p{&m, cost.latencyUs + (m.timedAlone ? cost.isolationUs : 0),
+                cost.model};
     ++pricedBy[cost.model];
     eval.priced.push_back(p);
     eval.byOpAndGpu[{m.op, shortGpuName(m.device)}].push_back(p);
@@ -282,13 +318,17 @@ static int evaluateFiles() {
   for (const auto &[model, n] : pricedBy)
     llvm::outs() << " " << model << "=" << n;
   llvm::outs() << "\n";
-  llvm::outs() << llvm::formatv("{0,-8} {1,-10} {2,7} {3,8} {4,8} {5,6} "
+  size_t width = 8;
+  for (const auto &entry : eval.byOpAndGpu)
+    width = std::max(width, entry.first.first.size());
+  llvm::outs() << llvm::formatv("{0} {1,-10} {2,7} {3,8} {4,8} {5,6} "
                                 "{6,6}\n",
-                                "kind", "gpu", "rows", "MAPE", "GMAE", "<10%",
-                                "<25%");
+                                llvm::left_justify("kind", width), "gpu",
+                                "rows", "MAPE", "GMAE", "<10%", "<25%");
   for (const auto &[key, priced] : eval.byOpAndGpu)
-    printStats(llvm::outs(), key.first, key.second, computeErrorStats(priced));
-  printStats(llvm::outs(), "all", "-", computeErrorStats(eval.priced));
+    printStats(llvm::outs(), key.first, key.second, computeErrorStats(priced),
+               width);
+  printStats(llvm::outs(), "all", "-", computeErrorStats(eval.priced), width);
 
   std::vector<PricedRow> sorted = eval.priced;
   std::sort(
@@ -390,6 +430,7 @@ int main(int argc, char **argv) {
       argc, argv,
       "perf-eval: accuracy of the kernel cost models on measured kernels\n\n"
       "  perf-eval --model=tile --device=auto bmm/Tesla_T4.csv.gz\n"
+      "  perf-eval --model=auto --device=h200 perf.db\n"
       "  perf-eval --leave-one-out --neusight DIR --models=roofline,tile,ml\n"
       "  perf-eval --in-distribution --neusight DIR --models=ml\n"
       "  perf-eval --leave-one-out --vidur DIR --models=roofline,calibrated\n");

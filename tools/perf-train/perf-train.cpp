@@ -20,7 +20,6 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
-#include <deque>
 
 using namespace perf;
 namespace cl = llvm::cl;
@@ -147,7 +146,6 @@ int main(int argc, char **argv) {
 
   // Owners of what the training rows point to.
   std::vector<KernelMeasurement> measured;
-  std::deque<KernelDesc> dbKernels;
   llvm::StringMap<GpuSpec> devices;
   std::vector<std::pair<size_t, std::string>> measuredDevice;
   std::vector<TrainingRow> rows;
@@ -243,52 +241,18 @@ int main(int argc, char **argv) {
                  << " rows to " << writeDb << "\n";
   }
 
+  // The database's rows, on the spec stored with them (perf-bench --probe)
+  // or the catalog's; GEMMs and convolutions in TF32, FP16 and BF16 on
+  // tensor cores (measuredOnTensorCores), as perf-opt prices them.
+  PerfDbMeasurements dbRows;
   if (!dbPath.empty()) {
-    auto db = PerfDatabase::openReadOnly(dbPath);
-    if (!db)
-      return reportError("perf-train", db.takeError());
-    auto entries = (*db)->entries();
-    if (!entries)
-      return reportError("perf-train", entries.takeError());
-    for (const PerfDbEntry &e : *entries) {
-      if (excluded(e.device))
-        continue;
-      if (!devices.count(e.device)) {
-        // The spec perf-bench --probe stored with the measurements, else
-        // the catalog's.
-        auto stored = (*db)->deviceSpecJson(e.device);
-        if (!stored)
-          return reportError("perf-train", stored.takeError());
-        if (!stored->empty()) {
-          auto spec = parseGpuSpecText(*stored, dbPath + ": device '" +
-                                                    e.device + "' spec_json");
-          if (!spec)
-            return reportError("perf-train", spec.takeError());
-          devices[e.device] = *spec;
-        } else if (const GpuSpec *known = lookupGpu(e.device)) {
-          devices[e.device] = *known;
-        } else {
-          return reportError(
-              "perf-train",
-              fileError(dbPath, "device '" + e.device +
-                                    "' has no spec in the database and is "
-                                    "not in the GPU catalog"));
-        }
-      }
-      auto kernel = parseKernelSignature(e.kind, e.signature);
-      if (!kernel)
-        return reportError(
-            "perf-train",
-            fileError(dbPath, llvm::toString(kernel.takeError())));
-      std::optional<DType> dtype = parseDType(e.dtype);
-      if (!dtype)
-        return reportError(
-            "perf-train", fileError(dbPath, "unknown dtype '" + e.dtype + "'"));
-      kernel->dtype = *dtype;
-      kernel->name = e.kernelName;
-      dbKernels.push_back(*kernel);
-      rows.push_back(
-          {&dbKernels.back(), &devices[e.device], e.latencyUs, dbWeight});
+    auto read = readPerfDatabase(dbPath, excluded);
+    if (!read)
+      return reportError("perf-train", read.takeError());
+    dbRows = std::move(*read);
+    for (const KernelMeasurement &m : dbRows.rows) {
+      devices.try_emplace(m.device, dbRows.devices[m.device]);
+      rows.push_back({&m.kernel, &devices[m.device], m.latencyUs, dbWeight});
     }
   }
 

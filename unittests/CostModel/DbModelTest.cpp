@@ -1,4 +1,5 @@
 #include "perf/CostModel/DbModel.h"
+#include "perf/CostModel/KernelMeasurements.h"
 #include "perf/Support/KernelSignature.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -56,6 +57,75 @@ TEST(PerfDb, ExactHitAndRecordedMisses) {
   // Another device misses even for a measured shape.
   GpuSpec v100 = *lookupGpu("V100");
   EXPECT_EQ(stack->estimate(gemm(512), v100).model, "roofline");
+  llvm::sys::fs::remove(path);
+}
+
+// The rows of a database as measurements (perf-eval and perf-train read it
+// so): GEMMs and convolutions in TF32/FP16/BF16 on tensor cores, the op
+// "<kind>.<dtype>", the line the rowid, CUPTI rows timed as device busy
+// time, the device's spec from the database or the catalog.
+TEST(PerfDb, RowsAsMeasurements) {
+  std::string path = tempDb();
+  {
+    auto db = PerfDatabase::openForWriting(path);
+    ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+    ASSERT_FALSE(bool((*db)->addDevice("H100-SXM5-80GB", "")));
+    PerfDbEntry bf16{"H100-SXM5-80GB", "bf16", "gemm",
+                     kernelSignature(gemm(512)), 20};
+    bf16.source = "perf-bench 0.1 cuda 13.0 cupti";
+    PerfDbEntry f32 = bf16;
+    f32.dtype = "f32";
+    f32.latencyUs = 60;
+    PerfDbEntry norm{"H100-SXM5-80GB", "f16", "layernorm",
+                     "rows=1024 cols=4096", 9};
+    norm.source = "perf-bench 0.1 cuda 13.0 events";
+    for (const PerfDbEntry &e : {bf16, f32, norm})
+      ASSERT_FALSE(bool((*db)->addKernel(e)));
+  }
+  auto read = readPerfDatabase(path);
+  ASSERT_TRUE(bool(read)) << llvm::toString(read.takeError());
+  ASSERT_EQ(read->rows.size(), 3u);
+  ASSERT_EQ(read->devices.count("H100-SXM5-80GB"), 1u);
+  EXPECT_EQ(read->devices["H100-SXM5-80GB"].memBandwidth,
+            lookupGpu("H100")->memBandwidth);
+  // Ordered by device, kind, signature, dtype.
+  const KernelMeasurement &b = read->rows[0], &f = read->rows[1],
+                          &n = read->rows[2];
+  EXPECT_EQ(b.op, "gemm.bf16");
+  EXPECT_EQ(b.kernel.dtype, DType::BF16);
+  EXPECT_TRUE(b.kernel.tensorCores);
+  EXPECT_FALSE(b.timedAlone);
+  EXPECT_EQ(b.kernel.m, 512);
+  EXPECT_EQ(f.op, "gemm.f32");
+  EXPECT_FALSE(f.kernel.tensorCores);
+  EXPECT_EQ(f.latencyUs, 60);
+  EXPECT_EQ(n.op, "layernorm.f16");
+  EXPECT_FALSE(n.kernel.tensorCores);
+  EXPECT_TRUE(n.timedAlone);
+  EXPECT_EQ(n.kernel.rows, 1024);
+  // Lines are the rowids, in insertion order here.
+  EXPECT_EQ(b.line, 1u);
+  EXPECT_EQ(f.line, 2u);
+  EXPECT_EQ(n.line, 3u);
+  EXPECT_TRUE(measuredOnTensorCores(KernelKind::Conv2d, DType::TF32));
+  EXPECT_FALSE(measuredOnTensorCores(KernelKind::Elementwise, DType::BF16));
+  // A device left out needs no spec; one neither stored nor in the catalog
+  // is an error naming the file.
+  {
+    auto db = PerfDatabase::openForWriting(path);
+    ASSERT_TRUE(bool(db));
+    PerfDbEntry lab{"Lab GPU X9", "f32", "layernorm", "rows=8 cols=8", 3};
+    ASSERT_FALSE(bool((*db)->addKernel(lab)));
+  }
+  auto skipped = readPerfDatabase(
+      path, [](llvm::StringRef device) { return device == "Lab GPU X9"; });
+  ASSERT_TRUE(bool(skipped)) << llvm::toString(skipped.takeError());
+  EXPECT_EQ(skipped->rows.size(), 3u);
+  auto unknown = readPerfDatabase(path);
+  ASSERT_FALSE(bool(unknown));
+  EXPECT_NE(llvm::toString(unknown.takeError())
+                .find("device 'Lab GPU X9' has no spec in the database"),
+            std::string::npos);
   llvm::sys::fs::remove(path);
 }
 

@@ -26,6 +26,9 @@ struct PerfDbEntry {
   std::optional<double> spreadUs;
   std::optional<int64_t> reps;
   std::string algo, kernelName, source;
+  /// The row's SQLite rowid: a key other readers of the file can join on
+  /// (perf-eval reports a database row as <file>:<rowid>).
+  int64_t rowid = 0;
 };
 
 /// The SQLite perf database (schema version 1). Not copyable.

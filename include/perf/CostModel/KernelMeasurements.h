@@ -1,8 +1,8 @@
 //===- KernelMeasurements.h - Measured kernel latencies ---------*- C++ -*-===//
 //
-// Reading measured kernel latencies (NeuSight's CSVs, plain or gzipped) into
-// KernelDescs, and the error statistics perf-eval reports. The accuracy
-// harness and perf-train share it.
+// Reading measured kernel latencies (NeuSight's CSVs, plain or gzipped,
+// Vidur's profiles and perf databases) into KernelDescs, and the error
+// statistics perf-eval reports. The accuracy harness and perf-train share it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,8 @@
 #include "perf/Support/InputFile.h"
 #include "perf/Support/KernelDesc.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 #include <map>
 #include <string>
@@ -32,7 +34,14 @@ struct KernelMeasurement {
   /// The data set's format: "neusight" or "vidur" (the perf database's
   /// `source` column).
   std::string source;
+  /// The line of a CSV, the rowid of a perf database row.
   unsigned line = 0;
+  /// Whether `latencyUs` times the kernel alone between two events, the
+  /// device's launch included (NeuSight, Vidur, perf-bench's `events`
+  /// rows): it compares with a model's isolated price (KernelCost latencyUs
+  /// + isolationUs). perf-bench's `cupti` rows are the kernel's device busy
+  /// time instead, which compares with the streamed price (latencyUs).
+  bool timedAlone = true;
 };
 
 /// Splits one CSV record (RFC 4180 quoting) into fields.
@@ -90,6 +99,34 @@ readVidurDir(llvm::StringRef dir, SkippedOps *skipped = nullptr);
 /// is its folder's (vidurDevice).
 llvm::Expected<std::vector<KernelMeasurement>>
 readMeasurementCsv(llvm::StringRef path, SkippedOps *skipped = nullptr);
+
+/// Whether a perf database's row of `kind` in `dtype` was measured on tensor
+/// cores: GEMMs and convolutions in TF32, FP16 and BF16 (perf-bench's
+/// cuBLASLt compute types and cuDNN math modes, Vidur's FP16 projections).
+/// The signature does not say it (docs/perf-db.md), and the models key
+/// their fits by it (numberTypeKey): a reader sets KernelDesc::tensorCores
+/// from this.
+bool measuredOnTensorCores(KernelKind kind, DType dtype);
+
+/// The rows of a perf database (docs/perf-db.md) as measurements, with the
+/// figures of their devices.
+struct PerfDbMeasurements {
+  std::vector<KernelMeasurement> rows;
+  /// Per device name of the rows: the spec perf-bench --probe stored in the
+  /// database's devices table, else the catalog GPU of that name.
+  llvm::StringMap<GpuSpec> devices;
+};
+
+/// Reads every row of the perf database at `path` (SQLite, not gzipped):
+/// the kernel rebuilt from its kind and signature, its dtype, tensor cores
+/// by measuredOnTensorCores, its kernel name; the op is "<kind>.<dtype>"
+/// ("gemm.bf16"), the line the rowid, timedAlone unless the source's timing
+/// is "cupti". Rows of a device `skip` returns true for are left out (and
+/// need no spec). A device with neither a stored spec nor a catalog entry is
+/// an error.
+llvm::Expected<PerfDbMeasurements>
+readPerfDatabase(llvm::StringRef path,
+                 llvm::function_ref<bool(llvm::StringRef)> skip = nullptr);
 
 /// The device JSON of a NeuSight device name ("Tesla T4" ->
 /// DIR/Tesla_T4.json), else the catalog GPU of that name.
