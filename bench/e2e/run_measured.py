@@ -56,13 +56,15 @@ def build_step(build, configs, s, path):
     run_e2e.run(cmd)
 
 
-def estimate(build, step, gpu, stack, db=None):
+def estimate(build, step, gpu, stack, db=None, ml_dir=None):
     # "STACK@DEVICE" prices with another device spec (a probe's JSON).
     if "@" in stack:
         stack, gpu = stack.split("@", 1)
     options = "format=json" + ("" if stack == DEFAULT else " models=" + stack)
     if db and "db" in stack.split(","):
         options += " db=" + db
+    if ml_dir:
+        options += " ml-dir=" + ml_dir
     device = ("--perf-device-file=" if gpu.endswith(".json") else "--perf-device=") + gpu
     cmd = [os.path.join(build, "bin", "perf-opt"), step, device, "--estimate=" + options]
     return json.loads(run_e2e.run(cmd))["graphs"][0]
@@ -89,6 +91,7 @@ def main():
                     help="model stacks (default: the default stack, the default stack with "
                     "the probed device spec, and roofline); STACK@DEVICE prices on DEVICE "
                     "(catalog GPU or device JSON)")
+    ap.add_argument("--ml-dir", help="model folder (default: the one perf-opt ships with)")
     ap.add_argument("--db", help="perf database for stacks with the db model (gunzipped)")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "e2e-h200.md"))
     ap.add_argument("--max-error", type=float, default=0)
@@ -124,7 +127,7 @@ def main():
                   file=sys.stderr)
             try:
                 build_step(args.build, args.configs, s, path)
-                graphs = {st: estimate(args.build, path, s["gpu"], st, args.db)
+                graphs = {st: estimate(args.build, path, s["gpu"], st, args.db, args.ml_dir)
                           for st in stacks}
             except RuntimeError as e:
                 print("error: " + str(e), file=sys.stderr)
