@@ -75,7 +75,8 @@ std::optional<KernelCost> HeuristicModel::estimate(const KernelDesc &k,
   if (dramBw <= 0)
     return std::nullopt;
   double l2Bw = gpu.l2Bandwidth > 0 ? gpu.l2Bandwidth : 3 * gpu.memBandwidth;
-  double peak = gpu.peakFlops(k.dtype, k.tensorCores) * computeEfficiency;
+  double peak = gpu.peakFlops(k.dtype, k.tensorCores) *
+                k.tensorCoreAlignmentFactor() * computeEfficiency;
   double e = dtypeBytes(k.dtype);
 
   KernelCost cost;

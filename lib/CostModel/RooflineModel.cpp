@@ -15,7 +15,9 @@ std::pair<double, double> perf::rooflineRates(const KernelDesc &kernel,
   if (kernel.kind == KernelKind::Memcpy &&
       kernel.copyKind != MemcpyKind::DeviceToDevice)
     bandwidth = gpu.pcieBandwidth > 0 ? gpu.pcieBandwidth : gpu.memBandwidth;
-  return {gpu.peakFlops(kernel.dtype, kernel.tensorCores), bandwidth};
+  return {gpu.peakFlops(kernel.dtype, kernel.tensorCores) *
+              kernel.tensorCoreAlignmentFactor(),
+          bandwidth};
 }
 
 std::pair<double, double> perf::rooflineSeconds(const KernelDesc &kernel,

@@ -122,7 +122,8 @@ std::optional<TileAnalysis> perf::analyzeTiles(const KernelDesc &k,
   std::optional<GemmView> g = gemmView(k);
   if (!g || gpu.numSMs == 0 || gpu.memBandwidth <= 0)
     return std::nullopt;
-  double peak = gpu.peakFlops(k.dtype, k.tensorCores);
+  double peak =
+      gpu.peakFlops(k.dtype, k.tensorCores) * k.tensorCoreAlignmentFactor();
   if (peak <= 0)
     return std::nullopt;
   TileAnalysis a;
@@ -371,7 +372,8 @@ std::optional<KernelCost> TileModel::estimate(const KernelDesc &k,
   KernelCost cost;
   cost.model = "tile";
   cost.latencyUs = tileLatencyUs(*a, it->second);
-  double peakPerSM = gpu.peakFlops(k.dtype, k.tensorCores) / gpu.numSMs;
+  double peakPerSM = gpu.peakFlops(k.dtype, k.tensorCores) *
+                     k.tensorCoreAlignmentFactor() / gpu.numSMs;
   cost.computeBound = a->rooflinePerSM >= peakPerSM;
   return cost;
 }

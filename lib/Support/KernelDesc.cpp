@@ -74,6 +74,29 @@ int64_t KernelDesc::outW() const {
   return convOut(w, padW, dilationW, s, strideW);
 }
 
+double KernelDesc::tensorCoreAlignmentFactor() const {
+  if (kind != KernelKind::Gemm || !tensorCores)
+    return 1.0;
+  int64_t elementBytes = dtypeBytes(dtype);
+  // Leading dimensions of the row-major operands (see the header).
+  int64_t ldA = transA ? m : k, ldB = transB ? k : n, ldC = n;
+  // The widest access every row start allows, up to the 16 bytes the
+  // full-speed kernels load.
+  int64_t alignment = 16;
+  for (int64_t ld : {ldA, ldB, ldC})
+    while (alignment > elementBytes && (ld * elementBytes) % alignment != 0)
+      alignment /= 2;
+  // Measured on an H200 (data/measured/h200): BF16/FP16 GEMMs with an odd
+  // leading dimension (2-byte rows: the 50,257-token GPT-2 vocabulary, M =
+  // 333) ran cutlass_75 align1 kernels at 0.18 of the aligned GEMMs'
+  // throughput, TF32 with an odd one (4-byte rows) and BF16 with the
+  // 30,522-token BERT vocabulary (4-byte rows) at 0.25-0.31. 8-byte rows
+  // were not measured and take the 4-byte figure.
+  if (alignment >= 16)
+    return 1.0;
+  return alignment <= 2 ? 0.18 : 0.3;
+}
+
 double KernelDesc::totalFlops() const {
   if (flops > 0 || kind == KernelKind::Generic)
     return flops;

@@ -44,6 +44,72 @@ TEST(Roofline, ElementwiseIsMemoryBound) {
   EXPECT_FALSE(cost->computeBound);
 }
 
+TEST(KernelDesc, TensorCoreAlignmentFollowsTheLeadingDimensions) {
+  // GPT-2's LM head, [4096 x 1280] x [50257 x 1280]^T in BF16: C's rows of
+  // 50,257 two-byte elements start at odd 2-byte offsets (align1).
+  KernelDesc head;
+  head.kind = KernelKind::Gemm;
+  head.dtype = DType::BF16;
+  head.tensorCores = true;
+  head.m = 4096;
+  head.n = 50257;
+  head.k = 1280;
+  head.transB = true;
+  EXPECT_DOUBLE_EQ(head.tensorCoreAlignmentFactor(), 0.18);
+  // Its weight gradient [50257 x 4096]^T... as dW = dY^T X: A is dY stored
+  // [4096 x 50257] and transposed, so A's rows are M = 50257 long.
+  KernelDesc wgrad = head;
+  wgrad.m = 50257;
+  wgrad.n = 1280;
+  wgrad.k = 4096;
+  wgrad.transA = true;
+  wgrad.transB = false;
+  EXPECT_DOUBLE_EQ(wgrad.tensorCoreAlignmentFactor(), 0.18);
+  // BERT's 30,522-token vocabulary: 4-byte rows (align2).
+  KernelDesc bert = head;
+  bert.n = 30522;
+  EXPECT_DOUBLE_EQ(bert.tensorCoreAlignmentFactor(), 0.3);
+  // Multiples of 8 elements (16 bytes) run the full-speed kernels; M is no
+  // leading dimension of an untransposed A, so an odd token count is too.
+  KernelDesc aligned = head;
+  aligned.n = 50272;
+  aligned.m = 333;
+  EXPECT_DOUBLE_EQ(aligned.tensorCoreAlignmentFactor(), 1.0);
+  // TF32 (4-byte elements) with an odd K: 4-byte rows.
+  KernelDesc tf32 = aligned;
+  tf32.dtype = DType::F32;
+  tf32.k = 1001;
+  EXPECT_DOUBLE_EQ(tf32.tensorCoreAlignmentFactor(), 0.3);
+  // CUDA-core GEMMs and other kernels are not affected.
+  KernelDesc fp32 = head;
+  fp32.dtype = DType::F32;
+  fp32.tensorCores = false;
+  EXPECT_DOUBLE_EQ(fp32.tensorCoreAlignmentFactor(), 1.0);
+}
+
+TEST(Roofline, MisalignedTensorCoreGemmsRunAtAFractionOfPeak) {
+  // The LM head above on a GPU of 100 TFLOP/s BF16 tensor cores: 2 * 4096
+  // * 50257 * 1280 = 527.0 GFLOP at 100e12 * 0.18 -> 29,276 us (aligned:
+  // 5,270 us).
+  GpuSpec gpu = toyGpu();
+  gpu.tensorBf16Flops = 100e12;
+  KernelDesc k;
+  k.kind = KernelKind::Gemm;
+  k.dtype = DType::BF16;
+  k.tensorCores = true;
+  k.m = 4096;
+  k.n = 50257;
+  k.k = 1280;
+  k.transB = true;
+  RooflineModel model(1.0, 1.0);
+  double flops = 2.0 * 4096 * 50257 * 1280;
+  EXPECT_NEAR(model.estimate(k, gpu)->latencyUs, flops / (100e12 * 0.18) * 1e6,
+              1e-6);
+  k.n = 50264;
+  EXPECT_NEAR(model.estimate(k, gpu)->latencyUs,
+              2.0 * 4096 * 50264 * 1280 / 100e12 * 1e6, 1e-6);
+}
+
 TEST(Roofline, HostCopiesUsePcie) {
   KernelDesc k;
   k.kind = KernelKind::Memcpy;

@@ -102,6 +102,13 @@ struct KernelDesc {
 
   /// FLOPs the kernel performs (a multiply-add counts 2).
   double totalFlops() const;
+  /// The share of the tensor cores' peak a GEMM's operand alignment leaves
+  /// it (1 for any other kernel): cuBLAS runs a tensor-core GEMM whose
+  /// leading dimensions are not multiples of 16 bytes on fallback kernels
+  /// with narrower loads (cutlass "align1"/"align2"). Row-major operands as
+  /// the framework stores them: A's leading dimension is K (M when
+  /// transposed), B's N (K when transposed), C's N.
+  double tensorCoreAlignmentFactor() const;
   /// Bytes it must move to and from device memory at least once.
   double totalBytes() const;
   /// Whether `flops`/`bytes` replace the counts of a typed kind (a kernel
