@@ -7,7 +7,9 @@ one node time per row, measured on <GPU>), imports the step with its measured
 node times (`perf-translate --import-fx-csv`), moves it to every GPU that has
 a measured step label for the same model, phase, sequence and batch
 (`perf-opt --perf-device=<target> --estimate`), and compares with that label's
-`e2e_latency`. Writes, per method, the matrix of mean |error| per ordered
+`e2e_latency`. The H200 steps measured with PyTorch (data/measured/h200/label,
+FP32 with eager attention as the NeuSight labels) are targets too; they have
+no per-node CSV, so they are no source. Writes, per method, the matrix of mean |error| per ordered
 (source, target) pair, the mean over the off-diagonal pairs and the worst
 pair; the diagonal is the same GPU (the measured nodes replayed).
 
@@ -57,11 +59,15 @@ def gpu_name(folder):
     return folder.replace("_", " ").lower()
 
 
-def steps(data, only):
-    """{workload: {gpu folder: (label ms, csv path or None)}}."""
+def steps(data, only, extra=()):
+    """{workload: {gpu folder: (label ms, csv path or None)}}, from the
+    labels of `data` and the label folders `extra` (more target GPUs)."""
     out = {}
-    label_dir = os.path.join(data, "label")
-    for gpu in sorted(os.listdir(label_dir)):
+    folders = [(os.path.join(data, "label"), gpu)
+               for gpu in sorted(os.listdir(os.path.join(data, "label")))]
+    for label_dir in extra:
+        folders += [(label_dir, gpu) for gpu in sorted(os.listdir(label_dir))]
+    for label_dir, gpu in folders:
         for name in sorted(os.listdir(os.path.join(label_dir, gpu))):
             m = LABEL.match(name)
             if not m or (only and m["workload"] not in only):
@@ -148,6 +154,9 @@ def main():
     ap.add_argument("--ml-dir", default=SHIPPED_MODELS)
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "accuracy.md"),
                     help="Markdown file whose retarget section is replaced ('-': print)")
+    ap.add_argument("--extra-labels", action="append",
+                    help="a folder of <GPU>/<step>.json labels, more targets (default: the H200 "
+                    "steps of data/measured/h200/label; '' for none)")
     ap.add_argument("--workload", action="append",
                     help="only these steps (e.g. bert_large-inf-512-8)")
     ap.add_argument("--method", action="append", choices=METHODS)
@@ -174,7 +183,10 @@ def main():
         return 2
 
     start = time.time()
-    todo = {} if args.render else steps(args.data, args.workload)
+    extra = args.extra_labels
+    if extra is None:
+        extra = [os.path.join(ROOT, "data", "measured", "h200", "label")]
+    todo = {} if args.render else steps(args.data, args.workload, [e for e in extra if e])
     detail = []
     if args.render:
         with open(args.rows) as f:

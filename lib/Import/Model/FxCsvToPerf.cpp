@@ -504,8 +504,22 @@ private:
         bwd->setAttr(kLayerAttr, layer);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&bwd.getOrCreateBodyBlock());
+      // The node's backward is timed as a whole; its kernel carries twice
+      // the forward kernels' FLOPs and bytes (a backward does about twice
+      // the forward's work, at the same arithmetic intensity), so that
+      // moving the step to another GPU scales it as the forward scales,
+      // instead of keeping the source GPU's time.
       KernelDesc d;
       d.pass = KernelPass::BackwardData;
+      if (Block *body = e.op.getBodyBlockOrNull()) {
+        for (KernelOpInterface fwd : body->getOps<KernelOpInterface>()) {
+          KernelDesc f = fwd.getKernelDesc();
+          if (d.flops == 0 && d.bytes == 0)
+            d.dtype = f.dtype;
+          d.flops += 2 * f.totalFlops();
+          d.bytes += 2 * f.totalBytes();
+        }
+      }
       if (KernelOpInterface kernel = buildKernelOp(b, e.op.getLoc(), d))
         measuredNodes.push_back({{kernel}, e.bwMs * 1000});
       grad = bwd.getResult(0);
