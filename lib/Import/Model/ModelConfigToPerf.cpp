@@ -344,6 +344,11 @@ private:
       }
       Tensor probs;
       if (style.fp32Softmax) {
+        // softmax(x, dtype=float32) converts a BF16 input with a copy kernel
+        // first; only FP16 has a fused half-to-float softmax on CUDA.
+        if (s.dtype == DType::BF16)
+          scores = op("softmax_upcast", "_to_copy", {scores}, scores.shape, 0,
+                      DType::F32);
         probs =
             op("softmax", "_softmax", {scores}, scores.shape, 0, DType::F32);
         if (s.dtype != DType::F32)
