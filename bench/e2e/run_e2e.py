@@ -78,6 +78,16 @@ def estimate(build, config, label, gpu, stack, ml_dir, work):
     return estimate_graph(build, step, gpu, stack, ml_dir)["e2e_us"] / 1000.0
 
 
+def write_report(text, out):
+    """The Markdown report to `out`, or to standard output for '-'."""
+    if out == "-":
+        sys.stdout.write(text)
+        return
+    with open(out, "w") as f:
+        f.write(text)
+    print("wrote " + out, file=sys.stderr)
+
+
 def estimate_graph(build, step, gpu, stack, ml_dir):
     """perf-opt --estimate's JSON report of the graph in `step`."""
     options = ["format=json", "models=" + stack]
@@ -324,13 +334,7 @@ def main():
     if unsupported:
         lines += ["", "Labels not estimated (model family not imported yet):", ""]
         lines += ["- %s: %s" % u for u in unsupported]
-    text = "\n".join(lines) + "\n"
-    if args.out == "-":
-        sys.stdout.write(text)
-    else:
-        with open(args.out, "w") as f:
-            f.write(text)
-        print("wrote " + args.out, file=sys.stderr)
+    write_report("\n".join(lines) + "\n", args.out)
     return 1 if failed else 0
 
 

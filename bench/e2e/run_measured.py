@@ -189,13 +189,7 @@ def main():
                           (name, worst, args.max_worst), file=sys.stderr)
                     failed = True
         lines.append("| %s | %d | %s |" % (name, len(mine), " | ".join(cells)))
-    text = "\n".join(lines).replace(ROOT + os.sep, "") + "\n"
-    if args.out == "-":
-        sys.stdout.write(text)
-    else:
-        with open(args.out, "w") as f:
-            f.write(text)
-        print("wrote " + args.out, file=sys.stderr)
+    run_e2e.write_report("\n".join(lines).replace(ROOT + os.sep, "") + "\n", args.out)
     return 1 if failed else 0
 
 

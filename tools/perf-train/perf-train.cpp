@@ -186,27 +186,26 @@ int main(int argc, char **argv) {
   // catalog's spec of the GPU they ran on (the spec perf-opt prices that GPU
   // with).
   std::vector<KernelMeasurement> stepMeasured;
-  for (const std::string &csv : fxCsvs) {
-    auto read = readStepKernelMeasurements(csv, fxDevice);
+  auto addStep = [&](llvm::Expected<StepKernelMeasurements> read,
+                     llvm::StringRef what, llvm::StringRef file) {
     if (!read)
       return reportError("perf-train", read.takeError());
-    llvm::errs() << "perf-train: " << read->rows.size()
-                 << " single-kernel nodes of " << csv << "\n";
+    llvm::errs() << "perf-train: " << read->rows.size() << " " << what << " of "
+                 << file << "\n";
     devices.try_emplace(read->device.name, read->device);
     std::move(read->rows.begin(), read->rows.end(),
               std::back_inserter(stepMeasured));
-  }
+    return 0;
+  };
+  for (const std::string &csv : fxCsvs)
+    if (int rc = addStep(readFxNodeMeasurements(csv, fxDevice),
+                         "single-kernel nodes", csv))
+      return rc;
   size_t fxRows = stepMeasured.size();
-  for (const std::string &graph : measuredGraphs) {
-    auto read = readMeasuredGraphKernels(graph);
-    if (!read)
-      return reportError("perf-train", read.takeError());
-    llvm::errs() << "perf-train: " << read->rows.size()
-                 << " measured kernels of " << graph << "\n";
-    devices.try_emplace(read->device.name, read->device);
-    std::move(read->rows.begin(), read->rows.end(),
-              std::back_inserter(stepMeasured));
-  }
+  for (const std::string &graph : measuredGraphs)
+    if (int rc =
+            addStep(readMeasuredGraphKernels(graph), "measured kernels", graph))
+      return rc;
   for (size_t i = 0; i < stepMeasured.size(); ++i) {
     const KernelMeasurement &m = stepMeasured[i];
     if (!excluded(m.device))

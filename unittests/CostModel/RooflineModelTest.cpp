@@ -7,6 +7,19 @@
 using namespace perf;
 
 namespace {
+/// GPT-2's LM head in BF16: [4096 x 1280] x [50257 x 1280]^T.
+KernelDesc gpt2LmHead() {
+  KernelDesc head;
+  head.kind = KernelKind::Gemm;
+  head.dtype = DType::BF16;
+  head.tensorCores = true;
+  head.m = 4096;
+  head.n = 50257;
+  head.k = 1280;
+  head.transB = true;
+  return head;
+}
+
 GpuSpec toyGpu() {
   GpuSpec g;
   g.name = "toy";
@@ -45,19 +58,12 @@ TEST(Roofline, ElementwiseIsMemoryBound) {
 }
 
 TEST(KernelDesc, TensorCoreAlignmentFollowsTheLeadingDimensions) {
-  // GPT-2's LM head, [4096 x 1280] x [50257 x 1280]^T in BF16: C's rows of
-  // 50,257 two-byte elements start at odd 2-byte offsets (align1).
-  KernelDesc head;
-  head.kind = KernelKind::Gemm;
-  head.dtype = DType::BF16;
-  head.tensorCores = true;
-  head.m = 4096;
-  head.n = 50257;
-  head.k = 1280;
-  head.transB = true;
+  // C's rows of 50,257 two-byte elements start at odd 2-byte offsets
+  // (align1).
+  KernelDesc head = gpt2LmHead();
   EXPECT_DOUBLE_EQ(head.tensorCoreAlignmentFactor(), 0.18);
-  // Its weight gradient [50257 x 4096]^T... as dW = dY^T X: A is dY stored
-  // [4096 x 50257] and transposed, so A's rows are M = 50257 long.
+  // Its weight gradient dW = dY^T X: A is dY, stored [4096 x 50257] and
+  // transposed, so A's rows are M = 50257 long.
   KernelDesc wgrad = head;
   wgrad.m = 50257;
   wgrad.n = 1280;
@@ -93,14 +99,7 @@ TEST(Roofline, MisalignedTensorCoreGemmsRunAtAFractionOfPeak) {
   // 5,270 us).
   GpuSpec gpu = toyGpu();
   gpu.tensorBf16Flops = 100e12;
-  KernelDesc k;
-  k.kind = KernelKind::Gemm;
-  k.dtype = DType::BF16;
-  k.tensorCores = true;
-  k.m = 4096;
-  k.n = 50257;
-  k.k = 1280;
-  k.transB = true;
+  KernelDesc k = gpt2LmHead();
   RooflineModel model(1.0, 1.0);
   double flops = 2.0 * 4096 * 50257 * 1280;
   EXPECT_NEAR(model.estimate(k, gpu)->latencyUs, flops / (100e12 * 0.18) * 1e6,

@@ -60,7 +60,7 @@ struct StepKernelMeasurements {
 /// two sets are alike; nodes of several kernels, timed together, are left
 /// out. Errors name the file.
 llvm::Expected<StepKernelMeasurements>
-readStepKernelMeasurements(llvm::StringRef path, llvm::StringRef device = "");
+readFxNodeMeasurements(llvm::StringRef path, llvm::StringRef device = "");
 
 /// The measured kernels of a perf graph at `path` (.mlir or .mlirbc), as
 /// kernel measurements perf-train can learn from: every kernel op a Kineto

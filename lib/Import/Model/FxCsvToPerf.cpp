@@ -615,7 +615,7 @@ OwningOpRef<ModuleOp> perf::importFxCsv(MLIRContext *ctx, StringRef contents,
 }
 
 llvm::Expected<StepKernelMeasurements>
-perf::readStepKernelMeasurements(StringRef path, StringRef device) {
+perf::readFxNodeMeasurements(StringRef path, StringRef device) {
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       readInputFile(path);
   if (!buffer)

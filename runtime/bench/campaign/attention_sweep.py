@@ -13,7 +13,11 @@ median of --reps timed runs between CUDA events.
 import argparse
 import csv
 import itertools
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import measure_steps  # noqa: E402
 
 
 def main():
@@ -47,16 +51,8 @@ def main():
             for _ in range(3):
                 run()
             torch.cuda.synchronize()
-            ts = []
-            for _ in range(args.reps):
-                a = torch.cuda.Event(enable_timing=True)
-                e = torch.cuda.Event(enable_timing=True)
-                a.record()
-                run()
-                e.record()
-                e.synchronize()
-                ts.append(a.elapsed_time(e) * 1000.0)
-            ts.sort()
+            ts = sorted(measure_steps.event_time_ms(torch, run) * 1000.0
+                        for _ in range(args.reps))
             # Q K^T and P V: 4 b h s^2 d, halved when causal; backward 2.5x.
             flops = 4 * b * h * s * s * d * (0.5 if causal else 1.0)
             if pas != "fwd":

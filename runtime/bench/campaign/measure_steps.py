@@ -73,6 +73,17 @@ def outputs(out):
     return [getattr(out, k) for k in keys if getattr(out, k, None) is not None]
 
 
+def event_time_ms(torch, fn):
+    """The GPU time of fn() in ms, between two CUDA events."""
+    a = torch.cuda.Event(enable_timing=True)
+    b = torch.cuda.Event(enable_timing=True)
+    a.record()
+    fn()
+    b.record()
+    b.synchronize()
+    return a.elapsed_time(b)
+
+
 def time_step(torch, m, mtype, phase, seq, batch, reps, warmup, optimizer="none",
               timed=None):
     """Times of `reps` steps in ms. For a decode step `seq` is the context:
@@ -121,13 +132,7 @@ def time_step(torch, m, mtype, phase, seq, batch, reps, warmup, optimizer="none"
     times = []
     with timed if timed is not None else contextlib.nullcontext():
         for _ in range(reps):
-            a = torch.cuda.Event(enable_timing=True)
-            b = torch.cuda.Event(enable_timing=True)
-            a.record()
-            step()
-            b.record()
-            b.synchronize()
-            times.append(a.elapsed_time(b))
+            times.append(event_time_ms(torch, step))
             reset()
     return times
 
