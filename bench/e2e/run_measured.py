@@ -5,7 +5,8 @@ Reads the perf.measured_steps/1 files that runtime/bench/campaign/measure_steps.
 writes (data/measured/h200/steps*.json: prefill, training with and without
 Adam, and generation steps, FP32 and BF16, eager and fused attention), builds
 each step from its model config with `perf-translate --import-model-config`
-(the same dtype, attention, phase, optimizer and expert routing), estimates it
+(the same dtype, attention, phase, optimizer and expert routing, and
+`--kv-cache=copy` for steps run with transformers 5), estimates it
 with `perf-opt --estimate` on the measured GPU, and writes a Markdown report:
 per step the measured and predicted times and the error, then the mean and
 worst error by group.
@@ -43,7 +44,7 @@ def build_step(build, configs, s, path):
     cmd = [os.path.join(build, "bin", "perf-translate"), "--import-model-config",
            os.path.join(configs, s["model"] + ".json"), "--batch=%d" % s["batch"],
            "--dtype=" + s["dtype"], "--expert-routing=single",
-           "--attention=" + s["attn"], "-o", path]
+           "--attention=" + s["attn"], "--kv-cache=" + s.get("kv_cache", "none"), "-o", path]
     if s["phase"] == "decode":
         cmd += ["--phase=decode", "--context=%d" % s["seq"], "--seq=1"]
     else:
@@ -116,9 +117,12 @@ def main():
             print("error: %s: no catalog GPU for '%s' (--device)" % (f, doc["device"]),
                   file=sys.stderr)
             return 2
+        # transformers 5 copies a prefill's keys and values into its
+        # DynamicCache; transformers 4 kept them as they were.
+        kv_cache = "copy" if str(doc.get("transformers", "")).split(".")[0] >= "5" else "none"
         for s in doc["steps"]:
             if "ms_median" in s:
-                steps.append(dict(s, gpu=gpu, file=os.path.basename(f)))
+                steps.append(dict(s, gpu=gpu, file=os.path.basename(f), kv_cache=kv_cache))
     rows = []
     with tempfile.TemporaryDirectory() as work:
         path = os.path.join(work, "step.mlir")

@@ -86,6 +86,13 @@ enum class LossKind { None, CrossEntropy };
 /// input ids, or when the router has collapsed).
 enum class ExpertRouting { Balanced, Single };
 
+/// What a prefill or training step of a decoder does with its keys and
+/// values: keeps them as they are (transformers 4's tuples, and the
+/// NeuSight labels' steps), or copies them into a cache (transformers 5's
+/// DynamicCache appends each layer's to an empty tensor with torch.cat).
+/// A decode step always copies (the cache grows by the step's tokens).
+enum class KvCache { None, Copy };
+
 struct StepOptions {
   int64_t batch = 1, seq = 0;
   StepPhase phase = StepPhase::Inference;
@@ -97,6 +104,7 @@ struct StepOptions {
   ModelHead head = ModelHead::Default;
   ExpertRouting routing = ExpertRouting::Balanced;
   LossKind loss = LossKind::None;
+  KvCache kvCache = KvCache::None;
   /// "none", "sgd" or "adam" (training only).
   std::string optimizer = "none";
 };
@@ -106,7 +114,7 @@ struct StepFlags {
   int64_t batch = 1, seq = 0, context = 0;
   std::string phase = "inference", dtype = "fp32", attention = "eager",
               head = "default", optimizer = "none", routing = "balanced",
-              loss = "none";
+              loss = "none", kvCache = "none";
 };
 
 /// The StepOptions of `flags`; an unknown value is an error naming its flag

@@ -282,6 +282,10 @@ llvm::Expected<StepOptions> perf::parseStepOptions(const StepFlags &f) {
   else if (f.attention != "eager")
     return error("--attention must be eager, sdpa or flash, got '" +
                  f.attention + "'");
+  if (f.kvCache == "copy")
+    s.kvCache = KvCache::Copy;
+  else if (f.kvCache != "none")
+    return error("--kv-cache must be none or copy, got '" + f.kvCache + "'");
   if (f.routing == "single")
     s.routing = ExpertRouting::Single;
   else if (f.routing != "balanced")

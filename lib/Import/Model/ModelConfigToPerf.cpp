@@ -298,7 +298,10 @@ private:
   /// Attention core from q [B, nh, S, d], k and v [B, kvh, S, d], to the
   /// context [B, S, nh * d]: the kernels of the eager module, or one fused
   /// attention kernel. Decoding appends k and v to the KV cache first.
-  Tensor attention(Tensor q, Tensor k, Tensor v, const AttentionStyle &style) {
+  /// `cached`: a decoder-only model's self-attention, whose keys and values
+  /// go into the KV cache (--kv-cache=copy).
+  Tensor attention(Tensor q, Tensor k, Tensor v, const AttentionStyle &style,
+                   bool cached = false) {
     using Scale = AttentionStyle::Scale;
     using Mask = AttentionStyle::Mask;
     int64_t heads = k.shape[1];
@@ -309,6 +312,11 @@ private:
       Tensor pastV = constant({B, heads, s.context, d}, s.dtype);
       k = op("cache_k", "cat", {pastK, k}, {B, heads, K, d});
       v = op("cache_v", "cat", {pastV, v}, {B, heads, K, d});
+    } else if (cached && s.kvCache == KvCache::Copy) {
+      // transformers 5 starts each layer's cache empty and appends the
+      // step's keys and values with torch.cat: a copy of each.
+      k = op("cache_k", "cat", {k}, {B, heads, K, d});
+      v = op("cache_v", "cat", {v}, {B, heads, K, d});
     }
     if (kvh != nh) {
       // repeat_kv: expand and copy k and v to every query head.
@@ -420,7 +428,7 @@ private:
       Tensor q = qkv.as({B, nh, S, d});
       AttentionStyle style{AttentionStyle::Scale::DivByScalarTensor,
                            AttentionStyle::Mask::Where};
-      Tensor out = attention(q, q, q, style);
+      Tensor out = attention(q, q, q, style, /*cached=*/true);
       out = linear("c_proj", out, H, H, true);
       return dropout("resid_dropout", out);
     });
@@ -473,7 +481,7 @@ private:
                            AttentionStyle::Mask::AddThenMax,
                            {B, 1, S}};
       style.maskName = "add_mask";
-      Tensor out = attention(q, k, v, style);
+      Tensor out = attention(q, k, v, style, /*cached=*/true);
       return linear("out_proj", out, H, H, true);
     });
     a = dropout("dropout", a);
@@ -630,7 +638,7 @@ private:
       AttentionStyle style{
           AttentionStyle::Scale::Mul, AttentionStyle::Mask::Add, {B, 1, S}};
       style.fp32Softmax = true;
-      Tensor ctx = attention(q, k, v, style);
+      Tensor ctx = attention(q, k, v, style, /*cached=*/true);
       return linear("o_proj", ctx, nh * d, H, bias);
     });
     x = op("add", "add", {x, a}, x.shape);
@@ -1086,6 +1094,12 @@ void perf::registerModelConfigImportTranslation() {
       llvm::cl::desc("none or cross-entropy: the causal-LM loss after the LM "
                      "head (model config import)"),
       llvm::cl::init("none"), llvm::cl::cat(category));
+  static llvm::cl::opt<std::string> kvCache(
+      "kv-cache",
+      llvm::cl::desc("none or copy: whether a prefill or training step copies "
+                     "its keys and values into a KV cache (transformers 5's "
+                     "DynamicCache; model config import)"),
+      llvm::cl::init("none"), llvm::cl::cat(category));
   registerImportTranslation(
       "import-model-config",
       "Build a transformer step from a HuggingFace config.json",
@@ -1105,6 +1119,7 @@ void perf::registerModelConfigImportTranslation() {
         flags.optimizer = optimizer;
         flags.routing = routing;
         flags.loss = loss;
+        flags.kvCache = kvCache;
         llvm::Expected<StepOptions> options = parseStepOptions(flags);
         if (!options) {
           emitError(FileLineColLoc::get(ctx, path, 1, 1))
