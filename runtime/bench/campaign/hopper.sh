@@ -67,7 +67,14 @@ say "perf-bench: $bench"
 tests=$(dirname "$bench")/bench-gpu-tests
 if [ -x "$tests" ]; then
   timeout -k 5 60 "$tests" >"$out/gpu-tests.log" 2>&1
-  say "gpu tests: exit $? ($(grep -c '^\[       OK' "$out/gpu-tests.log") passed)"
+  rc=$?
+  say "gpu tests: exit $rc ($(grep -c '^\[       OK' "$out/gpu-tests.log") passed)"
+  # A kernel that computes the wrong thing times the wrong thing: measure
+  # nothing with a perf-bench whose GPU tests fail.
+  if [ "$rc" -ne 0 ]; then
+    say "perf-bench's GPU tests failed (gpu-tests.log): no kernel is measured"
+    bench=false
+  fi
 fi
 ldd "$bench" >>"$log" 2>&1
 

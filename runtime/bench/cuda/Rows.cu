@@ -1,9 +1,12 @@
 //===- Rows.cu - Element-wise, row-wise, transpose and concat kernels -----===//
 //
-// Memory-bound kernels written the way framework kernels are: grid-stride
-// element-wise loops, one block per row for reduce/softmax/layernorm with
-// float accumulation, a 32x32 shared-memory tiled transpose, and concat as
-// two contiguous copies into one output.
+// Memory-bound kernels written the way PyTorch's are, so that their times
+// stand for the framework's: element-wise loops that load 16 bytes per
+// thread and access (PyTorch's vectorized_elementwise_kernel), a warp per row
+// holding the row in registers for softmax over up to 1024 columns
+// (softmax_warp_forward) and a block per row above, layer norm by a block per
+// row with 16-byte loads, float accumulation throughout, a 32x32
+// shared-memory tiled transpose, and concat as two contiguous copies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,11 +104,56 @@ __global__ void elementwiseKernel(Inputs<T> in, int inputs, T *out, size_t n,
   }
 }
 
+/// 16 bytes of T, the width of one vectorized load.
+template <typename T> struct alignas(16) Vec16 {
+  static constexpr int N = 16 / sizeof(T);
+  T v[N];
+};
+
+/// The element-wise kernel on 16-byte vectors: every operand's length is a
+/// multiple of the vector and every buffer 16-byte aligned (cudaMalloc's).
+template <typename T>
+__global__ void elementwiseVecKernel(Inputs<T> in, int inputs, T *out,
+                                     size_t vectors, Op op) {
+  using V = Vec16<T>;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < vectors;
+       i += size_t(gridDim.x) * blockDim.x) {
+    V first = reinterpret_cast<const V *>(in.p[0])[i];
+    float acc[V::N];
+#pragma unroll
+    for (int e = 0; e < V::N; ++e)
+      acc[e] = toFloat(first.v[e]);
+    for (int j = 1; j < inputs; ++j) {
+      V x = reinterpret_cast<const V *>(in.p[j])[i];
+#pragma unroll
+      for (int e = 0; e < V::N; ++e)
+        acc[e] = applyBinary(op, acc[e], toFloat(x.v[e]));
+    }
+    V result;
+#pragma unroll
+    for (int e = 0; e < V::N; ++e)
+      result.v[e] = fromFloat<T>(applyUnary(op, acc[e]));
+    reinterpret_cast<V *>(out)[i] = result;
+  }
+}
+
 static unsigned gridFor(size_t n) {
   const CudaContext &c = cudaContext();
   size_t blocks = (n + 255) / 256;
   size_t cap = size_t(c.props.multiProcessorCount) * 32;
   return static_cast<unsigned>(std::max<size_t>(1, std::min(blocks, cap)));
+}
+
+/// Enqueues the element-wise kernel, vectorized where the length allows.
+template <typename T>
+static void launchElementwise(const Inputs<T> &in, int inputs, T *out, size_t n,
+                              Op op, cudaStream_t s) {
+  constexpr size_t width = Vec16<T>::N;
+  if (n % width == 0)
+    elementwiseVecKernel<T>
+        <<<gridFor(n / width), 256, 0, s>>>(in, inputs, out, n / width, op);
+  else
+    elementwiseKernel<T><<<gridFor(n), 256, 0, s>>>(in, inputs, out, n, op);
 }
 
 Measurement bench::benchElementwise(const Kernel &k) {
@@ -143,8 +191,7 @@ Measurement bench::benchElementwise(const Kernel &k) {
           Inputs<T> p{};
           for (int i = 0; i < inputs; ++i)
             p.p[i] = ins[i]->as<T>();
-          elementwiseKernel<T><<<gridFor(n), 256, 0, ctx.stream>>>(
-              p, inputs, out.as<T>(), n, op);
+          launchElementwise<T>(p, inputs, out.as<T>(), n, op, ctx.stream);
         });
         cudaError_t e = cudaGetLastError();
         return e == cudaSuccess ? "" : cudaErrorText("elementwise", e);
@@ -185,6 +232,111 @@ __global__ void softmaxRows(const T *in, T *out, int64_t cols) {
     dst[c] = fromFloat<T>(__expf(toFloat(row[c]) - mx) * inv);
 }
 
+/// Softmax of rows of up to 32 * PerLane columns, a warp per row: each lane
+/// keeps its columns (lane, lane + 32, ...) in registers, so the row is read
+/// once and written once.
+template <typename T, int PerLane>
+__global__ void softmaxWarpRows(const T *in, T *out, int64_t rows, int cols) {
+  int64_t row = int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
+  int lane = threadIdx.x % 32;
+  // The whole warp shares the row, so it leaves together.
+  if (row >= rows)
+    return;
+  const T *src = in + row * cols;
+  T *dst = out + row * cols;
+  float v[PerLane];
+  float mx = -INFINITY;
+#pragma unroll
+  for (int i = 0; i < PerLane; ++i) {
+    int c = lane + 32 * i;
+    v[i] = c < cols ? toFloat(src[c]) : -INFINITY;
+    mx = fmaxf(mx, v[i]);
+  }
+  for (int offset = 16; offset > 0; offset /= 2)
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, offset));
+  float sum = 0;
+#pragma unroll
+  for (int i = 0; i < PerLane; ++i) {
+    int c = lane + 32 * i;
+    v[i] = c < cols ? __expf(v[i] - mx) : 0.f;
+    sum += v[i];
+  }
+  for (int offset = 16; offset > 0; offset /= 2)
+    sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  float inv = 1.f / sum;
+#pragma unroll
+  for (int i = 0; i < PerLane; ++i) {
+    int c = lane + 32 * i;
+    if (c < cols)
+      dst[c] = fromFloat<T>(v[i] * inv);
+  }
+}
+
+/// Enqueues the warp softmax for `cols` <= 1024: four rows per block.
+template <typename T>
+static void launchSoftmaxWarp(const T *in, T *out, int64_t rows, int cols,
+                              cudaStream_t s) {
+  constexpr int rowsPerBlock = 4;
+  unsigned blocks =
+      static_cast<unsigned>((rows + rowsPerBlock - 1) / rowsPerBlock);
+  int perLane = (cols + 31) / 32;
+  if (perLane <= 1)
+    softmaxWarpRows<T, 1>
+        <<<blocks, 32 * rowsPerBlock, 0, s>>>(in, out, rows, cols);
+  else if (perLane <= 2)
+    softmaxWarpRows<T, 2>
+        <<<blocks, 32 * rowsPerBlock, 0, s>>>(in, out, rows, cols);
+  else if (perLane <= 4)
+    softmaxWarpRows<T, 4>
+        <<<blocks, 32 * rowsPerBlock, 0, s>>>(in, out, rows, cols);
+  else if (perLane <= 8)
+    softmaxWarpRows<T, 8>
+        <<<blocks, 32 * rowsPerBlock, 0, s>>>(in, out, rows, cols);
+  else if (perLane <= 16)
+    softmaxWarpRows<T, 16>
+        <<<blocks, 32 * rowsPerBlock, 0, s>>>(in, out, rows, cols);
+  else
+    softmaxWarpRows<T, 32>
+        <<<blocks, 32 * rowsPerBlock, 0, s>>>(in, out, rows, cols);
+}
+
+/// Layer norm of rows whose length is a multiple of the 16-byte vector: a
+/// block per row, each thread loading whole vectors; the statistics pass
+/// and the normalizing pass each read the row (the second from L2).
+template <typename T>
+__global__ void layernormVecRows(const T *in, const T *gamma, const T *beta,
+                                 T *out, int64_t cols) {
+  using V = Vec16<T>;
+  __shared__ float scratch[32];
+  const V *row = reinterpret_cast<const V *>(in + blockIdx.x * cols);
+  V *dst = reinterpret_cast<V *>(out + blockIdx.x * cols);
+  const V *g = reinterpret_cast<const V *>(gamma);
+  const V *b = reinterpret_cast<const V *>(beta);
+  int64_t vectors = cols / V::N;
+  float sum = 0, sq = 0;
+  for (int64_t i = threadIdx.x; i < vectors; i += blockDim.x) {
+    V x = row[i];
+#pragma unroll
+    for (int e = 0; e < V::N; ++e) {
+      float f = toFloat(x.v[e]);
+      sum += f;
+      sq += f * f;
+    }
+  }
+  sum = blockSum(sum, scratch);
+  sq = blockSum(sq, scratch);
+  float mean = sum / cols;
+  float rstd = rsqrtf(fmaxf(sq / cols - mean * mean, 0.f) + 1e-5f);
+  for (int64_t i = threadIdx.x; i < vectors; i += blockDim.x) {
+    V x = row[i], gi = g[i], bi = b[i], y;
+#pragma unroll
+    for (int e = 0; e < V::N; ++e)
+      y.v[e] = fromFloat<T>((toFloat(x.v[e]) - mean) * rstd * toFloat(gi.v[e]) +
+                            toFloat(bi.v[e]));
+    dst[i] = y;
+  }
+}
+
 template <typename T>
 __global__ void layernormRows(const T *in, const T *gamma, const T *beta,
                               T *out, int64_t cols) {
@@ -220,6 +372,21 @@ static void launchRows(const std::string &kind, int64_t rows, int64_t cols,
                        void *out, cudaStream_t s) {
   int threads = std::min(rowThreads(cols), 256 * 4);
   dim3 grid(static_cast<unsigned>(rows));
+  constexpr int64_t width = Vec16<T>::N;
+  if (kind == "softmax" && cols <= 1024) {
+    launchSoftmaxWarp<T>(static_cast<const T *>(in), static_cast<T *>(out),
+                         rows, static_cast<int>(cols), s);
+    return;
+  }
+  if (kind == "layernorm" && cols % width == 0) {
+    // Enough threads for a few vectors each, at most 256 (more blocks fit
+    // on an SM than with a thread per element).
+    int vecThreads = std::min(std::max(rowThreads(cols / width / 4), 32), 256);
+    layernormVecRows<T><<<grid, vecThreads, 0, s>>>(
+        static_cast<const T *>(in), static_cast<const T *>(gamma),
+        static_cast<const T *>(beta), static_cast<T *>(out), cols);
+    return;
+  }
   if (kind == "reduce")
     reduceRows<T><<<grid, threads, 0, s>>>(static_cast<const T *>(in),
                                            static_cast<T *>(out), cols);
@@ -468,8 +635,8 @@ bool bench::verifyElementwise(const std::string &name, int64_t n,
     error = "out of device memory";
     return false;
   }
-  elementwiseKernel<float><<<gridFor(n), 256, 0, cudaContext().stream>>>(
-      p, static_cast<int>(inputs), out.as<float>(), n, op);
+  launchElementwise<float>(p, static_cast<int>(inputs), out.as<float>(), n, op,
+                           cudaContext().stream);
   std::vector<float> y(n);
   for (int i = 0; i < inputs; ++i) {
     host.emplace_back(n);

@@ -116,24 +116,31 @@ TEST_F(Gpu, HandWrittenKernelsMatchHostReferences) {
                            err, error))
       << error;
   EXPECT_LT(err, 1e-4);
-  for (const char *kind : {"reduce", "softmax", "layernorm"}) {
-    ASSERT_TRUE(verifyKernel(kernel(kind, "f32",
-                                    {{"rows", AttrValue::ofInt(37)},
-                                     {"cols", AttrValue::ofInt(1000)}}),
-                             err, error))
-        << error;
-    EXPECT_LT(err, 1e-3) << kind;
-  }
+  // Every launch path: softmax's warp kernel with a partial last vector of
+  // lanes (100, 1000 columns) and its block kernel (4096); layer norm's
+  // 16-byte vectors (1000) and scalar loads (1001).
+  for (const char *kind : {"reduce", "softmax", "layernorm"})
+    for (int64_t cols : {100, 1000, 1001, 4096}) {
+      ASSERT_TRUE(verifyKernel(kernel(kind, "f32",
+                                      {{"rows", AttrValue::ofInt(37)},
+                                       {"cols", AttrValue::ofInt(cols)}}),
+                               err, error))
+          << error;
+      EXPECT_LT(err, 1e-3) << kind << " " << cols;
+    }
   ASSERT_TRUE(verifyKernel(
       kernel("transpose", "f32", {{"elements", AttrValue::ofInt(96 * 70)}}),
       err, error));
   EXPECT_EQ(err, 0.0);
-  ASSERT_TRUE(verifyKernel(kernel("elementwise", "f32",
-                                  {{"elements", AttrValue::ofInt(100000)},
-                                   {"inputs", AttrValue::ofInt(3)},
-                                   {"op", AttrValue::ofString("add")}}),
-                           err, error));
-  EXPECT_LT(err, 1e-5);
+  // 16-byte vectors (100000 floats) and the scalar loop (100001).
+  for (int64_t n : {100000, 100001}) {
+    ASSERT_TRUE(verifyKernel(kernel("elementwise", "f32",
+                                    {{"elements", AttrValue::ofInt(n)},
+                                     {"inputs", AttrValue::ofInt(3)},
+                                     {"op", AttrValue::ofString("add")}}),
+                             err, error));
+    EXPECT_LT(err, 1e-5) << n;
+  }
 }
 
 TEST_F(Gpu, ProbeWritesPlausibleFigures) {
