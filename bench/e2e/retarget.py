@@ -8,8 +8,9 @@ node times (`perf-translate --import-fx-csv`), moves it to every GPU that has
 a measured step label for the same model, phase, sequence and batch
 (`perf-opt --perf-device=<target> --estimate`), and compares with that label's
 `e2e_latency`. The H200 steps measured with PyTorch (data/measured/h200/label,
-FP32 with eager attention as the NeuSight labels) are targets too; they have
-no per-node CSV, so they are no source. Writes, per method, the matrix of mean |error| per ordered
+FP32 with eager attention as the NeuSight labels) are targets too, and the
+steps of them traced there (execution + Kineto trace pairs, --traces) are
+sources. Writes, per method, the matrix of mean |error| per ordered
 (source, target) pair, the mean over the off-diagonal pairs and the worst
 pair; the diagonal is the same GPU (the measured nodes replayed).
 
@@ -76,6 +77,21 @@ def steps(data, only, extra=()):
                 ms = json.load(f)["e2e_latency"]
             csv = os.path.join(label_dir, gpu, m["workload"] + ".csv.gz")
             out.setdefault(m["workload"], {})[gpu] = (ms, csv if os.path.exists(csv) else None)
+    return out
+
+
+def traced_sources(trace_dir, gpu):
+    """{workload: (et, kineto)} of the FP32 eager-attention trace pairs in
+    `trace_dir` (data/measured/h200/traces: <workload>-fp32-eager.et.json.gz
+    and .kineto.json.gz), sources measured on the GPU of folder `gpu`."""
+    out = {}
+    if not trace_dir or not os.path.isdir(trace_dir):
+        return out
+    for name in sorted(os.listdir(trace_dir)):
+        m = re.match(r"^(?P<workload>.+-(?:inf|train)-\d+-\d+)-fp32-eager\.et\.json\.gz$", name)
+        kineto = os.path.join(trace_dir, name.replace(".et.json.gz", ".kineto.json.gz"))
+        if m and os.path.exists(kineto):
+            out[m["workload"]] = (os.path.join(trace_dir, name), kineto)
     return out
 
 
@@ -157,6 +173,12 @@ def main():
     ap.add_argument("--extra-labels", action="append",
                     help="a folder of <GPU>/<step>.json labels, more targets (default: the H200 "
                     "steps of data/measured/h200/label; '' for none)")
+    ap.add_argument("--traces",
+                    default=os.path.join(ROOT, "data", "measured", "h200", "traces"),
+                    help="execution + Kineto trace pairs of FP32 eager steps measured on the "
+                    "GPU of --traces-gpu, more sources ('' for none)")
+    ap.add_argument("--traces-gpu", default="NVIDIA_H200",
+                    help="the label folder name of the GPU the --traces ran on")
     ap.add_argument("--workload", action="append",
                     help="only these steps (e.g. bert_large-inf-512-8)")
     ap.add_argument("--method", action="append", choices=METHODS)
@@ -187,6 +209,7 @@ def main():
     if extra is None:
         extra = [os.path.join(ROOT, "data", "measured", "h200", "label")]
     todo = {} if args.render else steps(args.data, args.workload, [e for e in extra if e])
+    traces = traced_sources(args.traces, args.traces_gpu)
     detail = []
     if args.render:
         with open(args.rows) as f:
@@ -196,12 +219,17 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for workload, per in sorted(todo.items()):
             for source, (_, csv) in sorted(per.items()):
-                if not csv or len(per) < 2 and "-train-" in workload:
+                trace = traces.get(workload) if source == args.traces_gpu else None
+                if not (csv or trace) or len(per) < 2 and "-train-" in workload:
                     continue
                 step = os.path.join(work, "step.mlir")
                 try:
-                    run([os.path.join(args.build, "bin", "perf-translate"), "--import-fx-csv", csv,
-                         "-o", step])
+                    if trace:
+                        run([os.path.join(args.build, "bin", "perf-translate"),
+                             "--import-pytorch-et", trace[0], "--kineto=" + trace[1], "-o", step])
+                    else:
+                        run([os.path.join(args.build, "bin", "perf-translate"), "--import-fx-csv",
+                             csv, "-o", step])
                     for target, (label_ms, _) in sorted(per.items()):
                         row = [workload, source, target, label_ms]
                         for m in methods:
