@@ -290,6 +290,9 @@ private:
     StringRef maskName = "add";
     /// Llama takes the softmax in fp32 and casts back.
     bool fp32Softmax = false;
+    /// T5 converts the scores with `.float()` first (a copy in FP16 and
+    /// BF16); Llama's softmax(dtype=float32) copies BF16 scores only.
+    bool explicitUpcast = false;
     StringRef dropoutName = "attn_dropout";
     /// The ATen op of the fused kernel (--attention=sdpa|flash).
     StringRef fusedOp = "_scaled_dot_product_flash_attention";
@@ -353,8 +356,10 @@ private:
       Tensor probs;
       if (style.fp32Softmax) {
         // softmax(x, dtype=float32) converts a BF16 input with a copy kernel
-        // first; only FP16 has a fused half-to-float softmax on CUDA.
-        if (s.dtype == DType::BF16)
+        // first (only FP16 has a fused half-to-float softmax on CUDA); T5's
+        // scores.float() is a copy in either half type.
+        if (s.dtype == DType::BF16 ||
+            (style.explicitUpcast && s.dtype == DType::F16))
           scores = op("softmax_upcast", "_to_copy", {scores}, scores.shape, 0,
                       DType::F32);
         probs =
@@ -766,6 +771,7 @@ private:
     AttentionStyle style{
         AttentionStyle::Scale::None, AttentionStyle::Mask::Add, {B, nh, S}};
     style.fp32Softmax = true;
+    style.explicitUpcast = true;
     style.dropoutName = "dropout";
     Tensor ctx = attention(q, k, v, style);
     return linear("o", ctx, inner, H, false);
