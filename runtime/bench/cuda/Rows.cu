@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 using namespace bench;
@@ -280,24 +281,22 @@ static void launchSoftmaxWarp(const T *in, T *out, int64_t rows, int cols,
   unsigned blocks =
       static_cast<unsigned>((rows + rowsPerBlock - 1) / rowsPerBlock);
   int perLane = (cols + 31) / 32;
+  auto launch = [&](auto lanes) {
+    softmaxWarpRows<T, decltype(lanes)::value>
+        <<<blocks, 32 * rowsPerBlock, 0, s>>>(in, out, rows, cols);
+  };
   if (perLane <= 1)
-    softmaxWarpRows<T, 1>
-        <<<blocks, 32 * rowsPerBlock, 0, s>>>(in, out, rows, cols);
+    launch(std::integral_constant<int, 1>());
   else if (perLane <= 2)
-    softmaxWarpRows<T, 2>
-        <<<blocks, 32 * rowsPerBlock, 0, s>>>(in, out, rows, cols);
+    launch(std::integral_constant<int, 2>());
   else if (perLane <= 4)
-    softmaxWarpRows<T, 4>
-        <<<blocks, 32 * rowsPerBlock, 0, s>>>(in, out, rows, cols);
+    launch(std::integral_constant<int, 4>());
   else if (perLane <= 8)
-    softmaxWarpRows<T, 8>
-        <<<blocks, 32 * rowsPerBlock, 0, s>>>(in, out, rows, cols);
+    launch(std::integral_constant<int, 8>());
   else if (perLane <= 16)
-    softmaxWarpRows<T, 16>
-        <<<blocks, 32 * rowsPerBlock, 0, s>>>(in, out, rows, cols);
+    launch(std::integral_constant<int, 16>());
   else
-    softmaxWarpRows<T, 32>
-        <<<blocks, 32 * rowsPerBlock, 0, s>>>(in, out, rows, cols);
+    launch(std::integral_constant<int, 32>());
 }
 
 /// Layer norm of rows whose length is a multiple of the 16-byte vector: a
