@@ -20,6 +20,13 @@ void perf::emitInputError(Location fallback, llvm::Error error) {
       });
 }
 
+perf::CollectedErrors::CollectedErrors(MLIRContext *context)
+    : handler(context, [this](Diagnostic &d) {
+        if (d.getSeverity() == DiagnosticSeverity::Error)
+          errors += (errors.empty() ? "" : "; ") + d.str();
+        return success();
+      }) {}
+
 void perf::printUnlocatedDiagnosticsAs(mlir::MLIRContext *context,
                                        llvm::StringRef tool) {
   context->getDiagEngine().registerHandler(

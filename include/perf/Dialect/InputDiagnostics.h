@@ -14,6 +14,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "llvm/Support/Error.h"
+#include <string>
 
 namespace perf {
 
@@ -27,6 +28,19 @@ void emitInputError(mlir::Location fallback, llvm::Error error);
 /// handlers registered before.
 void printUnlocatedDiagnosticsAs(mlir::MLIRContext *context,
                                  llvm::StringRef tool);
+
+/// The error diagnostics of a context while alive, joined with "; ": what a
+/// reader that answers with an llvm::Error says when the IR it parsed or
+/// built was refused.
+class CollectedErrors {
+public:
+  explicit CollectedErrors(mlir::MLIRContext *context);
+  const std::string &text() const { return errors; }
+
+private:
+  std::string errors;
+  mlir::ScopedDiagnosticHandler handler;
+};
 
 } // namespace perf
 

@@ -29,6 +29,7 @@
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/CostModel/KernelMeasurements.h"
+#include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Support/InputError.h"
@@ -621,12 +622,7 @@ perf::readFxNodeMeasurements(StringRef path, StringRef device) {
   if (!buffer)
     return buffer.takeError();
   MLIRContext ctx(MLIRContext::Threading::DISABLED);
-  std::string diagnostics;
-  ScopedDiagnosticHandler collect(&ctx, [&](Diagnostic &d) {
-    if (d.getSeverity() == DiagnosticSeverity::Error)
-      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
-    return success();
-  });
+  CollectedErrors errors(&ctx);
   FxImportOptions options;
   options.numLayers = 1;
   options.phase = "inference";
@@ -635,7 +631,7 @@ perf::readFxNodeMeasurements(StringRef path, StringRef device) {
       importFxCsv(&ctx, (*buffer)->getBuffer(), path, options);
   // The importer's errors name the file and line already.
   if (!module)
-    return llvm::createStringError(diagnostics);
+    return llvm::createStringError(errors.text());
   StepKernelMeasurements measured;
   for (GraphOp graph : module->getOps<GraphOp>()) {
     GpuAttr gpu = graph.getGpuTarget();

@@ -11,12 +11,13 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
+#include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Import/ModelConfigImport.h"
 #include "perf/Interfaces/KernelOpInterface.h"
 #include "perf/Support/InputError.h"
+#include "perf/Support/InputFile.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
@@ -27,22 +28,16 @@ perf::readMeasuredGraphKernels(llvm::StringRef path) {
   DialectRegistry registry;
   registry.insert<PerfDialect>();
   MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
-  std::string diagnostics;
-  ScopedDiagnosticHandler collect(&ctx, [&](Diagnostic &d) {
-    if (d.getSeverity() == DiagnosticSeverity::Error)
-      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
-    return success();
-  });
-  llvm::SourceMgr sources;
-  std::string opened;
-  auto buffer = mlir::openInputFile(path, &opened);
+  CollectedErrors errors(&ctx);
+  auto buffer = readInputFile(path);
   if (!buffer)
-    return fileError(path, opened.empty() ? "cannot be read" : opened);
-  sources.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+    return buffer.takeError();
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &ctx);
   if (!module)
-    return fileError(path,
-                     diagnostics.empty() ? "not a perf module" : diagnostics);
+    return fileError(path, errors.text().empty() ? "not a perf module"
+                                                 : errors.text());
   StepKernelMeasurements measured;
   bool anyGraph = false;
   for (GraphOp graph : module->getOps<GraphOp>()) {
