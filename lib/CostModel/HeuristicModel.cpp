@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "perf/CostModel/HeuristicModel.h"
+#include "perf/CostModel/RooflineModel.h"
 #include <algorithm>
 #include <cmath>
 
@@ -75,8 +76,7 @@ std::optional<KernelCost> HeuristicModel::estimate(const KernelDesc &k,
   if (dramBw <= 0)
     return std::nullopt;
   double l2Bw = gpu.l2Bandwidth > 0 ? gpu.l2Bandwidth : 3 * gpu.memBandwidth;
-  double peak = gpu.peakFlops(k.dtype, k.tensorCores) *
-                k.tensorCoreAlignmentFactor() * computeEfficiency;
+  double peak = rooflineRates(k, gpu).first * computeEfficiency;
   double e = dtypeBytes(k.dtype);
 
   KernelCost cost;

@@ -7,6 +7,7 @@
 
 #include "perf/CostModel/TileModel.h"
 #include "perf/CostModel/MlModel.h"
+#include "perf/CostModel/RooflineModel.h"
 #include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
 #include "llvm/ADT/StringExtras.h"
@@ -122,8 +123,7 @@ std::optional<TileAnalysis> perf::analyzeTiles(const KernelDesc &k,
   std::optional<GemmView> g = gemmView(k);
   if (!g || gpu.numSMs == 0 || gpu.memBandwidth <= 0)
     return std::nullopt;
-  double peak =
-      gpu.peakFlops(k.dtype, k.tensorCores) * k.tensorCoreAlignmentFactor();
+  double peak = rooflineRates(k, gpu).first;
   if (peak <= 0)
     return std::nullopt;
   TileAnalysis a;
@@ -372,8 +372,7 @@ std::optional<KernelCost> TileModel::estimate(const KernelDesc &k,
   KernelCost cost;
   cost.model = "tile";
   cost.latencyUs = tileLatencyUs(*a, it->second);
-  double peakPerSM = gpu.peakFlops(k.dtype, k.tensorCores) *
-                     k.tensorCoreAlignmentFactor() / gpu.numSMs;
+  double peakPerSM = rooflineRates(k, gpu).first / gpu.numSMs;
   cost.computeBound = a->rooflinePerSM >= peakPerSM;
   return cost;
 }

@@ -33,8 +33,12 @@ private:
   double memoryEfficiency;
 };
 
-/// The peak FLOP/s of `kernel`'s number type and the bandwidth it moves
-/// its bytes over (PCIe for host copies): {FLOP/s, bytes/s}.
+/// The peak FLOP/s of `kernel`'s number type (on tensor cores, the share
+/// its operand alignment leaves it: KernelDesc::tensorCoreAlignmentFactor)
+/// and the bandwidth it moves its bytes over (PCIe for host copies):
+/// {FLOP/s, bytes/s}. The roofline, calibrated, heuristic and tile models
+/// all price against it (the ml model keeps the plain peak its boosters
+/// were trained on as a feature).
 std::pair<double, double> rooflineRates(const KernelDesc &kernel,
                                         const GpuSpec &gpu);
 
