@@ -420,11 +420,6 @@ perf::readVidurDir(llvm::StringRef dir, SkippedOps *skipped) {
   return readCsvDir(dir, "<gpu>/<model>", skipped, readMeasurementCsv);
 }
 
-bool perf::measuredOnTensorCores(KernelKind kind, DType dtype) {
-  return (kind == KernelKind::Gemm || kind == KernelKind::Conv2d) &&
-         (dtype == DType::TF32 || dtype == DType::F16 || dtype == DType::BF16);
-}
-
 llvm::Expected<PerfDbMeasurements>
 perf::readPerfDatabase(llvm::StringRef path,
                        llvm::function_ref<bool(llvm::StringRef)> skip) {
@@ -468,7 +463,7 @@ perf::readPerfDatabase(llvm::StringRef path,
     KernelMeasurement m;
     m.kernel = std::move(*kernel);
     m.kernel.dtype = *dtype;
-    m.kernel.tensorCores = measuredOnTensorCores(m.kernel.kind, *dtype);
+    m.kernel.tensorCores = runsOnTensorCores(m.kernel.kind, *dtype);
     m.kernel.name = e.kernelName;
     m.device = e.device;
     m.op = e.kind + "." + e.dtype;

@@ -74,6 +74,12 @@ int64_t KernelDesc::outW() const {
   return convOut(w, padW, dilationW, s, strideW);
 }
 
+bool perf::runsOnTensorCores(KernelKind kind, DType type) {
+  return (kind == KernelKind::Gemm || kind == KernelKind::Conv2d ||
+          kind == KernelKind::Attention) &&
+         (type == DType::TF32 || type == DType::F16 || type == DType::BF16);
+}
+
 double KernelDesc::tensorCoreAlignmentFactor() const {
   if (kind != KernelKind::Gemm || !tensorCores)
     return 1.0;

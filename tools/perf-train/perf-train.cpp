@@ -242,7 +242,7 @@ int main(int argc, char **argv) {
 
   // The database's rows, on the spec stored with them (perf-bench --probe)
   // or the catalog's; GEMMs and convolutions in TF32, FP16 and BF16 on
-  // tensor cores (measuredOnTensorCores), as perf-opt prices them.
+  // tensor cores (runsOnTensorCores), as perf-opt prices them.
   PerfDbMeasurements dbRows;
   if (!dbPath.empty()) {
     auto read = readPerfDatabase(dbPath, excluded);

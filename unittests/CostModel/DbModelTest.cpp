@@ -107,8 +107,8 @@ TEST(PerfDb, RowsAsMeasurements) {
   EXPECT_EQ(b.line, 1u);
   EXPECT_EQ(f.line, 2u);
   EXPECT_EQ(n.line, 3u);
-  EXPECT_TRUE(measuredOnTensorCores(KernelKind::Conv2d, DType::TF32));
-  EXPECT_FALSE(measuredOnTensorCores(KernelKind::Elementwise, DType::BF16));
+  EXPECT_TRUE(runsOnTensorCores(KernelKind::Conv2d, DType::TF32));
+  EXPECT_FALSE(runsOnTensorCores(KernelKind::Elementwise, DType::BF16));
   // A device left out needs no spec; one neither stored nor in the catalog
   // is an error naming the file.
   {

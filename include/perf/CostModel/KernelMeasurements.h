@@ -100,14 +100,6 @@ readVidurDir(llvm::StringRef dir, SkippedOps *skipped = nullptr);
 llvm::Expected<std::vector<KernelMeasurement>>
 readMeasurementCsv(llvm::StringRef path, SkippedOps *skipped = nullptr);
 
-/// Whether a perf database's row of `kind` in `dtype` was measured on tensor
-/// cores: GEMMs and convolutions in TF32, FP16 and BF16 (perf-bench's
-/// cuBLASLt compute types and cuDNN math modes, Vidur's FP16 projections).
-/// The signature does not say it (docs/perf-db.md), and the models key
-/// their fits by it (numberTypeKey): a reader sets KernelDesc::tensorCores
-/// from this.
-bool measuredOnTensorCores(KernelKind kind, DType dtype);
-
 /// The rows of a perf database (docs/perf-db.md) as measurements, with the
 /// figures of their devices.
 struct PerfDbMeasurements {
@@ -119,7 +111,8 @@ struct PerfDbMeasurements {
 
 /// Reads every row of the perf database at `path` (SQLite, not gzipped):
 /// the kernel rebuilt from its kind and signature, its dtype, tensor cores
-/// by measuredOnTensorCores, its kernel name; the op is "<kind>.<dtype>"
+/// by runsOnTensorCores (a signature does not say it, docs/perf-db.md), its
+/// kernel name; the op is "<kind>.<dtype>"
 /// ("gemm.bf16"), the line the rowid, timedAlone unless the source's timing
 /// is "cupti". Rows of a device `skip` returns true for are left out (and
 /// need no spec). A device with neither a stored spec nor a catalog entry is

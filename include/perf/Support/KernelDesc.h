@@ -57,6 +57,12 @@ std::optional<KernelPass> parseKernelPass(llvm::StringRef name);
 llvm::StringRef memcpyKindName(MemcpyKind kind);
 std::optional<MemcpyKind> parseMemcpyKind(llvm::StringRef name);
 
+/// Whether the libraries run a kernel of `kind` in `type` on tensor cores:
+/// GEMMs (cuBLAS), convolutions (cuDNN) and fused attention in TF32, FP16
+/// and BF16. Importers and measurement readers mark kernels by it; a kernel
+/// description does not carry it in its database signature.
+bool runsOnTensorCores(KernelKind kind, DType type);
+
 struct KernelDesc {
   KernelKind kind = KernelKind::Generic;
   KernelPass pass = KernelPass::Forward;

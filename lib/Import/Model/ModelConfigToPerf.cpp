@@ -180,14 +180,8 @@ private:
     if (!work.empty()) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&fw.getOrCreateBodyBlock());
-      for (DeviceWork &w : work) {
-        KernelDesc &k = std::get<KernelDesc>(w);
-        // Half-precision GEMMs and attention run on tensor cores.
-        k.tensorCores =
-            (k.kind == KernelKind::Gemm || k.kind == KernelKind::Attention) &&
-            (k.dtype == DType::F16 || k.dtype == DType::BF16);
-        buildKernelOp(b, opLoc, k);
-      }
+      for (DeviceWork &w : work)
+        buildKernelOp(b, opLoc, std::get<KernelDesc>(w));
       if (fw.getBodyBlockOrNull()->empty())
         fw.getBody().getBlocks().clear();
     }

@@ -75,6 +75,7 @@ static bool buildKernel(OpBuilder &b, Location loc, const OnnxKernel &kernel) {
     return false;
   // The role names the kernel's operation ("conv", "bias", "relu").
   d.op = kernel.role;
+  d.tensorCores = runsOnTensorCores(d.kind, d.dtype);
   if (d.kind == KernelKind::BatchNorm)
     d.c = std::max<int64_t>(d.c, 1);
   // Kinds the dialect has no typed op for here are priced by their work.

@@ -781,8 +781,14 @@ bool perf::inferOpKernels(const TracedOp &op, int64_t worldSize,
   Rule rule = atenRules().lookup(name);
   if (!rule)
     return false;
+  size_t first = work.size();
   RuleContext context{op, name, worldSize, work};
   rule(context);
+  // cuBLAS, cuDNN and fused attention run half and TF32 kernels on tensor
+  // cores: every importer of ATen ops (trace, config, fx) marks them here.
+  for (DeviceWork &w : llvm::drop_begin(work, first))
+    if (auto *k = std::get_if<KernelDesc>(&w))
+      k->tensorCores = runsOnTensorCores(k->kind, k->dtype);
   return true;
 }
 
