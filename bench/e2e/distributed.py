@@ -34,11 +34,12 @@ be built or estimated, 77 without the configs (--skip-without-data).
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from tool_run import run  # noqa: E402
 SYSTEMS = os.path.join(ROOT, "bench", "collectives", "systems")
 
 # The two servers: the catalog GPU and the system file of its interconnect.
@@ -69,13 +70,6 @@ GPUS_PER_SERVER = 4
 
 BEGIN = "<!-- BEGIN DISTRIBUTED (bench/e2e/distributed.py) -->"
 END = "<!-- END DISTRIBUTED -->"
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError(" ".join(cmd) + "\n" + p.stderr.strip())
-    return p.stdout
 
 
 def layout_pass(layout):

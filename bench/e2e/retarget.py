@@ -33,7 +33,6 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,18 +40,12 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from doc_section import write_section  # noqa: E402
+from tool_run import run  # noqa: E402
 SHIPPED_MODELS = os.path.join(ROOT, "data", "models", "neusight")
 LABEL = re.compile(r"^(?P<workload>.+-(?:inf|train)-\d+-\d+)\.json$")
 METHODS = ["ratio:auto", "ratio:auto-held-out", "wave", "ratio:roofline"]
 BEGIN = "<!-- BEGIN RETARGET (bench/e2e/retarget.py) -->"
 END = "<!-- END RETARGET -->"
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError(" ".join(cmd) + "\n" + p.stderr.strip())
-    return p.stdout
 
 
 def gpu_name(folder):

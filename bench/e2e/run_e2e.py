@@ -23,11 +23,12 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from tool_run import run  # noqa: E402
 
 # NeuSight's published errors on these labels (its paper, Table 5 and
 # scripts/asplos/summary), where one exists: (gpu, model, phase, seq, batch).
@@ -55,13 +56,6 @@ LABEL = re.compile(r"^(?P<model>.+)-(?P<phase>inf|train)-(?P<seq>\d+)-(?P<batch>
 def gpu_name(folder):
     """The catalog name of a label folder (Tesla_T4 -> tesla t4)."""
     return folder.replace("_", " ").lower()
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError(" ".join(cmd) + "\n" + p.stderr.strip())
-    return p.stdout
 
 
 def estimate(build, config, label, gpu, stack, ml_dir, work):

@@ -45,7 +45,6 @@ import random
 import re
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,6 +52,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from doc_section import write_section  # noqa: E402
+from tool_run import run  # noqa: E402
 
 BEGIN = "<!-- BEGIN HOPPER KERNELS (bench/kernels/hopper_eval.py) -->"
 END = "<!-- END HOPPER KERNELS -->"
@@ -66,13 +66,6 @@ SEED = 1
 TEST_FRACTION = 0.2
 DB_WEIGHT = 10
 ROUNDS = 120  # bench/models/train_default.sh's
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError(" ".join(cmd) + "\n" + p.stderr.strip())
-    return p.stdout
 
 
 def read_rows(db):
