@@ -93,46 +93,39 @@ __device__ __forceinline__ float applyUnary(Op op, float x) {
   }
 }
 
-template <typename T>
-__global__ void elementwiseKernel(Inputs<T> in, int inputs, T *out, size_t n,
-                                  Op op) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    float acc = toFloat(in.p[0][i]);
-    for (int j = 1; j < inputs; ++j)
-      acc = applyBinary(op, acc, toFloat(in.p[j][i]));
-    out[i] = fromFloat<T>(applyUnary(op, acc));
-  }
-}
-
-/// 16 bytes of T, the width of one vectorized load.
-template <typename T> struct alignas(16) Vec16 {
-  static constexpr int N = 16 / sizeof(T);
-  T v[N];
+/// W consecutive elements of T, loaded and stored as one access (16 bytes
+/// for the vectorized kernels, one element for the scalar ones).
+template <typename T, int W> struct alignas(W * sizeof(T)) Vec {
+  static constexpr int N = W;
+  T v[W];
 };
 
-/// The element-wise kernel on 16-byte vectors: every operand's length is a
-/// multiple of the vector and every buffer 16-byte aligned (cudaMalloc's).
-template <typename T>
-__global__ void elementwiseVecKernel(Inputs<T> in, int inputs, T *out,
-                                     size_t vectors, Op op) {
-  using V = Vec16<T>;
+/// The elements of T in one 16-byte access.
+template <typename T> constexpr int kVecWidth = 16 / sizeof(T);
+
+/// The element-wise kernel over `n / W` vectors of W elements: every
+/// operand's length a multiple of W and every buffer aligned to W elements
+/// (cudaMalloc gives 256 bytes).
+template <typename T, int W>
+__global__ void elementwiseKernel(Inputs<T> in, int inputs, T *out,
+                                  size_t vectors, Op op) {
+  using V = Vec<T, W>;
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < vectors;
        i += size_t(gridDim.x) * blockDim.x) {
     V first = reinterpret_cast<const V *>(in.p[0])[i];
-    float acc[V::N];
+    float acc[W];
 #pragma unroll
-    for (int e = 0; e < V::N; ++e)
+    for (int e = 0; e < W; ++e)
       acc[e] = toFloat(first.v[e]);
     for (int j = 1; j < inputs; ++j) {
       V x = reinterpret_cast<const V *>(in.p[j])[i];
 #pragma unroll
-      for (int e = 0; e < V::N; ++e)
+      for (int e = 0; e < W; ++e)
         acc[e] = applyBinary(op, acc[e], toFloat(x.v[e]));
     }
     V result;
 #pragma unroll
-    for (int e = 0; e < V::N; ++e)
+    for (int e = 0; e < W; ++e)
       result.v[e] = fromFloat<T>(applyUnary(op, acc[e]));
     reinterpret_cast<V *>(out)[i] = result;
   }
@@ -149,12 +142,12 @@ static unsigned gridFor(size_t n) {
 template <typename T>
 static void launchElementwise(const Inputs<T> &in, int inputs, T *out, size_t n,
                               Op op, cudaStream_t s) {
-  constexpr size_t width = Vec16<T>::N;
+  constexpr int width = kVecWidth<T>;
   if (n % width == 0)
-    elementwiseVecKernel<T>
+    elementwiseKernel<T, width>
         <<<gridFor(n / width), 256, 0, s>>>(in, inputs, out, n / width, op);
   else
-    elementwiseKernel<T><<<gridFor(n), 256, 0, s>>>(in, inputs, out, n, op);
+    elementwiseKernel<T, 1><<<gridFor(n), 256, 0, s>>>(in, inputs, out, n, op);
 }
 
 Measurement bench::benchElementwise(const Kernel &k) {
@@ -299,24 +292,24 @@ static void launchSoftmaxWarp(const T *in, T *out, int64_t rows, int cols,
     launch(std::integral_constant<int, 32>());
 }
 
-/// Layer norm of rows whose length is a multiple of the 16-byte vector: a
-/// block per row, each thread loading whole vectors; the statistics pass
-/// and the normalizing pass each read the row (the second from L2).
-template <typename T>
-__global__ void layernormVecRows(const T *in, const T *gamma, const T *beta,
-                                 T *out, int64_t cols) {
-  using V = Vec16<T>;
+/// Layer norm, a block per row of `cols` (a multiple of W), each thread
+/// loading whole vectors of W elements; the statistics pass and the
+/// normalizing pass each read the row (the second from L2).
+template <typename T, int W>
+__global__ void layernormRows(const T *in, const T *gamma, const T *beta,
+                              T *out, int64_t cols) {
+  using V = Vec<T, W>;
   __shared__ float scratch[32];
   const V *row = reinterpret_cast<const V *>(in + blockIdx.x * cols);
   V *dst = reinterpret_cast<V *>(out + blockIdx.x * cols);
   const V *g = reinterpret_cast<const V *>(gamma);
   const V *b = reinterpret_cast<const V *>(beta);
-  int64_t vectors = cols / V::N;
+  int64_t vectors = cols / W;
   float sum = 0, sq = 0;
   for (int64_t i = threadIdx.x; i < vectors; i += blockDim.x) {
     V x = row[i];
 #pragma unroll
-    for (int e = 0; e < V::N; ++e) {
+    for (int e = 0; e < W; ++e) {
       float f = toFloat(x.v[e]);
       sum += f;
       sq += f * f;
@@ -329,32 +322,11 @@ __global__ void layernormVecRows(const T *in, const T *gamma, const T *beta,
   for (int64_t i = threadIdx.x; i < vectors; i += blockDim.x) {
     V x = row[i], gi = g[i], bi = b[i], y;
 #pragma unroll
-    for (int e = 0; e < V::N; ++e)
+    for (int e = 0; e < W; ++e)
       y.v[e] = fromFloat<T>((toFloat(x.v[e]) - mean) * rstd * toFloat(gi.v[e]) +
                             toFloat(bi.v[e]));
     dst[i] = y;
   }
-}
-
-template <typename T>
-__global__ void layernormRows(const T *in, const T *gamma, const T *beta,
-                              T *out, int64_t cols) {
-  __shared__ float scratch[32];
-  const T *row = in + blockIdx.x * cols;
-  T *dst = out + blockIdx.x * cols;
-  float sum = 0, sq = 0;
-  for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
-    float x = toFloat(row[c]);
-    sum += x;
-    sq += x * x;
-  }
-  sum = blockSum(sum, scratch);
-  sq = blockSum(sq, scratch);
-  float mean = sum / cols;
-  float rstd = rsqrtf(fmaxf(sq / cols - mean * mean, 0.f) + 1e-5f);
-  for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
-    dst[c] = fromFloat<T>((toFloat(row[c]) - mean) * rstd * toFloat(gamma[c]) +
-                          toFloat(beta[c]));
 }
 
 static int rowThreads(int64_t cols) {
@@ -371,7 +343,7 @@ static void launchRows(const std::string &kind, int64_t rows, int64_t cols,
                        void *out, cudaStream_t s) {
   int threads = std::min(rowThreads(cols), 256 * 4);
   dim3 grid(static_cast<unsigned>(rows));
-  constexpr int64_t width = Vec16<T>::N;
+  constexpr int width = kVecWidth<T>;
   if (kind == "softmax" && cols <= 1024) {
     launchSoftmaxWarp<T>(static_cast<const T *>(in), static_cast<T *>(out),
                          rows, static_cast<int>(cols), s);
@@ -381,7 +353,7 @@ static void launchRows(const std::string &kind, int64_t rows, int64_t cols,
     // Enough threads for a few vectors each, at most 256 (more blocks fit
     // on an SM than with a thread per element).
     int vecThreads = std::min(std::max(rowThreads(cols / width / 4), 32), 256);
-    layernormVecRows<T><<<grid, vecThreads, 0, s>>>(
+    layernormRows<T, width><<<grid, vecThreads, 0, s>>>(
         static_cast<const T *>(in), static_cast<const T *>(gamma),
         static_cast<const T *>(beta), static_cast<T *>(out), cols);
     return;
@@ -393,7 +365,7 @@ static void launchRows(const std::string &kind, int64_t rows, int64_t cols,
     softmaxRows<T><<<grid, threads, 0, s>>>(static_cast<const T *>(in),
                                             static_cast<T *>(out), cols);
   else
-    layernormRows<T><<<grid, threads, 0, s>>>(
+    layernormRows<T, 1><<<grid, threads, 0, s>>>(
         static_cast<const T *>(in), static_cast<const T *>(gamma),
         static_cast<const T *>(beta), static_cast<T *>(out), cols);
 }
