@@ -82,12 +82,20 @@ def write_report(text, out):
     print("wrote " + out, file=sys.stderr)
 
 
-def estimate_graph(build, step, gpu, stack, ml_dir):
-    """perf-opt --estimate's JSON report of the graph in `step`."""
-    options = ["format=json", "models=" + stack]
-    if {"ml", "calibrated"} & set(stack.split(",")):
+def estimate_graph(build, step, gpu, stack, ml_dir, db=None):
+    """perf-opt --estimate's JSON report of the graph in `step` on `gpu` (a
+    catalog name, or a device JSON such as perf-bench --probe writes), priced
+    by `stack` (None: the stack perf-opt uses with no models option)."""
+    options = ["format=json"]
+    if stack:
+        options.append("models=" + stack)
+    models = set(stack.split(",")) if stack else {"auto"}
+    if ml_dir and {"ml", "calibrated", "auto"} & models:
         options.append("ml-dir=" + ml_dir)
-    cmd = [os.path.join(build, "bin", "perf-opt"), step, "--perf-device=" + gpu,
+    if db and "db" in models:
+        options.append("db=" + db)
+    device = ("--perf-device-file=" if gpu.endswith(".json") else "--perf-device=") + gpu
+    cmd = [os.path.join(build, "bin", "perf-opt"), step, device,
            "--estimate=" + " ".join(options)]
     return json.loads(run(cmd))["graphs"][0]
 

@@ -58,17 +58,12 @@ def build_step(build, configs, s, path):
 
 
 def estimate(build, step, gpu, stack, db=None, ml_dir=None):
-    # "STACK@DEVICE" prices with another device spec (a probe's JSON).
+    """The report of `step` priced by `stack`; "STACK@DEVICE" prices with
+    another device spec (a probe's JSON)."""
     if "@" in stack:
         stack, gpu = stack.split("@", 1)
-    options = "format=json" + ("" if stack == DEFAULT else " models=" + stack)
-    if db and "db" in stack.split(","):
-        options += " db=" + db
-    if ml_dir:
-        options += " ml-dir=" + ml_dir
-    device = ("--perf-device-file=" if gpu.endswith(".json") else "--perf-device=") + gpu
-    cmd = [os.path.join(build, "bin", "perf-opt"), step, device, "--estimate=" + options]
-    return json.loads(run_e2e.run(cmd))["graphs"][0]
+    return run_e2e.estimate_graph(build, step, gpu, None if stack == DEFAULT else stack,
+                                  ml_dir, db)
 
 
 def group(s):
