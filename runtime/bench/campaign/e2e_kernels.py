@@ -14,16 +14,17 @@ measures floating-point kernels only.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+sys.path.insert(0, os.path.join(ROOT, "bench", "e2e"))
 import measure_steps  # noqa: E402
-
-HEADS = {("bert_large", "inf"): "classifier", ("bert_large", "train"): "pretraining"}
+import run_measured  # noqa: E402
+from tool_run import run  # noqa: E402
 
 
 def main():
@@ -39,19 +40,15 @@ def main():
         for label in measure_steps.DEFAULT_LABELS:
             model, phase, seq, batch = measure_steps.parse_label(label)
             for dtype in ("fp32", "bf16"):
-                cmd = [os.path.join(args.build, "bin", "perf-translate"),
-                       "--import-model-config", os.path.join(args.configs, model + ".json"),
-                       "--batch=%d" % batch, "--seq=%d" % seq, "--dtype=" + dtype,
-                       "--expert-routing=single", "-o", step]
-                if phase == "train":
-                    cmd += ["--phase=training", "--optimizer=none"]
-                if (model, phase) in HEADS:
-                    cmd.append("--head=" + HEADS[(model, phase)])
-                subprocess.run(cmd, check=True)
-                subprocess.run([os.path.join(args.build, "bin", "perf-opt"), step,
-                                "--perf-device=" + args.device,
-                                "--estimate=kernel-list=" + listed, "-o", os.devnull],
-                               check=True, stdout=subprocess.DEVNULL)
+                # The step as the step-accuracy harness builds it.
+                run_measured.build_step(
+                    args.build, args.configs,
+                    {"model": model, "phase": phase, "seq": seq, "batch": batch,
+                     "dtype": dtype, "attn": "eager"}, step)
+                run(
+                    [os.path.join(args.build, "bin", "perf-opt"), step,
+                     "--perf-device=" + args.device,
+                     "--estimate=kernel-list=" + listed, "-o", os.devnull])
                 with open(listed) as f:
                     for k in json.load(f)["kernels"]:
                         if k["dtype"].startswith(("i", "u")):
