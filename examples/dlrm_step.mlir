@@ -6,10 +6,10 @@
 perf.graph @dlrm_step attributes {target = #perf.gpu<"V100-SXM2-32GB">, phase = "training"} {
   %dense_h, %idx_h = perf.op "dataloader::next" : () -> (tensor<2048x13xf32>, tensor<8x40960xi64>)
   %dense = perf.op "aten::to"(%dense_h) : (tensor<2048x13xf32>) -> tensor<2048x13xf32> {
-    perf.memcpy {bytes = 106496, kind = "h2d"}
+    perf.memcpy {bytes = 106496, kind = #perf.copy<h2d>}
   }
   %idx = perf.op "aten::to"(%idx_h) : (tensor<8x40960xi64>) -> tensor<8x40960xi64> {
-    perf.memcpy {bytes = 2621440, kind = "h2d"}
+    perf.memcpy {bytes = 2621440, kind = #perf.copy<h2d>}
   }
   %b1 = perf.op "aten::linear"(%dense) : (tensor<2048x13xf32>) -> tensor<2048x512xf32> {
     perf.gemm {m = 2048, n = 512, k = 13}
@@ -69,30 +69,30 @@ perf.graph @dlrm_step attributes {target = #perf.gpu<"V100-SXM2-32GB">, phase = 
     perf.reduce {rows = 1, cols = 2048}
   }
   %g_t2 = perf.op "AddmmBackward0"(%loss) : (tensor<f32>) -> tensor<2048x512xf32> {
-    perf.gemm {m = 2048, n = 512, k = 1, pass = "dgrad"}
-    perf.gemm {m = 512, n = 1, k = 2048, pass = "wgrad"}
+    perf.gemm {m = 2048, n = 512, k = 1, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 512, n = 1, k = 2048, pass = #perf.pass<wgrad>}
   }
   %g_t1 = perf.op "AddmmBackward0"(%g_t2) : (tensor<2048x512xf32>) -> tensor<2048x100xf32> {
-    perf.elementwise {elements = 1048576, inputs = 2, pass = "bwd"}
-    perf.gemm {m = 2048, n = 100, k = 512, pass = "dgrad"}
-    perf.gemm {m = 100, n = 512, k = 2048, pass = "wgrad"}
+    perf.elementwise {elements = 1048576, inputs = 2, pass = #perf.pass<bwd>}
+    perf.gemm {m = 2048, n = 100, k = 512, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 100, n = 512, k = 2048, pass = #perf.pass<wgrad>}
   }
   %g_z = perf.op "BmmBackward0"(%g_t1) : (tensor<2048x100xf32>) -> tensor<2048x9x64xf32> {
-    perf.gemm {batch = 2048, m = 9, n = 64, k = 9, pass = "dgrad"}
-    perf.gemm {batch = 2048, m = 9, n = 64, k = 9, pass = "dgrad"}
+    perf.gemm {batch = 2048, m = 9, n = 64, k = 9, pass = #perf.pass<dgrad>}
+    perf.gemm {batch = 2048, m = 9, n = 64, k = 9, pass = #perf.pass<dgrad>}
   }
   %g_emb = perf.op "EmbeddingBagBackward0"(%g_z) : (tensor<2048x9x64xf32>) -> tensor<8x2048x64xf32> {
-    perf.embedding_bag {tables = 8, rows = 1000000, dim = 64, batch = 2048, pooling = 20, pass = "bwd"}
+    perf.embedding_bag {tables = 8, rows = 1000000, dim = 64, batch = 2048, pooling = 20, pass = #perf.pass<bwd>}
   }
   %g_b = perf.op "AddmmBackward0"(%g_z) : (tensor<2048x9x64xf32>) -> tensor<2048x13xf32> {
-    perf.gemm {m = 2048, n = 256, k = 64, pass = "dgrad"}
-    perf.gemm {m = 256, n = 64, k = 2048, pass = "wgrad"}
-    perf.gemm {m = 2048, n = 512, k = 256, pass = "dgrad"}
-    perf.gemm {m = 512, n = 256, k = 2048, pass = "wgrad"}
-    perf.gemm {m = 13, n = 512, k = 2048, pass = "wgrad"}
+    perf.gemm {m = 2048, n = 256, k = 64, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 256, n = 64, k = 2048, pass = #perf.pass<wgrad>}
+    perf.gemm {m = 2048, n = 512, k = 256, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 512, n = 256, k = 2048, pass = #perf.pass<wgrad>}
+    perf.gemm {m = 13, n = 512, k = 2048, pass = #perf.pass<wgrad>}
   }
   perf.op "Optimizer.step#SGD.step"(%g_b, %g_emb) : (tensor<2048x13xf32>, tensor<8x2048x64xf32>) -> () {
-    perf.optimizer {elements = 440000, algorithm = "sgd", pass = "update"}
+    perf.optimizer {elements = 440000, algorithm = #perf.optimizer<sgd>, pass = #perf.pass<update>}
   }
   perf.sync {device = 0}
 }

@@ -45,18 +45,18 @@ def op(name, kernels, inp):
 
 
 def gemm(m, nn, k, pass_="fwd"):
-    extra = "" if pass_ == "fwd" else f', pass = "{pass_}"'
+    extra = "" if pass_ == "fwd" else f', pass = #perf.pass<{pass_}>'
     return f"perf.gemm {{m = {m}, n = {nn}, k = {k}, {common}{extra}}}"
 
 
 def ew(elements, inputs=1, pass_="fwd", fn="add"):
-    extra = "" if pass_ == "fwd" else f', pass = "{pass_}"'
+    extra = "" if pass_ == "fwd" else f', pass = #perf.pass<{pass_}>'
     return (f'perf.elementwise {{elements = {elements}, inputs = {inputs}, '
             f'fn = "{fn}", dtype = f16{extra}}}')
 
 
 def ln(pass_="fwd"):
-    extra = "" if pass_ == "fwd" else f', pass = "{pass_}"'
+    extra = "" if pass_ == "fwd" else f', pass = #perf.pass<{pass_}>'
     return f"perf.layernorm {{rows = {S}, cols = {H}, dtype = f16{extra}}}"
 
 
@@ -94,13 +94,13 @@ for i in reversed(range(L)):
     x = op(f"l{i}.proj_bwd", [gemm(S, H, H, "dgrad"), gemm(H, H, S, "wgrad")], x)
     x = op(f"l{i}.attn_bwd", [
         f"perf.attention {{batch = 1, heads = {NH}, seq = {S}, "
-        f'head_dim = {H // NH}, {common}, pass = "bwd"}}'], x)
+        f'head_dim = {H // NH}, {common}, pass = #perf.pass<bwd>}}'], x)
     x = op(f"l{i}.qkv_bwd", [gemm(S, H, 3 * H, "dgrad"),
                              gemm(H, 3 * H, S, "wgrad")], x)
     x = op(f"l{i}.ln1_bwd", [ln("bwd")], x)
 params = L * 12 * H * H + V * H
 emit(f'  perf.op "optimizer.step"({x}) : ({act}) -> () {{')
-emit(f'    perf.optimizer {{elements = {params}, algorithm = "adam", '
+emit(f'    perf.optimizer {{elements = {params}, algorithm = #perf.optimizer<adam>, '
      f'dtype = f32}}')
 emit("  }")
 emit("}")

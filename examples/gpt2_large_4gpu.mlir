@@ -1094,1021 +1094,1021 @@ perf.graph @gpt2_large attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase =
     perf.softmax {rows = 1024, cols = 50257, dtype = f16}
   }
   %v365 = perf.op "lm_head_bwd"(%v364) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 50257, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 50257, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 50257, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 50257, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v366 = perf.op "ln_f_bwd"(%v365) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v367 = perf.op "l35.fc2_bwd"(%v366) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v368 = perf.op "l35.gelu_bwd"(%v367) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v369 = perf.op "l35.fc1_bwd"(%v368) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v370 = perf.op "l35.ln2_bwd"(%v369) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v371 = perf.op "l35.proj_bwd"(%v370) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v372 = perf.op "l35.attn_bwd"(%v371) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v373 = perf.op "l35.qkv_bwd"(%v372) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v374 = perf.op "l35.ln1_bwd"(%v373) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v375 = perf.op "l34.fc2_bwd"(%v374) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v376 = perf.op "l34.gelu_bwd"(%v375) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v377 = perf.op "l34.fc1_bwd"(%v376) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v378 = perf.op "l34.ln2_bwd"(%v377) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v379 = perf.op "l34.proj_bwd"(%v378) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v380 = perf.op "l34.attn_bwd"(%v379) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v381 = perf.op "l34.qkv_bwd"(%v380) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v382 = perf.op "l34.ln1_bwd"(%v381) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v383 = perf.op "l33.fc2_bwd"(%v382) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v384 = perf.op "l33.gelu_bwd"(%v383) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v385 = perf.op "l33.fc1_bwd"(%v384) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v386 = perf.op "l33.ln2_bwd"(%v385) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v387 = perf.op "l33.proj_bwd"(%v386) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v388 = perf.op "l33.attn_bwd"(%v387) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v389 = perf.op "l33.qkv_bwd"(%v388) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v390 = perf.op "l33.ln1_bwd"(%v389) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v391 = perf.op "l32.fc2_bwd"(%v390) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v392 = perf.op "l32.gelu_bwd"(%v391) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v393 = perf.op "l32.fc1_bwd"(%v392) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v394 = perf.op "l32.ln2_bwd"(%v393) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v395 = perf.op "l32.proj_bwd"(%v394) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v396 = perf.op "l32.attn_bwd"(%v395) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v397 = perf.op "l32.qkv_bwd"(%v396) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v398 = perf.op "l32.ln1_bwd"(%v397) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v399 = perf.op "l31.fc2_bwd"(%v398) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v400 = perf.op "l31.gelu_bwd"(%v399) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v401 = perf.op "l31.fc1_bwd"(%v400) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v402 = perf.op "l31.ln2_bwd"(%v401) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v403 = perf.op "l31.proj_bwd"(%v402) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v404 = perf.op "l31.attn_bwd"(%v403) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v405 = perf.op "l31.qkv_bwd"(%v404) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v406 = perf.op "l31.ln1_bwd"(%v405) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v407 = perf.op "l30.fc2_bwd"(%v406) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v408 = perf.op "l30.gelu_bwd"(%v407) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v409 = perf.op "l30.fc1_bwd"(%v408) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v410 = perf.op "l30.ln2_bwd"(%v409) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v411 = perf.op "l30.proj_bwd"(%v410) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v412 = perf.op "l30.attn_bwd"(%v411) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v413 = perf.op "l30.qkv_bwd"(%v412) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v414 = perf.op "l30.ln1_bwd"(%v413) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v415 = perf.op "l29.fc2_bwd"(%v414) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v416 = perf.op "l29.gelu_bwd"(%v415) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v417 = perf.op "l29.fc1_bwd"(%v416) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v418 = perf.op "l29.ln2_bwd"(%v417) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v419 = perf.op "l29.proj_bwd"(%v418) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v420 = perf.op "l29.attn_bwd"(%v419) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v421 = perf.op "l29.qkv_bwd"(%v420) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v422 = perf.op "l29.ln1_bwd"(%v421) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v423 = perf.op "l28.fc2_bwd"(%v422) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v424 = perf.op "l28.gelu_bwd"(%v423) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v425 = perf.op "l28.fc1_bwd"(%v424) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v426 = perf.op "l28.ln2_bwd"(%v425) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v427 = perf.op "l28.proj_bwd"(%v426) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v428 = perf.op "l28.attn_bwd"(%v427) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v429 = perf.op "l28.qkv_bwd"(%v428) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v430 = perf.op "l28.ln1_bwd"(%v429) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v431 = perf.op "l27.fc2_bwd"(%v430) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v432 = perf.op "l27.gelu_bwd"(%v431) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v433 = perf.op "l27.fc1_bwd"(%v432) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v434 = perf.op "l27.ln2_bwd"(%v433) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v435 = perf.op "l27.proj_bwd"(%v434) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v436 = perf.op "l27.attn_bwd"(%v435) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v437 = perf.op "l27.qkv_bwd"(%v436) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v438 = perf.op "l27.ln1_bwd"(%v437) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v439 = perf.op "l26.fc2_bwd"(%v438) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v440 = perf.op "l26.gelu_bwd"(%v439) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v441 = perf.op "l26.fc1_bwd"(%v440) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v442 = perf.op "l26.ln2_bwd"(%v441) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v443 = perf.op "l26.proj_bwd"(%v442) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v444 = perf.op "l26.attn_bwd"(%v443) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v445 = perf.op "l26.qkv_bwd"(%v444) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v446 = perf.op "l26.ln1_bwd"(%v445) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v447 = perf.op "l25.fc2_bwd"(%v446) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v448 = perf.op "l25.gelu_bwd"(%v447) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v449 = perf.op "l25.fc1_bwd"(%v448) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v450 = perf.op "l25.ln2_bwd"(%v449) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v451 = perf.op "l25.proj_bwd"(%v450) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v452 = perf.op "l25.attn_bwd"(%v451) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v453 = perf.op "l25.qkv_bwd"(%v452) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v454 = perf.op "l25.ln1_bwd"(%v453) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v455 = perf.op "l24.fc2_bwd"(%v454) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v456 = perf.op "l24.gelu_bwd"(%v455) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v457 = perf.op "l24.fc1_bwd"(%v456) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v458 = perf.op "l24.ln2_bwd"(%v457) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v459 = perf.op "l24.proj_bwd"(%v458) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v460 = perf.op "l24.attn_bwd"(%v459) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v461 = perf.op "l24.qkv_bwd"(%v460) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v462 = perf.op "l24.ln1_bwd"(%v461) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v463 = perf.op "l23.fc2_bwd"(%v462) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v464 = perf.op "l23.gelu_bwd"(%v463) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v465 = perf.op "l23.fc1_bwd"(%v464) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v466 = perf.op "l23.ln2_bwd"(%v465) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v467 = perf.op "l23.proj_bwd"(%v466) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v468 = perf.op "l23.attn_bwd"(%v467) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v469 = perf.op "l23.qkv_bwd"(%v468) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v470 = perf.op "l23.ln1_bwd"(%v469) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v471 = perf.op "l22.fc2_bwd"(%v470) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v472 = perf.op "l22.gelu_bwd"(%v471) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v473 = perf.op "l22.fc1_bwd"(%v472) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v474 = perf.op "l22.ln2_bwd"(%v473) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v475 = perf.op "l22.proj_bwd"(%v474) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v476 = perf.op "l22.attn_bwd"(%v475) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v477 = perf.op "l22.qkv_bwd"(%v476) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v478 = perf.op "l22.ln1_bwd"(%v477) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v479 = perf.op "l21.fc2_bwd"(%v478) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v480 = perf.op "l21.gelu_bwd"(%v479) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v481 = perf.op "l21.fc1_bwd"(%v480) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v482 = perf.op "l21.ln2_bwd"(%v481) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v483 = perf.op "l21.proj_bwd"(%v482) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v484 = perf.op "l21.attn_bwd"(%v483) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v485 = perf.op "l21.qkv_bwd"(%v484) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v486 = perf.op "l21.ln1_bwd"(%v485) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v487 = perf.op "l20.fc2_bwd"(%v486) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v488 = perf.op "l20.gelu_bwd"(%v487) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v489 = perf.op "l20.fc1_bwd"(%v488) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v490 = perf.op "l20.ln2_bwd"(%v489) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v491 = perf.op "l20.proj_bwd"(%v490) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v492 = perf.op "l20.attn_bwd"(%v491) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v493 = perf.op "l20.qkv_bwd"(%v492) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v494 = perf.op "l20.ln1_bwd"(%v493) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v495 = perf.op "l19.fc2_bwd"(%v494) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v496 = perf.op "l19.gelu_bwd"(%v495) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v497 = perf.op "l19.fc1_bwd"(%v496) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v498 = perf.op "l19.ln2_bwd"(%v497) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v499 = perf.op "l19.proj_bwd"(%v498) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v500 = perf.op "l19.attn_bwd"(%v499) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v501 = perf.op "l19.qkv_bwd"(%v500) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v502 = perf.op "l19.ln1_bwd"(%v501) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v503 = perf.op "l18.fc2_bwd"(%v502) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v504 = perf.op "l18.gelu_bwd"(%v503) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v505 = perf.op "l18.fc1_bwd"(%v504) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v506 = perf.op "l18.ln2_bwd"(%v505) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v507 = perf.op "l18.proj_bwd"(%v506) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v508 = perf.op "l18.attn_bwd"(%v507) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v509 = perf.op "l18.qkv_bwd"(%v508) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v510 = perf.op "l18.ln1_bwd"(%v509) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v511 = perf.op "l17.fc2_bwd"(%v510) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v512 = perf.op "l17.gelu_bwd"(%v511) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v513 = perf.op "l17.fc1_bwd"(%v512) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v514 = perf.op "l17.ln2_bwd"(%v513) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v515 = perf.op "l17.proj_bwd"(%v514) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v516 = perf.op "l17.attn_bwd"(%v515) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v517 = perf.op "l17.qkv_bwd"(%v516) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v518 = perf.op "l17.ln1_bwd"(%v517) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v519 = perf.op "l16.fc2_bwd"(%v518) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v520 = perf.op "l16.gelu_bwd"(%v519) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v521 = perf.op "l16.fc1_bwd"(%v520) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v522 = perf.op "l16.ln2_bwd"(%v521) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v523 = perf.op "l16.proj_bwd"(%v522) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v524 = perf.op "l16.attn_bwd"(%v523) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v525 = perf.op "l16.qkv_bwd"(%v524) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v526 = perf.op "l16.ln1_bwd"(%v525) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v527 = perf.op "l15.fc2_bwd"(%v526) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v528 = perf.op "l15.gelu_bwd"(%v527) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v529 = perf.op "l15.fc1_bwd"(%v528) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v530 = perf.op "l15.ln2_bwd"(%v529) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v531 = perf.op "l15.proj_bwd"(%v530) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v532 = perf.op "l15.attn_bwd"(%v531) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v533 = perf.op "l15.qkv_bwd"(%v532) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v534 = perf.op "l15.ln1_bwd"(%v533) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v535 = perf.op "l14.fc2_bwd"(%v534) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v536 = perf.op "l14.gelu_bwd"(%v535) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v537 = perf.op "l14.fc1_bwd"(%v536) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v538 = perf.op "l14.ln2_bwd"(%v537) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v539 = perf.op "l14.proj_bwd"(%v538) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v540 = perf.op "l14.attn_bwd"(%v539) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v541 = perf.op "l14.qkv_bwd"(%v540) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v542 = perf.op "l14.ln1_bwd"(%v541) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v543 = perf.op "l13.fc2_bwd"(%v542) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v544 = perf.op "l13.gelu_bwd"(%v543) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v545 = perf.op "l13.fc1_bwd"(%v544) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v546 = perf.op "l13.ln2_bwd"(%v545) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v547 = perf.op "l13.proj_bwd"(%v546) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v548 = perf.op "l13.attn_bwd"(%v547) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v549 = perf.op "l13.qkv_bwd"(%v548) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v550 = perf.op "l13.ln1_bwd"(%v549) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v551 = perf.op "l12.fc2_bwd"(%v550) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v552 = perf.op "l12.gelu_bwd"(%v551) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v553 = perf.op "l12.fc1_bwd"(%v552) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v554 = perf.op "l12.ln2_bwd"(%v553) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v555 = perf.op "l12.proj_bwd"(%v554) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v556 = perf.op "l12.attn_bwd"(%v555) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v557 = perf.op "l12.qkv_bwd"(%v556) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v558 = perf.op "l12.ln1_bwd"(%v557) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v559 = perf.op "l11.fc2_bwd"(%v558) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v560 = perf.op "l11.gelu_bwd"(%v559) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v561 = perf.op "l11.fc1_bwd"(%v560) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v562 = perf.op "l11.ln2_bwd"(%v561) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v563 = perf.op "l11.proj_bwd"(%v562) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v564 = perf.op "l11.attn_bwd"(%v563) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v565 = perf.op "l11.qkv_bwd"(%v564) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v566 = perf.op "l11.ln1_bwd"(%v565) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v567 = perf.op "l10.fc2_bwd"(%v566) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v568 = perf.op "l10.gelu_bwd"(%v567) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v569 = perf.op "l10.fc1_bwd"(%v568) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v570 = perf.op "l10.ln2_bwd"(%v569) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v571 = perf.op "l10.proj_bwd"(%v570) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v572 = perf.op "l10.attn_bwd"(%v571) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v573 = perf.op "l10.qkv_bwd"(%v572) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v574 = perf.op "l10.ln1_bwd"(%v573) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v575 = perf.op "l9.fc2_bwd"(%v574) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v576 = perf.op "l9.gelu_bwd"(%v575) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v577 = perf.op "l9.fc1_bwd"(%v576) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v578 = perf.op "l9.ln2_bwd"(%v577) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v579 = perf.op "l9.proj_bwd"(%v578) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v580 = perf.op "l9.attn_bwd"(%v579) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v581 = perf.op "l9.qkv_bwd"(%v580) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v582 = perf.op "l9.ln1_bwd"(%v581) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v583 = perf.op "l8.fc2_bwd"(%v582) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v584 = perf.op "l8.gelu_bwd"(%v583) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v585 = perf.op "l8.fc1_bwd"(%v584) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v586 = perf.op "l8.ln2_bwd"(%v585) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v587 = perf.op "l8.proj_bwd"(%v586) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v588 = perf.op "l8.attn_bwd"(%v587) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v589 = perf.op "l8.qkv_bwd"(%v588) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v590 = perf.op "l8.ln1_bwd"(%v589) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v591 = perf.op "l7.fc2_bwd"(%v590) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v592 = perf.op "l7.gelu_bwd"(%v591) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v593 = perf.op "l7.fc1_bwd"(%v592) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v594 = perf.op "l7.ln2_bwd"(%v593) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v595 = perf.op "l7.proj_bwd"(%v594) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v596 = perf.op "l7.attn_bwd"(%v595) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v597 = perf.op "l7.qkv_bwd"(%v596) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v598 = perf.op "l7.ln1_bwd"(%v597) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v599 = perf.op "l6.fc2_bwd"(%v598) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v600 = perf.op "l6.gelu_bwd"(%v599) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v601 = perf.op "l6.fc1_bwd"(%v600) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v602 = perf.op "l6.ln2_bwd"(%v601) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v603 = perf.op "l6.proj_bwd"(%v602) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v604 = perf.op "l6.attn_bwd"(%v603) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v605 = perf.op "l6.qkv_bwd"(%v604) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v606 = perf.op "l6.ln1_bwd"(%v605) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v607 = perf.op "l5.fc2_bwd"(%v606) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v608 = perf.op "l5.gelu_bwd"(%v607) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v609 = perf.op "l5.fc1_bwd"(%v608) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v610 = perf.op "l5.ln2_bwd"(%v609) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v611 = perf.op "l5.proj_bwd"(%v610) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v612 = perf.op "l5.attn_bwd"(%v611) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v613 = perf.op "l5.qkv_bwd"(%v612) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v614 = perf.op "l5.ln1_bwd"(%v613) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v615 = perf.op "l4.fc2_bwd"(%v614) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v616 = perf.op "l4.gelu_bwd"(%v615) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v617 = perf.op "l4.fc1_bwd"(%v616) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v618 = perf.op "l4.ln2_bwd"(%v617) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v619 = perf.op "l4.proj_bwd"(%v618) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v620 = perf.op "l4.attn_bwd"(%v619) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v621 = perf.op "l4.qkv_bwd"(%v620) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v622 = perf.op "l4.ln1_bwd"(%v621) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v623 = perf.op "l3.fc2_bwd"(%v622) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v624 = perf.op "l3.gelu_bwd"(%v623) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v625 = perf.op "l3.fc1_bwd"(%v624) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v626 = perf.op "l3.ln2_bwd"(%v625) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v627 = perf.op "l3.proj_bwd"(%v626) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v628 = perf.op "l3.attn_bwd"(%v627) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v629 = perf.op "l3.qkv_bwd"(%v628) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v630 = perf.op "l3.ln1_bwd"(%v629) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v631 = perf.op "l2.fc2_bwd"(%v630) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v632 = perf.op "l2.gelu_bwd"(%v631) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v633 = perf.op "l2.fc1_bwd"(%v632) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v634 = perf.op "l2.ln2_bwd"(%v633) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v635 = perf.op "l2.proj_bwd"(%v634) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v636 = perf.op "l2.attn_bwd"(%v635) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v637 = perf.op "l2.qkv_bwd"(%v636) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v638 = perf.op "l2.ln1_bwd"(%v637) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v639 = perf.op "l1.fc2_bwd"(%v638) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v640 = perf.op "l1.gelu_bwd"(%v639) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v641 = perf.op "l1.fc1_bwd"(%v640) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v642 = perf.op "l1.ln2_bwd"(%v641) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v643 = perf.op "l1.proj_bwd"(%v642) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v644 = perf.op "l1.attn_bwd"(%v643) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v645 = perf.op "l1.qkv_bwd"(%v644) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v646 = perf.op "l1.ln1_bwd"(%v645) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v647 = perf.op "l0.fc2_bwd"(%v646) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v648 = perf.op "l0.gelu_bwd"(%v647) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = "bwd"}
+    perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
   %v649 = perf.op "l0.fc1_bwd"(%v648) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v650 = perf.op "l0.ln2_bwd"(%v649) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   %v651 = perf.op "l0.proj_bwd"(%v650) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v652 = perf.op "l0.attn_bwd"(%v651) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = "bwd"}
+    perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
   %v653 = perf.op "l0.qkv_bwd"(%v652) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = "dgrad"}
-    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
   %v654 = perf.op "l0.ln1_bwd"(%v653) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
-    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = "bwd"}
+    perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   perf.op "optimizer.step"(%v654) : (tensor<1024x1280xf16>) -> () {
-    perf.optimizer {elements = 772117760, algorithm = "adam", dtype = f32}
+    perf.optimizer {elements = 772117760, algorithm = #perf.optimizer<adam>, dtype = f32}
   }
 }

@@ -22,7 +22,7 @@ OpT createKernel(OpBuilder &b, Location loc, const KernelDesc &d) {
                         ArrayRef<NamedAttribute>());
   op.setDtypeAttr(TypeAttr::get(getElementType(b.getContext(), d.dtype)));
   if (d.pass != KernelPass::Forward)
-    op.setPassAttr(b.getStringAttr(kernelPassAttrName(d.kind, d.pass)));
+    op.setPass(*symbolizeTrainingPass(kernelPassAttrName(d.kind, d.pass)));
   if (d.tensorCores)
     op.setTensorCoresAttr(b.getUnitAttr());
   if (!d.name.empty())
@@ -130,7 +130,7 @@ KernelOpInterface perf::buildKernelOp(OpBuilder &b, Location loc,
     auto op = createKernel<MemcpyOp>(b, loc, d);
     op.setBytesAttr(i64(static_cast<int64_t>(d.bytes)));
     if (d.copyKind != MemcpyKind::DeviceToDevice)
-      op.setKindAttr(b.getStringAttr(memcpyKindName(d.copyKind)));
+      op.setKind(*symbolizeCopyDirection(memcpyKindName(d.copyKind)));
     return op;
   }
   case KernelKind::Transpose:
@@ -153,9 +153,14 @@ KernelOpInterface perf::buildKernelOp(OpBuilder &b, Location loc,
     return op;
   }
   case KernelKind::Optimizer: {
+    std::optional<OptimizerAlgorithm> algorithm =
+        d.op.empty() ? OptimizerAlgorithm::SGD
+                     : symbolizeOptimizerAlgorithm(d.op);
+    if (!algorithm)
+      return nullptr;
     auto op = createElements<OptimizerOp>(b, loc, d);
-    if (!d.op.empty() && d.op != "sgd")
-      op.setAlgorithmAttr(b.getStringAttr(d.op));
+    if (*algorithm != OptimizerAlgorithm::SGD)
+      op.setAlgorithm(*algorithm);
     return op;
   }
   case KernelKind::Generic: {

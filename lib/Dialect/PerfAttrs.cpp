@@ -23,6 +23,8 @@ llvm::hash_code perf::hash_value(const GpuSpec &spec) {
   return h;
 }
 
+#include "perf/Dialect/PerfEnums.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "perf/Dialect/PerfAttrs.cpp.inc"
 

@@ -147,52 +147,6 @@ LogicalResult FrameworkOp::verify() {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Shared checks: positive sizes, a known training pass, a numeric dtype.
-struct KernelChecker {
-  Operation *op;
-  LogicalResult failed = success();
-
-  void positive(StringRef name, int64_t value) {
-    if (succeeded(failed) && value <= 0)
-      failed = op->emitOpError()
-               << "'" << name << "' must be positive, got " << value;
-    atMost(name, value, kMaxExtent);
-  }
-  void nonNegative(StringRef name, int64_t value) {
-    if (succeeded(failed) && value < 0)
-      failed = op->emitOpError()
-               << "'" << name << "' must be non-negative, got " << value;
-    atMost(name, value, kMaxExtent);
-  }
-  void atMost(StringRef name, int64_t value, const Limit &limit) {
-    if (succeeded(failed) && !withinLimit(value, limit))
-      failed = op->emitOpError(limitExceeded("'" + name + "'", value, limit));
-  }
-  void pair(StringRef name, std::optional<ArrayRef<int64_t>> values,
-            bool allowZero) {
-    if (!values || mlir::failed(failed))
-      return;
-    if (values->size() != 2) {
-      failed = op->emitOpError()
-               << "'" << name << "' must have two values [h, w], got "
-               << values->size();
-      return;
-    }
-    for (int64_t v : *values)
-      allowZero ? nonNegative(name, v) : positive(name, v);
-  }
-  void oneOf(StringRef name, StringRef value, ArrayRef<StringRef> allowed) {
-    if (mlir::failed(failed) || llvm::is_contained(allowed, value))
-      return;
-    InFlightDiagnostic diag = op->emitOpError()
-                              << "'" << name << "' must be one of";
-    for (StringRef a : allowed)
-      diag << " \"" << a << "\"";
-    diag << ", got \"" << value << "\"";
-    failed = diag;
-  }
-};
-
 /// Device work takes its own attributes and dialect-prefixed ones written
 /// by passes (perf.latency_us); anything else is a misspelling that would
 /// otherwise be ignored without a word.
@@ -211,27 +165,24 @@ LogicalResult verifyNoUnknownAttributes(Operation *op) {
   return success();
 }
 
-template <typename KernelT>
-LogicalResult verifyCommon(KernelT op, KernelChecker &check) {
-  if (failed(check.failed) || failed(verifyNoUnknownAttributes(op)))
-    return failure();
-  if (failed(verifyPlacement(op, "device",
-                             static_cast<int64_t>(op.getDevice()))) ||
-      failed(
-          verifyPlacement(op, "stream", static_cast<int64_t>(op.getStream()))))
-    return failure();
-  check.oneOf("pass", op.getPass(), {"fwd", "bwd", "dgrad", "wgrad", "update"});
-  if (std::optional<Type> type = op.getDtype())
-    if (!type->isIntOrFloat() && succeeded(check.failed))
-      check.failed = op.emitOpError("'dtype' must be an integer or float type");
-  return check.failed;
+/// A training pass a kernel kind does not have (conv has no "bwd", an
+/// embedding lookup no "dgrad").
+LogicalResult verifyPassIn(Operation *op, TrainingPass pass,
+                           ArrayRef<TrainingPass> allowed) {
+  if (llvm::is_contained(allowed, pass))
+    return success();
+  InFlightDiagnostic diag = op->emitOpError() << "'pass' must be one of";
+  for (TrainingPass a : allowed)
+    diag << " " << stringifyTrainingPass(a);
+  return diag << ", got " << stringifyTrainingPass(pass);
 }
 
 template <typename KernelT> KernelDesc commonDesc(KernelT op, KernelKind kind) {
   KernelDesc d;
   d.kind = kind;
   d.dtype = op.getDtype() ? getDType(*op.getDtype()) : DType::F32;
-  d.pass = parseKernelPass(op.getPass()).value_or(KernelPass::Forward);
+  d.pass = parseKernelPass(stringifyTrainingPass(op.getPass()))
+               .value_or(KernelPass::Forward);
   d.tensorCores = op.getTensorCores();
   if (std::optional<StringRef> name = op.getKernelName())
     d.name = name->str();
@@ -246,13 +197,16 @@ std::pair<int64_t, int64_t> pairOr(std::optional<ArrayRef<int64_t>> values,
 }
 } // namespace
 
-LogicalResult GemmOp::verify() {
-  KernelChecker check{*this};
-  check.positive("batch", getBatch());
-  check.positive("m", getM());
-  check.positive("n", getN());
-  check.positive("k", getK());
-  return verifyCommon(*this, check);
+// ODS has checked the sizes, the [h, w] pairs, the dtype and the enums before
+// this runs; what is left is what ODS cannot say.
+LogicalResult perf::detail::verifyKernelOp(Operation *op) {
+  if (failed(verifyNoUnknownAttributes(op)))
+    return failure();
+  auto kernel = cast<KernelOpInterface>(op);
+  if (failed(verifyPlacement(op, "device", kernel.getDeviceId())) ||
+      failed(verifyPlacement(op, "stream", kernel.getStreamId())))
+    return failure();
+  return success();
 }
 
 KernelDesc GemmOp::getKernelDesc() {
@@ -267,24 +221,11 @@ KernelDesc GemmOp::getKernelDesc() {
 }
 
 LogicalResult Conv2dOp::verify() {
-  KernelChecker check{*this};
-  for (auto [name, value] : {std::pair<StringRef, int64_t>{"n", getN()},
-                             {"c", getC()},
-                             {"h", getH()},
-                             {"w", getW()},
-                             {"k", getK()},
-                             {"r", getR()},
-                             {"s", getS()},
-                             {"groups", getGroups()}})
-    check.positive(name, value);
-  check.pair("stride", getStride(), false);
-  check.pair("pad", getPad(), true);
-  check.pair("dilation", getDilation(), false);
-  if (succeeded(check.failed) &&
-      (getC() % getGroups() != 0 || getK() % getGroups() != 0))
+  if (getC() % getGroups() != 0 || getK() % getGroups() != 0)
     return emitOpError("'groups' (") << getGroups() << ") must divide c and k";
-  check.oneOf("pass", getPass(), {"fwd", "dgrad", "wgrad"});
-  if (failed(verifyCommon(*this, check)))
+  if (failed(verifyPassIn(
+          *this, getPass(),
+          {TrainingPass::Fwd, TrainingPass::Dgrad, TrainingPass::Wgrad})))
     return failure();
   KernelDesc d = getKernelDesc();
   if (d.outH() <= 0 || d.outW() <= 0)
@@ -309,12 +250,9 @@ KernelDesc Conv2dOp::getKernelDesc() {
 }
 
 LogicalResult ElementwiseOp::verify() {
-  KernelChecker check{*this};
-  check.positive("elements", getElements());
-  check.nonNegative("inputs", getInputs());
   if (!isFiniteAtLeast(getFlopsPerElement().convertToDouble(), 0))
     return emitOpError("'flops_per_element' must be finite and non-negative");
-  return verifyCommon(*this, check);
+  return success();
 }
 
 KernelDesc ElementwiseOp::getKernelDesc() {
@@ -328,12 +266,6 @@ KernelDesc ElementwiseOp::getKernelDesc() {
 }
 
 #define PERF_ROWS_COLS_KERNEL(OpT, Kind)                                       \
-  LogicalResult OpT::verify() {                                                \
-    KernelChecker check{*this};                                                \
-    check.positive("rows", getRows());                                         \
-    check.positive("cols", getCols());                                         \
-    return verifyCommon(*this, check);                                         \
-  }                                                                            \
   KernelDesc OpT::getKernelDesc() {                                            \
     KernelDesc d = commonDesc(*this, Kind);                                    \
     d.rows = getRows();                                                        \
@@ -346,14 +278,7 @@ PERF_ROWS_COLS_KERNEL(LayerNormOp, KernelKind::LayerNorm)
 #undef PERF_ROWS_COLS_KERNEL
 
 LogicalResult EmbeddingBagOp::verify() {
-  KernelChecker check{*this};
-  check.positive("tables", getTables());
-  check.positive("rows", getRows());
-  check.positive("dim", getDim());
-  check.positive("batch", getBatch());
-  check.positive("pooling", getPooling());
-  check.oneOf("pass", getPass(), {"fwd", "bwd"});
-  return verifyCommon(*this, check);
+  return verifyPassIn(*this, getPass(), {TrainingPass::Fwd, TrainingPass::Bwd});
 }
 
 KernelDesc EmbeddingBagOp::getKernelDesc() {
@@ -366,26 +291,15 @@ KernelDesc EmbeddingBagOp::getKernelDesc() {
   return d;
 }
 
-LogicalResult MemcpyOp::verify() {
-  KernelChecker check{*this};
-  check.positive("bytes", getBytes());
-  check.oneOf("kind", getKind(), {"h2d", "d2h", "d2d"});
-  return verifyCommon(*this, check);
-}
-
 KernelDesc MemcpyOp::getKernelDesc() {
   KernelDesc d = commonDesc(*this, KernelKind::Memcpy);
   d.bytes = static_cast<double>(getBytes());
-  d.copyKind = parseMemcpyKind(getKind()).value_or(MemcpyKind::DeviceToDevice);
+  d.copyKind = parseMemcpyKind(stringifyCopyDirection(getKind()))
+                   .value_or(MemcpyKind::DeviceToDevice);
   return d;
 }
 
 #define PERF_ELEMENTS_KERNEL(OpT, Kind)                                        \
-  LogicalResult OpT::verify() {                                                \
-    KernelChecker check{*this};                                                \
-    check.positive("elements", getElements());                                 \
-    return verifyCommon(*this, check);                                         \
-  }                                                                            \
   KernelDesc OpT::getKernelDesc() {                                            \
     KernelDesc d = commonDesc(*this, Kind);                                    \
     d.numElements = getElements();                                             \
@@ -394,20 +308,6 @@ KernelDesc MemcpyOp::getKernelDesc() {
 PERF_ELEMENTS_KERNEL(TransposeOp, KernelKind::Transpose)
 PERF_ELEMENTS_KERNEL(ConcatOp, KernelKind::Concat)
 #undef PERF_ELEMENTS_KERNEL
-
-LogicalResult PoolingOp::verify() {
-  KernelChecker check{*this};
-  for (auto [name, value] : {std::pair<StringRef, int64_t>{"n", getN()},
-                             {"c", getC()},
-                             {"h", getH()},
-                             {"w", getW()},
-                             {"r", getR()},
-                             {"s", getS()}})
-    check.positive(name, value);
-  check.pair("stride", getStride(), false);
-  check.pair("pad", getPad(), true);
-  return verifyCommon(*this, check);
-}
 
 KernelDesc PoolingOp::getKernelDesc() {
   KernelDesc d = commonDesc(*this, KernelKind::Pooling);
@@ -422,13 +322,6 @@ KernelDesc PoolingOp::getKernelDesc() {
   return d;
 }
 
-LogicalResult BatchNormOp::verify() {
-  KernelChecker check{*this};
-  check.positive("elements", getElements());
-  check.positive("channels", getChannels());
-  return verifyCommon(*this, check);
-}
-
 KernelDesc BatchNormOp::getKernelDesc() {
   KernelDesc d = commonDesc(*this, KernelKind::BatchNorm);
   d.numElements = getElements();
@@ -436,17 +329,6 @@ KernelDesc BatchNormOp::getKernelDesc() {
   // Mean, variance, normalize, scale and shift.
   d.flopsPerElement = 5;
   return d;
-}
-
-LogicalResult AttentionOp::verify() {
-  KernelChecker check{*this};
-  check.positive("batch", getBatch());
-  check.positive("heads", getHeads());
-  check.positive("seq", getSeq());
-  check.positive("head_dim", getHeadDim());
-  if (std::optional<int64_t> keys = getKvSeq())
-    check.positive("kv_seq", *keys);
-  return verifyCommon(*this, check);
 }
 
 KernelDesc AttentionOp::getKernelDesc() {
@@ -459,18 +341,11 @@ KernelDesc AttentionOp::getKernelDesc() {
   return d;
 }
 
-LogicalResult OptimizerOp::verify() {
-  KernelChecker check{*this};
-  check.positive("elements", getElements());
-  check.oneOf("algorithm", getAlgorithm(), {"sgd", "adam"});
-  return verifyCommon(*this, check);
-}
-
 KernelDesc OptimizerOp::getKernelDesc() {
   KernelDesc d = commonDesc(*this, KernelKind::Optimizer);
   d.numElements = getElements();
-  d.op = getAlgorithm().str();
-  bool adam = getAlgorithm() == "adam";
+  d.op = stringifyOptimizerAlgorithm(getAlgorithm()).str();
+  bool adam = getAlgorithm() == OptimizerAlgorithm::Adam;
   // SGD with momentum reads param, grad, momentum; Adam also two moments.
   d.numInputs = adam ? 4 : 3;
   d.flopsPerElement = adam ? 12 : 3;
@@ -478,11 +353,10 @@ KernelDesc OptimizerOp::getKernelDesc() {
 }
 
 LogicalResult GenericKernelOp::verify() {
-  KernelChecker check{*this};
   if (!isFiniteAtLeast(getFlops().convertToDouble(), 0) ||
       !isFiniteAtLeast(getBytes().convertToDouble(), 0))
     return emitOpError("'flops' and 'bytes' must be finite and non-negative");
-  return verifyCommon(*this, check);
+  return success();
 }
 
 KernelDesc GenericKernelOp::getKernelDesc() {
@@ -554,15 +428,16 @@ bool perf::hasMeasuredLatency(Operation *op) {
   return model && model.getValue() == "measured" && op->hasAttr(kLatencyAttr);
 }
 
+TrainingPass perf::getTrainingPass(Operation *op) {
+  if (auto pass = op->getAttrOfType<TrainingPassAttr>("pass"))
+    return pass.getValue();
+  return TrainingPass::Fwd;
+}
+
 template <typename CollectiveT>
 static LogicalResult verifyCollective(CollectiveT op, bool pointToPoint) {
   if (failed(verifyNoUnknownAttributes(op)))
     return failure();
-  if (static_cast<int64_t>(op.getBytes()) < 0)
-    return op.emitOpError("'bytes' must be non-negative");
-  if (!withinLimit(static_cast<int64_t>(op.getBytes()), kMaxExtent))
-    return op.emitOpError(limitExceeded(
-        "'bytes'", static_cast<int64_t>(op.getBytes()), kMaxExtent));
   if (failed(verifyPlacement(op, "device",
                              static_cast<int64_t>(op.getDevice()))) ||
       failed(

@@ -137,16 +137,10 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
             return WalkResult::interrupt();
           }
         CollectiveAlgorithm algo = *defaultAlgorithm;
-        if (auto own = op->getAttrOfType<StringAttr>("algorithm")) {
-          std::optional<CollectiveAlgorithm> parsed =
-              parseCollectiveAlgorithm(own.getValue());
-          if (!parsed) {
-            op->emitOpError() << "unknown algorithm '" << own.getValue()
-                              << "' (" << kAlgorithmNames << ")";
-            return WalkResult::interrupt();
-          }
-          algo = *parsed;
-        }
+        // The IR's enum spells NCCL's algorithms as the cost model does.
+        if (auto own = op->getAttrOfType<NcclAlgorithmAttr>("algorithm"))
+          algo =
+              *parseCollectiveAlgorithm(stringifyNcclAlgorithm(own.getValue()));
         // Send/recv and all_to_all are NCCL point-to-point transfers: the
         // pass-wide algorithm and protocol are for the tuned collectives.
         bool p2p = kind == CollectiveKind::SendRecv ||

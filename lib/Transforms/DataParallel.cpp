@@ -173,7 +173,7 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
                   body.getDenseI64ArrayAttr(group),
                   /*dtype=*/TypeAttr(), body.getI64IntegerAttr(device),
                   body.getI64IntegerAttr(commStream),
-                  /*algorithm=*/StringAttr());
+                  /*algorithm=*/NcclAlgorithmAttr());
             });
         comm->setAttr(kBucketAttr, b.getI64IntegerAttr(bucket++));
         pending = 0;

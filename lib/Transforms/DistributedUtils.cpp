@@ -84,16 +84,10 @@ int64_t perf::saturatedBytes(double bytes) {
   return int64_t(std::min(bytes, double(kMaxExtent.max + 1)));
 }
 
-static StringRef passOf(Operation *op) {
-  if (auto a = op->getAttrOfType<StringAttr>("pass"))
-    return a.getValue();
-  return "fwd";
-}
-
 bool perf::isForwardOp(FrameworkOp op) {
   if (Block *body = op.getBodyBlockOrNull())
     for (Operation &k : *body)
-      if (isa<KernelOpInterface>(k) && passOf(&k) != "fwd")
+      if (isa<KernelOpInterface>(k) && getTrainingPass(&k) != TrainingPass::Fwd)
         return false;
   return true;
 }
@@ -162,7 +156,7 @@ int64_t perf::gradientBytes(FrameworkOp op) {
   if (!body)
     return 0;
   for (Operation &k : *body) {
-    if (passOf(&k) != "wgrad")
+    if (getTrainingPass(&k) != TrainingPass::Wgrad)
       continue;
     auto kernel = dyn_cast<KernelOpInterface>(k);
     if (!kernel)

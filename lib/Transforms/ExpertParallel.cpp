@@ -255,7 +255,7 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
                              even ? DenseI64ArrayAttr()
                                   : body.getDenseI64ArrayAttr(split),
                              TypeAttr(), body.getI64IntegerAttr(0),
-                             body.getI64IntegerAttr(0), StringAttr());
+                             body.getI64IntegerAttr(0), NcclAlgorithmAttr());
         });
     if (layer >= 0)
       comm->setAttr(kLayerAttr, b.getI64IntegerAttr(layer));

@@ -42,7 +42,8 @@ static int64_t convOutputElements(Conv2dOp conv) {
 /// An element-wise kernel that can join `conv`'s epilogue.
 static ElementwiseOp epilogueCandidate(Operation *op, Conv2dOp conv) {
   auto ew = dyn_cast_or_null<ElementwiseOp>(op);
-  if (!ew || ew.getPass() != "fwd" || ew.getDevice() != conv.getDevice() ||
+  if (!ew || ew.getPass() != TrainingPass::Fwd ||
+      ew.getDevice() != conv.getDevice() ||
       static_cast<int64_t>(ew.getElements()) != convOutputElements(conv))
     return nullptr;
   return ew;
@@ -85,7 +86,7 @@ struct FuseConvBiasActPass
             continue;
           bias = ew;
         }
-        if (conv.getPass() != "fwd" || conv->hasAttr(kFusedAttr))
+        if (conv.getPass() != TrainingPass::Fwd || conv->hasAttr(kFusedAttr))
           continue;
         SmallVector<Attribute> parts;
         if (bias) {

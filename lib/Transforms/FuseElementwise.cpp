@@ -24,7 +24,7 @@ using namespace mlir;
 
 static ElementwiseOp asFusable(Operation *op) {
   auto ew = dyn_cast_or_null<ElementwiseOp>(op);
-  if (!ew || ew.getPass() != "fwd")
+  if (!ew || ew.getPass() != TrainingPass::Fwd)
     return nullptr;
   return ew;
 }

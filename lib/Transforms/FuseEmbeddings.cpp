@@ -36,7 +36,7 @@ EmbeddingBagOp soleLookup(FrameworkOp op) {
 
 /// Lookups that can share one batched kernel.
 using GroupKey =
-    std::tuple<StringRef, int64_t, int64_t, Type, int64_t, int64_t, int64_t>;
+    std::tuple<TrainingPass, int64_t, int64_t, Type, int64_t, int64_t, int64_t>;
 
 GroupKey keyOf(EmbeddingBagOp k) {
   Type dtype = k.getDtype() ? *k.getDtype() : Type();

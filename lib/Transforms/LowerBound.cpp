@@ -80,9 +80,7 @@ double macsOf(const KernelDesc &d) {
 }
 
 std::string passName(Operation *kernel) {
-  if (auto pass = kernel->getAttrOfType<StringAttr>("pass"))
-    return pass.str();
-  return "fwd";
+  return stringifyTrainingPass(getTrainingPass(kernel)).str();
 }
 
 /// What makes two kernels the same benchmark: kind, pass, element type,

@@ -17,8 +17,8 @@ using namespace mlir;
 namespace {
 
 /// State tensors an optimizer keeps per weight.
-int64_t optimizerStatesPerWeight(StringRef algorithm) {
-  return algorithm == "adam" || algorithm == "adamw" ? 2 : 1;
+int64_t optimizerStatesPerWeight(OptimizerAlgorithm algorithm) {
+  return algorithm == OptimizerAlgorithm::Adam ? 2 : 1;
 }
 
 /// The device a pipeline send delivers to (the second device of its group).

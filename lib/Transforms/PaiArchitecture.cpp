@@ -135,7 +135,8 @@ struct PaiArchitecturePass
       createCommOp(b, loc, "pai::input", ValueRange{}, 0, [&](OpBuilder &ob) {
         OperationState state(loc, MemcpyOp::getOperationName());
         state.addAttribute("bytes", ob.getI64IntegerAttr(inputBytes));
-        state.addAttribute("kind", ob.getStringAttr("h2d"));
+        state.addAttribute("kind", CopyDirectionAttr::get(ob.getContext(),
+                                                          CopyDirection::H2D));
         state.addAttribute(kHostLinkShareAttr, ob.getI64IntegerAttr(sharers));
         ob.create(state);
       });
@@ -152,11 +153,11 @@ struct PaiArchitecturePass
         if (pull)
           RecvOp::create(ob, loc, ob.getI64IntegerAttr(bytes), group,
                          TypeAttr(), ob.getI64IntegerAttr(0),
-                         ob.getI64IntegerAttr(0), StringAttr());
+                         ob.getI64IntegerAttr(0), NcclAlgorithmAttr());
         else
           SendOp::create(ob, loc, ob.getI64IntegerAttr(bytes), group,
                          TypeAttr(), ob.getI64IntegerAttr(0),
-                         ob.getI64IntegerAttr(0), StringAttr());
+                         ob.getI64IntegerAttr(0), NcclAlgorithmAttr());
       });
     };
     int64_t removedOptimizers = 0;
@@ -177,8 +178,10 @@ struct PaiArchitecturePass
       // AllReduce-Local is the paper's ring; across servers NCCL's tuner
       // picks (its ring, or its tree: a chain inside each server, a double
       // binary tree across).
-      StringAttr algorithm =
-          a == "allreduce-local" ? b.getStringAttr("ring") : StringAttr();
+      NcclAlgorithmAttr algorithm =
+          a == "allreduce-local"
+              ? NcclAlgorithmAttr::get(b.getContext(), NcclAlgorithm::Ring)
+              : NcclAlgorithmAttr();
       createCommOp(b, loc, "pai::all_reduce", ValueRange{}, 0,
                    [&](OpBuilder &ob) {
                      AllReduceOp::create(ob, loc, ob.getI64IntegerAttr(weights),

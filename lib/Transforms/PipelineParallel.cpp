@@ -291,7 +291,7 @@ struct PipelineParallelPass
                            body.getI64IntegerAttr(deviceOf(from)),
                            body.getI64IntegerAttr(linkStream(stageOfChunk(from),
                                                              stageOfChunk(to))),
-                           StringAttr());
+                           NcclAlgorithmAttr());
           });
       send->setAttr(kMicrobatchAttr, b.getI64IntegerAttr(mb));
       ++numSends;

@@ -89,8 +89,7 @@ LogicalResult perf::resizeKernelExtent(Operation *op, const ExtentScaler &s,
   } else if (isa<ReduceOp, SoftmaxOp, LayerNormOp>(op)) {
     exactThenMultiple({"rows", "cols"});
   } else if (isa<ElementwiseOp, ConcatOp, TransposeOp, BatchNormOp>(op)) {
-    auto passAttr = op->getAttrOfType<StringAttr>("pass");
-    if (passAttr && passAttr.getValue() == "update")
+    if (getTrainingPass(op) == TrainingPass::Update)
       return success();
     scaleAttr("elements");
   } else if (isa<MemcpyOp, AllToAllOp, AllGatherOp, SendOp, RecvOp>(op)) {

@@ -74,7 +74,7 @@ struct ShardEmbeddingsPass
     graph.walk([&](EmbeddingBagOp e) {
       auto parent = e->getParentOfType<FrameworkOp>();
       all.push_back({parent, e});
-      if (e.getPass() == "fwd")
+      if (e.getPass() == TrainingPass::Fwd)
         forward.push_back(e);
     });
     if (all.empty() || n == 1)
@@ -130,7 +130,7 @@ struct ShardEmbeddingsPass
       for (size_t i = 0; i < forward.size(); ++i) {
         EmbeddingBagOp f = forward[i];
         if (f == e ||
-            (!matched[i] && e.getPass() != "fwd" &&
+            (!matched[i] && e.getPass() != TrainingPass::Fwd &&
              f.getTables() == e.getTables() && f.getRows() == e.getRows() &&
              f.getDim() == e.getDim() && f.getBatch() == e.getBatch())) {
           which = i;
@@ -139,9 +139,9 @@ struct ShardEmbeddingsPass
       }
       if (which == forward.size())
         continue; // No forward twin: leave it where it is.
-      if (e.getPass() != "fwd")
+      if (e.getPass() != TrainingPass::Fwd)
         matched[which] = true;
-      bool isForward = e.getPass() == "fwd";
+      bool isForward = e.getPass() == TrainingPass::Fwd;
       double elem = dtypeBytes(e.getKernelDesc().dtype);
       int64_t maxTables =
           *std::max_element(counts[which].begin(), counts[which].end());
@@ -152,11 +152,11 @@ struct ShardEmbeddingsPass
       auto buildAllToAll = [&](ValueRange inputs) {
         FrameworkOp comm = createCommOp(
             b, loc, "emb::all_to_all", inputs, 0, [&](OpBuilder &body) {
-              AllToAllOp::create(body, loc, body.getI64IntegerAttr(a2aBytes),
-                                 body.getDenseI64ArrayAttr(group),
-                                 DenseI64ArrayAttr(), TypeAttr(),
-                                 body.getI64IntegerAttr(0),
-                                 body.getI64IntegerAttr(0), StringAttr());
+              AllToAllOp::create(
+                  body, loc, body.getI64IntegerAttr(a2aBytes),
+                  body.getDenseI64ArrayAttr(group), DenseI64ArrayAttr(),
+                  TypeAttr(), body.getI64IntegerAttr(0),
+                  body.getI64IntegerAttr(0), NcclAlgorithmAttr());
             });
         ++numAllToAll;
         return comm;

@@ -106,13 +106,13 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       auto zero = body.getI64IntegerAttr(0);
       if (kind == Exchange::AllReduce)
         AllReduceOp::create(body, loc, size, ranks, TypeAttr(), zero, zero,
-                            StringAttr());
+                            NcclAlgorithmAttr());
       else if (kind == Exchange::ReduceScatter)
         ReduceScatterOp::create(body, loc, size, ranks, TypeAttr(), zero, zero,
-                                StringAttr());
+                                NcclAlgorithmAttr());
       else
         AllGatherOp::create(body, loc, size, ranks, TypeAttr(), zero, zero,
-                            StringAttr());
+                            NcclAlgorithmAttr());
     });
   }
 
@@ -347,8 +347,8 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
         auto gemm = dyn_cast<GemmOp>(k);
         if (!gemm)
           continue;
-        StringRef pass = gemm.getPass();
-        if (pass == "dgrad" || pass == "bwd") {
+        TrainingPass pass = gemm.getPass();
+        if (pass == TrainingPass::Dgrad || pass == TrainingPass::Bwd) {
           if (std::optional<ColumnLayer> c = takeLayer(columns, gemm)) {
             reduceBytes =
                 saturatedBytes(double(reduceBytes) + double(c->inputBytes));

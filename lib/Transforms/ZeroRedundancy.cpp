@@ -153,7 +153,7 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
                          body.getI64IntegerAttr(saturatedBytes(weightBytes)),
                          peers.group, TypeAttr(),
                          body.getI64IntegerAttr(device),
-                         body.getI64IntegerAttr(0), StringAttr());
+                         body.getI64IntegerAttr(0), NcclAlgorithmAttr());
                    });
     }
   }
@@ -223,7 +223,7 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
       b.setInsertionPointToStart(&op.getOrCreateBodyBlock());
       AllGatherOp::create(b, before.getLoc(), b.getI64IntegerAttr(bytes),
                           peers.group, TypeAttr(), b.getI64IntegerAttr(device),
-                          b.getI64IntegerAttr(commStream), StringAttr());
+                          b.getI64IntegerAttr(commStream), NcclAlgorithmAttr());
       return op.getResult(0);
     };
     auto readBy = [](Value weights, ArrayRef<FrameworkOp> readers) {
@@ -257,7 +257,7 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
                   body, last.getLoc(),
                   body.getI64IntegerAttr(saturatedBytes(unit.gradientBytes)),
                   peers.group, TypeAttr(), body.getI64IntegerAttr(device),
-                  body.getI64IntegerAttr(commStream), StringAttr());
+                  body.getI64IntegerAttr(commStream), NcclAlgorithmAttr());
             });
         if (id >= 0)
           comm->setAttr(kLayerAttr, b.getI64IntegerAttr(id));

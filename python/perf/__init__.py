@@ -38,8 +38,22 @@ def device(name):
     return json.loads(_perf.device_json(os.fspath(name)))
 
 
-def _attribute(key, value):
+def _enum_mnemonic(kind, key):
+    """The mnemonic of the enum attribute `key` of a `kind` kernel (docs/dialect.md),
+    or None when the attribute is not an enum. (A memcpy's `kind` cannot be given:
+    `kind` names the kernel.)"""
+    if key == "algorithm":
+        return "optimizer" if kind == "optimizer" else "nccl"
+    return "pass" if key == "pass" else None
+
+
+def _attribute(key, value, kind=None):
     """One kernel attribute in perf dialect syntax, or None (a false flag)."""
+    mnemonic = _enum_mnemonic(kind, key)
+    if mnemonic and isinstance(value, str):
+        if not value.replace("_", "").isalnum():
+            raise Error("kernel attribute '%s': %r is not a keyword" % (key, value))
+        return "%s = #perf.%s<%s>" % (key, mnemonic, value)
     if isinstance(value, bool):
         return key if value else None
     if isinstance(value, int):
@@ -60,7 +74,7 @@ def _kernel(kind, fields):
     if not isinstance(kind, str) or not kind.replace("_", "").isalnum():
         raise Error("kernel kind must be a perf kernel op name such as 'gemm', got %r"
                     % (kind,))
-    attributes = [a for a in (_attribute(k, v) for k, v in fields.items()) if a]
+    attributes = [a for a in (_attribute(k, v, kind) for k, v in fields.items()) if a]
     return "perf.%s {%s}" % (kind, ", ".join(attributes))
 
 

@@ -2,7 +2,7 @@
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.gemm' op 'm' must be positive, got 0}}
+    // expected-error @+1 {{'perf.gemm' op attribute 'm' failed to satisfy constraint: a positive 64-bit integer at most max-extent (2^40)}}
     perf.gemm {m = 0, n = 4, k = 4}
   }
 }
@@ -20,8 +20,8 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.memcpy' op 'kind' must be one of "h2d" "d2h" "d2d", got "p2p"}}
-    perf.memcpy {bytes = 8, kind = "p2p"}
+    // expected-error @+1 {{'perf.memcpy' op attribute 'kind' failed to satisfy constraint: the direction of a copy, #perf.copy<h2d|d2h|d2d>}}
+    perf.memcpy {bytes = 8, kind = "d2h"}
   }
 }
 
@@ -29,7 +29,17 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.conv2d' op 'stride' must have two values [h, w], got 3}}
+    // expected-error @+2 {{expected ::perf::CopyDirection to be one of: h2d, d2h, d2d}}
+    // expected-error @+1 {{failed to parse Perf_CopyDirectionAttr parameter 'value'}}
+    perf.memcpy {bytes = 8, kind = #perf.copy<p2p>}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.conv2d' op attribute 'stride' failed to satisfy constraint: a pair [h, w] of positive integers at most max-extent, array<i64: h, w>}}
     perf.conv2d {n = 1, c = 3, h = 8, w = 8, k = 4, r = 3, s = 3, stride = array<i64: 1, 1, 1>}
   }
 }
@@ -56,8 +66,8 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.embedding_bag' op 'pass' must be one of "fwd" "bwd", got "wgrad"}}
-    perf.embedding_bag {rows = 10, dim = 4, batch = 2, pass = "wgrad"}
+    // expected-error @+1 {{'perf.embedding_bag' op 'pass' must be one of fwd bwd, got wgrad}}
+    perf.embedding_bag {rows = 10, dim = 4, batch = 2, pass = #perf.pass<wgrad>}
   }
 }
 
@@ -105,7 +115,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.gemm' op 'dtype' must be an integer or float type}}
+    // expected-error @+1 {{'perf.gemm' op attribute 'dtype' failed to satisfy constraint: an integer or float element type}}
     perf.gemm {m = 4, n = 4, k = 4, dtype = index}
   }
 }
@@ -163,8 +173,57 @@ perf.graph @g {
 // Sizes past max-extent would overflow the FLOP and byte counts.
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.elementwise' op 'inputs' is 9223372036854775807, above the limit max-extent (1099511627776)}}
+    // expected-error @+1 {{'perf.elementwise' op attribute 'inputs' failed to satisfy constraint: a non-negative 64-bit integer at most max-extent (2^40)}}
     perf.elementwise {elements = 4, inputs = 9223372036854775807}
+  }
+}
+
+// -----
+
+// The limit holds for every size and pair entry, read from the op's
+// attributes rather than a list per kernel kind.
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.conv2d' op attribute 'pad' failed to satisfy constraint: a pair [h, w] of non-negative integers at most max-extent, array<i64: h, w>}}
+    perf.conv2d {n = 1, c = 3, h = 8, w = 8, k = 4, r = 3, s = 3, pad = array<i64: 0, 2199023255552>}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.conv2d' op attribute 'pad' failed to satisfy constraint: a pair [h, w] of non-negative integers at most max-extent, array<i64: h, w>}}
+    perf.conv2d {n = 1, c = 3, h = 8, w = 8, k = 4, r = 3, s = 3, pad = array<i64: -1, 0>}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.conv2d' op 'pass' must be one of fwd dgrad wgrad, got bwd}}
+    perf.conv2d {n = 1, c = 3, h = 8, w = 8, k = 4, r = 3, s = 3, pass = #perf.pass<bwd>}
+  }
+}
+
+// -----
+
+// The pass is an enum attribute: a string, as earlier versions wrote it, is
+// refused with the spelling it takes.
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.gemm' op attribute 'pass' failed to satisfy constraint: the training pass of a kernel, #perf.pass<fwd|bwd|dgrad|wgrad|update>}}
+    perf.gemm {m = 4, n = 4, k = 4, pass = "dgrad"}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.all_reduce' op attribute 'algorithm' failed to satisfy constraint: the NCCL algorithm of a collective, #perf.nccl<tree|ring|collnet_direct|collnet_chain|nvls|nvls_tree|pat|auto>}}
+    perf.all_reduce {bytes = 8, group = array<i64: 0, 1>, algorithm = "ring"}
   }
 }
 
@@ -238,7 +297,7 @@ perf.graph @g attributes {other.colour = "red", perf.tensor_parallel = 2} {
 // -----
 
 perf.graph @g {
-  // expected-error @+1 {{'perf.repeat' op attribute 'count' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  // expected-error @+1 {{'perf.repeat' op attribute 'count' failed to satisfy constraint: a positive 64-bit integer at most max-extent (2^40)}}
   perf.repeat 0 : () -> () {
     perf.sync
   }

@@ -18,14 +18,14 @@ perf.graph @step attributes {target = #perf.gpu<"h100">, phase = "training"} {
   // CHECK: perf.reduce {cols = 10 : i64, rows = 4 : i64}
   // CHECK: perf.softmax
   // CHECK: perf.layernorm
-  // CHECK: perf.embedding_bag {batch = 32 : i64, dim = 16 : i64, pass = "bwd", pooling = 4 : i64, rows = 1000 : i64, tables = 2 : i64}
-  // CHECK: perf.memcpy {bytes = 4096 : i64, kind = "h2d"}
+  // CHECK: perf.embedding_bag {batch = 32 : i64, dim = 16 : i64, pass = #perf.pass<bwd>, pooling = 4 : i64, rows = 1000 : i64, tables = 2 : i64}
+  // CHECK: perf.memcpy {bytes = 4096 : i64, kind = #perf.copy<h2d>}
   // CHECK: perf.transpose
   // CHECK: perf.concat
   // CHECK: perf.pooling
   // CHECK: perf.batchnorm
   // CHECK: perf.attention
-  // CHECK: perf.optimizer {algorithm = "adam", elements = 1000 : i64, pass = "update"}
+  // CHECK: perf.optimizer {algorithm = #perf.optimizer<adam>, elements = 1000 : i64, pass = #perf.pass<update>}
   // CHECK: perf.kernel {bytes = 2.000000e+03 : f64, flops = 1.000000e+03 : f64, kernel_name = "my_kernel"}
   perf.op "everything"(%y) : (tensor<64x256xf32>) -> () {
     perf.conv2d {n = 8, c = 3, h = 224, w = 224, k = 64, r = 7, s = 7, stride = array<i64: 2, 2>, pad = array<i64: 3, 3>, dilation = array<i64: 1, 1>}
@@ -33,14 +33,14 @@ perf.graph @step attributes {target = #perf.gpu<"h100">, phase = "training"} {
     perf.reduce {rows = 4, cols = 10}
     perf.softmax {rows = 4, cols = 10}
     perf.layernorm {rows = 4, cols = 10}
-    perf.embedding_bag {tables = 2, rows = 1000, dim = 16, batch = 32, pooling = 4, pass = "bwd"}
-    perf.memcpy {bytes = 4096, kind = "h2d"}
+    perf.embedding_bag {tables = 2, rows = 1000, dim = 16, batch = 32, pooling = 4, pass = #perf.pass<bwd>}
+    perf.memcpy {bytes = 4096, kind = #perf.copy<h2d>}
     perf.transpose {elements = 100}
     perf.concat {elements = 100}
     perf.pooling {n = 8, c = 64, h = 112, w = 112, r = 3, s = 3, stride = array<i64: 2, 2>}
     perf.batchnorm {elements = 1000, channels = 10}
     perf.attention {batch = 2, heads = 8, seq = 128, head_dim = 64}
-    perf.optimizer {elements = 1000, algorithm = "adam", pass = "update"}
+    perf.optimizer {elements = 1000, algorithm = #perf.optimizer<adam>, pass = #perf.pass<update>}
     perf.kernel {flops = 1000.0, bytes = 2000.0, kernel_name = "my_kernel"}
   }
   // CHECK: perf.op "nccl:all_reduce"

@@ -39,10 +39,10 @@ perf.graph @step attributes {target = #perf.gpu<"toy", sms = 1, fp32_tflops = 1,
     perf.gemm {m = 100, n = 100, k = 100}
   }
   %b = perf.op "b1"(%a) {perf.grad_bytes = 2100000} : (tensor<4xf32>) -> tensor<4xf32> {
-    perf.gemm {m = 100, n = 100, k = 100, pass = "dgrad"}
+    perf.gemm {m = 100, n = 100, k = 100, pass = #perf.pass<dgrad>}
   }
   perf.op "b2"(%b) {perf.grad_bytes = 2100000} : (tensor<4xf32>) -> () {
-    perf.gemm {m = 200, n = 200, k = 200, pass = "dgrad"}
+    perf.gemm {m = 200, n = 200, k = 200, pass = #perf.pass<dgrad>}
   }
   perf.op "to1" : () -> () {
     perf.send {bytes = 4000, group = array<i64: 0, 1>}

@@ -15,7 +15,7 @@
 // CHECK: perf.op "aten::cat"(%[[F]]#0, %[[F]]#1, %[[F]]#2)
 perf.graph @fuse attributes {target = #perf.gpu<"V100">} {
   %idx = perf.op "aten::to" : () -> tensor<256xi64> {
-    perf.memcpy {bytes = 2048, kind = "h2d"}
+    perf.memcpy {bytes = 2048, kind = #perf.copy<h2d>}
   }
   %e0 = perf.op "aten::embedding_bag"(%idx) : (tensor<256xi64>) -> tensor<64x16xf32> {
     perf.embedding_bag {tables = 2, rows = 1000, dim = 16, batch = 64, pooling = 2, perf.latency_us = 5.0, perf.cost_model = "measured", perf.measured_start_us = 7.0}
@@ -49,7 +49,7 @@ perf.graph @keys attributes {target = #perf.gpu<"V100">} {
     perf.embedding_bag {rows = 100, dim = 32, batch = 64}
   }
   %g = perf.op "EmbeddingBagBackward0" : () -> tensor<100x16xf32> {
-    perf.embedding_bag {rows = 100, dim = 16, batch = 64, pass = "bwd"}
+    perf.embedding_bag {rows = 100, dim = 16, batch = 64, pass = #perf.pass<bwd>}
   }
   %c = perf.op "aten::embedding_bag" : () -> tensor<64x16xf32> {
     perf.embedding_bag {rows = 100, dim = 16, batch = 64}

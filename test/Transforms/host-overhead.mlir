@@ -23,6 +23,6 @@ perf.graph @g {
     perf.gemm {m = 8, n = 8, k = 8}
   }
   perf.op "aten::to" : () -> () {
-    perf.memcpy {bytes = 64, kind = "h2d"}
+    perf.memcpy {bytes = 64, kind = #perf.copy<h2d>}
   }
 }

@@ -10,7 +10,7 @@
 // h2d copy of 32 MB over PCIe 32 GB/s * 0.8 = 1250 us.
 // CHECK: perf.gemm {k = 1024 : i64, m = 1024 : i64, n = 1024 : i64, perf.cost_model = "roofline", perf.latency_us = 157.3{{[0-9]+}} : f64}
 // CHECK: perf.gemm {dtype = bf16, {{.*}}perf.latency_us = 9.83{{[0-9]+}} : f64, tensor_cores}
-// CHECK: perf.memcpy {bytes = 32000000 : i64, kind = "h2d", perf.cost_model = "roofline", perf.latency_us = 1.250000e+03 : f64}
+// CHECK: perf.memcpy {bytes = 32000000 : i64, kind = #perf.copy<h2d>, perf.cost_model = "roofline", perf.latency_us = 1.250000e+03 : f64}
 // With half the compute efficiency: 2.147e9 / 9.75e12 = 220.2 us.
 // HALF: perf.gemm {k = 1024 : i64, m = 1024 : i64, n = 1024 : i64, perf.cost_model = "roofline", perf.latency_us = 220.2{{[0-9]+}} : f64}
 // BAD: error: unknown kernel cost model 'oracle'
@@ -19,6 +19,6 @@ perf.graph @g attributes {target = #perf.gpu<"A100">} {
   perf.op "mm" : () -> () {
     perf.gemm {m = 1024, n = 1024, k = 1024}
     perf.gemm {m = 1024, n = 1024, k = 1024, dtype = bf16, tensor_cores}
-    perf.memcpy {bytes = 32000000, kind = "h2d"}
+    perf.memcpy {bytes = 32000000, kind = #perf.copy<h2d>}
   }
 }

@@ -65,24 +65,24 @@ perf.graph @step attributes {phase = "training", target = #perf.gpu<"toy", sms =
     perf.reduce {dtype = f32, rows = 1, cols = 262144}
   }
   %7 = perf.op "loss.backward"(%6) : (tensor<f32>) -> tensor<256x1024xf32> {
-    perf.elementwise {dtype = f32, elements = 262144 : i64, fn = "fill", pass = "bwd"}
+    perf.elementwise {dtype = f32, elements = 262144 : i64, fn = "fill", pass = #perf.pass<bwd>}
   }
   %8 = perf.op "down1.backward"(%7, %4) {perf.layer = 1 : i64} : (tensor<256x1024xf32>, tensor<256x4096xf32>) -> tensor<256x4096xf32> {
-    perf.elementwise {dtype = f32, elements = 1048576 : i64, fn = "down_bwd", pass = "bwd"}
+    perf.elementwise {dtype = f32, elements = 1048576 : i64, fn = "down_bwd", pass = #perf.pass<bwd>}
   }
   %9 = perf.op "act1.backward"(%8, %3) {perf.layer = 1 : i64} : (tensor<256x4096xf32>, tensor<256x4096xf32>) -> tensor<256x4096xf32> {
-    perf.elementwise {dtype = f32, elements = 1048576 : i64, fn = "act_bwd", pass = "bwd"}
+    perf.elementwise {dtype = f32, elements = 1048576 : i64, fn = "act_bwd", pass = #perf.pass<bwd>}
   }
   %10 = perf.op "up1.backward"(%9, %2) {perf.layer = 1 : i64} : (tensor<256x4096xf32>, tensor<256x1024xf32>) -> tensor<256x1024xf32> {
-    perf.elementwise {dtype = f32, elements = 262144 : i64, fn = "up_bwd", pass = "bwd"}
+    perf.elementwise {dtype = f32, elements = 262144 : i64, fn = "up_bwd", pass = #perf.pass<bwd>}
   }
   %11 = perf.op "down0.backward"(%10, %1) {perf.layer = 0 : i64} : (tensor<256x1024xf32>, tensor<256x4096xf32>) -> tensor<256x4096xf32> {
-    perf.elementwise {dtype = f32, elements = 1048576 : i64, fn = "down_bwd", pass = "bwd"}
+    perf.elementwise {dtype = f32, elements = 1048576 : i64, fn = "down_bwd", pass = #perf.pass<bwd>}
   }
   %12 = perf.op "act0.backward"(%11, %0) {perf.layer = 0 : i64} : (tensor<256x4096xf32>, tensor<256x4096xf32>) -> tensor<256x4096xf32> {
-    perf.elementwise {dtype = f32, elements = 1048576 : i64, fn = "act_bwd", pass = "bwd"}
+    perf.elementwise {dtype = f32, elements = 1048576 : i64, fn = "act_bwd", pass = #perf.pass<bwd>}
   }
   %13 = perf.op "up0.backward"(%12) {perf.layer = 0 : i64} : (tensor<256x4096xf32>) -> tensor<256x1024xf32> {
-    perf.elementwise {dtype = f32, elements = 262144 : i64, fn = "up_bwd", pass = "bwd"}
+    perf.elementwise {dtype = f32, elements = 262144 : i64, fn = "up_bwd", pass = #perf.pass<bwd>}
   }
 }

@@ -9,7 +9,7 @@
 // CHECK-SAME: perf.batch = 128 : i64
 // CHECK-SAME: perf.transforms = ["perf-resize-batch 64->128"]
 // CHECK: perf.op "aten::to" : () -> tensor<128x13xf32>
-// CHECK-NEXT: perf.memcpy {bytes = 6656 : i64, kind = "h2d"}
+// CHECK-NEXT: perf.memcpy {bytes = 6656 : i64, kind = #perf.copy<h2d>}
 // 256 indices = 64 bags x 4: a multiple of the batch.
 // CHECK: perf.op "aten::to" : () -> tensor<512xi64>
 // The measured GEMM is rescaled and loses its latency (and where the trace
@@ -23,11 +23,11 @@
 // CHECK: perf.embedding_bag {batch = 128 : i64, dim = 16 : i64, pooling = 4 : i64, rows = 1000 : i64}
 // CHECK: perf.reduce {cols = 128 : i64, rows = 1 : i64}
 // Weight gradient: m and n are weight dims, k is the batch.
-// CHECK: perf.gemm {k = 128 : i64, m = 32 : i64, n = 13 : i64, pass = "wgrad"}
+// CHECK: perf.gemm {k = 128 : i64, m = 32 : i64, n = 13 : i64, pass = #perf.pass<wgrad>}
 // A measured kernel without shapes scales linearly; it too loses its
 // measured start.
 // CHECK: perf.kernel {bytes = 2.000000e+03 : f64, flops = 0.000000e+00 : f64, perf.cost_model = "measured", perf.latency_scale = 2.000000e+00 : f64, perf.latency_us = 2.000000e+01 : f64}
-// CHECK: perf.optimizer {elements = 448 : i64, pass = "update"}
+// CHECK: perf.optimizer {elements = 448 : i64, pass = #perf.pass<update>}
 // CHECK: perf.all_reduce {bytes = 1792 : i64, group = array<i64: 0, 1>}
 
 // COMPARE: perf compare: @step
@@ -36,10 +36,10 @@
 // NOBATCH: error: perf-resize-batch needs a positive batch (--perf-resize-batch=N)
 perf.graph @step attributes {target = #perf.gpu<"V100">, phase = "training"} {
   %x = perf.op "aten::to" : () -> tensor<64x13xf32> {
-    perf.memcpy {bytes = 3328, kind = "h2d"}
+    perf.memcpy {bytes = 3328, kind = #perf.copy<h2d>}
   }
   %idx = perf.op "aten::to" : () -> tensor<256xi64> {
-    perf.memcpy {bytes = 2048, kind = "h2d"}
+    perf.memcpy {bytes = 2048, kind = #perf.copy<h2d>}
   }
   %h = perf.op "aten::linear"(%x) : (tensor<64x13xf32>) -> tensor<64x32xf32> {
     perf.gemm {m = 64, n = 32, k = 13, perf.latency_us = 9.0, perf.cost_model = "measured", perf.measured_start_us = 3.0}
@@ -58,11 +58,11 @@ perf.graph @step attributes {target = #perf.gpu<"V100">, phase = "training"} {
     perf.reduce {rows = 1, cols = 64}
   }
   %g = perf.op "AddmmBackward0"(%l) : (tensor<f32>) -> tensor<32x13xf32> {
-    perf.gemm {m = 32, n = 13, k = 64, pass = "wgrad"}
+    perf.gemm {m = 32, n = 13, k = 64, pass = #perf.pass<wgrad>}
     perf.kernel {flops = 0.0, bytes = 1000.0, perf.latency_us = 10.0, perf.cost_model = "measured", perf.measured_start_us = 50.0}
   }
   perf.op "Optimizer.step#SGD.step"(%g) : (tensor<32x13xf32>) -> () {
-    perf.optimizer {elements = 448, algorithm = "sgd", pass = "update"}
+    perf.optimizer {elements = 448, algorithm = #perf.optimizer<sgd>, pass = #perf.pass<update>}
     perf.all_reduce {bytes = 1792, group = array<i64: 0, 1>}
   }
 }

@@ -19,21 +19,21 @@
 // CHECK: %[[R:.*]] = perf.op "relu"
 // CHECK: %[[Y:.*]] = perf.op "linear2"
 // CHECK: %[[B2:.*]]:2 = perf.op "linear2.backward"(%[[Y]]) {perf.grad_bytes = 48 : i64, perf.params = 12 : i64} : (tensor<2x3xf32>) -> (tensor<2x4xf32>, tensor<12xf32>)
-// CHECK-NEXT: perf.gemm {dtype = f32, k = 3 : i64, m = 2 : i64, n = 4 : i64, pass = "dgrad", trans_b}
-// CHECK-NEXT: perf.gemm {dtype = f32, k = 2 : i64, m = 4 : i64, n = 3 : i64, pass = "wgrad", trans_a}
+// CHECK-NEXT: perf.gemm {dtype = f32, k = 3 : i64, m = 2 : i64, n = 4 : i64, pass = #perf.pass<dgrad>, trans_b}
+// CHECK-NEXT: perf.gemm {dtype = f32, k = 2 : i64, m = 4 : i64, n = 3 : i64, pass = #perf.pass<wgrad>, trans_a}
 // CHECK: %[[BR:.*]] = perf.op "relu.backward"(%[[B2]]#0, %[[R]])
-// CHECK-NEXT: perf.elementwise {dtype = f32, elements = 8 : i64, fn = "relu_bwd", inputs = 2 : i64, pass = "bwd"}
+// CHECK-NEXT: perf.elementwise {dtype = f32, elements = 8 : i64, fn = "relu_bwd", inputs = 2 : i64, pass = #perf.pass<bwd>}
 // CHECK: %[[B1:.*]] = perf.op "linear1.backward"(%[[BR]], %[[H]]) {perf.grad_bytes = 128 : i64, perf.params = 32 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<32xf32>
-// CHECK-NEXT: perf.gemm {dtype = f32, k = 2 : i64, m = 8 : i64, n = 4 : i64, pass = "wgrad", trans_a}
+// CHECK-NEXT: perf.gemm {dtype = f32, k = 2 : i64, m = 8 : i64, n = 4 : i64, pass = #perf.pass<wgrad>, trans_a}
 // CHECK-NEXT: {{^ *}}}
 // CHECK-NEXT: perf.op "optimizer::sgd"(%[[B2]]#1, %[[B1]])
-// CHECK-NEXT: perf.optimizer {dtype = f32, elements = 44 : i64, pass = "update"}
+// CHECK-NEXT: perf.optimizer {dtype = f32, elements = 44 : i64, pass = #perf.pass<update>}
 
 // ADAM-LABEL: perf.graph @mlp
 // ADAM: perf.op "optimizer::adam"
-// ADAM-NEXT: perf.optimizer {algorithm = "adam", dtype = f32, elements = 12 : i64, pass = "update"}
+// ADAM-NEXT: perf.optimizer {algorithm = #perf.optimizer<adam>, dtype = f32, elements = 12 : i64, pass = #perf.pass<update>}
 // ADAM: perf.op "optimizer::adam"
-// ADAM-NEXT: perf.optimizer {algorithm = "adam", dtype = f32, elements = 32 : i64, pass = "update"}
+// ADAM-NEXT: perf.optimizer {algorithm = #perf.optimizer<adam>, dtype = f32, elements = 32 : i64, pass = #perf.pass<update>}
 
 // FLOPS-LABEL: perf lower bound: @mlp (training)
 // FLOPS: total FLOPs           5.480000e+02
@@ -70,11 +70,11 @@ perf.graph @mlp attributes {target = #perf.gpu<"A100">} {
 // CHECK: %[[ADD:.*]] = perf.op "add"
 // CHECK-NOT: perf.op "add.backward"
 // CHECK: %[[BC:.*]]:2 = perf.op "conv.backward"(%[[ADD]], %[[CONV]]) {perf.grad_bytes = 2304 : i64, perf.params = 576 : i64}
-// CHECK-NEXT: perf.conv2d {{.*}}pass = "dgrad"
-// CHECK-NEXT: perf.conv2d {{.*}}pass = "wgrad"
+// CHECK-NEXT: perf.conv2d {{.*}}pass = #perf.pass<dgrad>
+// CHECK-NEXT: perf.conv2d {{.*}}pass = #perf.pass<wgrad>
 // CHECK: %[[BS:.*]] = perf.op "stem.backward"(%[[ADD]], %[[BC]]#0, %[[STEM]]) {perf.grad_bytes = 864 : i64, perf.params = 216 : i64}
-// CHECK-NEXT: perf.elementwise {dtype = f32, elements = 1024 : i64, fn = "grad_accumulate", inputs = 2 : i64, pass = "bwd"}
-// CHECK-NEXT: perf.conv2d {{.*}}pass = "wgrad"
+// CHECK-NEXT: perf.elementwise {dtype = f32, elements = 1024 : i64, fn = "grad_accumulate", inputs = 2 : i64, pass = #perf.pass<bwd>}
+// CHECK-NEXT: perf.conv2d {{.*}}pass = #perf.pass<wgrad>
 // CHECK-NEXT: {{^ *}}}
 // CHECK-NEXT: perf.op "optimizer::sgd"(%[[BC]]#1, %[[BS]])
 // CHECK-NEXT: perf.optimizer {dtype = f32, elements = 792 : i64

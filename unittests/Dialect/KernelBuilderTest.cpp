@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "perf/Comm/NcclTuner.h"
 #include "perf/Dialect/PerfOps.h"
 #include "gtest/gtest.h"
 
@@ -242,6 +243,50 @@ TEST_F(KernelBuilder, InvalidSizesBuildNothing) {
   conv.groups = 2;
   EXPECT_FALSE(buildKernelOp(builder, builder.getUnknownLoc(), conv));
   EXPECT_TRUE(module->getBody()->empty());
+}
+
+TEST_F(KernelBuilder, UnknownOptimizerBuildsNothing) {
+  KernelDesc o = desc(KernelKind::Optimizer, DType::F32);
+  o.numElements = 1000;
+  o.op = "lamb";
+  EXPECT_FALSE(buildKernelOp(builder, builder.getUnknownLoc(), o));
+  EXPECT_TRUE(module->getBody()->empty());
+}
+
+// The IR's enums and the MLIR-free cost core name the same things: every
+// keyword the IR accepts maps to the core's value and back.
+TEST(KernelEnums, IrKeywordsMatchTheCostCore) {
+  for (uint32_t i = 0; i <= getMaxEnumValForTrainingPass(); ++i) {
+    std::optional<TrainingPass> pass = symbolizeTrainingPass(i);
+    ASSERT_TRUE(pass);
+    std::optional<KernelPass> core =
+        parseKernelPass(stringifyTrainingPass(*pass));
+    ASSERT_TRUE(core) << stringifyTrainingPass(*pass).str();
+  }
+  EXPECT_EQ(parseKernelPass(stringifyTrainingPass(TrainingPass::Dgrad)),
+            KernelPass::BackwardData);
+  EXPECT_EQ(parseKernelPass(stringifyTrainingPass(TrainingPass::Bwd)),
+            KernelPass::BackwardData);
+  EXPECT_EQ(parseKernelPass(stringifyTrainingPass(TrainingPass::Wgrad)),
+            KernelPass::BackwardWeight);
+  for (uint32_t i = 0; i <= getMaxEnumValForCopyDirection(); ++i) {
+    CopyDirection dir = *symbolizeCopyDirection(i);
+    std::optional<MemcpyKind> core =
+        parseMemcpyKind(stringifyCopyDirection(dir));
+    ASSERT_TRUE(core);
+    EXPECT_EQ(memcpyKindName(*core), stringifyCopyDirection(dir));
+  }
+  // Same order as NCCL's NCCL_ALGO_* and the tuner's enum.
+  for (uint32_t i = 0; i <= getMaxEnumValForNcclAlgorithm(); ++i) {
+    NcclAlgorithm algo = *symbolizeNcclAlgorithm(i);
+    std::optional<CollectiveAlgorithm> core =
+        parseCollectiveAlgorithm(stringifyNcclAlgorithm(algo));
+    ASSERT_TRUE(core) << stringifyNcclAlgorithm(algo).str();
+    EXPECT_EQ(uint32_t(*core), i);
+    EXPECT_EQ(collectiveAlgorithmName(*core), stringifyNcclAlgorithm(algo));
+  }
+  EXPECT_EQ(getMaxEnumValForNcclAlgorithm(),
+            uint32_t(CollectiveAlgorithm::Auto));
 }
 
 TEST_F(KernelBuilder, Collectives) {

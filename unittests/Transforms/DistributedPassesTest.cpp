@@ -182,13 +182,13 @@ TEST_F(DistributedPasses, DataParallelBucketsPricedOnTheCommStream) {
   auto module = parse(R"mlir(
 perf.graph @g attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "training"} {
   %a = perf.op "b1" {perf.grad_bytes = 3000000} : () -> tensor<4xf32> {
-    perf.gemm {m = 8, n = 8, k = 8, pass = "dgrad"}
+    perf.gemm {m = 8, n = 8, k = 8, pass = #perf.pass<dgrad>}
   }
   %b = perf.op "b2"(%a) {perf.grad_bytes = 2000000} : (tensor<4xf32>) -> tensor<4xf32> {
-    perf.gemm {m = 8, n = 8, k = 8, pass = "dgrad"}
+    perf.gemm {m = 8, n = 8, k = 8, pass = #perf.pass<dgrad>}
   }
   perf.op "b3"(%b) {perf.grad_bytes = 1000000} : (tensor<4xf32>) -> () {
-    perf.gemm {m = 8, n = 8, k = 8, pass = "dgrad"}
+    perf.gemm {m = 8, n = 8, k = 8, pass = #perf.pass<dgrad>}
   }
 }
 )mlir");

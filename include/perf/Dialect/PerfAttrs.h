@@ -3,15 +3,18 @@
 #ifndef PERF_DIALECT_PERFATTRS_H
 #define PERF_DIALECT_PERFATTRS_H
 
-#include "perf/Support/GpuSpec.h"
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "perf/Support/GpuSpec.h"
 #include "llvm/ADT/Hashing.h"
 
 namespace perf {
 bool operator==(const GpuSpec &a, const GpuSpec &b);
 llvm::hash_code hash_value(const GpuSpec &spec);
 } // namespace perf
+
+#include "perf/Dialect/PerfEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "perf/Dialect/PerfAttrs.h.inc"

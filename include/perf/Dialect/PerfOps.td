@@ -11,6 +11,41 @@ include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
+// Sizes are positive, counts non-negative, [h, w] pairs have two entries
+// (pads may be zero, strides and dilations may not), and none is above
+// max-extent (perf/Support/Limits.h, docs/reliability.md): products of a few
+// sizes stay inside a double. The verifiers add what ODS cannot say, the
+// relations between sizes.
+def Perf_WithinMaxExtent : AttrConstraint<CPred<
+    "::perf::withinLimit(::llvm::cast<::mlir::IntegerAttr>($_self).getInt(), "
+    "::perf::kMaxExtent)">, "at most max-extent (2^40)">;
+def Perf_PairWithinMaxExtent : AttrConstraint<CPred<
+    "::llvm::all_of(::llvm::cast<::mlir::DenseI64ArrayAttr>($_self)"
+    ".asArrayRef(), [](int64_t v) { "
+    "return ::perf::withinLimit(v, ::perf::kMaxExtent); })">,
+    "at most max-extent (2^40)">;
+
+def Perf_ElementTypeAttr : TypeAttrOf<AnyTypeOf<[AnyInteger, AnyFloat]>> {
+  let summary = "an integer or float element type";
+}
+
+def Perf_Size : ConfinedAttr<I64Attr, [IntPositive, Perf_WithinMaxExtent]> {
+  let summary = "a positive 64-bit integer at most max-extent (2^40)";
+}
+def Perf_Count : ConfinedAttr<I64Attr, [IntNonNegative, Perf_WithinMaxExtent]> {
+  let summary = "a non-negative 64-bit integer at most max-extent (2^40)";
+}
+def Perf_PositivePair : ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<2>,
+    DenseArrayStrictlyPositive<DenseI64ArrayAttr>, Perf_PairWithinMaxExtent]> {
+  let summary = "a pair [h, w] of positive integers at most max-extent, "
+                "array<i64: h, w>";
+}
+def Perf_NonNegativePair : ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<2>,
+    DenseArrayNonNegative<DenseI64ArrayAttr>, Perf_PairWithinMaxExtent]> {
+  let summary = "a pair [h, w] of non-negative integers at most max-extent, "
+                "array<i64: h, w>";
+}
+
 //===----------------------------------------------------------------------===//
 // Graph and framework ops
 //===----------------------------------------------------------------------===//
@@ -116,7 +151,7 @@ def Perf_RepeatOp : Perf_Op<"repeat", [
     }
     ```
   }];
-  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$count,
+  let arguments = (ins Perf_Size:$count,
                        Variadic<AnyType>:$inits);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
@@ -151,51 +186,60 @@ def Perf_YieldOp : Perf_Op<"yield", [Pure, Terminator,
 // Kernels
 //===----------------------------------------------------------------------===//
 
+// What every kernel op is checked for beyond its ODS constraints: its
+// placement, max-extent on every size, a numeric dtype, no unknown
+// attribute (perf::detail::verifyKernelOp).
+def Perf_KernelVerifier : NativeOpTrait<"KernelVerifier"> {
+  let cppNamespace = "::perf::OpTrait";
+}
+
 // Every kernel carries its placement, element type, the library kernel name
 // when known (traces), the training pass it belongs to, and whether tensor
 // cores may be used.
 class Perf_KernelOp<string mnemonic, dag kindArgs, list<Trait> traits = []>
-    : Perf_Op<mnemonic, traits # [
+    : Perf_Op<mnemonic, traits # [Perf_KernelVerifier,
         DeclareOpInterfaceMethods<KernelOpInterface, ["getKernelDesc"]>]> {
   let arguments = !con(kindArgs, (ins
-      OptionalAttr<TypeAttr>:$dtype,
+      OptionalAttr<Perf_ElementTypeAttr>:$dtype,
       DefaultValuedAttr<I64Attr, "0">:$device,
       DefaultValuedAttr<I64Attr, "0">:$stream,
       OptionalAttr<StrAttr>:$kernel_name,
-      DefaultValuedStrAttr<StrAttr, "fwd">:$pass,
+      DefaultValuedAttr<Perf_TrainingPassAttr, "::perf::TrainingPass::Fwd">:$pass,
       UnitAttr:$tensor_cores));
   let assemblyFormat = "attr-dict";
-  let hasVerifier = 1;
 }
 
 def Perf_GemmOp : Perf_KernelOp<"gemm", (ins
-    DefaultValuedAttr<I64Attr, "1">:$batch, I64Attr:$m, I64Attr:$n,
-    I64Attr:$k, UnitAttr:$trans_a, UnitAttr:$trans_b)> {
+    DefaultValuedAttr<Perf_Size, "1">:$batch, Perf_Size:$m, Perf_Size:$n,
+    Perf_Size:$k, UnitAttr:$trans_a, UnitAttr:$trans_b)> {
   let summary = "Batched matrix multiply: batch x (m x k) * (k x n)";
 }
 
 def Perf_Conv2dOp : Perf_KernelOp<"conv2d", (ins
-    I64Attr:$n, I64Attr:$c, I64Attr:$h, I64Attr:$w, I64Attr:$k, I64Attr:$r,
-    I64Attr:$s, OptionalAttr<DenseI64ArrayAttr>:$stride,
-    OptionalAttr<DenseI64ArrayAttr>:$pad,
-    OptionalAttr<DenseI64ArrayAttr>:$dilation,
-    DefaultValuedAttr<I64Attr, "1">:$groups)> {
+    Perf_Size:$n, Perf_Size:$c, Perf_Size:$h, Perf_Size:$w, Perf_Size:$k,
+    Perf_Size:$r, Perf_Size:$s, OptionalAttr<Perf_PositivePair>:$stride,
+    OptionalAttr<Perf_NonNegativePair>:$pad,
+    OptionalAttr<Perf_PositivePair>:$dilation,
+    DefaultValuedAttr<Perf_Size, "1">:$groups)> {
   let summary = "2-D convolution, NCHW input n x c x h x w, KCRS filter";
+  let hasVerifier = 1;
   let description = [{
-    `pass` is "fwd", "dgrad" (input gradient) or "wgrad" (filter gradient).
+    `pass` is `#perf.pass<fwd>`, `<dgrad>` (input gradient) or `<wgrad>`
+    (filter gradient).
     `stride`, `pad` and `dilation` are [h, w] pairs defaulting to 1, 0, 1.
   }];
 }
 
 def Perf_ElementwiseOp : Perf_KernelOp<"elementwise", (ins
-    I64Attr:$elements, DefaultValuedAttr<I64Attr, "1">:$inputs,
+    Perf_Size:$elements, DefaultValuedAttr<Perf_Count, "1">:$inputs,
     DefaultValuedAttr<F64Attr, "1.0">:$flops_per_element,
     OptionalAttr<StrAttr>:$fn)> {
   let summary = "Element-wise kernel over `elements` outputs";
+  let hasVerifier = 1;
 }
 
 class Perf_RowsColsKernelOp<string mnemonic, string what>
-    : Perf_KernelOp<mnemonic, (ins I64Attr:$rows, I64Attr:$cols)> {
+    : Perf_KernelOp<mnemonic, (ins Perf_Size:$rows, Perf_Size:$cols)> {
   let summary = what # " over rows x cols";
 }
 
@@ -204,44 +248,46 @@ def Perf_SoftmaxOp : Perf_RowsColsKernelOp<"softmax", "Softmax">;
 def Perf_LayerNormOp : Perf_RowsColsKernelOp<"layernorm", "Layer normalization">;
 
 def Perf_EmbeddingBagOp : Perf_KernelOp<"embedding_bag", (ins
-    DefaultValuedAttr<I64Attr, "1">:$tables, I64Attr:$rows, I64Attr:$dim,
-    I64Attr:$batch, DefaultValuedAttr<I64Attr, "1">:$pooling)> {
+    DefaultValuedAttr<Perf_Size, "1">:$tables, Perf_Size:$rows,
+    Perf_Size:$dim, Perf_Size:$batch,
+    DefaultValuedAttr<Perf_Size, "1">:$pooling)> {
   let summary = "Pooled embedding lookups over one or more tables";
+  let hasVerifier = 1;
   let description = [{
     `tables` tables of `rows` x `dim`; `batch` bags per table each pooling
-    `pooling` rows. `pass` is "fwd" or "bwd". A batched (fused) lookup over
+    `pooling` rows. `pass` is `#perf.pass<fwd>` or `<bwd>`. A batched (fused) lookup over
     several tables is one op with `tables` > 1.
   }];
 }
 
-def Perf_MemcpyOp : Perf_KernelOp<"memcpy", (ins I64Attr:$bytes,
-    DefaultValuedStrAttr<StrAttr, "d2d">:$kind)> {
+def Perf_MemcpyOp : Perf_KernelOp<"memcpy", (ins Perf_Size:$bytes,
+    DefaultValuedAttr<Perf_CopyDirectionAttr, "::perf::CopyDirection::D2D">:$kind)> {
   let summary = "Copy of `bytes`; kind is h2d, d2h or d2d";
 }
 
-def Perf_TransposeOp : Perf_KernelOp<"transpose", (ins I64Attr:$elements)> {
+def Perf_TransposeOp : Perf_KernelOp<"transpose", (ins Perf_Size:$elements)> {
   let summary = "Layout change moving `elements` elements";
 }
 
-def Perf_ConcatOp : Perf_KernelOp<"concat", (ins I64Attr:$elements)> {
+def Perf_ConcatOp : Perf_KernelOp<"concat", (ins Perf_Size:$elements)> {
   let summary = "Concatenation writing `elements` elements";
 }
 
 def Perf_PoolingOp : Perf_KernelOp<"pooling", (ins
-    I64Attr:$n, I64Attr:$c, I64Attr:$h, I64Attr:$w, I64Attr:$r, I64Attr:$s,
-    OptionalAttr<DenseI64ArrayAttr>:$stride,
-    OptionalAttr<DenseI64ArrayAttr>:$pad)> {
+    Perf_Size:$n, Perf_Size:$c, Perf_Size:$h, Perf_Size:$w, Perf_Size:$r,
+    Perf_Size:$s, OptionalAttr<Perf_PositivePair>:$stride,
+    OptionalAttr<Perf_NonNegativePair>:$pad)> {
   let summary = "Max or average pooling over r x s windows";
 }
 
-def Perf_BatchNormOp : Perf_KernelOp<"batchnorm", (ins I64Attr:$elements,
-    I64Attr:$channels)> {
+def Perf_BatchNormOp : Perf_KernelOp<"batchnorm", (ins Perf_Size:$elements,
+    Perf_Size:$channels)> {
   let summary = "Batch normalization over `elements` values";
 }
 
-def Perf_AttentionOp : Perf_KernelOp<"attention", (ins I64Attr:$batch,
-    I64Attr:$heads, I64Attr:$seq, I64Attr:$head_dim,
-    OptionalAttr<I64Attr>:$kv_seq)> {
+def Perf_AttentionOp : Perf_KernelOp<"attention", (ins Perf_Size:$batch,
+    Perf_Size:$heads, Perf_Size:$seq, Perf_Size:$head_dim,
+    OptionalAttr<Perf_Size>:$kv_seq)> {
   let summary = "Fused scaled-dot-product attention";
   let description = [{
     `seq` queries attend to `kv_seq` keys (absent: `seq`, self-attention
@@ -249,14 +295,16 @@ def Perf_AttentionOp : Perf_KernelOp<"attention", (ins I64Attr:$batch,
   }];
 }
 
-def Perf_OptimizerOp : Perf_KernelOp<"optimizer", (ins I64Attr:$elements,
-    DefaultValuedStrAttr<StrAttr, "sgd">:$algorithm)> {
+def Perf_OptimizerOp : Perf_KernelOp<"optimizer", (ins Perf_Size:$elements,
+    DefaultValuedAttr<Perf_OptimizerAlgorithmAttr,
+                      "::perf::OptimizerAlgorithm::SGD">:$algorithm)> {
   let summary = "Parameter update (sgd or adam) over `elements` parameters";
 }
 
 def Perf_GenericKernelOp : Perf_KernelOp<"kernel", (ins F64Attr:$flops,
     F64Attr:$bytes, OptionalAttr<StrAttr>:$fn)> {
   let summary = "Any other kernel, described by its FLOPs and bytes";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -267,12 +315,12 @@ def Perf_GenericKernelOp : Perf_KernelOp<"kernel", (ins F64Attr:$flops,
 // all of them are ready. `bytes` is the per-device message size.
 class Perf_CollectiveOp<string mnemonic, string kind, dag extraArgs = (ins)>
     : Perf_Op<mnemonic, [DeclareOpInterfaceMethods<CollectiveOpInterface>]> {
-  let arguments = !con((ins I64Attr:$bytes, DenseI64ArrayAttr:$group),
+  let arguments = !con((ins Perf_Count:$bytes, DenseI64ArrayAttr:$group),
       extraArgs, (ins
-      OptionalAttr<TypeAttr>:$dtype,
+      OptionalAttr<Perf_ElementTypeAttr>:$dtype,
       DefaultValuedAttr<I64Attr, "0">:$device,
       DefaultValuedAttr<I64Attr, "0">:$stream,
-      OptionalAttr<StrAttr>:$algorithm));
+      OptionalAttr<Perf_NcclAlgorithmAttr>:$algorithm));
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
   let extraClassDeclaration = [{

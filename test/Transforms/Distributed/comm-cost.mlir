@@ -54,7 +54,7 @@ perf.graph @step attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "trai
     perf.all_reduce {bytes = 100000000, group = array<i64: 0, 1, 2, 3>, stream = 1}
   }
   perf.op "gather" : () -> () {
-    perf.all_gather {bytes = 100000000, group = array<i64: 0, 1, 2, 3, 4, 5, 6, 7>, algorithm = "ring"}
+    perf.all_gather {bytes = 100000000, group = array<i64: 0, 1, 2, 3, 4, 5, 6, 7>, algorithm = #perf.nccl<ring>}
   }
   perf.op "pp::send" : () -> () {
     perf.send {bytes = 4000000, group = array<i64: 0, 1>}

@@ -31,16 +31,16 @@ perf.graph @buckets attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "t
     perf.gemm {m = 100, n = 100, k = 100}
   }
   %a = perf.op "b1"(%x) {perf.grad_bytes = 600000} : (tensor<4xf32>) -> tensor<4xf32> {
-    perf.gemm {m = 100, n = 100, k = 100, pass = "dgrad"}
+    perf.gemm {m = 100, n = 100, k = 100, pass = #perf.pass<dgrad>}
   }
   %b = perf.op "b2"(%a) {perf.grad_bytes = 600000} : (tensor<4xf32>) -> tensor<4xf32> {
-    perf.gemm {m = 100, n = 100, k = 100, pass = "dgrad"}
+    perf.gemm {m = 100, n = 100, k = 100, pass = #perf.pass<dgrad>}
   }
   %c = perf.op "b3"(%b) {perf.grad_bytes = 300000} : (tensor<4xf32>) -> tensor<4xf32> {
-    perf.gemm {m = 100, n = 100, k = 100, pass = "dgrad"}
+    perf.gemm {m = 100, n = 100, k = 100, pass = #perf.pass<dgrad>}
   }
   perf.op "b4"(%c) : (tensor<4xf32>) -> () {
-    perf.gemm {m = 256, n = 256, k = 64, pass = "wgrad"}
+    perf.gemm {m = 256, n = 256, k = 64, pass = #perf.pass<wgrad>}
   }
   perf.op "sgd" : () -> () {
     perf.optimizer {elements = 1000}
@@ -70,9 +70,9 @@ perf.graph @buckets attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "t
 // TIME-SAME: perf.end_us = 4.990000e+01 : f64, perf.latency_us = 2.395000e+01 : f64, perf.protocol = "Simple", perf.start_us = 2.595000e+01 : f64
 perf.graph @overlap attributes {target = #perf.gpu<"toy", sms = 1, fp32_tflops = 1, mem_bw_gbs = 1000>, phase = "training"} {
   %a = perf.op "b1" {perf.grad_bytes = 2100000} : () -> tensor<4xf32> {
-    perf.gemm {m = 100, n = 100, k = 100, pass = "dgrad"}
+    perf.gemm {m = 100, n = 100, k = 100, pass = #perf.pass<dgrad>}
   }
   perf.op "b2"(%a) {perf.grad_bytes = 2100000} : (tensor<4xf32>) -> () {
-    perf.gemm {m = 200, n = 200, k = 200, pass = "dgrad"}
+    perf.gemm {m = 200, n = 200, k = 200, pass = #perf.pass<dgrad>}
   }
 }

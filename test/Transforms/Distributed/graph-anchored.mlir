@@ -34,8 +34,8 @@ perf.graph @first attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "tra
     perf.gemm {m = 16, n = 16, k = 16}
   }
   %g = perf.op "fc_bwd"(%x) : (tensor<16x16xf32>) -> tensor<16x16xf32> {
-    perf.gemm {m = 16, n = 16, k = 16, pass = "dgrad"}
-    perf.gemm {m = 16, n = 16, k = 16, pass = "wgrad"}
+    perf.gemm {m = 16, n = 16, k = 16, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 16, n = 16, k = 16, pass = #perf.pass<wgrad>}
   }
   perf.op "sgd"(%g) : (tensor<16x16xf32>) -> () {
     perf.optimizer {elements = 256}
@@ -47,8 +47,8 @@ perf.graph @second attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "tr
     perf.gemm {m = 32, n = 32, k = 32}
   }
   %g = perf.op "fc_bwd"(%x) : (tensor<32x32xf32>) -> tensor<32x32xf32> {
-    perf.gemm {m = 32, n = 32, k = 32, pass = "dgrad"}
-    perf.gemm {m = 32, n = 32, k = 32, pass = "wgrad"}
+    perf.gemm {m = 32, n = 32, k = 32, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 32, n = 32, k = 32, pass = #perf.pass<wgrad>}
   }
   perf.op "sgd"(%g) : (tensor<32x32xf32>) -> () {
     perf.optimizer {elements = 1024}

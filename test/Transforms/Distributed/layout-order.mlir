@@ -20,10 +20,10 @@ perf.graph @step attributes {target = #perf.gpu<"A100">, phase = "training"} {
     perf.gemm {m = 256, n = 1024, k = 1024, trans_b}
   }
   %dy:2 = perf.op "aten::linear.backward"(%y, %x) {perf.grad_bytes = 4194304 : i64} : (tensor<256x1024xf32>, tensor<256x1024xf32>) -> (tensor<256x1024xf32>, tensor<1048576xf32>) {
-    perf.gemm {m = 256, n = 1024, k = 1024, pass = "dgrad"}
-    perf.gemm {m = 1024, n = 1024, k = 256, pass = "wgrad"}
+    perf.gemm {m = 256, n = 1024, k = 1024, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 1024, n = 1024, k = 256, pass = #perf.pass<wgrad>}
   }
   %dx = perf.op "aten::linear.backward"(%dy#0) {perf.grad_bytes = 4194304 : i64} : (tensor<256x1024xf32>) -> tensor<1048576xf32> {
-    perf.gemm {m = 1024, n = 1024, k = 256, pass = "wgrad"}
+    perf.gemm {m = 1024, n = 1024, k = 256, pass = #perf.pass<wgrad>}
   }
 }

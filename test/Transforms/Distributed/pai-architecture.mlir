@@ -25,7 +25,7 @@
 // PSIR-LABEL: perf.graph @step
 // PSIR-SAME: perf.pai_architecture = {arch = "ps-worker", gpus_per_node = 1 : i64, input_bytes = 7000000 : i64, parameter_servers = array<i64: 512, 513, 514, 515, 516, 517, 518, 519>, ps = 8 : i64, removed_optimizer_ops = 1 : i64, system = "pai-v100-25gbe", weight_bytes = 7000000 : i64, workers = 8 : i64}
 // PSIR-NEXT: perf.op "pai::input"
-// PSIR-NEXT: perf.memcpy {bytes = 7000000 : i64, kind = "h2d", perf.host_link_share = 1 : i64}
+// PSIR-NEXT: perf.memcpy {bytes = 7000000 : i64, kind = #perf.copy<h2d>, perf.host_link_share = 1 : i64}
 // PSIR: perf.op "pai::pull"
 // PSIR-NEXT: perf.recv {bytes = 875000 : i64, group = array<i64: 512, 0>}
 // PSIR-COUNT-7: perf.op "pai::pull"
@@ -60,7 +60,7 @@
 // LOCAL-SAME: perf.latency_us = 8.004000e+03
 // LOCAL: perf.op "bwd"
 // LOCAL: perf.op "pai::all_reduce"
-// LOCAL-NEXT: perf.all_reduce {algorithm = "ring", bytes = 7000000 : i64, group = array<i64: 0, 1, 2, 3, 4, 5, 6, 7>
+// LOCAL-NEXT: perf.all_reduce {algorithm = #perf.nccl<ring>, bytes = 7000000 : i64, group = array<i64: 0, 1, 2, 3, 4, 5, 6, 7>
 // LOCAL-SAME: perf.end_us = 8.370250e+03 : f64, perf.latency_us = 3.622500e+02 : f64, perf.protocol = "Simple", perf.start_us = 8.008000e+03
 // LOCAL: perf.op "sgd"
 
@@ -93,7 +93,7 @@ perf.graph @step attributes {target = #perf.gpu<"toy", sms = 1, fp32_tflops = 1,
     perf.gemm {m = 100, n = 100, k = 100}
   }
   perf.op "bwd"(%y) {perf.grad_bytes = 7000000} : (tensor<4xf32>) -> () {
-    perf.gemm {m = 100, n = 100, k = 100, pass = "dgrad"}
+    perf.gemm {m = 100, n = 100, k = 100, pass = #perf.pass<dgrad>}
   }
   perf.op "sgd" : () -> () {
     perf.optimizer {elements = 1750000}

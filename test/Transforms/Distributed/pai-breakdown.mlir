@@ -34,7 +34,7 @@
 // BAD: error: --perf-pai-breakdown: unknown arch 'ring'
 perf.graph @step attributes {target = #perf.gpu<"toy", sms = 1, fp32_tflops = 1, mem_bw_gbs = 1000>, phase = "training"} {
   %x = perf.op "input" : () -> tensor<4xf32> {
-    perf.memcpy {bytes = 7000000, kind = "h2d"}
+    perf.memcpy {bytes = 7000000, kind = #perf.copy<h2d>}
   }
   %y = perf.op "matmul"(%x) : (tensor<4xf32>) -> tensor<4xf32> {
     perf.gemm {m = 700, n = 700, k = 700}

@@ -78,7 +78,7 @@
 // W16-NEXT: allreduce-cluster 25 10 1 1 8000.0 980.0 2.0 3550.0 12532.0 6484.8
 // BADGRAPH: perf-sweep: error: --arch-graph: expected auto, on or off, got 'maybe'
 // BADLIST: perf-sweep: error: --tflops: expected positive numbers, got 'x'
-// LOCATED: bad.mlir:3:5: error: 'perf.gemm' op 'm' must be positive, got 0
+// LOCATED: bad.mlir:3:15: error: custom op 'perf.gemm' 'perf.gemm' op attribute 'm' failed to satisfy constraint: a positive 64-bit integer at most max-extent (2^40)
 // MISSING: perf-sweep: error: cannot read: No such file or directory ({{.*}}missing.mlir)
 // INF: perf-sweep: error: --tflops: expected positive numbers, got 'inf'
 // WORKERS: perf-sweep: error: --workers is 1000000, above the limit max-devices (65536)
@@ -86,7 +86,7 @@
 // BADPIPE: perf-sweep: error: --pipeline 'no-such-pass': {{.*}}'no-such-pass' does not refer to a registered pass
 perf.graph @step attributes {target = #perf.gpu<"toy", sms = 1, fp32_tflops = 1, mem_bw_gbs = 1000>, phase = "training"} {
   %x = perf.op "input" : () -> tensor<4xf32> {
-    perf.memcpy {bytes = 7000000, kind = "h2d"}
+    perf.memcpy {bytes = 7000000, kind = #perf.copy<h2d>}
   }
   %y = perf.op "matmul"(%x) : (tensor<4xf32>) -> tensor<4xf32> {
     perf.gemm {m = 700, n = 700, k = 700}

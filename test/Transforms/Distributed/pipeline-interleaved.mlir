@@ -57,15 +57,15 @@ perf.graph @chain attributes {target = #perf.gpu<"toy", sms = 1, fp32_tflops = 1
     perf.gemm {m = 1000, n = 1000, k = 1000}
   }
   %e = perf.op "b4"(%d) : (tensor<1000xf32>) -> tensor<1000xf32> {
-    perf.gemm {m = 1000, n = 1000, k = 1000, pass = "dgrad"}
+    perf.gemm {m = 1000, n = 1000, k = 1000, pass = #perf.pass<dgrad>}
   }
   %f = perf.op "b3"(%e) : (tensor<1000xf32>) -> tensor<1000xf32> {
-    perf.gemm {m = 1000, n = 1000, k = 1000, pass = "dgrad"}
+    perf.gemm {m = 1000, n = 1000, k = 1000, pass = #perf.pass<dgrad>}
   }
   %g = perf.op "b2"(%f) : (tensor<1000xf32>) -> tensor<1000xf32> {
-    perf.gemm {m = 1000, n = 1000, k = 1000, pass = "dgrad"}
+    perf.gemm {m = 1000, n = 1000, k = 1000, pass = #perf.pass<dgrad>}
   }
   perf.op "b1"(%g) : (tensor<1000xf32>) -> () {
-    perf.gemm {m = 1000, n = 1000, k = 1000, pass = "dgrad"}
+    perf.gemm {m = 1000, n = 1000, k = 1000, pass = #perf.pass<dgrad>}
   }
 }

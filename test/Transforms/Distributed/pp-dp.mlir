@@ -41,10 +41,10 @@ perf.graph @pp attributes {target = #perf.gpu<"toy", sms = 1, fp32_tflops = 1, m
     perf.gemm {m = 100, n = 100, k = 100}
   }
   %c = perf.op "b2"(%b) {perf.grad_bytes = 2000000} : (tensor<4xf32>) -> tensor<4xf32> {
-    perf.gemm {m = 100, n = 100, k = 100, pass = "dgrad"}
+    perf.gemm {m = 100, n = 100, k = 100, pass = #perf.pass<dgrad>}
   }
   perf.op "b1"(%c) {perf.grad_bytes = 1000000} : (tensor<4xf32>) -> () {
-    perf.gemm {m = 100, n = 100, k = 100, pass = "dgrad"}
+    perf.gemm {m = 100, n = 100, k = 100, pass = #perf.pass<dgrad>}
   }
   perf.op "sgd" : () -> () {
     perf.optimizer {elements = 1000}

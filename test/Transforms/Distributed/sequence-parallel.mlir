@@ -29,23 +29,23 @@
 // gather waits for the op's first operand) and its input gradient
 // reduce-scattered (8192 B). GEMMs split along their largest dimension.
 // CHECK: perf.op "add.backward"
-// CHECK-NEXT: perf.elementwise {elements = 1024 : i64, pass = "bwd"}
+// CHECK-NEXT: perf.elementwise {elements = 1024 : i64, pass = #perf.pass<bwd>}
 // CHECK: perf.op "sp::all_gather"
 // CHECK-NEXT: perf.all_gather {bytes = 8192 : i64
 // CHECK: perf.op "fc2.backward"
-// CHECK-NEXT: perf.gemm {k = 64 : i64, m = 32 : i64, n = 64 : i64, pass = "dgrad"}
-// CHECK-NEXT: perf.gemm {k = 32 : i64, m = 64 : i64, n = 64 : i64, pass = "wgrad"}
+// CHECK-NEXT: perf.gemm {k = 64 : i64, m = 32 : i64, n = 64 : i64, pass = #perf.pass<dgrad>}
+// CHECK-NEXT: perf.gemm {k = 32 : i64, m = 64 : i64, n = 64 : i64, pass = #perf.pass<wgrad>}
 // CHECK: perf.op "gelu.backward"
-// CHECK-NEXT: perf.elementwise {elements = 2048 : i64, pass = "bwd"}
+// CHECK-NEXT: perf.elementwise {elements = 2048 : i64, pass = #perf.pass<bwd>}
 // CHECK: perf.op "sp::all_gather"
 // CHECK-NEXT: perf.all_gather {bytes = 8192 : i64
 // CHECK: perf.op "fc1.backward"
-// CHECK-NEXT: perf.gemm {k = 64 : i64, m = 32 : i64, n = 64 : i64, pass = "dgrad"}
-// CHECK-NEXT: perf.gemm {k = 32 : i64, m = 64 : i64, n = 64 : i64, pass = "wgrad"}
+// CHECK-NEXT: perf.gemm {k = 64 : i64, m = 32 : i64, n = 64 : i64, pass = #perf.pass<dgrad>}
+// CHECK-NEXT: perf.gemm {k = 32 : i64, m = 64 : i64, n = 64 : i64, pass = #perf.pass<wgrad>}
 // CHECK: perf.op "sp::reduce_scatter"
 // CHECK-NEXT: perf.reduce_scatter {bytes = 8192 : i64
 // CHECK: perf.op "ln.backward"
-// CHECK-NEXT: perf.layernorm {cols = 64 : i64, pass = "bwd", rows = 16 : i64}
+// CHECK-NEXT: perf.layernorm {cols = 64 : i64, pass = #perf.pass<bwd>, rows = 16 : i64}
 
 // Memory: split tensors count half. Forward: ln 4096 (its gather writes in
 // place), h 8192, g 8192, fc2's output 8192 (reduce-scattered in place),
@@ -72,20 +72,20 @@ perf.graph @block attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "tra
     perf.elementwise {elements = 2048, inputs = 2}
   }
   %dz = perf.op "add.backward"(%z) : (tensor<32x64xf32>) -> tensor<32x64xf32> {
-    perf.elementwise {elements = 2048, pass = "bwd"}
+    perf.elementwise {elements = 2048, pass = #perf.pass<bwd>}
   }
   %dg:2 = perf.op "fc2.backward"(%dz, %g) : (tensor<32x64xf32>, tensor<32x128xf32>) -> (tensor<32x128xf32>, tensor<8192xf32>) {
-    perf.gemm {m = 32, n = 128, k = 64, pass = "dgrad"}
-    perf.gemm {m = 128, n = 64, k = 32, pass = "wgrad"}
+    perf.gemm {m = 32, n = 128, k = 64, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 128, n = 64, k = 32, pass = #perf.pass<wgrad>}
   }
   %dh = perf.op "gelu.backward"(%dg#0, %h) : (tensor<32x128xf32>, tensor<32x128xf32>) -> tensor<32x128xf32> {
-    perf.elementwise {elements = 4096, pass = "bwd"}
+    perf.elementwise {elements = 4096, pass = #perf.pass<bwd>}
   }
   %dx:2 = perf.op "fc1.backward"(%dh, %x) : (tensor<32x128xf32>, tensor<32x64xf32>) -> (tensor<32x64xf32>, tensor<8192xf32>) {
-    perf.gemm {m = 32, n = 64, k = 128, pass = "dgrad"}
-    perf.gemm {m = 64, n = 128, k = 32, pass = "wgrad"}
+    perf.gemm {m = 32, n = 64, k = 128, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 64, n = 128, k = 32, pass = #perf.pass<wgrad>}
   }
   perf.op "ln.backward"(%dx#0) : (tensor<32x64xf32>) -> tensor<32x64xf32> {
-    perf.layernorm {rows = 32, cols = 64, pass = "bwd"}
+    perf.layernorm {rows = 32, cols = 64, pass = #perf.pass<bwd>}
   }
 }

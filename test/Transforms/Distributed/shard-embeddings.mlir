@@ -33,7 +33,7 @@
 // Backward: gradients come back first, then each device updates its tables.
 // SIZE: %[[G:.*]] = perf.op "emb::all_to_all"(%[[OUT]]) :
 // SIZE: perf.op "emb_small_bwd"(%[[G]]) {perf.shard = 0 : i64}
-// SIZE-NEXT: perf.embedding_bag {{.*}}pass = "bwd"{{.*}}tables = 2 : i64
+// SIZE-NEXT: perf.embedding_bag {{.*}}pass = #perf.pass<bwd>{{.*}}tables = 2 : i64
 // BAD: error: --perf-shard-embeddings: devices must be positive and strategy size, lookup or greedy
 perf.graph @dlrm attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "training"} {
   %i = perf.op "indices" : () -> tensor<1024x20xi64>
@@ -44,6 +44,6 @@ perf.graph @dlrm attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "trai
     perf.embedding_bag {tables = 3, rows = 1000, dim = 64, batch = 1024, pooling = 80}
   }
   perf.op "emb_small_bwd"(%s) : (tensor<1024x192xf32>) -> () {
-    perf.embedding_bag {tables = 3, rows = 1000, dim = 64, batch = 1024, pooling = 80, pass = "bwd"}
+    perf.embedding_bag {tables = 3, rows = 1000, dim = 64, batch = 1024, pooling = 80, pass = #perf.pass<bwd>}
   }
 }

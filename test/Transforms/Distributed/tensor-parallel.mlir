@@ -20,14 +20,14 @@
 // CHECK: perf.op "layernorm"(%[[RED]])
 // CHECK-NEXT: perf.layernorm {cols = 64 : i64, rows = 64 : i64}
 // CHECK: perf.op "fc2_bwd"
-// CHECK-NEXT: perf.gemm {k = 64 : i64, m = 64 : i64, n = 128 : i64, pass = "dgrad"}
-// CHECK-NEXT: perf.gemm {k = 64 : i64, m = 128 : i64, n = 64 : i64, pass = "wgrad"}
+// CHECK-NEXT: perf.gemm {k = 64 : i64, m = 64 : i64, n = 128 : i64, pass = #perf.pass<dgrad>}
+// CHECK-NEXT: perf.gemm {k = 64 : i64, m = 128 : i64, n = 64 : i64, pass = #perf.pass<wgrad>}
 // CHECK-NOT: perf.all_reduce
 // CHECK: perf.op "gelu_bwd"
-// CHECK-NEXT: perf.elementwise {elements = 8192 : i64, inputs = 2 : i64, pass = "bwd"}
+// CHECK-NEXT: perf.elementwise {elements = 8192 : i64, inputs = 2 : i64, pass = #perf.pass<bwd>}
 // CHECK: perf.op "fc1_bwd"
-// CHECK-NEXT: perf.gemm {k = 128 : i64, m = 64 : i64, n = 64 : i64, pass = "dgrad"}
-// CHECK-NEXT: perf.gemm {k = 64 : i64, m = 64 : i64, n = 128 : i64, pass = "wgrad"}
+// CHECK-NEXT: perf.gemm {k = 128 : i64, m = 64 : i64, n = 64 : i64, pass = #perf.pass<dgrad>}
+// CHECK-NEXT: perf.gemm {k = 64 : i64, m = 64 : i64, n = 128 : i64, pass = #perf.pass<wgrad>}
 // CHECK: perf.op "tp::all_reduce"
 // CHECK-NEXT: perf.all_reduce {bytes = 16384 : i64, group = array<i64: 0, 1>}
 // CHECK: perf.optimizer {elements = 16384 : i64}
@@ -45,15 +45,15 @@ perf.graph @mlp attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "train
     perf.layernorm {rows = 64, cols = 64}
   }
   %g2 = perf.op "fc2_bwd"(%w) : (tensor<64x64xf32>) -> tensor<64x256xf32> {
-    perf.gemm {m = 64, n = 256, k = 64, pass = "dgrad"}
-    perf.gemm {m = 256, n = 64, k = 64, pass = "wgrad"}
+    perf.gemm {m = 64, n = 256, k = 64, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 256, n = 64, k = 64, pass = #perf.pass<wgrad>}
   }
   %g3 = perf.op "gelu_bwd"(%g2) : (tensor<64x256xf32>) -> tensor<64x256xf32> {
-    perf.elementwise {elements = 16384, inputs = 2, pass = "bwd"}
+    perf.elementwise {elements = 16384, inputs = 2, pass = #perf.pass<bwd>}
   }
   %g1 = perf.op "fc1_bwd"(%g3) : (tensor<64x256xf32>) -> tensor<64x64xf32> {
-    perf.gemm {m = 64, n = 64, k = 256, pass = "dgrad"}
-    perf.gemm {m = 64, n = 256, k = 64, pass = "wgrad"}
+    perf.gemm {m = 64, n = 64, k = 256, pass = #perf.pass<dgrad>}
+    perf.gemm {m = 64, n = 256, k = 64, pass = #perf.pass<wgrad>}
   }
   perf.op "adam"(%g1) : (tensor<64x64xf32>) -> () {
     perf.optimizer {elements = 32768}

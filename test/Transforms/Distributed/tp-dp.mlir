@@ -41,6 +41,6 @@ perf.graph @block attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "tra
     perf.gemm {m = 1024, n = 1024, k = 4096}
   }
   perf.op "mlp_bwd"(%h) {perf.grad_bytes = 8000000} : (tensor<4xf32>) -> () {
-    perf.gemm {m = 1024, n = 4096, k = 1024, pass = "dgrad"}
+    perf.gemm {m = 1024, n = 4096, k = 1024, pass = #perf.pass<dgrad>}
   }
 }

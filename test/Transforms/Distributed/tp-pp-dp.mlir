@@ -26,9 +26,9 @@ perf.graph @block attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "tra
     perf.gemm {m = 1024, n = 1024, k = 4096}
   }
   %d = perf.op "mlp2_bwd"(%g) {perf.grad_bytes = 8000000} : (tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
-    perf.gemm {m = 1024, n = 4096, k = 1024, pass = "dgrad"}
+    perf.gemm {m = 1024, n = 4096, k = 1024, pass = #perf.pass<dgrad>}
   }
   perf.op "mlp1_bwd"(%d) {perf.grad_bytes = 6000000} : (tensor<1024x1024xf32>) -> () {
-    perf.gemm {m = 1024, n = 4096, k = 1024, pass = "dgrad"}
+    perf.gemm {m = 1024, n = 4096, k = 1024, pass = #perf.pass<dgrad>}
   }
 }

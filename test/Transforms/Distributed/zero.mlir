@@ -20,7 +20,7 @@
 // STAGE1: perf.graph @step attributes {perf.data_parallel = 4 : i64, perf.grad_bytes = 8388608 : i64, perf.zero = 1 : i64
 // STAGE1: perf.op "zero::reduce_scatter"
 // STAGE1-NEXT: perf.reduce_scatter {bytes = 8388608 : i64, group = array<i64: 0, 1, 2, 3>, stream = 1 : i64}
-// STAGE1: perf.optimizer {algorithm = "adam", dtype = f32, elements = 524288 : i64
+// STAGE1: perf.optimizer {algorithm = #perf.optimizer<adam>, dtype = f32, elements = 524288 : i64
 // STAGE1: perf.op "zero::all_gather"
 // STAGE1-NEXT: perf.all_gather {bytes = 8388608 : i64, group = array<i64: 0, 1, 2, 3>}
 // STAGE1-NOT: all_reduce
@@ -111,20 +111,20 @@ perf.graph @step attributes {phase = "training", target = #perf.gpu<"toy", sms =
     perf.reduce {dtype = f32, rows = 1, cols = 262144}
   }
   %4 = perf.op "sum.backward"(%3) : (tensor<f32>) -> tensor<256x1024xf32> {
-    perf.elementwise {dtype = f32, elements = 262144 : i64, fn = "fill", pass = "bwd"}
+    perf.elementwise {dtype = f32, elements = 262144 : i64, fn = "fill", pass = #perf.pass<bwd>}
   }
   %5:2 = perf.op "linear2.backward"(%4, %1) {perf.layer = 1 : i64, perf.params = 1048576 : i64, perf.grad_bytes = 4194304 : i64} : (tensor<256x1024xf32>, tensor<256x1024xf32>) -> (tensor<256x1024xf32>, tensor<1048576xf32>) {
-    perf.gemm {dtype = f32, m = 256, n = 1024, k = 1024, pass = "dgrad"}
-    perf.gemm {dtype = f32, m = 1024, n = 1024, k = 256, pass = "wgrad"}
+    perf.gemm {dtype = f32, m = 256, n = 1024, k = 1024, pass = #perf.pass<dgrad>}
+    perf.gemm {dtype = f32, m = 1024, n = 1024, k = 256, pass = #perf.pass<wgrad>}
   }
   %6 = perf.op "relu.backward"(%5#0, %1) {perf.layer = 0 : i64} : (tensor<256x1024xf32>, tensor<256x1024xf32>) -> tensor<256x1024xf32> {
-    perf.elementwise {dtype = f32, elements = 262144 : i64, fn = "relu_bwd", pass = "bwd"}
+    perf.elementwise {dtype = f32, elements = 262144 : i64, fn = "relu_bwd", pass = #perf.pass<bwd>}
   }
   %7:2 = perf.op "linear1.backward"(%6) {perf.layer = 0 : i64, perf.params = 1048576 : i64, perf.grad_bytes = 4194304 : i64} : (tensor<256x1024xf32>) -> (tensor<256x1024xf32>, tensor<1048576xf32>) {
-    perf.gemm {dtype = f32, m = 256, n = 1024, k = 1024, pass = "dgrad"}
-    perf.gemm {dtype = f32, m = 1024, n = 1024, k = 256, pass = "wgrad"}
+    perf.gemm {dtype = f32, m = 256, n = 1024, k = 1024, pass = #perf.pass<dgrad>}
+    perf.gemm {dtype = f32, m = 1024, n = 1024, k = 256, pass = #perf.pass<wgrad>}
   }
   perf.op "optimizer::adam"(%5#1, %7#1) : (tensor<1048576xf32>, tensor<1048576xf32>) -> () {
-    perf.optimizer {dtype = f32, elements = 2097152 : i64, algorithm = "adam", pass = "update"}
+    perf.optimizer {dtype = f32, elements = 2097152 : i64, algorithm = #perf.optimizer<adam>, pass = #perf.pass<update>}
   }
 }

@@ -80,11 +80,11 @@ std::vector<std::string> signatureFieldNames(const std::string &kind);
 std::string canonicalDtype(const std::string &name);
 
 /// Builds a kernel of `kind` from named attributes. Attribute names are those
-/// of the perf dialect (batch, m, n, k, stride = [sh, sw], pass = "fwd", ...),
-/// and a "dtype" attribute, if present, overrides `dtype`. Fails, with
-/// `error` saying which attribute, on an unknown kind, a missing required
-/// attribute, an attribute of the wrong type or an unknown attribute (when
-/// `strict`).
+/// of the perf dialect (batch, m, n, k, stride = [sh, sw], pass =
+/// #perf.pass<fwd>, ...), and a "dtype" attribute, if present, overrides
+/// `dtype`. Fails, with `error` saying which attribute, on an unknown kind, a
+/// missing required attribute, an attribute of the wrong type or an unknown
+/// attribute (when `strict`).
 bool buildKernel(const std::string &kind, const std::string &dtype,
                  const AttrMap &attrs, bool strict, Kernel &out,
                  std::string &error);
