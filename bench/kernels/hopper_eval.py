@@ -156,7 +156,7 @@ def signature(kind, attrs):
     compared here not at all)."""
     num = lambda key, default: int(attrs.get(key, str(default)).split(":")[0])  # noqa: E731
     # perf-bench times forward kernels; a GEMM's shape says all there is.
-    if kind != "gemm" and attrs.get("pass", '"fwd"') != '"fwd"':
+    if kind != "gemm" and attrs.get("pass", "#perf.pass<fwd>") != "#perf.pass<fwd>":
         return None
     if kind == "gemm":
         return "b=%d m=%d n=%d k=%d ta=%d tb=%d" % (
