@@ -42,24 +42,31 @@ namespace {
 struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
   using CommCostBase::CommCostBase;
 
-  void runOnOperation() override {
-    std::optional<CollectiveAlgorithm> defaultAlgorithm =
+  // Options are checked before any IR is read.
+  LogicalResult initialize(MLIRContext *context) override {
+    Location loc = UnknownLoc::get(context);
+    std::optional<CollectiveAlgorithm> parsedAlgorithm =
         parseCollectiveAlgorithm(algorithm);
-    if (!defaultAlgorithm) {
-      getOperation().emitError()
-          << "--perf-comm-cost: unknown algorithm '" << algorithm << "' ("
-          << kAlgorithmNames << ")";
-      return signalPassFailure();
-    }
-    std::optional<CollectiveProtocol> defaultProtocol =
+    if (!parsedAlgorithm)
+      return emitError(loc) << "--perf-comm-cost: unknown algorithm '"
+                            << algorithm << "' (" << kAlgorithmNames << ")";
+    std::optional<CollectiveProtocol> parsedProtocol =
         parseCollectiveProtocol(protocol);
-    if (!defaultProtocol) {
-      getOperation().emitError() << "--perf-comm-cost: unknown protocol '"
-                                 << protocol << "' (auto, LL, LL128, Simple)";
-      return signalPassFailure();
-    }
+    if (!parsedProtocol)
+      return emitError(loc) << "--perf-comm-cost: unknown protocol '"
+                            << protocol << "' (auto, LL, LL128, Simple)";
+    defaultAlgorithm = *parsedAlgorithm;
+    defaultProtocol = *parsedProtocol;
+    return success();
+  }
+
+  CollectiveAlgorithm defaultAlgorithm = CollectiveAlgorithm::Auto;
+  CollectiveProtocol defaultProtocol = CollectiveProtocol::Auto;
+
+  void runOnOperation() override {
     Builder b(&getContext());
-    WalkResult result = getOperation().walk([&](GraphOp graph) {
+    GraphOp graph = getOperation();
+    WalkResult result = [&]() -> WalkResult {
       // Collectives measured on hardware keep their latency, so a graph of
       // only those needs no system (nor a target GPU).
       bool hasCollectives = false;
@@ -136,7 +143,7 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
                 << "' of " << system->numGpus() << " GPUs";
             return WalkResult::interrupt();
           }
-        CollectiveAlgorithm algo = *defaultAlgorithm;
+        CollectiveAlgorithm algo = defaultAlgorithm;
         // The IR's enum spells NCCL's algorithms as the cost model does.
         if (auto own = op->getAttrOfType<NcclAlgorithmAttr>("algorithm"))
           algo =
@@ -153,7 +160,7 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
                 : estimateCollective(kind, double(collective.getByteCount()),
                                      placeGroup(group, *system), *system, algo,
                                      p2p ? CollectiveProtocol::Auto
-                                         : *defaultProtocol);
+                                         : defaultProtocol);
         if (!estimate) {
           op->emitOpError() << llvm::toString(estimate.takeError());
           return WalkResult::interrupt();
@@ -167,7 +174,7 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
         return WalkResult::advance();
       });
       return inner;
-    });
+    }();
     if (result.wasInterrupted())
       signalPassFailure();
   }

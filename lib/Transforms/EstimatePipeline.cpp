@@ -27,11 +27,11 @@ void perf::buildEstimatePipeline(OpPassManager &pm,
   // Does nothing on a graph without collectives.
   CommCostOptions comm;
   comm.system = options.system;
-  pm.addPass(createCommCost(comm));
+  pm.addNestedPass<GraphOp>(createCommCost(comm));
   HostOverheadOptions overhead;
   overhead.table = options.overheads;
   overhead.scale = options.hostScale;
-  pm.addPass(createHostOverhead(overhead));
+  pm.addNestedPass<GraphOp>(createHostOverhead(overhead));
   CriticalPathOptions criticalPath;
   criticalPath.annotate = options.annotate;
   criticalPath.iterations = options.iterations;

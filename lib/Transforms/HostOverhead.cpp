@@ -28,19 +28,23 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
       return emitError(UnknownLoc::get(context),
                        "host overhead scale must be a positive number, got ")
              << scale;
-    return success();
-  }
-
-  void runOnOperation() override {
-    HostOverheadTable overheads;
+    // The table is read once, before any IR, and shared by every graph.
+    overheads = std::make_shared<HostOverheadTable>();
     if (!table.empty()) {
       llvm::Expected<HostOverheadTable> loaded = HostOverheadTable::load(table);
       if (!loaded) {
-        emitInputError(getOperation().getLoc(), loaded.takeError());
-        return signalPassFailure();
+        emitInputError(UnknownLoc::get(context), loaded.takeError());
+        return failure();
       }
-      overheads = std::move(*loaded);
+      *overheads = std::move(*loaded);
     }
+    return success();
+  }
+
+  std::shared_ptr<HostOverheadTable> overheads;
+
+  void runOnOperation() override {
+    const HostOverheadTable &overheads = *this->overheads;
     Builder builder(&getContext());
     // One update per distinct value (RepeatedAttrs.h): a step's ops repeat.
     // Each value type goes under one name, so the value names the update.

@@ -17,22 +17,25 @@ namespace {
 struct SetTargetPass : perf::impl::SetTargetBase<SetTargetPass> {
   using SetTargetBase::SetTargetBase;
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (device.empty() == deviceFile.empty()) {
-      module.emitError("perf-set-target needs exactly one of device= and "
-                       "device-file=");
-      return signalPassFailure();
-    }
+  // The GPU is read once, before any IR: a bad name or file is reported
+  // first, and every graph gets the same attribute.
+  LogicalResult initialize(MLIRContext *context) override {
+    Location loc = UnknownLoc::get(context);
+    if (device.empty() == deviceFile.empty())
+      return emitError(loc, "perf-set-target needs exactly one of device= "
+                            "and device-file=");
     llvm::Expected<GpuSpec> spec =
         device.empty() ? loadGpuSpecFile(deviceFile) : lookupGpuOrError(device);
     if (!spec) {
-      emitInputError(module.getLoc(), spec.takeError());
-      return signalPassFailure();
+      emitInputError(loc, spec.takeError());
+      return failure();
     }
-    GpuAttr target = GpuAttr::get(&getContext(), *spec);
-    for (GraphOp graph : module.getOps<GraphOp>())
-      graph.setTargetAttr(target);
+    target = GpuAttr::get(context, *spec);
+    return success();
   }
+
+  GpuAttr target;
+
+  void runOnOperation() override { getOperation().setTargetAttr(target); }
 };
 } // namespace

@@ -37,7 +37,7 @@ protected:
     CommCostOptions options;
     options.system = system.str();
     options.algorithm = algorithm.str();
-    pm.addPass(createCommCost(options));
+    pm.addNestedPass<GraphOp>(createCommCost(options));
     std::vector<double> out;
     if (failed(pm.run(module)))
       return out;
@@ -229,7 +229,7 @@ TEST_F(DistributedPasses, UnknownProtocolAndUnrunnableAlgorithm) {
   PassManager pm(&context);
   CommCostOptions options;
   options.protocol = "LL64";
-  pm.addPass(createCommCost(options));
+  pm.addNestedPass<GraphOp>(createCommCost(options));
   EXPECT_TRUE(failed(pm.run(*module)));
   EXPECT_NE(diagnostics.find("unknown protocol 'LL64'"), std::string::npos)
       << diagnostics;

@@ -11,7 +11,7 @@ class PerfPass<string arg, string op> : Pass<arg, op> {
   let dependentDialects = ["::perf::PerfDialect"];
 }
 
-def SetTarget : PerfPass<"perf-set-target", "::mlir::ModuleOp"> {
+def SetTarget : PerfPass<"perf-set-target", "::perf::GraphOp"> {
   let summary = "Sets the target GPU of every perf.graph";
   let description = [{
     Replaces the `target` of every graph with a catalog GPU (`device=H100`)
@@ -41,7 +41,10 @@ def KernelCost : PerfPass<"perf-kernel-cost", "::mlir::ModuleOp"> {
     time in `perf.measured_latency_us`, and the graph's `perf.retarget`
     counts the kernels moved and those no model priced (kept as measured).
 
-    Each distinct kernel of a graph is priced once, the distinct ones in
+    The models load once, when the pass is initialized (before any pass
+    runs: a missing model folder or database is the first error), and
+    every graph of the module shares them. Each distinct kernel of a graph
+    is priced once, the distinct ones in
     parallel on the context's threads (`--mlir-disable-threading` prices
     them one after another); the prices are written in program order, so
     the module is the same whatever the thread count.
@@ -65,7 +68,7 @@ def KernelCost : PerfPass<"perf-kernel-cost", "::mlir::ModuleOp"> {
   ];
 }
 
-def HostOverhead : PerfPass<"perf-host-overhead", "::mlir::ModuleOp"> {
+def HostOverhead : PerfPass<"perf-host-overhead", "::perf::GraphOp"> {
   let summary = "Attaches the T1-T5 host overheads to every op and launch";
   let description = [{
     Writes `perf.overhead_us = array<f64: T1, T2, T3, T5>` on every perf.op
@@ -135,7 +138,7 @@ def Report : PerfPass<"perf-report", "::mlir::ModuleOp"> {
 // Distributed training (docs/distributed.md)
 //===----------------------------------------------------------------------===//
 
-def CommCost : PerfPass<"perf-comm-cost", "::mlir::ModuleOp"> {
+def CommCost : PerfPass<"perf-comm-cost", "::perf::GraphOp"> {
   let summary = "Prices every collective with NCCL's cost model";
   let description = [{
     Writes `perf.latency_us`, `perf.cost_model = "nccl"`, `perf.algorithm`
