@@ -29,56 +29,59 @@ namespace {
 struct AssignStreamsPass : perf::impl::AssignStreamsBase<AssignStreamsPass> {
   using AssignStreamsBase::AssignStreamsBase;
 
+  // Options are checked before any graph runs.
+  LogicalResult initialize(MLIRContext *context) override {
+    if (streams < 1)
+      return emitError(UnknownLoc::get(context),
+                       "--perf-assign-streams: streams must be at least 1, "
+                       "got ")
+             << static_cast<int64_t>(streams);
+    return success();
+  }
+
   void runOnOperation() override {
     if (failed(requireUnrolled(getOperation(), getArgument())))
       return signalPassFailure();
-    if (streams < 1) {
-      getOperation().emitError("--perf-assign-streams: streams must be at "
-                               "least 1, got ")
-          << static_cast<int64_t>(streams);
-      return signalPassFailure();
-    }
     Builder b(&getContext());
-    getOperation().walk([&](GraphOp graph) {
-      llvm::DenseMap<Operation *, int64_t> streamOf;
-      // Producers whose branch has already been continued by a consumer.
-      llvm::DenseSet<Operation *> continued;
-      int64_t next = 0, branches = 1;
-      for (Operation &op : graph.getBodyBlock()) {
-        auto fw = dyn_cast<FrameworkOp>(op);
-        if (!fw)
+    GraphOp graph = getOperation();
+    llvm::DenseMap<Operation *, int64_t> streamOf;
+    // Producers whose branch has already been continued by a consumer.
+    llvm::DenseSet<Operation *> continued;
+    int64_t next = 0, branches = 1;
+    for (Operation &op : graph.getBodyBlock()) {
+      auto fw = dyn_cast<FrameworkOp>(op);
+      if (!fw)
+        continue;
+      // Follow the first producer (in operand order) whose branch is still
+      // open; a join keeps the stream of its first operand's branch.
+      std::optional<int64_t> stream;
+      for (Value in : fw.getInputs()) {
+        Operation *producer = in.getDefiningOp<FrameworkOp>();
+        if (!producer || !streamOf.count(producer))
           continue;
-        // Follow the first producer (in operand order) whose branch is still
-        // open; a join keeps the stream of its first operand's branch.
-        std::optional<int64_t> stream;
-        for (Value in : fw.getInputs()) {
-          Operation *producer = in.getDefiningOp<FrameworkOp>();
-          if (!producer || !streamOf.count(producer))
-            continue;
-          if (continued.insert(producer).second) {
-            stream = streamOf[producer];
-            break;
-          }
+        if (continued.insert(producer).second) {
+          stream = streamOf[producer];
+          break;
         }
-        if (!stream) {
-          bool hasProducer = llvm::any_of(fw.getInputs(), [](Value v) {
-            return v.getDefiningOp<FrameworkOp>() != nullptr;
-          });
-          if (hasProducer) {
-            // A further consumer of a fork: a new branch.
-            next = (next + 1) % streams;
-            ++branches;
-          }
-          stream = hasProducer ? next : 0;
-        }
-        streamOf[fw] = *stream;
-        if (Block *body = fw.getBodyBlockOrNull())
-          for (Operation &k : *body)
-            if (isa<KernelOpInterface>(k))
-              k.setAttr("stream", b.getI64IntegerAttr(*stream));
       }
-      graph->setAttr(kBranchesAttr, b.getI64IntegerAttr(branches));
-    });
+      if (!stream) {
+        bool hasProducer = llvm::any_of(fw.getInputs(), [](Value v) {
+          return v.getDefiningOp<FrameworkOp>() != nullptr;
+        });
+        if (hasProducer) {
+          // A further consumer of a fork: a new branch.
+          next = (next + 1) % streams;
+          ++branches;
+        }
+        stream = hasProducer ? next : 0;
+      }
+      streamOf[fw] = *stream;
+      if (Block *body = fw.getBodyBlockOrNull())
+        for (Operation &k : *body)
+          if (isa<KernelOpInterface>(k))
+            k.setAttr("stream", b.getI64IntegerAttr(*stream));
+    }
+    graph->setAttr(kBranchesAttr, b.getI64IntegerAttr(branches));
   }
 };
 } // namespace

@@ -65,54 +65,51 @@ struct FuseConvBiasActPass
     if (failed(requireUnrolled(getOperation(), getArgument())))
       return signalPassFailure();
     Builder b(&getContext());
-    getOperation().walk([&](GraphOp graph) {
-      int64_t fused = 0;
-      for (Operation &op : graph.getBodyBlock()) {
-        auto fw = dyn_cast<FrameworkOp>(op);
-        if (!fw || !fw.getBodyBlockOrNull())
+    GraphOp graph = getOperation();
+    int64_t fused = 0;
+    for (Operation &op : graph.getBodyBlock()) {
+      auto fw = dyn_cast<FrameworkOp>(op);
+      if (!fw || !fw.getBodyBlockOrNull())
+        continue;
+      Block &body = *fw.getBodyBlockOrNull();
+      Operation *last = &body.back();
+      auto conv = dyn_cast<Conv2dOp>(last);
+      // The convolution must end its op, or be followed there only by its
+      // bias add.
+      ElementwiseOp bias;
+      if (!conv) {
+        auto ew = dyn_cast<ElementwiseOp>(last);
+        if (!ew || fnOf(ew) != "bias" || !last->getPrevNode())
           continue;
-        Block &body = *fw.getBodyBlockOrNull();
-        Operation *last = &body.back();
-        auto conv = dyn_cast<Conv2dOp>(last);
-        // The convolution must end its op, or be followed there only by its
-        // bias add.
-        ElementwiseOp bias;
-        if (!conv) {
-          auto ew = dyn_cast<ElementwiseOp>(last);
-          if (!ew || fnOf(ew) != "bias" || !last->getPrevNode())
-            continue;
-          conv = dyn_cast<Conv2dOp>(last->getPrevNode());
-          if (!conv || !epilogueCandidate(last, conv))
-            continue;
-          bias = ew;
-        }
-        if (conv.getPass() != TrainingPass::Fwd || conv->hasAttr(kFusedAttr))
+        conv = dyn_cast<Conv2dOp>(last->getPrevNode());
+        if (!conv || !epilogueCandidate(last, conv))
           continue;
-        SmallVector<Attribute> parts;
-        if (bias) {
-          parts.push_back(b.getStringAttr("bias"));
-          bias->erase();
-        }
-        // An activation op right after, that only this op feeds.
-        if (FrameworkOp next = soleConsumer(fw))
-          if (Block *nextBody = next.getBodyBlockOrNull())
-            if (llvm::hasSingleElement(*nextBody) &&
-                next.getInputs().size() == 1)
-              if (ElementwiseOp act =
-                      epilogueCandidate(&nextBody->front(), conv))
-                if (isFusableActivation(fnOf(act))) {
-                  parts.push_back(b.getStringAttr(fnOf(act)));
-                  act->erase();
-                  next.getBody().getBlocks().clear();
-                }
-        if (parts.empty())
-          continue;
-        conv->setAttr(kFusedAttr, b.getArrayAttr(parts));
-        ++fused;
+        bias = ew;
       }
-      if (fused)
-        graph->setAttr(kFusedConvBiasActAttr, b.getI64IntegerAttr(fused));
-    });
+      if (conv.getPass() != TrainingPass::Fwd || conv->hasAttr(kFusedAttr))
+        continue;
+      SmallVector<Attribute> parts;
+      if (bias) {
+        parts.push_back(b.getStringAttr("bias"));
+        bias->erase();
+      }
+      // An activation op right after, that only this op feeds.
+      if (FrameworkOp next = soleConsumer(fw))
+        if (Block *nextBody = next.getBodyBlockOrNull())
+          if (llvm::hasSingleElement(*nextBody) && next.getInputs().size() == 1)
+            if (ElementwiseOp act = epilogueCandidate(&nextBody->front(), conv))
+              if (isFusableActivation(fnOf(act))) {
+                parts.push_back(b.getStringAttr(fnOf(act)));
+                act->erase();
+                next.getBody().getBlocks().clear();
+              }
+      if (parts.empty())
+        continue;
+      conv->setAttr(kFusedAttr, b.getArrayAttr(parts));
+      ++fused;
+    }
+    if (fused)
+      graph->setAttr(kFusedConvBiasActAttr, b.getI64IntegerAttr(fused));
   }
 };
 } // namespace

@@ -81,49 +81,47 @@ struct FuseElementwisePass
     if (failed(requireUnrolled(getOperation(), getArgument())))
       return signalPassFailure();
     Builder b(&getContext());
-    getOperation().walk([&](GraphOp graph) {
-      int64_t removed = 0;
-      for (Operation &op : graph.getBodyBlock()) {
-        auto fw = dyn_cast<FrameworkOp>(op);
-        if (!fw || !fw.getBodyBlockOrNull())
-          continue;
-        Block &body = *fw.getBodyBlockOrNull();
+    GraphOp graph = getOperation();
+    int64_t removed = 0;
+    for (Operation &op : graph.getBodyBlock()) {
+      auto fw = dyn_cast<FrameworkOp>(op);
+      if (!fw || !fw.getBodyBlockOrNull())
+        continue;
+      Block &body = *fw.getBodyBlockOrNull();
 
-        // Across ops: the producer's last kernel feeds this op's first one
-        // through a tensor nobody else reads.
-        if (ElementwiseOp first = asFusable(&body.front())) {
-          for (Value in : fw.getInputs()) {
-            auto producer = in.getDefiningOp<FrameworkOp>();
-            if (!producer || !in.hasOneUse() ||
-                producer->getNumResults() != 1 ||
-                !producer.getBodyBlockOrNull())
-              continue;
-            Block &pbody = *producer.getBodyBlockOrNull();
-            ElementwiseOp last = asFusable(&pbody.back());
-            if (!last || !compatible(last, first))
-              continue;
-            fuseInto(b, last, first);
-            ++removed;
-            if (pbody.empty())
-              producer.getBody().getBlocks().clear();
-            break;
-          }
-        }
-
-        // Within the op: consecutive element-wise kernels form a chain.
-        for (Operation *k = &body.front(); k && k->getNextNode();) {
-          Operation *next = k->getNextNode();
-          ElementwiseOp a = asFusable(k), c = asFusable(next);
-          if (a && c && compatible(a, c)) {
-            fuseInto(b, a, c);
-            ++removed;
-          }
-          k = next;
+      // Across ops: the producer's last kernel feeds this op's first one
+      // through a tensor nobody else reads.
+      if (ElementwiseOp first = asFusable(&body.front())) {
+        for (Value in : fw.getInputs()) {
+          auto producer = in.getDefiningOp<FrameworkOp>();
+          if (!producer || !in.hasOneUse() || producer->getNumResults() != 1 ||
+              !producer.getBodyBlockOrNull())
+            continue;
+          Block &pbody = *producer.getBodyBlockOrNull();
+          ElementwiseOp last = asFusable(&pbody.back());
+          if (!last || !compatible(last, first))
+            continue;
+          fuseInto(b, last, first);
+          ++removed;
+          if (pbody.empty())
+            producer.getBody().getBlocks().clear();
+          break;
         }
       }
-      if (removed)
-        graph->setAttr(kFusedElementwiseAttr, b.getI64IntegerAttr(removed));
-    });
+
+      // Within the op: consecutive element-wise kernels form a chain.
+      for (Operation *k = &body.front(); k && k->getNextNode();) {
+        Operation *next = k->getNextNode();
+        ElementwiseOp a = asFusable(k), c = asFusable(next);
+        if (a && c && compatible(a, c)) {
+          fuseInto(b, a, c);
+          ++removed;
+        }
+        k = next;
+      }
+    }
+    if (removed)
+      graph->setAttr(kFusedElementwiseAttr, b.getI64IntegerAttr(removed));
   }
 };
 } // namespace

@@ -52,18 +52,19 @@ GroupKey keyOf(EmbeddingBagOp k) {
 struct FuseEmbeddingsPass : perf::impl::FuseEmbeddingsBase<FuseEmbeddingsPass> {
   using FuseEmbeddingsBase::FuseEmbeddingsBase;
 
+  // Options are checked before any graph runs.
+  LogicalResult initialize(MLIRContext *context) override {
+    if (minGroup < 2)
+      return emitError(UnknownLoc::get(context),
+                       "min-group must be at least 2");
+    return success();
+  }
+
   void runOnOperation() override {
     if (failed(requireUnrolled(getOperation(), getArgument())))
       return signalPassFailure();
-    if (minGroup < 2) {
-      getOperation().emitError("min-group must be at least 2");
-      return signalPassFailure();
-    }
-    getOperation().walk([&](GraphOp graph) {
-      unsigned fused = fuseGraph(graph);
-      if (fused)
-        recordBaseline(graph, "perf-fuse-embeddings");
-    });
+    if (fuseGraph(getOperation()))
+      recordBaseline(getOperation(), "perf-fuse-embeddings");
   }
 
   /// Whether every use of `member`'s results lies after `point`.

@@ -41,51 +41,50 @@ struct PaiArchitecturePass
   int64_t perNode = 1, servers = 0;
   SmallVector<int64_t> workerRanks, serverIds;
 
-  void runOnOperation() override {
-    if (failed(requireUnrolled(getOperation(), getArgument())))
-      return signalPassFailure();
-    ModuleOp module = getOperation();
+  // The options and the system are checked and resolved once, before any
+  // graph runs; every graph is rewritten for the same placement.
+  LogicalResult initialize(MLIRContext *context) override {
+    Location loc = UnknownLoc::get(context);
     StringRef a = arch;
     if (a != "ps-worker" && a != "allreduce-local" &&
         a != "allreduce-cluster") {
-      module.emitError() << "--perf-pai-architecture: unknown arch '" << a
-                         << "' (ps-worker, allreduce-local, allreduce-cluster)";
-      return signalPassFailure();
+      emitError(loc) << "--perf-pai-architecture: unknown arch '" << a
+                     << "' (ps-worker, allreduce-local, allreduce-cluster)";
+      return failure();
     }
     if (workers < 1 || ps < 0 || gpusPerNode < 0 || inputBytes < 0) {
-      module.emitError("--perf-pai-architecture: workers must be positive, "
-                       "ps, gpus-per-node and input-bytes non-negative");
-      return signalPassFailure();
+      emitError(loc, "--perf-pai-architecture: workers must be positive, "
+                     "ps, gpus-per-node and input-bytes non-negative");
+      return failure();
     }
     llvm::Expected<SystemSpec> spec = loadSystemSpec(system);
     if (!spec) {
-      emitInputError(module.getLoc(), spec.takeError());
-      return signalPassFailure();
+      emitInputError(loc, spec.takeError());
+      return failure();
     }
     const int64_t serverGpus = spec->gpusPerNode;
     perNode = gpusPerNode > 0    ? int64_t(gpusPerNode)
               : a == "ps-worker" ? 1
                                  : std::min<int64_t>(workers, serverGpus);
     if (perNode > serverGpus) {
-      module.emitError() << "--perf-pai-architecture: gpus-per-node " << perNode
-                         << " exceeds the " << serverGpus
-                         << " GPUs a server of '" << spec->name << "' has";
-      return signalPassFailure();
+      emitError(loc) << "--perf-pai-architecture: gpus-per-node " << perNode
+                     << " exceeds the " << serverGpus << " GPUs a server of '"
+                     << spec->name << "' has";
+      return failure();
     }
     if (a == "allreduce-local" && workers > perNode) {
-      module.emitError() << "--perf-pai-architecture: allreduce-local keeps "
-                            "the job in one server, but "
-                         << int64_t(workers) << " workers exceed " << perNode
-                         << " GPUs a server (use allreduce-cluster)";
-      return signalPassFailure();
+      emitError(loc) << "--perf-pai-architecture: allreduce-local keeps "
+                        "the job in one server, but "
+                     << int64_t(workers) << " workers exceed " << perNode
+                     << " GPUs a server (use allreduce-cluster)";
+      return failure();
     }
     int64_t nodes = (workers + perNode - 1) / perNode;
     if (nodes > int64_t(spec->nodes)) {
-      module.emitError() << "--perf-pai-architecture: " << int64_t(workers)
-                         << " workers at " << perNode << " a server need "
-                         << nodes << " servers; '" << spec->name << "' has "
-                         << spec->nodes;
-      return signalPassFailure();
+      emitError(loc) << "--perf-pai-architecture: " << int64_t(workers)
+                     << " workers at " << perNode << " a server need " << nodes
+                     << " servers; '" << spec->name << "' has " << spec->nodes;
+      return failure();
     }
     // Worker i is GPU i % perNode of server i / perNode.
     workerRanks.clear();
@@ -93,8 +92,12 @@ struct PaiArchitecturePass
       workerRanks.push_back((i / perNode) * serverGpus + i % perNode);
     servers = a == "ps-worker" ? (ps > 0 ? int64_t(ps) : int64_t(workers)) : 0;
     serverIds = iotaGroup(servers, spec->numGpus());
-    if (failed(forEachGraph(module,
-                            [&](GraphOp graph) { return runOnGraph(graph); })))
+    return success();
+  }
+
+  void runOnOperation() override {
+    if (failed(requireUnrolled(getOperation(), getArgument())) ||
+        failed(runOnGraph(getOperation())))
       signalPassFailure();
   }
 

@@ -66,44 +66,42 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
     return ResizeBatchBase::initializeOptions(options, errorHandler);
   }
 
+  // Options are checked before any graph runs.
+  LogicalResult initialize(MLIRContext *context) override {
+    Location loc = UnknownLoc::get(context);
+    if (batch <= 0)
+      return emitError(loc, "perf-resize-batch needs a positive batch "
+                            "(--perf-resize-batch=N)");
+    if (!withinLimit(batch, kMaxExtent) || !withinLimit(from, kMaxExtent))
+      return emitError(loc, "--perf-resize-batch: ") << limitExceeded(
+                 withinLimit(batch, kMaxExtent) ? "from" : "batch",
+                 withinLimit(batch, kMaxExtent) ? from : batch, kMaxExtent);
+    return success();
+  }
+
   void runOnOperation() override {
-    if (failed(requireUnrolled(getOperation(), getArgument())))
+    GraphOp graph = getOperation();
+    if (failed(requireUnrolled(graph, getArgument())))
       return signalPassFailure();
-    if (batch <= 0) {
-      getOperation().emitError(
-          "perf-resize-batch needs a positive batch (--perf-resize-batch=N)");
+    int64_t old = from;
+    if (old <= 0)
+      if (auto attr = graph->getAttrOfType<IntegerAttr>(kBatchAttr))
+        old = attr.getInt();
+    if (old <= 0)
+      old = inferBatch(graph);
+    if (old <= 0) {
+      graph.emitError("cannot tell the batch size of the graph; give "
+                      "--perf-resize-batch=\"batch=N from=M\"");
       return signalPassFailure();
     }
-    if (!withinLimit(batch, kMaxExtent) || !withinLimit(from, kMaxExtent)) {
-      getOperation().emitError("--perf-resize-batch: ") << limitExceeded(
-          withinLimit(batch, kMaxExtent) ? "from" : "batch",
-          withinLimit(batch, kMaxExtent) ? from : batch, kMaxExtent);
+    Builder b(graph.getContext());
+    graph->setAttr(kBatchAttr, b.getI64IntegerAttr(batch));
+    if (old == batch)
+      return;
+    if (failed(resizeGraph(graph, ExtentScaler{old, batch})))
       return signalPassFailure();
-    }
-    WalkResult result = getOperation().walk([&](GraphOp graph) {
-      int64_t old = from;
-      if (old <= 0)
-        if (auto attr = graph->getAttrOfType<IntegerAttr>(kBatchAttr))
-          old = attr.getInt();
-      if (old <= 0)
-        old = inferBatch(graph);
-      if (old <= 0) {
-        graph.emitError("cannot tell the batch size of the graph; give "
-                        "--perf-resize-batch=\"batch=N from=M\"");
-        return WalkResult::interrupt();
-      }
-      Builder b(graph.getContext());
-      graph->setAttr(kBatchAttr, b.getI64IntegerAttr(batch));
-      if (old == batch)
-        return WalkResult::advance();
-      if (failed(resizeGraph(graph, ExtentScaler{old, batch})))
-        return WalkResult::interrupt();
-      recordBaseline(graph, ("perf-resize-batch " + std::to_string(old) + "->" +
-                             std::to_string(batch)));
-      return WalkResult::advance();
-    });
-    if (result.wasInterrupted())
-      signalPassFailure();
+    recordBaseline(graph, ("perf-resize-batch " + std::to_string(old) + "->" +
+                           std::to_string(batch)));
   }
 
   LogicalResult resizeGraph(GraphOp graph, const ExtentScaler &s) {

@@ -451,7 +451,7 @@ def SynthesizeTraining
   ];
 }
 
-def FuseConvBiasAct : PerfPass<"perf-fuse-conv-bias-act", "::mlir::ModuleOp"> {
+def FuseConvBiasAct : PerfPass<"perf-fuse-conv-bias-act", "::perf::GraphOp"> {
   let summary = "Fuses conv2d + bias add + activation into one conv kernel";
   let description = [{
     Benanza's conv-bias-activation pattern (cudnnConvolutionBiasActivation-
@@ -464,7 +464,7 @@ def FuseConvBiasAct : PerfPass<"perf-fuse-conv-bias-act", "::mlir::ModuleOp"> {
   }];
 }
 
-def FuseElementwise : PerfPass<"perf-fuse-elementwise", "::mlir::ModuleOp"> {
+def FuseElementwise : PerfPass<"perf-fuse-elementwise", "::perf::GraphOp"> {
   let summary = "Fuses chains of element-wise kernels into one kernel";
   let description = [{
     A chain of forward element-wise kernels of the same size, consecutive in
@@ -475,7 +475,7 @@ def FuseElementwise : PerfPass<"perf-fuse-elementwise", "::mlir::ModuleOp"> {
   }];
 }
 
-def AssignStreams : PerfPass<"perf-assign-streams", "::mlir::ModuleOp"> {
+def AssignStreams : PerfPass<"perf-assign-streams", "::perf::GraphOp"> {
   let summary = "Puts independent branches of the graph on separate streams";
   let description = [{
     Splits the op DAG into branches: chains where an op is the only consumer
@@ -513,7 +513,7 @@ def LowerBound : PerfPass<"perf-lower-bound", "::mlir::ModuleOp"> {
 // Transforms of imported traces and what-if questions (docs/traces.md)
 //===----------------------------------------------------------------------===//
 
-def FuseEmbeddings : PerfPass<"perf-fuse-embeddings", "::mlir::ModuleOp"> {
+def FuseEmbeddings : PerfPass<"perf-fuse-embeddings", "::perf::GraphOp"> {
   let summary = "Replaces groups of embedding_bag ops by one batched lookup";
   let description = [{
     Figure 11 of Lin et al.: consecutive framework ops that each launch one
@@ -532,7 +532,7 @@ def FuseEmbeddings : PerfPass<"perf-fuse-embeddings", "::mlir::ModuleOp"> {
   ];
 }
 
-def ResizeBatch : PerfPass<"perf-resize-batch", "::mlir::ModuleOp"> {
+def ResizeBatch : PerfPass<"perf-resize-batch", "::perf::GraphOp"> {
   let summary = "Rescales the batch dimension of a graph";
   let description = [{
     Replaces the batch size `from` (the graph's `perf.batch`, else the most
@@ -568,7 +568,7 @@ def Compare : PerfPass<"perf-compare", "::mlir::ModuleOp"> {
   ];
 }
 
-def PaiArchitecture : PerfPass<"perf-pai-architecture", "::mlir::ModuleOp"> {
+def PaiArchitecture : PerfPass<"perf-pai-architecture", "::perf::GraphOp"> {
   let summary = "Rewrite a training step for a PAI architecture: PS/Worker, "
                 "AllReduce-Local or AllReduce-Cluster, with input I/O";
   let description = [{
