@@ -8,8 +8,10 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Schedule/LaunchList.h"
 #include "perf/Schedule/Schedule.h"
 #include "perf/Schedule/Timeline.h"
+#include "perf/Support/KernelSignature.h"
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
@@ -49,6 +51,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
 
   void runOnOperation() override {
     timelineEvents = llvm::json::Array();
+    launchGraphs = llvm::json::Array();
     nextFlowId = 0;
     graphsSeen = 0;
     if (failed(forEachGraph(getOperation(),
@@ -61,6 +64,43 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
       if (failed(writeReport(getOperation(), timeline, text, /*json=*/true)))
         signalPassFailure();
     }
+    if (!launchList.empty()) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      printLaunchList(os, std::move(launchGraphs));
+      if (failed(writeReport(getOperation(), launchList, text, /*json=*/true)))
+        signalPassFailure();
+    }
+  }
+
+  /// What a launch list says of a graph's ops and kernels, in the
+  /// schedule's order: a kernel's database key, a collective's bytes.
+  static LaunchGraph launchLabels(GraphOp graph, ArrayRef<Operation *> hostOps,
+                                  ArrayRef<Operation *> deviceOps) {
+    LaunchGraph labels;
+    labels.name = graph.getSymName().str();
+    if (GpuAttr gpu = graph.getGpuTarget())
+      labels.device = gpu.getSpec().name;
+    for (Operation *op : hostOps)
+      labels.opNames.push_back(isa<FrameworkOp>(op)
+                                   ? cast<FrameworkOp>(op).getOpName().str()
+                                   : op->getName().getStringRef().str());
+    for (Operation *work : deviceOps) {
+      LaunchKernel k;
+      if (auto kernel = dyn_cast<KernelOpInterface>(work)) {
+        KernelDesc desc = kernel.getKernelDesc();
+        k.kind = kernelKindName(desc.kind).str();
+        k.dtype = dtypeName(desc.dtype).str();
+        k.signature = kernelSignature(desc);
+      } else if (auto collective = dyn_cast<CollectiveOpInterface>(work)) {
+        CollectiveDesc desc = collective.getCollectiveDesc();
+        k.kind = work->getName().stripDialect().str();
+        k.dtype = dtypeName(desc.dtype).str();
+        k.bytes = desc.bytes;
+      }
+      labels.kernels.push_back(std::move(k));
+    }
+    return labels;
   }
 
   /// The names and figures the timeline shows for a graph's ops and kernels,
@@ -105,6 +145,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
   }
 
   llvm::json::Array timelineEvents;
+  llvm::json::Array launchGraphs;
   int64_t nextFlowId = 0;
   int64_t graphsSeen = 0;
 
@@ -253,6 +294,9 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     options.kernelGapUs = kernelGap;
     options.iterations = iterations;
     ScheduleResult result = schedule.run(options);
+    if (!launchList.empty())
+      launchGraphs.push_back(launchListGraph(
+          schedule, result, launchLabels(graph, hostOps, deviceOps)));
     if (!timeline.empty()) {
       // Graphs share the trace, a thousand process ids apart.
       appendTimelineEvents(schedule, timelineLabels(graph, hostOps, deviceOps),

@@ -36,6 +36,7 @@ void perf::buildEstimatePipeline(OpPassManager &pm,
   criticalPath.annotate = options.annotate;
   criticalPath.iterations = options.iterations;
   criticalPath.timeline = options.timeline;
+  criticalPath.launchList = options.launchList;
   pm.addPass(createCriticalPath(criticalPath));
   ReportOptions report;
   report.format = options.format;
@@ -207,6 +208,10 @@ struct EstimatePipelineOptions
       *this, "kernel-list",
       llvm::cl::desc("Also write the distinct kernels as a JSON kernel list "
                      "(perf-bench --from)")};
+  Option<std::string> launchList{
+      *this, "launch-list",
+      llvm::cl::desc("Also write every graph's launches in order, with "
+                     "their streams and waits, as a JSON launch list")};
 };
 } // namespace
 
@@ -241,6 +246,8 @@ void perf::registerPerfPassesAndPipelines(
           options.hostScale = opts.hostScale;
         if (opts.timeline.hasValue())
           options.timeline = opts.timeline;
+        if (opts.launchList.hasValue())
+          options.launchList = opts.launchList;
         if (opts.kernelList.hasValue())
           options.kernelList = opts.kernelList;
         buildEstimatePipeline(pm, options);

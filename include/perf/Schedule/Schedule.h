@@ -129,6 +129,8 @@ public:
 
   std::vector<ScheduledKernel> &kernels() { return kernelList; }
   std::vector<ScheduledOp> &ops() { return opList; }
+  const std::vector<ScheduledKernel> &kernels() const { return kernelList; }
+  const std::vector<ScheduledOp> &ops() const { return opList; }
 
 private:
   std::vector<ScheduledKernel> kernelList;

@@ -43,6 +43,8 @@ struct EstimateOptions {
   /// Where the critical path also writes the schedule as a Chrome trace;
   /// empty: nowhere.
   std::string timeline;
+  /// Also write the launches of every graph here (perf.launch_list/1).
+  std::string launchList;
 };
 
 /// Adds kernel cost, host overhead, critical path and report passes.

@@ -108,6 +108,11 @@ def CriticalPath : PerfPass<"perf-critical-path", "::mlir::ModuleOp"> {
     Option<"timeline", "timeline", "std::string", "\"\"",
            "Also write the schedule as Chrome Trace Event JSON to this file "
            "(Perfetto, chrome://tracing; docs/timeline.md)">,
+    Option<"launchList", "launch-list", "std::string", "\"\"",
+           "Also write every graph's launches in order (kernels with their "
+           "database keys, streams and cross-stream waits, collectives, "
+           "syncs, predicted times) to this JSON file: what a harness "
+           "replays to measure the step (docs/estimate.md)">,
   ];
 }
 
