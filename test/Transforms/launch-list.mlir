@@ -37,3 +37,7 @@ perf.graph @g attributes {target = #perf.gpu<"A100-SXM4-80GB">} {
 // CHECK-NEXT: {"after":[3],"bytes":1024,"device":0,"dtype":"f32","group":[0,1],"kind":"all_reduce","name":"d","op":4,{{.*}}"stream":2,"type":"collective"}
 // CHECK-NEXT: ]}
 // CHECK-NEXT: ]}
+
+// perf-bench's example launch list is what perf-opt writes for the MLP step.
+// RUN: perf-opt %perf_src/examples/mlp_training.mlir --estimate="models=roofline launch-list=%t.mlp.json" > /dev/null
+// RUN: diff %t.mlp.json %perf_src/runtime/bench/examples/mlp-launches.json

@@ -170,6 +170,12 @@ static bool cuptiCollect(bool on) {
 void bench::timeRepetitions(const std::function<std::string()> &launch,
                             Measurement &m, bool cupti) {
   CudaContext &c = cudaContext();
+  if (c.capture) {
+    // runGraph is building a step: the launch runs there, in the step.
+    auto capture = c.capture;
+    capture(launch, m);
+    return;
+  }
   cudaStream_t s = c.stream;
   for (int i = 0; i < c.options.warmup; ++i) {
     std::string e = launch();

@@ -34,6 +34,11 @@ struct CudaContext {
   void *workspace = nullptr;
   size_t workspaceBytes = 0;
   bool cuptiReady = false;
+  /// Set while runGraph builds a step's kernels: a benchmark hands its
+  /// launch to it instead of timing it (timeRepetitions), its buffers and
+  /// descriptors staying alive until the call returns.
+  std::function<void(const std::function<std::string()> &, Measurement &)>
+      capture;
 };
 
 CudaContext &cudaContext();

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <dlfcn.h>
+#include <map>
+#include <pthread.h>
 
 using namespace bench;
 
@@ -161,4 +163,231 @@ bool bench::verifyKernel(const Kernel &k, double &maxError,
                              error);
   error = "no reference for " + k.kind;
   return false;
+}
+
+namespace {
+/// Builds the distinct kernels of a plan one inside the other: each
+/// benchmark's setup (buffers, descriptors, the chosen algorithm) lives in
+/// its own stack frame until the innermost one has run the step, so every
+/// launch function stays valid while the step runs.
+struct GraphRunner {
+  const GraphPlan &plan;
+  const RunOptions &options;
+  GraphRun &run;
+  /// The launch function of each distinct kernel; null where its setup
+  /// failed.
+  std::vector<const std::function<std::string()> *> launchOf;
+  std::vector<bool> built;
+  size_t building = 0;
+
+  GraphRunner(const GraphPlan &plan, const RunOptions &options, GraphRun &run)
+      : plan(plan), options(options), run(run),
+        launchOf(plan.kernels.size(), nullptr),
+        built(plan.kernels.size(), false) {}
+
+  void buildFrom(size_t i) {
+    if (i == plan.kernels.size()) {
+      replay();
+      return;
+    }
+    building = i;
+    Measurement m = measureKernel(plan.kernels[i], options);
+    // A benchmark that stopped before its launch (out of memory, no
+    // algorithm) never reached the capture: the step goes on without it.
+    if (!built[i]) {
+      built[i] = true;
+      notBuilt[i] = m.skipReason.empty() ? "no launch" : m.skipReason;
+      buildFrom(i + 1);
+    }
+  }
+
+  /// timeRepetitions' capture: the launch of kernel `building`. A benchmark
+  /// that tries several algorithms (conv) hands the first, cuDNN's
+  /// heuristic choice, as a framework without autotuning runs; the others
+  /// arrive after the step has run and are dropped.
+  void capture(const std::function<std::string()> &launch, Measurement &m) {
+    size_t i = building;
+    if (built[i]) {
+      m = skipped("the step has run");
+      return;
+    }
+    built[i] = true;
+    launchOf[i] = &launch;
+    buildFrom(i + 1);
+    m.ok = true;
+  }
+
+  std::map<size_t, std::string> notBuilt;
+
+  void replay();
+};
+} // namespace
+
+void GraphRunner::replay() {
+  CudaContext &c = cudaContext();
+  // The streams the step uses, created for it, and an event after each
+  // launch another stream waits for.
+  std::map<int64_t, cudaStream_t> streams;
+  for (const PlannedLaunch &l : plan.launches)
+    if (l.stream >= 0 && !streams.count(l.stream)) {
+      cudaStream_t s = nullptr;
+      if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+        run.error = "cannot create the step's streams";
+        break;
+      }
+      streams[l.stream] = s;
+    }
+  std::vector<cudaEvent_t> done(plan.launches.size(), nullptr);
+  for (size_t i = 0; i < plan.launches.size() && run.error.empty(); ++i)
+    if (plan.waitedFor[i] &&
+        cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming) !=
+            cudaSuccess)
+      run.error = "cannot create the step's events";
+  cudaStream_t first = streams.empty() ? c.stream : streams.begin()->second;
+  cudaStream_t savedStream = c.stream;
+
+  // One pass over the launches; the kernels not built are counted once.
+  auto step = [&](bool count) -> std::string {
+    for (size_t i = 0; i < plan.launches.size(); ++i) {
+      const PlannedLaunch &l = plan.launches[i];
+      if (l.type == PlannedLaunch::Type::Sync) {
+        if (l.stream == -1) {
+          for (auto &[id, s] : streams)
+            cudaStreamSynchronize(s);
+        } else if (l.stream >= 0 && streams.count(l.stream)) {
+          cudaStreamSynchronize(streams[l.stream]);
+        }
+        continue;
+      }
+      if (l.kernel < 0)
+        continue;
+      size_t k = static_cast<size_t>(l.kernel);
+      if (!launchOf[k]) {
+        if (count)
+          ++run.notRun[plan.kernels[k].kind + ": " + notBuilt[k]];
+        continue;
+      }
+      cudaStream_t s = streams[l.stream];
+      for (size_t a : l.after)
+        if (done[a])
+          cudaStreamWaitEvent(s, done[a], 0);
+      c.stream = s;
+      cudnnSetStream(c.dnn, s);
+      std::string e = (*launchOf[k])();
+      if (!e.empty())
+        return e;
+      if (done[i])
+        cudaEventRecord(done[i], s);
+      if (count)
+        ++run.kernelsRun;
+    }
+    return "";
+  };
+
+  cudaEvent_t start = nullptr, stop = nullptr;
+  std::vector<cudaEvent_t> joins(streams.size(), nullptr);
+  if (run.error.empty() && (cudaEventCreate(&start) != cudaSuccess ||
+                            cudaEventCreate(&stop) != cudaSuccess))
+    run.error = "cannot create the timing events";
+  for (cudaEvent_t &j : joins)
+    if (run.error.empty() &&
+        cudaEventCreateWithFlags(&j, cudaEventDisableTiming) != cudaSuccess)
+      run.error = "cannot create the timing events";
+  int total = options.warmup + options.reps;
+  for (int rep = 0; rep < total && run.error.empty(); ++rep) {
+    // Every stream starts when `first` records the start, and `first`
+    // records the stop once every stream has drained into it.
+    cudaEventRecord(start, first);
+    for (auto &[id, s] : streams)
+      if (s != first)
+        cudaStreamWaitEvent(s, start, 0);
+    std::string e = step(rep == 0);
+    if (!e.empty()) {
+      run.error = e;
+      break;
+    }
+    size_t j = 0;
+    for (auto &[id, s] : streams) {
+      cudaEventRecord(joins[j], s);
+      cudaStreamWaitEvent(first, joins[j], 0);
+      ++j;
+    }
+    cudaEventRecord(stop, first);
+    cudaError_t err = cudaEventSynchronize(stop);
+    if (err != cudaSuccess) {
+      run.error = cudaErrorText("the step", err);
+      break;
+    }
+    float ms = 0;
+    if (rep >= options.warmup &&
+        cudaEventElapsedTime(&ms, start, stop) == cudaSuccess)
+      run.samplesUs.push_back(ms * 1000.0);
+  }
+  cudaDeviceSynchronize();
+  c.stream = savedStream;
+  cudnnSetStream(c.dnn, savedStream);
+  for (cudaEvent_t e : done)
+    if (e)
+      cudaEventDestroy(e);
+  for (cudaEvent_t e : joins)
+    if (e)
+      cudaEventDestroy(e);
+  if (start)
+    cudaEventDestroy(start);
+  if (stop)
+    cudaEventDestroy(stop);
+  for (auto &[id, s] : streams)
+    cudaStreamDestroy(s);
+  run.ok = run.error.empty() && !run.samplesUs.empty();
+  if (run.error.empty() && run.samplesUs.empty())
+    run.error = "no repetition was timed";
+}
+
+GraphRun bench::runGraph(const GraphPlan &plan, const RunOptions &options) {
+  GraphRun run;
+  for (const auto &[why, n] : plan.notReplayed)
+    run.notRun[why] += n;
+  // One stack frame per distinct kernel, on a thread of its own with a
+  // stack for this many.
+  constexpr size_t kMaxDistinctKernels = 20000;
+  if (plan.kernels.size() > kMaxDistinctKernels) {
+    run.error = "the step has " + std::to_string(plan.kernels.size()) +
+                " distinct kernels; perf-bench replays at most " +
+                std::to_string(kMaxDistinctKernels);
+    return run;
+  }
+  CudaContext &c = cudaContext();
+  RunOptions saved = c.options;
+  GraphRunner runner(plan, options, run);
+  c.capture = [&](const std::function<std::string()> &launch, Measurement &m) {
+    runner.capture(launch, m);
+  };
+  struct Start {
+    GraphRunner *runner;
+    int device;
+  } start{&runner, options.device};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  // About 20 KiB a kernel at most (a benchmark's frame, its std::function
+  // and the capture's); pages not touched are never committed.
+  pthread_attr_setstacksize(&attr, size_t(512) << 20);
+  pthread_t thread;
+  bool started = pthread_create(
+                     &thread, &attr,
+                     [](void *arg) -> void * {
+                       auto *s = static_cast<Start *>(arg);
+                       // The current device is per thread.
+                       cudaSetDevice(s->device);
+                       s->runner->buildFrom(0);
+                       return nullptr;
+                     },
+                     &start) == 0;
+  pthread_attr_destroy(&attr);
+  if (started)
+    pthread_join(thread, nullptr);
+  else
+    run.error = "cannot start the thread that builds the step";
+  c.capture = nullptr;
+  c.options = saved;
+  return run;
 }

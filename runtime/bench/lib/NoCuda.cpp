@@ -33,3 +33,9 @@ bool bench::verifyKernel(const Kernel &, double &, std::string &error) {
   gpuAvailable(error);
   return false;
 }
+
+GraphRun bench::runGraph(const GraphPlan &, const RunOptions &) {
+  GraphRun run;
+  gpuAvailable(run.error);
+  return run;
+}

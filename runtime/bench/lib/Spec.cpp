@@ -476,3 +476,155 @@ bool bench::loadKernelList(const std::string &path, KernelList &out,
     return false;
   return parseKernelList(text, path, out, error);
 }
+
+/// One graph of a launch list; `where` prefixes its errors.
+static bool readGraphPlan(const Json &graph, const std::string &where,
+                          GraphPlan &plan, std::string &error) {
+  if (!graph.is_object()) {
+    error = where + ": expected an object";
+    return false;
+  }
+  const Json *name = member(graph, "name"), *target = member(graph, "device"),
+             *predicted = member(graph, "predicted_us"),
+             *launches = member(graph, "launches");
+  if (!name || !name->is_string() || !target || !target->is_string() ||
+      !predicted || !predicted->is_number() || !launches ||
+      !launches->is_array()) {
+    error = where + ": needs string 'name' and 'device', number "
+                    "'predicted_us' and list 'launches'";
+    return false;
+  }
+  plan.name = name->get<std::string>();
+  plan.target = target->get<std::string>();
+  plan.predictedUs = predicted->get<double>();
+  std::map<std::string, size_t> kernelIndex;
+  plan.waitedFor.assign(launches->size(), false);
+  for (size_t i = 0; i < launches->size(); ++i) {
+    const Json &entry = (*launches)[i];
+    std::string at = where + ".launches[" + std::to_string(i) + "]: ";
+    if (!entry.is_object()) {
+      error = at + "expected an object";
+      return false;
+    }
+    PlannedLaunch launch;
+    const Json *type = member(entry, "type"), *device = member(entry, "device"),
+               *stream = member(entry, "stream");
+    std::string typeName =
+        type && type->is_string() ? type->get<std::string>() : "";
+    if (typeName == "kernel")
+      launch.type = PlannedLaunch::Type::Kernel;
+    else if (typeName == "collective")
+      launch.type = PlannedLaunch::Type::Collective;
+    else if (typeName == "sync")
+      launch.type = PlannedLaunch::Type::Sync;
+    else {
+      error = at + "'type' must be \"kernel\", \"collective\" or \"sync\"";
+      return false;
+    }
+    if (!device || !asInteger(*device, launch.device) || launch.device < 0 ||
+        !stream || !asInteger(*stream, launch.stream) || launch.stream < -1 ||
+        (launch.type != PlannedLaunch::Type::Sync && launch.stream < 0)) {
+      error = at + "needs integer 'device' (0 or more) and 'stream' (0 or "
+                   "more; -1 for a sync of every stream)";
+      return false;
+    }
+    if (const Json *after = member(entry, "after")) {
+      if (!after->is_array()) {
+        error = at + "'after' must be a list of launch numbers";
+        return false;
+      }
+      for (const Json &a : *after) {
+        int64_t before = -1;
+        if (!asInteger(a, before) || before < 0 ||
+            static_cast<size_t>(before) >= i) {
+          error = at + "'after' must list earlier launches (0 to " +
+                  std::to_string(i) + " exclusive)";
+          return false;
+        }
+        launch.after.push_back(static_cast<size_t>(before));
+        plan.waitedFor[static_cast<size_t>(before)] = true;
+      }
+    }
+    if (launch.type == PlannedLaunch::Type::Kernel) {
+      std::string fields[3];
+      const char *names[3] = {"kind", "dtype", "signature"};
+      for (int f = 0; f < 3; ++f) {
+        const Json *v = member(entry, names[f]);
+        if (!v || !v->is_string()) {
+          error = at + "a kernel needs string '" + names[f] + "'";
+          return false;
+        }
+        fields[f] = v->get<std::string>();
+      }
+      Kernel k;
+      std::string why;
+      bool unsupported = false;
+      if (launch.device != 0) {
+        ++plan.notReplayed["device " + std::to_string(launch.device) +
+                           " (one GPU replays device 0)"];
+      } else if (!parseKernelKey(fields[0], fields[1], fields[2], k, why,
+                                 &unsupported)) {
+        if (!unsupported) {
+          error = at + why;
+          return false;
+        }
+        ++plan.notReplayed[fields[0] + ": " + why];
+      } else {
+        auto [it, fresh] =
+            kernelIndex.try_emplace(k.key(), plan.kernels.size());
+        if (fresh)
+          plan.kernels.push_back(std::move(k));
+        launch.kernel = static_cast<int64_t>(it->second);
+      }
+    } else if (launch.type == PlannedLaunch::Type::Collective) {
+      ++plan.notReplayed["collective (one GPU runs no NCCL)"];
+    } else if (launch.device != 0) {
+      ++plan.notReplayed["device " + std::to_string(launch.device) +
+                         " (one GPU replays device 0)"];
+      launch.stream = -2; // nothing to wait for on this GPU
+    }
+    plan.launches.push_back(std::move(launch));
+  }
+  return true;
+}
+
+static bool readLaunchList(const Json &root, const std::string &name,
+                           std::vector<GraphPlan> &out, std::string &error) {
+  const Json *schema = root.is_object() ? member(root, "schema") : nullptr;
+  if (!schema || !schema->is_string() ||
+      schema->get<std::string>() != kLaunchListSchema) {
+    error = name + ": not a launch list (\"schema\": \"" +
+            std::string(kLaunchListSchema) +
+            "\", written by perf-opt --estimate=launch-list=FILE)";
+    return false;
+  }
+  const Json *graphs = member(root, "graphs");
+  if (!graphs || !graphs->is_array()) {
+    error = name + ": missing list 'graphs'";
+    return false;
+  }
+  for (size_t g = 0; g < graphs->size(); ++g) {
+    GraphPlan plan;
+    if (!readGraphPlan((*graphs)[g],
+                       name + ": graphs[" + std::to_string(g) + "]", plan,
+                       error))
+      return false;
+    out.push_back(std::move(plan));
+  }
+  return true;
+}
+
+bool bench::parseLaunchList(const std::string &text, const std::string &name,
+                            std::vector<GraphPlan> &out, std::string &error) {
+  return readJsonDocument(text, name, error, [&](const Json &root) {
+    return readLaunchList(root, name, out, error);
+  });
+}
+
+bool bench::loadLaunchList(const std::string &path, std::vector<GraphPlan> &out,
+                           std::string &error) {
+  std::string text;
+  if (!readFile(path, text, error))
+    return false;
+  return parseLaunchList(text, path, out, error);
+}

@@ -3,6 +3,7 @@
 #include "bench/Database.h"
 #include "bench/DeviceFile.h"
 #include "bench/Kernel.h"
+#include "bench/Runner.h"
 #include "bench/Spec.h"
 #include "bench/Stats.h"
 #include "perf/Support/SignatureFields.h"
@@ -730,3 +731,111 @@ TEST(DeviceFile, KeysAreThoseOfGpuSpec) {
 }
 
 } // namespace
+
+std::string launchList(const std::string &launches) {
+  return R"({"schema": "perf.launch_list/1", "graphs": [{"name": "g",
+    "device": "H200-SXM-141GB", "predicted_us": 150.5, "launches": [)" +
+         launches + "]}]}";
+}
+
+// The launches perf-opt writes for test/Transforms/launch-list.mlir: two
+// streams, a sync and a collective; the same GEMM twice is built once.
+TEST(LaunchList, PlansKernelsWaitsAndWhatIsNotReplayed) {
+  std::vector<GraphPlan> plans;
+  std::string error;
+  ASSERT_TRUE(parseLaunchList(launchList(R"(
+      {"type": "kernel", "op": 0, "name": "a", "device": 0, "stream": 0,
+       "kind": "gemm", "dtype": "f32", "signature": "b=1 m=64 n=64 k=64 ta=0 tb=0",
+       "predicted_us": 0.04, "after": []},
+      {"type": "kernel", "op": 0, "name": "a", "device": 0, "stream": 0,
+       "kind": "elementwise", "dtype": "f32", "signature": "n=64 in=1 op=erf",
+       "after": []},
+      {"type": "kernel", "op": 1, "name": "b", "device": 0, "stream": 1,
+       "kind": "gemm", "dtype": "f32", "signature": "b=1 m=64 n=64 k=64 ta=0 tb=0",
+       "after": [0]},
+      {"type": "sync", "op": 2, "name": "perf.sync", "device": 0, "stream": -1},
+      {"type": "collective", "op": 3, "name": "d", "device": 0, "stream": 2,
+       "kind": "all_reduce", "dtype": "f32", "bytes": 1024, "group": [0, 1],
+       "after": [2]},
+      {"type": "kernel", "op": 4, "name": "e", "device": 1, "stream": 0,
+       "kind": "softmax", "dtype": "f16", "signature": "rows=4 cols=8"})"),
+                              "l.json", plans, error))
+      << error;
+  ASSERT_EQ(plans.size(), 1u);
+  const GraphPlan &p = plans[0];
+  EXPECT_EQ(p.name, "g");
+  EXPECT_EQ(p.target, "H200-SXM-141GB");
+  EXPECT_DOUBLE_EQ(p.predictedUs, 150.5);
+  ASSERT_EQ(p.launches.size(), 6u);
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(p.kernels[0].key(), "f32|gemm|b=1 m=64 n=64 k=64 ta=0 tb=0");
+  EXPECT_EQ(p.launches[0].kernel, 0);
+  EXPECT_EQ(p.launches[1].kernel, -1); // erf is not benchmarked
+  EXPECT_EQ(p.launches[2].kernel, 0);
+  EXPECT_EQ(p.launches[2].after, std::vector<size_t>{0});
+  EXPECT_EQ(p.launches[3].type, PlannedLaunch::Type::Sync);
+  EXPECT_EQ(p.launches[3].stream, -1);
+  EXPECT_EQ(p.launches[4].type, PlannedLaunch::Type::Collective);
+  EXPECT_EQ(p.waitedFor,
+            (std::vector<bool>{true, false, true, false, false, false}));
+  ASSERT_EQ(p.notReplayed.size(), 3u);
+  EXPECT_EQ(p.notReplayed.at("collective (one GPU runs no NCCL)"), 1u);
+  EXPECT_EQ(p.notReplayed.at("device 1 (one GPU replays device 0)"), 1u);
+  // Keys sort: collective, device 1, then the elementwise kernel's reason.
+  EXPECT_EQ(std::prev(p.notReplayed.end())->first.rfind("elementwise: ", 0),
+            0u);
+}
+
+TEST(LaunchList, MalformedLaunchNamesGraphAndIndex) {
+  std::vector<GraphPlan> plans;
+  std::string error;
+  const std::string ok = R"({"type": "kernel", "op": 0, "name": "a",
+      "device": 0, "stream": 0, "kind": "reduce", "dtype": "f32",
+      "signature": "rows=4 cols=8"},)";
+  EXPECT_FALSE(parseLaunchList(launchList(ok + R"({"type": "kernel", "op": 1,
+      "name": "b", "device": 0, "stream": 1, "kind": "reduce", "dtype": "f32",
+      "signature": "rows=4 cols=8", "after": [1]})"),
+                               "l.json", plans, error));
+  EXPECT_EQ(error, "l.json: graphs[0].launches[1]: 'after' must list earlier "
+                   "launches (0 to 1 exclusive)");
+  EXPECT_FALSE(parseLaunchList(launchList(ok + R"({"type": "wait"})"), "l.json",
+                               plans, error));
+  EXPECT_EQ(error, "l.json: graphs[0].launches[1]: 'type' must be \"kernel\", "
+                   "\"collective\" or \"sync\"");
+  EXPECT_FALSE(parseLaunchList(launchList(R"({"type": "kernel", "device": 0,
+      "stream": -1, "kind": "reduce", "dtype": "f32",
+      "signature": "rows=4 cols=8"})"),
+                               "l.json", plans, error));
+  EXPECT_EQ(error.rfind("l.json: graphs[0].launches[0]: needs integer", 0), 0u);
+  EXPECT_FALSE(
+      parseLaunchList(R"({"schema": "perf.kernel_list/1", "kernels": []})",
+                      "k.json", plans, error));
+  EXPECT_EQ(error.rfind("k.json: not a launch list", 0), 0u);
+}
+
+TEST(LaunchList, RunReportGivesMedianAndError) {
+  std::vector<GraphPlan> plans(2);
+  plans[0].name = "ran";
+  plans[0].predictedUs = 110;
+  plans[0].launches.resize(3);
+  plans[1].name = "failed";
+  std::vector<GraphRun> runs(2);
+  runs[0].ok = true;
+  runs[0].samplesUs = {90, 100, 120};
+  runs[0].kernelsRun = 2;
+  runs[0].notRun["collective (one GPU runs no NCCL)"] = 1;
+  runs[1].error = "out of memory";
+  nlohmann::json report = nlohmann::json::parse(
+      graphRunJson(plans, runs, "NVIDIA H200", "perf-bench 0.2"));
+  EXPECT_EQ(report["schema"], "perf.graph_run/1");
+  EXPECT_EQ(report["device"], "NVIDIA H200");
+  const nlohmann::json &ran = report["graphs"][0];
+  EXPECT_DOUBLE_EQ(ran["measured_us"].get<double>(), 100.0);
+  // 110 predicted against the median 100 measured: +10%.
+  EXPECT_NEAR(ran["error"].get<double>(), 0.10, 1e-12);
+  EXPECT_EQ(ran["launches"], 3);
+  EXPECT_EQ(ran["kernels_run"], 2);
+  EXPECT_EQ(ran["not_run"]["collective (one GPU runs no NCCL)"], 1);
+  EXPECT_EQ(report["graphs"][1]["error_text"], "out of memory");
+  EXPECT_FALSE(report["graphs"][1].contains("measured_us"));
+}

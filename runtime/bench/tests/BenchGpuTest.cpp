@@ -157,3 +157,34 @@ TEST_F(Gpu, ProbeWritesPlausibleFigures) {
 }
 
 } // namespace
+
+// A step of two 4096^3 FP16 GEMMs on two streams, the second waiting for the
+// first: the replay runs both, one after the other, so the step takes about
+// twice one GEMM's time (and never less than their sum's share of it).
+TEST_F(Gpu, RunGraphWaitsAcrossStreams) {
+  std::vector<GraphPlan> plans;
+  std::string error;
+  const std::string gemm = R"("kind": "gemm", "dtype": "f16",
+      "signature": "b=1 m=4096 n=4096 k=4096 ta=0 tb=0")";
+  ASSERT_TRUE(parseLaunchList(
+      R"({"schema": "perf.launch_list/1", "graphs": [{"name": "g",
+        "device": "", "predicted_us": 0, "launches": [
+        {"type": "kernel", "op": 0, "name": "a", "device": 0, "stream": 0, )" +
+          gemm + R"(},
+        {"type": "kernel", "op": 1, "name": "b", "device": 0, "stream": 1, )" +
+          gemm + R"(, "after": [0]},
+        {"type": "sync", "op": 2, "name": "s", "device": 0, "stream": -1}]}]})",
+      "step.json", plans, error))
+      << error;
+  GraphRun run = runGraph(plans[0], options());
+  ASSERT_TRUE(run.ok) << run.error;
+  EXPECT_EQ(run.samplesUs.size(), 10u);
+  EXPECT_EQ(run.kernelsRun, 2u);
+  EXPECT_TRUE(run.notRun.empty());
+  Measurement one = measureKernel(plans[0].kernels[0], options());
+  ASSERT_TRUE(one.ok) << one.skipReason;
+  double step = summarize(run.samplesUs).median;
+  double single = summarize(one.samplesUs).median;
+  EXPECT_GT(step, 1.8 * single);
+  EXPECT_LT(step, 3.0 * single);
+}

@@ -37,6 +37,7 @@ namespace {
 struct Options {
   std::vector<std::string> specs, kernelLists;
   std::string db, deviceName, probeOut, probeBase, hostOverheads, csv;
+  std::string runGraph, runGraphOut;
   bool force = false, dryRun = false, probe = false, noProgress = false,
        noCupti = false;
   int batch = 16;
@@ -100,6 +101,15 @@ static int parseArgs(int argc, char **argv, Options &o) {
   app.add_option("--host-overheads", o.hostOverheads,
                  "Write the measured T4 host overhead table")
       ->type_name("FILE");
+  CLI::Option *runGraph =
+      app.add_option("--run-graph", o.runGraph,
+                     "Replay the steps of a launch list (perf-opt "
+                     "--estimate=launch-list=FILE) on the GPU and time them")
+          ->type_name("FILE");
+  app.add_option("--run-graph-out", o.runGraphOut,
+                 "Where --run-graph writes its JSON (default: stdout)")
+      ->type_name("FILE")
+      ->needs(runGraph);
   app.add_option("--export-csv", o.csv,
                  "Write the database (this device, or all) as CSV")
       ->type_name("FILE")
@@ -113,9 +123,17 @@ static int parseArgs(int argc, char **argv, Options &o) {
     std::fprintf(stderr, "perf-bench: error: %s\n", e.what());
     return 1;
   }
-  if (o.specs.empty() && o.kernelLists.empty() && !o.probe && o.csv.empty()) {
+  if (o.specs.empty() && o.kernelLists.empty() && !o.probe && o.csv.empty() &&
+      o.runGraph.empty()) {
     std::fprintf(stderr, "perf-bench: error: nothing to do: give --spec, "
-                         "--from, --probe or --export-csv (see --help)\n");
+                         "--from, --probe, --run-graph or --export-csv (see "
+                         "--help)\n");
+    return 1;
+  }
+  if (!o.runGraph.empty() && (!o.specs.empty() || !o.kernelLists.empty() ||
+                              o.probe || !o.csv.empty() || !o.db.empty())) {
+    std::fprintf(stderr, "perf-bench: error: --run-graph runs alone (no "
+                         "--spec, --from, --probe, --db or --export-csv)\n");
     return 1;
   }
   o.warmupSet = warmup->count() > 0;
@@ -138,11 +156,68 @@ static bool writeText(const std::string &path, const std::string &text) {
   return true;
 }
 
+/// --run-graph: every graph of a launch list replayed and timed; a line per
+/// graph on stderr, the JSON (perf.graph_run/1) to --run-graph-out.
+static int runGraphs(const Options &o) {
+  std::string error;
+  std::vector<GraphPlan> plans;
+  if (!loadLaunchList(o.runGraph, plans, error)) {
+    std::fprintf(stderr, "perf-bench: %s\n", error.c_str());
+    return 1;
+  }
+  std::string why;
+  if (!gpuAvailable(why)) {
+    std::fprintf(stderr, "perf-bench: no CUDA device: %s\n", why.c_str());
+    return kExitNoGpu;
+  }
+  DeviceInfo info;
+  if (!gpuInit(o.run, info, error)) {
+    std::fprintf(stderr, "perf-bench: %s\n", error.c_str());
+    return 1;
+  }
+  std::vector<GraphRun> runs;
+  bool allRan = true;
+  for (const GraphPlan &plan : plans) {
+    runs.push_back(runGraph(plan, o.run));
+    const GraphRun &run = runs.back();
+    if (!run.ok) {
+      allRan = false;
+      std::fprintf(stderr, "perf-bench: graph @%s: %s\n", plan.name.c_str(),
+                   run.error.c_str());
+      continue;
+    }
+    Summary s = summarize(run.samplesUs);
+    uint64_t notRun = 0;
+    for (const auto &entry : run.notRun)
+      notRun += entry.second;
+    std::fprintf(stderr,
+                 "perf-bench: graph @%s: %.3f us measured (median of %zu), "
+                 "%.3f us predicted (%+.1f%%); %llu of %zu launches run, "
+                 "%llu not\n",
+                 plan.name.c_str(), s.median, s.count, plan.predictedUs,
+                 s.median > 0 ? 100.0 * (plan.predictedUs / s.median - 1) : 0.0,
+                 static_cast<unsigned long long>(run.kernelsRun),
+                 plan.launches.size(), static_cast<unsigned long long>(notRun));
+    for (const auto &[reason, n] : run.notRun)
+      std::fprintf(stderr, "perf-bench:   not run: %llu x %s\n",
+                   static_cast<unsigned long long>(n), reason.c_str());
+  }
+  gpuShutdown();
+  std::string source =
+      std::string(kVersion) + (info.runtime.empty() ? "" : " " + info.runtime);
+  std::string device = !o.deviceName.empty() ? o.deviceName : info.name;
+  if (!writeText(o.runGraphOut, graphRunJson(plans, runs, device, source)))
+    return 1;
+  return allRan ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   Options o;
   int exitStatus = parseArgs(argc, argv, o);
   if (exitStatus >= 0)
     return exitStatus;
+  if (!o.runGraph.empty())
+    return runGraphs(o);
   std::string error;
 
   // 1. What to measure.

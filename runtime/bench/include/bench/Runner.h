@@ -11,6 +11,7 @@
 
 #include "bench/DeviceFile.h"
 #include "bench/Kernel.h"
+#include "bench/Spec.h"
 
 #include <string>
 #include <vector>
@@ -56,6 +57,37 @@ void gpuShutdown();
 
 /// Measures one kernel: warm-up, then `reps` timed repetitions.
 Measurement measureKernel(const Kernel &kernel, const RunOptions &options);
+
+/// A step replayed on the GPU: every kernel of a launch list on its stream,
+/// in order, waiting where the list says.
+struct GraphRun {
+  /// False: the step was not run; `error` says why.
+  bool ok = false;
+  std::string error;
+  /// The whole step, first launch to last, one per timed repetition.
+  std::vector<double> samplesUs;
+  uint64_t kernelsRun = 0;
+  /// Launches not run, by reason (the plan's, and the distinct kernels whose
+  /// setup failed: out of memory, no algorithm ...).
+  std::map<std::string, uint64_t> notRun;
+};
+
+/// Builds every distinct kernel of `plan` once (its buffers and library
+/// descriptors kept for the whole run), then runs the launches in order
+/// (options.warmup untimed, options.reps timed), each on its stream, waiting
+/// for the launches its `after` names and at the syncs. Times the step with
+/// CUDA events from a start every stream waits for to the last stream's
+/// end: the device's time for the step, without the host's overheads.
+GraphRun runGraph(const GraphPlan &plan, const RunOptions &options);
+
+/// The runs of a launch list's graphs as JSON, {"schema": "perf.graph_run/1",
+/// "device", "source", "graphs": [{"name", "target", "predicted_us",
+/// "measured_us" (the median), "error" (measured / predicted - 1),
+/// "samples_us", "launches", "kernels_run", "not_run": {reason: count}} or,
+/// for a graph that did not run, {"name", "error_text"}]}.
+std::string graphRunJson(const std::vector<GraphPlan> &plans,
+                         const std::vector<GraphRun> &runs,
+                         const std::string &device, const std::string &source);
 
 /// Runs a hand-written kernel (embedding_bag fwd, reduce, softmax,
 /// layernorm, transpose, elementwise) in f32 on random input of the kernel's

@@ -66,6 +66,48 @@ bool parseKernelList(const std::string &text, const std::string &name,
 bool loadKernelList(const std::string &path, KernelList &out,
                     std::string &error);
 
+/// The "schema" value of a launch list.
+constexpr const char *kLaunchListSchema = "perf.launch_list/1";
+
+/// One launch of a step as perf-opt writes it with
+/// --estimate=launch-list=FILE, in the order the host issues them.
+struct PlannedLaunch {
+  enum class Type { Kernel, Collective, Sync };
+  Type type = Type::Kernel;
+  int64_t device = 0;
+  /// A sync's -1: every stream of the device.
+  int64_t stream = 0;
+  /// Index into GraphPlan::kernels, or -1 for a launch that is not replayed
+  /// (a collective, a kernel perf-bench cannot run or one on another device).
+  int64_t kernel = -1;
+  /// Earlier launches on other streams this one waits for.
+  std::vector<size_t> after;
+};
+
+/// A step to replay on one GPU (device 0 of the graph).
+struct GraphPlan {
+  std::string name, target;
+  /// The step time perf predicted.
+  double predictedUs = 0;
+  std::vector<PlannedLaunch> launches;
+  /// Its distinct kernels, each built once.
+  std::vector<Kernel> kernels;
+  /// Launches not replayed, by reason ("collective", "device 1", "gemm: ...").
+  std::map<std::string, uint64_t> notReplayed;
+  /// Whether a later launch waits for launch i.
+  std::vector<bool> waitedFor;
+};
+
+/// Reads a launch list: {"schema": "perf.launch_list/1", "graphs": [{"name",
+/// "device", "predicted_us", "launches": [...]}]}. Launches on devices other
+/// than 0, collectives and kernels perf-bench cannot run are counted in
+/// notReplayed; a malformed entry fails with "name: graphs[g].launches[i]:
+/// what" (an "after" that is not an earlier launch included).
+bool parseLaunchList(const std::string &text, const std::string &name,
+                     std::vector<GraphPlan> &out, std::string &error);
+bool loadLaunchList(const std::string &path, std::vector<GraphPlan> &out,
+                    std::string &error);
+
 /// Appends the kernels of `add` not yet in `into` (by Kernel::key) and not in
 /// `skip`; returns how many it appended.
 size_t mergeUnique(std::vector<Kernel> &into, const std::vector<Kernel> &add,
