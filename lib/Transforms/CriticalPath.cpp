@@ -73,6 +73,17 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     }
   }
 
+  /// The name of each host op (a framework op's, else the op's own).
+  static std::vector<std::string> opNames(ArrayRef<Operation *> hostOps) {
+    std::vector<std::string> names;
+    names.reserve(hostOps.size());
+    for (Operation *op : hostOps)
+      names.push_back(isa<FrameworkOp>(op)
+                          ? cast<FrameworkOp>(op).getOpName().str()
+                          : op->getName().getStringRef().str());
+    return names;
+  }
+
   /// What a launch list says of a graph's ops and kernels, in the
   /// schedule's order: a kernel's database key, a collective's bytes.
   static LaunchGraph launchLabels(GraphOp graph, ArrayRef<Operation *> hostOps,
@@ -81,10 +92,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     labels.name = graph.getSymName().str();
     if (GpuAttr gpu = graph.getGpuTarget())
       labels.device = gpu.getSpec().name;
-    for (Operation *op : hostOps)
-      labels.opNames.push_back(isa<FrameworkOp>(op)
-                                   ? cast<FrameworkOp>(op).getOpName().str()
-                                   : op->getName().getStringRef().str());
+    labels.opNames = opNames(hostOps);
     for (Operation *work : deviceOps) {
       LaunchKernel k;
       if (auto kernel = dyn_cast<KernelOpInterface>(work)) {
@@ -113,10 +121,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     labels.device = "unknown GPU";
     if (GpuAttr gpu = graph.getGpuTarget())
       labels.device = gpu.getSpec().name;
-    for (Operation *op : hostOps)
-      labels.opNames.push_back(isa<FrameworkOp>(op)
-                                   ? cast<FrameworkOp>(op).getOpName().str()
-                                   : op->getName().getStringRef().str());
+    labels.opNames = opNames(hostOps);
     for (Operation *work : deviceOps) {
       TimelineKernel k;
       auto fw = cast<FrameworkOp>(work->getParentOp());

@@ -102,6 +102,23 @@ static bool asInteger(const Json &v, int64_t &out) {
   return false;
 }
 
+/// The database key of a kernel entry: its string "kind", "dtype" and
+/// "signature" (a kernel list's or a launch list's); `missing` names the one
+/// absent.
+static bool readKernelKey(const Json &entry, std::string (&fields)[3],
+                          std::string &missing) {
+  const char *names[3] = {"kind", "dtype", "signature"};
+  for (int f = 0; f < 3; ++f) {
+    const Json *v = member(entry, names[f]);
+    if (!v || !v->is_string()) {
+      missing = names[f];
+      return false;
+    }
+    fields[f] = v->get<std::string>();
+  }
+  return true;
+}
+
 bool bench::readFile(const std::string &path, std::string &out,
                      std::string &error) {
   std::ifstream in(path, std::ios::binary);
@@ -417,15 +434,10 @@ static bool readKernelList(const Json &root, const std::string &name,
       error = where + "expected an object";
       return false;
     }
-    std::string fields[3];
-    const char *names[3] = {"kind", "dtype", "signature"};
-    for (int f = 0; f < 3; ++f) {
-      const Json *v = member(entry, names[f]);
-      if (!v || !v->is_string()) {
-        error = where + "missing string '" + names[f] + "'";
-        return false;
-      }
-      fields[f] = v->get<std::string>();
+    std::string fields[3], missing;
+    if (!readKernelKey(entry, fields, missing)) {
+      error = where + "missing string '" + missing + "'";
+      return false;
     }
     const std::string &kind = fields[0];
     // The count and the device are informational: the count feeds the
@@ -546,15 +558,10 @@ static bool readGraphPlan(const Json &graph, const std::string &where,
       }
     }
     if (launch.type == PlannedLaunch::Type::Kernel) {
-      std::string fields[3];
-      const char *names[3] = {"kind", "dtype", "signature"};
-      for (int f = 0; f < 3; ++f) {
-        const Json *v = member(entry, names[f]);
-        if (!v || !v->is_string()) {
-          error = at + "a kernel needs string '" + names[f] + "'";
-          return false;
-        }
-        fields[f] = v->get<std::string>();
+      std::string fields[3], missing;
+      if (!readKernelKey(entry, fields, missing)) {
+        error = at + "a kernel needs string '" + missing + "'";
+        return false;
       }
       Kernel k;
       std::string why;
