@@ -82,11 +82,14 @@ def write_report(text, out):
     print("wrote " + out, file=sys.stderr)
 
 
-def estimate_graph(build, step, gpu, stack, ml_dir, db=None):
+def estimate_graph(build, step, gpu, stack, ml_dir, db=None, overheads=None):
     """perf-opt --estimate's JSON report of the graph in `step` on `gpu` (a
     catalog name, or a device JSON such as perf-bench --probe writes), priced
-    by `stack` (None: the stack perf-opt uses with no models option)."""
+    by `stack` (None: the stack perf-opt uses with no models option), with the
+    host overhead table `overheads` (None: the built-in one)."""
     options = ["format=json"]
+    if overheads:
+        options.append("overheads=" + overheads)
     if stack:
         options.append("models=" + stack)
     models = set(stack.split(",")) if stack else {"auto"}
