@@ -3,6 +3,7 @@
 #include "perf/Schedule/LaunchList.h"
 #include "llvm/Support/raw_ostream.h"
 #include <map>
+#include <set>
 #include <utility>
 
 using namespace perf;
@@ -35,14 +36,14 @@ llvm::json::Object perf::launchListGraph(const Schedule &schedule,
           k < graph.kernels.size() ? graph.kernels[k] : LaunchKernel();
       std::pair<int64_t, int64_t> place{sk.device, sk.stream};
       // Producers' last launches elsewhere, each once, in launch order.
-      std::map<int64_t, bool> after;
+      std::set<int64_t> after;
       for (size_t dep : op.deps)
         for (const auto &[where, launch] : lastOfOp[dep])
           if (where != place)
-            after[launch] = true;
+            after.insert(launch);
       llvm::json::Array afterList;
-      for (const auto &entry : after)
-        afterList.push_back(entry.first);
+      for (int64_t launch : after)
+        afterList.push_back(launch);
       bool collective = !sk.group.empty();
       llvm::json::Object launch{{"type", collective ? "collective" : "kernel"},
                                 {"op", int64_t(i)},

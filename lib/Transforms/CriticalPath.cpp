@@ -37,7 +37,7 @@ namespace {
 struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
   using CriticalPathBase::CriticalPathBase;
 
-  // Options are checked before any IR is read.
+  // Options are checked before any pass runs.
   LogicalResult initialize(MLIRContext *context) override {
     Location loc = UnknownLoc::get(context);
     if (iterations == 0)

@@ -22,13 +22,14 @@ namespace {
 struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
   using HostOverheadBase::HostOverheadBase;
 
-  // Options are checked before any IR is read.
+  // Options are checked before any pass runs.
   LogicalResult initialize(MLIRContext *context) override {
     if (!(scale > 0) || !std::isfinite(scale))
       return emitError(UnknownLoc::get(context),
                        "host overhead scale must be a positive number, got ")
              << scale;
-    // The table is read once, before any IR, and shared by every graph.
+    // The table is read once, before any pass runs, and shared by every
+    // graph.
     overheads = std::make_shared<HostOverheadTable>();
     if (!table.empty()) {
       llvm::Expected<HostOverheadTable> loaded = HostOverheadTable::load(table);

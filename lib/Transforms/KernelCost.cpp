@@ -10,10 +10,8 @@
 #include "perf/Transforms/GraphTarget.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/RepeatedAttrs.h"
-#include "llvm/ADT/DenseSet.h"
 #include <algorithm>
 #include <map>
-#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -29,7 +27,7 @@ namespace {
 struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
   using KernelCostBase::KernelCostBase;
 
-  // Options are checked before any IR is read.
+  // Options are checked before any pass runs.
   LogicalResult initialize(MLIRContext *context) override {
     Location loc = UnknownLoc::get(context);
     if (computeEfficiency <= 0 || computeEfficiency > 1 ||
@@ -39,12 +37,11 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
     if (!parseRetargetMethod(retarget))
       return emitError(loc, "retarget must be ratio or wave, got '")
              << retarget << "'";
-    // The stack is built once, before any IR is read, and shared by every
-    // run of the pass (a pipeline run on many modules, or a clone of the
-    // pass): its models load here, so a missing model folder or database
-    // is reported before the input is parsed. The learned models load the
-    // boosters of every kernel kind (about 5 ms more than those of the
-    // kinds a step holds).
+    // The stack is built once, when the pass manager starts, and shared by
+    // every run of the pass (a pipeline run on many modules, or a clone of
+    // the pass): its models load here, so a missing model folder or
+    // database is reported before any pass runs. The learned models load
+    // the boosters of every kernel kind.
     if (stack)
       return success();
     options = CostModelOptions();

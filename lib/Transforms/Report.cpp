@@ -354,7 +354,7 @@ llvm::json::Value toJson(const GraphSummary &s) {
 struct ReportPass : perf::impl::ReportBase<ReportPass> {
   using ReportBase::ReportBase;
 
-  // Options are checked before any IR is read.
+  // Options are checked before any pass runs.
   LogicalResult initialize(MLIRContext *context) override {
     if (format != "text" && format != "json")
       return emitError(UnknownLoc::get(context),

@@ -17,8 +17,8 @@ namespace {
 struct SetTargetPass : perf::impl::SetTargetBase<SetTargetPass> {
   using SetTargetBase::SetTargetBase;
 
-  // The GPU is read once, before any IR: a bad name or file is reported
-  // first, and every graph gets the same attribute.
+  // The GPU is read once, before any pass runs: a bad name or file is
+  // reported first, and every graph gets the same attribute.
   LogicalResult initialize(MLIRContext *context) override {
     Location loc = UnknownLoc::get(context);
     if (device.empty() == deviceFile.empty())

@@ -225,11 +225,11 @@ struct GraphRunner {
 
 void GraphRunner::replay() {
   CudaContext &c = cudaContext();
-  // The streams the step uses, created for it, and an event after each
-  // launch another stream waits for.
+  // A stream for each stream the step's kernels run on, created for the
+  // step, and an event after each launch another stream waits for.
   std::map<int64_t, cudaStream_t> streams;
   for (const PlannedLaunch &l : plan.launches)
-    if (l.stream >= 0 && !streams.count(l.stream)) {
+    if (l.kernel >= 0 && !streams.count(l.stream)) {
       cudaStream_t s = nullptr;
       if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
         run.error = "cannot create the step's streams";
@@ -250,11 +250,13 @@ void GraphRunner::replay() {
   auto step = [&](bool count) -> std::string {
     for (size_t i = 0; i < plan.launches.size(); ++i) {
       const PlannedLaunch &l = plan.launches[i];
-      if (l.type == PlannedLaunch::Type::Sync) {
+      // Device 0 is the GPU replayed; another device's sync waits for
+      // nothing here.
+      if (l.type == PlannedLaunch::Type::Sync && l.device == 0) {
         if (l.stream == -1) {
           for (auto &[id, s] : streams)
             cudaStreamSynchronize(s);
-        } else if (l.stream >= 0 && streams.count(l.stream)) {
+        } else if (streams.count(l.stream)) {
           cudaStreamSynchronize(streams[l.stream]);
         }
         continue;

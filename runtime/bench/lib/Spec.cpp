@@ -588,7 +588,6 @@ static bool readGraphPlan(const Json &graph, const std::string &where,
     } else if (launch.device != 0) {
       ++plan.notReplayed["device " + std::to_string(launch.device) +
                          " (one GPU replays device 0)"];
-      launch.stream = -2; // nothing to wait for on this GPU
     }
     plan.launches.push_back(std::move(launch));
   }
