@@ -2,6 +2,8 @@
 
 #include "Common.cuh"
 
+#include <type_traits>
+
 #include "bench/Stats.h"
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #ifdef PERF_BENCH_HAVE_CUPTI
@@ -54,9 +57,19 @@ bool bench::storageType(const std::string &dtype, ElemType &out) {
     out = ElemType::BF16;
   else if (dtype == "f64")
     out = ElemType::F64;
+  else if (dtype == "i64")
+    out = ElemType::I64;
+  else if (dtype == "i32")
+    out = ElemType::I32;
+  else if (dtype == "i8" || dtype == "i1")
+    out = ElemType::I8;
   else
     return false;
   return true;
+}
+
+bool bench::isInteger(ElemType t) {
+  return t == ElemType::I64 || t == ElemType::I32 || t == ElemType::I8;
 }
 
 size_t bench::elemBytes(ElemType t) {
@@ -67,24 +80,24 @@ size_t bench::elemBytes(ElemType t) {
   case ElemType::BF16:
     return 2;
   case ElemType::F64:
+  case ElemType::I64:
     return 8;
+  case ElemType::I32:
+    return 4;
+  case ElemType::I8:
+    return 1;
   }
   return 4;
-}
-
-__device__ __forceinline__ float hashUnit(size_t i, unsigned seed) {
-  uint64_t x = i * 0x9E3779B97F4A7C15ull + seed * 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 31;
-  x *= 0x94D049BB133111EBull;
-  x ^= x >> 29;
-  return static_cast<float>(x >> 40) * (2.0f / 16777216.0f) - 1.0f;
 }
 
 template <typename T>
 __global__ void fillKernel(T *p, size_t n, unsigned seed) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
        i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x)
-    p[i] = static_cast<T>(hashUnit(i, seed));
+    if constexpr (std::is_integral_v<T>)
+      p[i] = static_cast<T>(hashUnit(i, seed) * 64.f);
+    else
+      p[i] = static_cast<T>(hashUnit(i, seed));
 }
 
 void bench::fillRandom(void *ptr, size_t count, ElemType type, unsigned seed) {
@@ -103,6 +116,15 @@ void bench::fillRandom(void *ptr, size_t count, ElemType type, unsigned seed) {
     break;
   case ElemType::F64:
     fillKernel<<<blocks, 256, 0, s>>>(static_cast<double *>(ptr), count, seed);
+    break;
+  case ElemType::I64:
+    fillKernel<<<blocks, 256, 0, s>>>(static_cast<int64_t *>(ptr), count, seed);
+    break;
+  case ElemType::I32:
+    fillKernel<<<blocks, 256, 0, s>>>(static_cast<int32_t *>(ptr), count, seed);
+    break;
+  case ElemType::I8:
+    fillKernel<<<blocks, 256, 0, s>>>(static_cast<int8_t *>(ptr), count, seed);
     break;
   }
 }

@@ -59,14 +59,28 @@ struct DeviceBuffer {
   explicit operator bool() const { return ptr != nullptr; }
 };
 
-enum class ElemType { F32, F16, BF16, F64 };
-/// The storage type of a kernel dtype (tf32 is stored as f32); false for a
-/// dtype the benchmark kernels do not handle.
+enum class ElemType { F32, F16, BF16, F64, I64, I32, I8 };
+/// The storage type of a kernel dtype (tf32 is stored as f32, a boolean as
+/// one byte, as PyTorch stores it); false for a dtype the benchmark kernels
+/// do not handle.
 bool storageType(const std::string &dtype, ElemType &out);
 size_t elemBytes(ElemType t);
 
-/// Fills `count` elements with pseudo-random values in [-1, 1) (random data:
-/// zeros would draw less power and run faster than real tensors).
+bool isInteger(ElemType t);
+
+/// A pseudo-random value in [-1, 1) from an index and a seed (SplitMix64's
+/// finalizer), the same on the host and the device.
+__host__ __device__ __forceinline__ float hashUnit(size_t i, unsigned seed) {
+  uint64_t x = i * 0x9E3779B97F4A7C15ull + seed * 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 31;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 29;
+  return static_cast<float>(x >> 40) * (2.0f / 16777216.0f) - 1.0f;
+}
+
+/// Fills `count` elements with pseudo-random values in [-1, 1), integers
+/// with values in [-64, 64) (random data: zeros would draw less power and
+/// run faster than real tensors).
 void fillRandom(void *ptr, size_t count, ElemType type, unsigned seed);
 
 /// Runs options.warmup untimed and options.reps timed calls of `launch`

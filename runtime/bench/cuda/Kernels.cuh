@@ -16,6 +16,15 @@ __device__ __forceinline__ float toFloat(__half x) { return __half2float(x); }
 __device__ __forceinline__ float toFloat(__nv_bfloat16 x) {
   return __bfloat162float(x);
 }
+__device__ __forceinline__ float toFloat(int64_t x) {
+  return static_cast<float>(x);
+}
+__device__ __forceinline__ float toFloat(int32_t x) {
+  return static_cast<float>(x);
+}
+__device__ __forceinline__ float toFloat(int8_t x) {
+  return static_cast<float>(x);
+}
 template <typename T> __device__ __forceinline__ T fromFloat(float x);
 template <> __device__ __forceinline__ float fromFloat<float>(float x) {
   return x;
@@ -26,6 +35,16 @@ template <> __device__ __forceinline__ __half fromFloat<__half>(float x) {
 template <>
 __device__ __forceinline__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) {
   return __float2bfloat16(x);
+}
+
+template <> __device__ __forceinline__ int64_t fromFloat<int64_t>(float x) {
+  return static_cast<int64_t>(x);
+}
+template <> __device__ __forceinline__ int32_t fromFloat<int32_t>(float x) {
+  return static_cast<int32_t>(x);
+}
+template <> __device__ __forceinline__ int8_t fromFloat<int8_t>(float x) {
+  return static_cast<int8_t>(x);
 }
 
 /// Sum over the block; every thread gets the result. `scratch` holds 32
@@ -74,6 +93,25 @@ template <typename F> void dispatchType(ElemType type, F &&f) {
     f(__nv_bfloat16{});
     break;
   default:
+    break;
+  }
+}
+
+/// dispatchType, and the integer types (the element-wise, reduce and
+/// concat kernels run on those too).
+template <typename F> void dispatchAnyType(ElemType type, F &&f) {
+  switch (type) {
+  case ElemType::I64:
+    f(int64_t{});
+    break;
+  case ElemType::I32:
+    f(int32_t{});
+    break;
+  case ElemType::I8:
+    f(int8_t{});
+    break;
+  default:
+    dispatchType(type, f);
     break;
   }
 }

@@ -1,6 +1,7 @@
 //===- Kernel.cpp - Signatures of docs/perf-db.md -------------------------===//
 
 #include "bench/Kernel.h"
+#include "bench/ElementwiseOps.h"
 #include "perf/Support/DTypeNames.h"
 
 #include <algorithm>
@@ -63,6 +64,9 @@ struct FieldRule {
   const char *fallback; // null: required
   const char *allowed;  // for Str: '|'-separated accepted values, or null
   bool positive;        // for Int/First/Second: must be > 0
+  /// For Str without `allowed`: the values perf-bench runs.
+  bool (*accepts)(const std::string &) = nullptr;
+  const char *acceptsWhat = nullptr; // what `accepts` takes, for errors
 };
 
 struct KindRule {
@@ -71,8 +75,10 @@ struct KindRule {
 };
 } // namespace
 
-static const char *kElementwiseOps =
-    "add|sub|mul|div|max|min|relu|gelu|sigmoid|tanh|exp|neg|copy|scale";
+static bool isElementwiseOp(const std::string &name) {
+  ElementwiseOp op;
+  return lookupElementwiseOp(name, op);
+}
 
 static const std::vector<KindRule> &kindRules() {
   static const std::vector<KindRule> rules = [] {
@@ -115,7 +121,8 @@ static const std::vector<KindRule> &kindRules() {
         {"elementwise",
          {F{"n", "elements|n", F::Int, nullptr, nullptr, true},
           F{"in", "inputs|in", F::Int, "1", nullptr, false},
-          F{"op", "op", F::Str, nullptr, kElementwiseOps, false}}},
+          F{"op", "op", F::Str, nullptr, nullptr, false, isElementwiseOp,
+            "an element-wise op perf-bench runs (docs/runtime-bench.md)"}}},
         {"reduce", rowsCols},
         {"softmax", rowsCols},
         {"layernorm", rowsCols},
@@ -177,7 +184,16 @@ static std::vector<std::string> splitBar(const char *s) {
 }
 
 /// Whether a string field may take `value`: the values perf-bench runs.
+/// ", expected one of a|b|c" or ", not <what accepts takes>".
+static std::string expectedValues(const FieldRule &f) {
+  if (f.accepts)
+    return std::string(", not ") + f.acceptsWhat;
+  return std::string(", expected one of ") + f.allowed;
+}
+
 static bool isAllowed(const FieldRule &f, const std::string &value) {
+  if (f.accepts)
+    return f.accepts(value);
   if (!f.allowed)
     return true;
   std::vector<std::string> ok = splitBar(f.allowed);
@@ -197,10 +213,8 @@ static std::string numberProblem(const FieldRule &f, int64_t number) {
 }
 
 std::string bench::canonicalDtype(const std::string &name) {
-  // The spellings lib/ reads (perf/Support/DTypeNames.h); no benchmark
-  // runs on booleans.
-  std::string_view canonical = perf::canonicalDTypeName(name);
-  return canonical == "i1" ? std::string() : std::string(canonical);
+  // The spellings lib/ reads (perf/Support/DTypeNames.h).
+  return std::string(perf::canonicalDTypeName(name));
 }
 
 bool bench::buildKernel(const std::string &kind, const std::string &dtype,
@@ -282,8 +296,8 @@ bool bench::buildKernel(const std::string &kind, const std::string &dtype,
       }
       text = value->stringValue;
       if (!isAllowed(f, text)) {
-        error = kind + ": attribute '" + used + "' is '" + text +
-                "', expected one of " + f.allowed;
+        error = kind + ": attribute '" + used + "' is '" + text + "'" +
+                expectedValues(f);
         return false;
       }
       break;
@@ -381,8 +395,7 @@ bool bench::parseKernelKey(const std::string &kind, const std::string &dtype,
       return fail(where + " is empty", false);
     if (f.shape == FieldRule::Str) {
       if (!isAllowed(f, value))
-        return fail(where + " is '" + value + "', expected one of " + f.allowed,
-                    true);
+        return fail(where + " is '" + value + "'" + expectedValues(f), true);
       continue;
     }
     int64_t number = 0;

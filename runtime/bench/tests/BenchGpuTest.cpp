@@ -141,6 +141,34 @@ TEST_F(Gpu, HandWrittenKernelsMatchHostReferences) {
                              err, error));
     EXPECT_LT(err, 1e-5) << n;
   }
+  // Every arithmetic class of ElementwiseOps.h, fills, the scan and the
+  // select, on the vector path and the scalar one.
+  for (auto [op, inputs] :
+       std::vector<std::pair<const char *, int>>{{"pow", 2},
+                                                 {"where", 3},
+                                                 {"rsub", 2},
+                                                 {"le", 2},
+                                                 {"rsqrt", 1},
+                                                 {"log", 1},
+                                                 {"gelu_bwd", 2},
+                                                 {"native_dropout", 1},
+                                                 {"index_put_", 1},
+                                                 {"full", 0},
+                                                 {"zeros_like", 1},
+                                                 {"arange", 0},
+                                                 {"cumsum", 1},
+                                                 {"nonzero", 1}})
+    for (int64_t n : {4096, 4097}) {
+      ASSERT_TRUE(verifyKernel(kernel("elementwise", "f32",
+                                      {{"elements", AttrValue::ofInt(n)},
+                                       {"inputs", AttrValue::ofInt(inputs)},
+                                       {"op", AttrValue::ofString(op)}}),
+                               err, error))
+          << op << ": " << error;
+      // A float scan adds in another order than the host's loop.
+      EXPECT_LT(err, std::string(op) == "cumsum" ? 1e-4 : 1e-5)
+          << op << " " << n;
+    }
 }
 
 TEST_F(Gpu, ProbeWritesPlausibleFigures) {
