@@ -17,7 +17,8 @@
 # steps.json, steps-repeat.json, steps-decode.json and steps-adam.json (whole
 # steps measured with PyTorch), run-graph.json (the steps replayed from
 # perf's launch lists by perf-bench --run-graph), gpu-tests.log (perf-bench's GPU unit tests),
-# attention.csv (fused attention), host-ops.json (host time per op), traces/ (execution + Kineto trace pairs of
+# warmth-short.db and warmth-long.db (element-wise kernels after a short and a
+# long warm-up), attention.csv (fused attention), host-ops.json (host time per op), traces/ (execution + Kineto trace pairs of
 # seven steps) and campaign.log. A rerun with the same
 # OUT_DIR resumes: perf-bench skips stored kernels, measure_steps.py stored steps.
 set -u
@@ -141,6 +142,18 @@ steps 70 --out "$out/steps-adam.json" --dtype fp32,bf16 --attn eager --optimizer
   --labels bert_large-train-512-2,bert_large-train-512-8,gpt2_large-train-1024-1
 bench_phase layers 200 --spec "$here/layer-sweep.json"
 bench_phase layers-wide 50 --spec "$here/layer-sweep-wide.json"
+# The same element-wise kernels timed as the sweeps time them and after a
+# long warm-up, each into a database of its own (warmth-short.db,
+# warmth-long.db): whether a sweep's short bursts see the GPU's full clocks.
+for w in "short 5 20" "long 2000 200"; do
+  read -r name warm reps <<<"$w"
+  secs=$(limit 40)
+  [ "$secs" -le 5 ] && break
+  timeout -k 5 "$secs" "$bench" --db "$out/warmth-$name.db" --device-name "$device" \
+    --no-progress --spec "$here/elementwise-warmth.json" --warmup "$warm" --reps "$reps" \
+    >>"$log" 2>&1
+  say "warmth $name: exit $?"
+done
 secs=$(limit 150)
 if [ "$secs" -gt 20 ]; then
   say "attention: up to ${secs}s"
