@@ -44,7 +44,8 @@ enum class EventClass {
   Kernel,
   Memcpy,
   Memset,
-  Flow
+  Flow,
+  Sync
 };
 } // namespace
 
@@ -57,6 +58,7 @@ static EventClass classify(StringRef category) {
       .Cases({"gpu_memcpy", "Memcpy"}, EventClass::Memcpy)
       .Cases({"gpu_memset", "Memset"}, EventClass::Memset)
       .Cases({"ac2g", "async"}, EventClass::Flow)
+      .Case("cuda_sync", EventClass::Sync)
       .Default(EventClass::Ignored);
 }
 
@@ -116,6 +118,8 @@ struct RawEvent {
   // From args.
   Scalar externalId, recordFunctionId, sequenceNumber, correlation, device,
       stream, bytes;
+  // A "Stream Wait Event" (cuda_sync).
+  Scalar waitOnStream, waitOnRecord;
   int64_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   std::vector<std::vector<int64_t>> inputDims;
   std::vector<std::string> inputTypes;
@@ -238,6 +242,10 @@ simdjson::error_code readArgs(od::value value, RawEvent &event) {
       return readScalar(v, event.sequenceNumber);
     if (key == "correlation")
       return readScalar(v, event.correlation);
+    if (key == "wait_on_stream")
+      return readScalar(v, event.waitOnStream);
+    if (key == "wait_on_cuda_event_record_corr_id")
+      return readScalar(v, event.waitOnRecord);
     if (key == "device")
       return readScalar(v, event.device);
     if (key == "stream")
@@ -522,6 +530,12 @@ Expected<KinetoTrace> KinetoTrace::parse(StringRef text, StringRef origin,
   // Flow ids are the trace's, any int64 (DenseSet reserves two).
   std::unordered_set<int64_t> flowStarts, flowEnds;
   std::set<int64_t> threadSet;
+  // Stream waits with the correlation ids of their wait and record calls.
+  struct RawWait {
+    StreamWait wait;
+    int64_t waitCorrelation, recordCorrelation;
+  };
+  std::vector<RawWait> rawWaits;
   auto onEvent = [&](const RawEvent &e) {
     StringRef phase = e.ph.asString();
     EventClass cls = classify(e.cat.asString());
@@ -610,6 +624,22 @@ Expected<KinetoTrace> KinetoTrace::parse(StringRef text, StringRef origin,
       trace.device.push_back(std::move(d));
       break;
     }
+    case EventClass::Sync: {
+      // Only cross-stream waits order device work; the other kinds (event
+      // and stream synchronization) are the host's waits, which the
+      // synchronizing runtime calls already are.
+      if (name != "Stream Wait Event" ||
+          e.waitOnRecord.kind == Scalar::Kind::Absent)
+        return;
+      RawWait w;
+      w.wait.device = e.device.loose(pidOf);
+      w.wait.stream = e.stream.loose(tid);
+      w.wait.waitOnStream = e.waitOnStream.loose(-1);
+      w.waitCorrelation = e.correlation.loose(-1);
+      w.recordCorrelation = e.waitOnRecord.loose(-1);
+      rawWaits.push_back(w);
+      break;
+    }
     default:
       break;
     }
@@ -634,6 +664,21 @@ Expected<KinetoTrace> KinetoTrace::parse(StringRef text, StringRef origin,
     d.runtimeIndex = it->second;
     trace.runtime[it->second].launched.push_back(i);
   }
+  for (RawWait &w : rawWaits) {
+    auto waitIt = runtimeByCorrelation.find(w.waitCorrelation);
+    auto recordIt = runtimeByCorrelation.find(w.recordCorrelation);
+    if (waitIt == runtimeByCorrelation.end() ||
+        recordIt == runtimeByCorrelation.end() || w.waitCorrelation < 0 ||
+        w.recordCorrelation < 0 || w.wait.waitOnStream < 0 ||
+        w.wait.waitOnStream == w.wait.stream)
+      continue;
+    w.wait.waitCall = waitIt->second;
+    w.wait.recordCall = recordIt->second;
+    trace.waits.push_back(w.wait);
+  }
+  llvm::sort(trace.waits, [&](const StreamWait &a, const StreamWait &b) {
+    return trace.runtime[a.waitCall].start < trace.runtime[b.waitCall].start;
+  });
   trace.stats.deviceEvents = trace.device.size();
   trace.stats.runtimeCalls = trace.runtime.size();
   trace.streamList.assign(streamSet.begin(), streamSet.end());

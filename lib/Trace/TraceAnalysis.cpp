@@ -2,6 +2,7 @@
 
 #include "perf/Trace/TraceAnalysis.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include <algorithm>
 #include <cmath>
@@ -100,6 +101,32 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
   // with a launch queue depth only).
   std::multiset<double> pendingEnds;
   bool throttle = options.table && options.launchQueueDepth > 0;
+  // Cross-stream waits: at a record call the stream waited on is read
+  // (`eventReady`, by wait), at the wait call the waiting stream starts no
+  // earlier than that.
+  DenseMap<size_t, SmallVector<size_t, 1>> recordsAt, waitsAt;
+  const std::vector<StreamWait> &waits = trace.streamWaits();
+  for (size_t i = 0; i < waits.size(); ++i) {
+    recordsAt[waits[i].recordCall].push_back(i);
+    waitsAt[waits[i].waitCall].push_back(i);
+  }
+  DenseMap<size_t, double> eventReady;
+  // When a stream may start again after a wait: a floor, not the end of its
+  // own last work, so no in-stream gap is added to it.
+  std::map<std::pair<int64_t, int64_t>, double> waitFloor;
+  auto applyWaitCall = [&](size_t call) {
+    if (auto it = recordsAt.find(call); it != recordsAt.end())
+      for (size_t i : it->second) {
+        auto stream = streamTime.find({waits[i].device, waits[i].waitOnStream});
+        eventReady[i] = stream == streamTime.end() ? 0 : stream->second;
+      }
+    if (auto it = waitsAt.find(call); it != waitsAt.end())
+      for (size_t i : it->second)
+        if (auto ready = eventReady.find(i); ready != eventReady.end()) {
+          double &floor = waitFloor[{waits[i].device, waits[i].stream}];
+          floor = std::max(floor, ready->second);
+        }
+  };
   for (size_t w = 0; w < spans.size(); ++w) {
     const StepSpan &span = spans[w];
     // Successive ProfilerStep spans leave a few tens of us between them.
@@ -116,6 +143,10 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
       double previousEnd = results.back().predicted;
       for (auto &entry : streamTime)
         entry.second -= previousEnd;
+      for (auto &entry : eventReady)
+        entry.second -= previousEnd;
+      for (auto &entry : waitFloor)
+        entry.second -= previousEnd;
       std::multiset<double> shifted;
       for (double end : pendingEnds)
         shifted.insert(end - previousEnd);
@@ -123,6 +154,8 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
     } else {
       streamTime.clear();
       pendingEnds.clear();
+      eventReady.clear();
+      waitFloor.clear();
     }
     ReplayResult result;
     result.name = span.name;
@@ -156,7 +189,17 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
         return table->get(op.name, static_cast<Overhead>(type - 1));
       };
       cpu += table ? t(1) : measured.t1.value_or(0);
+      // The op's record and wait calls take effect in host order, between
+      // the launches around them.
+      size_t nextCall = 0;
+      auto applyWaitCallsBefore = [&](double time) {
+        for (; nextCall < op.runtimeCalls.size() &&
+               calls[op.runtimeCalls[nextCall]].start <= time;
+             ++nextCall)
+          applyWaitCall(op.runtimeCalls[nextCall]);
+      };
       if (!measured.hasLaunches) {
+        applyWaitCallsBefore(INFINITY);
         cpu += table ? t(5) : measured.t5.front();
         continue;
       }
@@ -164,6 +207,7 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
       size_t points = measured.launchPoints.size();
       for (size_t i = 0; i < points; ++i) {
         const RuntimeCall &call = calls[measured.launchPoints[i]];
+        applyWaitCallsBefore(call.start);
         if (call.launched.empty()) {
           // A synchronizing call: the host waits for the device, then pays
           // the call's own cost.
@@ -184,7 +228,10 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
           for (size_t d : call.launched) {
             const DeviceEvent &event = device[d];
             double &stream = streamTime[{event.device, event.stream}];
-            double start = std::max(stream + options.inStreamGap, cpu + t4 / 2);
+            auto floor = waitFloor.find({event.device, event.stream});
+            double start = std::max(
+                {stream + options.inStreamGap, cpu + t4 / 2,
+                 floor == waitFloor.end() ? -INFINITY : floor->second});
             stream = start + event.dur;
             if (throttle)
               pendingEnds.insert(stream);
@@ -203,6 +250,7 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
         if (i + 1 < points)
           cpu += table ? t(5) : measured.t5[i];
       }
+      applyWaitCallsBefore(INFINITY);
       cpu += table ? t(3) : measured.t3;
     }
     result.predictedHost = cpu;

@@ -6,6 +6,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
+#include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
 
 using namespace perf;
@@ -311,6 +312,35 @@ TEST(Replay, SynchronizingCallsKeepTheirOwnTime) {
   EXPECT_DOUBLE_EQ(table.syncCall("cudaFree"), 100);
   EXPECT_DOUBLE_EQ(table.syncCall("cudaDeviceSynchronize"), 0);
   EXPECT_DOUBLE_EQ(table.defaults[3]->mean, 10);
+}
+
+// A cross-stream wait (test/Trace/Inputs/stream_wait_kineto.json): the add
+// on stream 20 waits for the GEMM on stream 7, recorded before it.
+TEST(Replay, CrossStreamWaitOrdersTheStreams) {
+  auto buffer =
+      llvm::MemoryBuffer::getFile(std::string(PERF_SOURCE_DIR) +
+                                  "/test/Trace/Inputs/stream_wait_kineto.json");
+  ASSERT_TRUE(bool(buffer));
+  llvm::Expected<KinetoTrace> trace =
+      KinetoTrace::parse((*buffer)->getBuffer(), "stream_wait");
+  ASSERT_TRUE(bool(trace));
+  ASSERT_EQ(trace->streamWaits().size(), 1u);
+  const StreamWait &wait = trace->streamWaits().front();
+  EXPECT_EQ(wait.stream, 20);
+  EXPECT_EQ(wait.waitOnStream, 7);
+  EXPECT_EQ(trace->runtimeCalls()[wait.waitCall].name, "cudaStreamWaitEvent");
+  EXPECT_EQ(trace->runtimeCalls()[wait.recordCall].name, "cudaEventRecord");
+  ReplayOptions options;
+  options.profiler = ProfilerOverheads{0, 0};
+  std::vector<ReplayResult> own =
+      replayIterations(*trace, trace->steps(), options);
+  ASSERT_EQ(own.size(), 1u);
+  // aten::mm: T1 10 (from the step's start), T2 2, the launch 5: the GEMM
+  // runs [14.5, 114.5). The add, launched at 50, waits for it: [114.5,
+  // 124.5), no in-stream gap (it is another stream's work). Without the
+  // wait it would have run at 52.5 and the step ended at 114.5.
+  EXPECT_DOUBLE_EQ(own[0].predictedDevice, 124.5);
+  EXPECT_DOUBLE_EQ(own[0].predicted, 124.5);
 }
 
 // Iterations: ProfilerStep spans holding an op (an empty trailing step is

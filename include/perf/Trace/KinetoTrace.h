@@ -65,6 +65,20 @@ struct RuntimeCall {
   bool isSynchronizing() const;
 };
 
+/// A cross-stream wait (cudaStreamWaitEvent), as the GPU side records it
+/// ("Stream Wait Event" of category cuda_sync): from here on `stream` runs
+/// nothing before the work `waitOnStream` had been given when the event
+/// was recorded (cudaEventRecord) completes.
+struct StreamWait {
+  int64_t device = 0;
+  int64_t stream = 0;
+  int64_t waitOnStream = 0;
+  /// Indices into runtimeCalls() of the cudaStreamWaitEvent call and of the
+  /// cudaEventRecord it waits on; -1 when the trace lacks them.
+  int64_t waitCall = -1;
+  int64_t recordCall = -1;
+};
+
 /// A host-side event: operator (cpu_op) or annotation (user_annotation,
 /// ProfilerStep#N, ...).
 struct HostOp {
@@ -168,6 +182,10 @@ public:
     return streamList;
   }
   const KinetoLinkStats &linkStats() const { return stats; }
+  /// The cross-stream waits whose wait and record calls are both in the
+  /// trace, in the order of the waits. Traces that record no "Stream Wait
+  /// Event" (older Kineto) have none: their waits are not modeled.
+  const std::vector<StreamWait> &streamWaits() const { return waits; }
 
   /// Device events launched from inside top-level op `opIndex`, in launch
   /// order.
@@ -226,6 +244,7 @@ private:
   std::vector<HostOp> hostOps;
   std::vector<RuntimeCall> runtime;
   std::vector<DeviceEvent> device;
+  std::vector<StreamWait> waits;
   /// The device events' ends, sorted.
   std::vector<double> deviceEnds;
   std::vector<size_t> topLevel;

@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 using namespace perf;
@@ -228,6 +229,58 @@ void emitWaits(GraphBuilder &gb, const KinetoTrace &trace, size_t opIndex,
   }
 }
 
+/// The ops a cross-stream wait orders, as (waiting op, op waited for) pairs
+/// of top-level op indices: the op waited for launched the last device work
+/// on the recorded stream before the cudaEventRecord, the waiting op the
+/// first on the waiting stream after the cudaStreamWaitEvent. Only ops that
+/// start in `span` take part, walked in host order.
+std::map<size_t, std::vector<size_t>> waitEdges(const KinetoTrace &trace,
+                                                const StepSpan &span) {
+  std::map<size_t, std::vector<size_t>> edges;
+  const std::vector<StreamWait> &waits = trace.streamWaits();
+  if (waits.empty())
+    return edges;
+  std::map<size_t, std::vector<size_t>> recordsAt, waitsAt;
+  for (size_t i = 0; i < waits.size(); ++i) {
+    recordsAt[waits[i].recordCall].push_back(i);
+    waitsAt[waits[i].waitCall].push_back(i);
+  }
+  using StreamKey = std::pair<int64_t, int64_t>;
+  std::map<StreamKey, size_t> lastOpOn;
+  std::map<size_t, size_t> recordedOp; // wait -> op waited for
+  std::map<StreamKey, std::vector<size_t>> pending;
+  for (size_t index : trace.topLevelOps()) {
+    const HostOp &host = trace.ops()[index];
+    if (host.start < span.start || host.start >= span.end())
+      continue;
+    for (size_t c : host.runtimeCalls) {
+      if (auto it = recordsAt.find(c); it != recordsAt.end())
+        for (size_t w : it->second) {
+          auto last = lastOpOn.find({waits[w].device, waits[w].waitOnStream});
+          if (last != lastOpOn.end())
+            recordedOp[w] = last->second;
+        }
+      if (auto it = waitsAt.find(c); it != waitsAt.end())
+        for (size_t w : it->second)
+          if (auto op = recordedOp.find(w); op != recordedOp.end())
+            pending[{waits[w].device, waits[w].stream}].push_back(op->second);
+      for (size_t d : trace.runtimeCalls()[c].launched) {
+        const DeviceEvent &e = trace.deviceEvents()[d];
+        StreamKey key{e.device, e.stream};
+        lastOpOn[key] = index;
+        auto waiting = pending.find(key);
+        if (waiting == pending.end())
+          continue;
+        for (size_t from : waiting->second)
+          if (from != index && !llvm::is_contained(edges[index], from))
+            edges[index].push_back(from);
+        pending.erase(waiting);
+      }
+    }
+  }
+  return edges;
+}
+
 /// The device most measured events ran on (the GPU of this rank).
 int64_t primaryDevice(const KinetoTrace &trace) {
   std::map<int64_t, unsigned> counts;
@@ -403,6 +456,13 @@ static OwningOpRef<ModuleOp> importKineto(MLIRContext *ctx, StringRef path,
   b.setInsertionPointToEnd(&graph.getBodyBlock());
   bool training = false;
   unsigned ops = 0;
+  // A cross-stream wait is a dependency of the waiting op on the op waited
+  // for, carried by a `none` result (no tensor flows; the order does).
+  std::map<size_t, std::vector<size_t>> waitsFor = waitEdges(trace, span);
+  std::set<size_t> waitedFor;
+  for (auto &[to, from] : waitsFor)
+    waitedFor.insert(from.begin(), from.end());
+  std::map<size_t, Value> orderToken;
   for (size_t index : trace.topLevelOps()) {
     const HostOp &host = trace.ops()[index];
     if (host.start < span.start || host.start >= span.end())
@@ -432,8 +492,16 @@ static OwningOpRef<ModuleOp> importKineto(MLIRContext *ctx, StringRef path,
     state.addAttribute("op_name", b.getStringAttr(host.name));
     if (device != 0)
       state.addAttribute("device", b.getI64IntegerAttr(device));
+    if (auto it = waitsFor.find(index); it != waitsFor.end())
+      for (size_t from : it->second)
+        if (auto token = orderToken.find(from); token != orderToken.end())
+          state.addOperands(token->second);
+    if (waitedFor.count(index))
+      state.addTypes(b.getNoneType());
     state.addRegion();
     auto op = cast<FrameworkOp>(b.create(state));
+    if (waitedFor.count(index))
+      orderToken[index] = op->getResult(0);
     if (!events.empty()) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&op.getOrCreateBodyBlock());
