@@ -53,7 +53,7 @@ struct StepBuilder {
     ScheduledOp op;
     op.t1 = kT1;
     op.t3 = kT3;
-    op.deps = std::move(deps);
+    op.deps.assign(deps.begin(), deps.end());
     if (work) {
       work->launchUs = kT4;
       op.kernels.push_back(schedule.addKernel(std::move(*work)));

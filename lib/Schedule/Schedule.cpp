@@ -1,11 +1,18 @@
 //===- Schedule.cpp - Generalized Algorithm 1 -----------------------------===//
 
 #include "perf/Schedule/Schedule.h"
+#include "perf/Support/HugePages.h"
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 using namespace perf;
+
+void Schedule::reserve(size_t ops, size_t kernels) {
+  reserveHuge(opList, ops);
+  reserveHuge(kernelList, kernels);
+}
 
 size_t Schedule::addKernel(ScheduledKernel kernel) {
   kernelList.push_back(std::move(kernel));
@@ -26,20 +33,50 @@ struct StreamState {
 using StreamKey = std::pair<int64_t, int64_t>; // (device, stream)
 } // namespace
 
-/// Length of the union of [start, end) intervals.
-static double unionLength(std::vector<std::pair<double, double>> &intervals) {
-  std::sort(intervals.begin(), intervals.end());
+using Interval = std::pair<double, double>; // [start, end)
+/// A device's busy intervals, one run per stream in the order the stream
+/// ran them.
+using Runs = std::map<int64_t, std::vector<Interval>>;
+
+/// Length of the union of the runs' intervals. A stream's work is in order
+/// (each interval starts after the one before it ends), so the runs are
+/// merged instead of sorted; a run that is not in order (a negative kernel
+/// gap) is sorted first.
+static double unionLength(Runs &runs) {
+  using Head = std::pair<Interval, size_t>; // an interval, its run
+  std::vector<std::vector<Interval> *> lists;
+  std::vector<size_t> next;
+  std::vector<Head> heap;
+  for (auto &[stream, list] : runs) {
+    if (list.empty())
+      continue;
+    if (!std::is_sorted(list.begin(), list.end()))
+      std::sort(list.begin(), list.end());
+    heap.push_back({list.front(), lists.size()});
+    lists.push_back(&list);
+    next.push_back(1);
+  }
+  auto later = [](const Head &a, const Head &b) { return a.first > b.first; };
+  std::make_heap(heap.begin(), heap.end(), later);
   double total = 0, curStart = 0, curEnd = -1;
   bool open = false;
-  for (auto [s, e] : intervals) {
-    if (!open || s > curEnd) {
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    auto [interval, run] = heap.back();
+    heap.pop_back();
+    if (next[run] < lists[run]->size()) {
+      heap.push_back({(*lists[run])[next[run]++], run});
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
+    auto [start, end] = interval;
+    if (!open || start > curEnd) {
       if (open)
         total += curEnd - curStart;
-      curStart = s;
-      curEnd = e;
+      curStart = start;
+      curEnd = end;
       open = true;
     } else {
-      curEnd = std::max(curEnd, e);
+      curEnd = std::max(curEnd, end);
     }
   }
   if (open)
@@ -170,9 +207,10 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
   ScheduleResult result;
   walkStep(opList, kernelList, hostTime, streams, options);
 
-  // Totals per device.
-  std::map<int64_t, std::vector<std::pair<double, double>>> busy, computeBusy;
-  std::map<int64_t, std::vector<std::pair<double, double>>> commBusy;
+  // Totals per device: its busy intervals per stream, all of them and the
+  // kernels' alone (what collectives add to those is exposed).
+  std::map<int64_t, Runs> busy, computeBusy;
+  std::set<int64_t> communicates;
   std::map<int64_t, DeviceTimes> devices;
   int64_t lastKernel = -1;
   double lastKernelEnd = -1;
@@ -184,9 +222,11 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
     const int64_t *whereEnd = where + (k.group.empty() ? 1 : k.group.size());
     for (const int64_t *it = where; it != whereEnd; ++it) {
       int64_t d = *it;
-      busy[d].emplace_back(k.startUs, k.endUs);
-      (k.group.empty() ? computeBusy : commBusy)[d].emplace_back(k.startUs,
-                                                                 k.endUs);
+      busy[d][k.stream].emplace_back(k.startUs, k.endUs);
+      if (k.group.empty())
+        computeBusy[d][k.stream].emplace_back(k.startUs, k.endUs);
+      else
+        communicates.insert(d);
       DeviceTimes &dt = devices[d];
       dt.device = d;
       dt.endUs = std::max(dt.endUs, k.endUs);
@@ -196,14 +236,12 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
       lastKernel = static_cast<int64_t>(i);
     }
   }
-  for (auto &[d, intervals] : busy)
-    devices[d].activeUs = unionLength(intervals);
-  for (auto &[d, intervals] : commBusy) {
-    // Exposed communication: busy time minus the time some kernel covers.
-    std::vector<std::pair<double, double>> all = busy[d];
-    double compute = unionLength(computeBusy[d]);
-    devices[d].exposedCommUs = unionLength(all) - compute;
-  }
+  for (auto &[d, runs] : busy)
+    devices[d].activeUs = unionLength(runs);
+  // Exposed communication: busy time minus the time some kernel covers.
+  for (int64_t d : communicates)
+    devices[d].exposedCommUs =
+        devices[d].activeUs - unionLength(computeBusy[d]);
   for (auto &[d, t] : hostTime) {
     DeviceTimes &dt = devices[d];
     dt.device = d;

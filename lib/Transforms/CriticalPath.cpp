@@ -11,6 +11,7 @@
 #include "perf/Schedule/LaunchList.h"
 #include "perf/Schedule/Schedule.h"
 #include "perf/Schedule/Timeline.h"
+#include "perf/Support/HugePages.h"
 #include "perf/Support/KernelSignature.h"
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/GraphWalk.h"
@@ -224,7 +225,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     // by instance: the producers an op reads are mostly recent ones).
     constexpr uint32_t kNotForwarded = ~0u;
     std::vector<uint32_t> forwardOf;
-    std::vector<std::vector<size_t>> forwarded;
+    std::vector<SmallVector<size_t, 2>> forwarded;
     // Host ops and device work in the schedule's order: a repeated op once
     // per copy.
     SmallVector<Operation *> hostOps, deviceOps;
@@ -233,9 +234,9 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
 
     UnrolledWalk::Size size = UnrolledWalk::unrolledSize(graph);
     schedule.reserve(size.hostOps, size.deviceWork);
-    hostOps.reserve(size.hostOps);
-    forwardOf.reserve(size.hostOps);
-    deviceOps.reserve(size.deviceWork);
+    reserveHuge(hostOps, size.hostOps);
+    reserveHuge(forwardOf, size.hostOps);
+    reserveHuge(deviceOps, size.deviceWork);
     UnrolledWalk unrolled;
     LogicalResult walked = unrolled.run(graph, [&](Operation *op, CopyId copy) {
       HostOpTemplate read;
@@ -267,7 +268,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
           // A kernel-less producer (Reshape, or an op emptied by fusion)
           // stands for its own producers.
           if (forwardOf[producer] != kNotForwarded) {
-            const std::vector<size_t> &deps = forwarded[forwardOf[producer]];
+            const SmallVector<size_t, 2> &deps = forwarded[forwardOf[producer]];
             sop.deps.insert(sop.deps.end(), deps.begin(), deps.end());
           } else {
             sop.deps.push_back(producer);

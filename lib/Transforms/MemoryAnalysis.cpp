@@ -3,6 +3,7 @@
 #include "perf/Transforms/MemoryAnalysis.h"
 #include "perf/Interfaces/KernelOpInterface.h"
 #include "perf/Support/DType.h"
+#include "perf/Support/HugePages.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/DenseMap.h"
@@ -99,6 +100,11 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   SmallVector<FrameworkOp> ops;
   SmallVector<CopyId> opCopies;
   std::vector<size_t> opInstance, slotBase;
+  UnrolledWalk::Size size = UnrolledWalk::unrolledSize(graph);
+  reserveHuge(ops, size.hostOps);
+  reserveHuge(opCopies, size.hostOps);
+  reserveHuge(opInstance, size.hostOps);
+  reserveHuge(slotBase, size.hostOps);
   size_t slots = 0;
   UnrolledWalk unrolled;
   (void)unrolled.run(graph, [&](Operation *o, CopyId copy) {
@@ -112,9 +118,14 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     return success();
   });
   constexpr unsigned kNoStorage = ~0u;
-  std::vector<unsigned> storageOf(slots, kNoStorage);
-  std::vector<char> split(storageOf.size(), 0);
+  std::vector<unsigned> storageOf;
+  reserveHuge(storageOf, slots);
+  storageOf.assign(slots, kNoStorage);
+  std::vector<char> split;
+  reserveHuge(split, slots);
+  split.assign(slots, 0);
   std::vector<Storage> storages;
+  reserveHuge(storages, slots);
 
   // What an op's copies have in common, read from the IR once per op.
   struct OpFacts {
@@ -167,8 +178,10 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   // for a backward op, its weight gradient, which stays until the step
   // ends.
   std::vector<unsigned> firstStorage;
-  firstStorage.reserve(ops.size() + 1);
-  std::vector<double> persistent(ops.size(), 0);
+  reserveHuge(firstStorage, ops.size() + 1);
+  std::vector<double> persistent;
+  reserveHuge(persistent, ops.size());
+  persistent.assign(ops.size(), 0);
   // Devices some of whose ops declare their weights (perf.params).
   std::set<int64_t> declared;
   std::map<int64_t, double> fullGradients, zeroBucket;

@@ -21,7 +21,7 @@ size_t addOpWithKernel(Schedule &s, double latency, double t1, double t2,
   op.t2 = t2;
   op.t3 = t3;
   op.t5 = t5;
-  op.deps = std::move(deps);
+  op.deps.assign(deps.begin(), deps.end());
   op.kernels.push_back(s.addKernel(k));
   return s.addOp(op);
 }

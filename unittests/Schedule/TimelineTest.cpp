@@ -58,7 +58,7 @@ size_t addOp(Schedule &s, int64_t device, std::vector<size_t> deps,
   op.t2 = 10;
   op.t3 = 5;
   op.t5 = 5;
-  op.deps = std::move(deps);
+  op.deps.assign(deps.begin(), deps.end());
   for (ScheduledKernel &k : kernels) {
     k.launchUs = 10;
     op.kernels.push_back(s.addKernel(k));

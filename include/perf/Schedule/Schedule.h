@@ -12,6 +12,7 @@
 #ifndef PERF_SCHEDULE_SCHEDULE_H
 #define PERF_SCHEDULE_SCHEDULE_H
 
+#include "llvm/ADT/SmallVector.h"
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -54,12 +55,13 @@ struct ScheduledOp {
   /// (the synchronizing call's own cost) after it.
   double t1 = 0, t2 = 0, t3 = 0, t5 = 0;
   /// Earlier ops whose device work must finish before this op's kernels
-  /// start (data dependencies).
-  std::vector<size_t> deps;
+  /// start (data dependencies). Inline storage for the usual one or two: a
+  /// step of a million ops makes no allocation per op.
+  llvm::SmallVector<size_t, 2> deps;
   /// For Sync: the stream waited for, or -1 for every stream of `device`.
   int64_t syncStream = -1;
   /// Indices into Schedule::kernels(), in launch order.
-  std::vector<size_t> kernels;
+  llvm::SmallVector<size_t, 2> kernels;
 
   // Results.
   double hostStartUs = 0;
@@ -113,11 +115,9 @@ struct ScheduleOptions {
 
 class Schedule {
 public:
-  /// Makes room for `ops` ops and `kernels` kernels.
-  void reserve(size_t ops, size_t kernels) {
-    opList.reserve(ops);
-    kernelList.reserve(kernels);
-  }
+  /// Makes room for `ops` ops and `kernels` kernels, backed by huge pages
+  /// where the system offers them (perf/Support/HugePages.h).
+  void reserve(size_t ops, size_t kernels);
   /// Adds a kernel and returns its index.
   size_t addKernel(ScheduledKernel kernel);
   /// Adds an op (its kernels added first) and returns its index.
