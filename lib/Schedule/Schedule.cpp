@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 using namespace perf;
@@ -33,18 +34,25 @@ struct StreamState {
 using StreamKey = std::pair<int64_t, int64_t>; // (device, stream)
 } // namespace
 
-using Interval = std::pair<double, double>; // [start, end)
+/// When a kernel or collective kept a device busy.
+struct Busy {
+  double start, end;
+  bool collective;
+  bool operator<(const Busy &o) const {
+    return std::tie(start, end) < std::tie(o.start, o.end);
+  }
+};
 /// A device's busy intervals, one run per stream in the order the stream
 /// ran them.
-using Runs = std::map<int64_t, std::vector<Interval>>;
+using Runs = std::map<int64_t, std::vector<Busy>>;
 
-/// Length of the union of the runs' intervals. A stream's work is in order
-/// (each interval starts after the one before it ends), so the runs are
-/// merged instead of sorted; a run that is not in order (a negative kernel
-/// gap) is sorted first.
-static double unionLength(Runs &runs) {
-  using Head = std::pair<Interval, size_t>; // an interval, its run
-  std::vector<std::vector<Interval> *> lists;
+/// Length of the union of the runs' intervals, the collectives' left out
+/// with `kernelsOnly`. A stream's work is in order (each interval starts
+/// after the one before it ends), so the runs are merged instead of sorted;
+/// a run that is not in order (a negative kernel gap) is sorted first.
+static double unionLength(Runs &runs, bool kernelsOnly) {
+  using Head = std::pair<Busy, size_t>; // an interval, its run
+  std::vector<std::vector<Busy> *> lists;
   std::vector<size_t> next;
   std::vector<Head> heap;
   for (auto &[stream, list] : runs) {
@@ -56,7 +64,7 @@ static double unionLength(Runs &runs) {
     lists.push_back(&list);
     next.push_back(1);
   }
-  auto later = [](const Head &a, const Head &b) { return a.first > b.first; };
+  auto later = [](const Head &a, const Head &b) { return b.first < a.first; };
   std::make_heap(heap.begin(), heap.end(), later);
   double total = 0, curStart = 0, curEnd = -1;
   bool open = false;
@@ -68,7 +76,9 @@ static double unionLength(Runs &runs) {
       heap.push_back({(*lists[run])[next[run]++], run});
       std::push_heap(heap.begin(), heap.end(), later);
     }
-    auto [start, end] = interval;
+    if (kernelsOnly && interval.collective)
+      continue;
+    double start = interval.start, end = interval.end;
     if (!open || start > curEnd) {
       if (open)
         total += curEnd - curStart;
@@ -207,9 +217,8 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
   ScheduleResult result;
   walkStep(opList, kernelList, hostTime, streams, options);
 
-  // Totals per device: its busy intervals per stream, all of them and the
-  // kernels' alone (what collectives add to those is exposed).
-  std::map<int64_t, Runs> busy, computeBusy;
+  // Totals per device: its busy intervals per stream.
+  std::map<int64_t, Runs> busy;
   std::set<int64_t> communicates;
   std::map<int64_t, DeviceTimes> devices;
   int64_t lastKernel = -1;
@@ -222,10 +231,8 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
     const int64_t *whereEnd = where + (k.group.empty() ? 1 : k.group.size());
     for (const int64_t *it = where; it != whereEnd; ++it) {
       int64_t d = *it;
-      busy[d][k.stream].emplace_back(k.startUs, k.endUs);
-      if (k.group.empty())
-        computeBusy[d][k.stream].emplace_back(k.startUs, k.endUs);
-      else
+      busy[d][k.stream].push_back({k.startUs, k.endUs, !k.group.empty()});
+      if (!k.group.empty())
         communicates.insert(d);
       DeviceTimes &dt = devices[d];
       dt.device = d;
@@ -237,11 +244,11 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
     }
   }
   for (auto &[d, runs] : busy)
-    devices[d].activeUs = unionLength(runs);
+    devices[d].activeUs = unionLength(runs, /*kernelsOnly=*/false);
   // Exposed communication: busy time minus the time some kernel covers.
   for (int64_t d : communicates)
     devices[d].exposedCommUs =
-        devices[d].activeUs - unionLength(computeBusy[d]);
+        devices[d].activeUs - unionLength(busy[d], /*kernelsOnly=*/true);
   for (auto &[d, t] : hostTime) {
     DeviceTimes &dt = devices[d];
     dt.device = d;

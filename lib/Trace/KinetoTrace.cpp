@@ -679,6 +679,10 @@ Expected<KinetoTrace> KinetoTrace::parse(StringRef text, StringRef origin,
   llvm::sort(trace.waits, [&](const StreamWait &a, const StreamWait &b) {
     return trace.runtime[a.waitCall].start < trace.runtime[b.waitCall].start;
   });
+  for (size_t i = 0; i < trace.waits.size(); ++i) {
+    trace.recordedBy[trace.waits[i].recordCall].push_back(i);
+    trace.issuedBy[trace.waits[i].waitCall].push_back(i);
+  }
   trace.stats.deviceEvents = trace.device.size();
   trace.stats.runtimeCalls = trace.runtime.size();
   trace.streamList.assign(streamSet.begin(), streamSet.end());

@@ -104,28 +104,21 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
   // Cross-stream waits: at a record call the stream waited on is read
   // (`eventReady`, by wait), at the wait call the waiting stream starts no
   // earlier than that.
-  DenseMap<size_t, SmallVector<size_t, 1>> recordsAt, waitsAt;
   const std::vector<StreamWait> &waits = trace.streamWaits();
-  for (size_t i = 0; i < waits.size(); ++i) {
-    recordsAt[waits[i].recordCall].push_back(i);
-    waitsAt[waits[i].waitCall].push_back(i);
-  }
   DenseMap<size_t, double> eventReady;
   // When a stream may start again after a wait: a floor, not the end of its
   // own last work, so no in-stream gap is added to it.
   std::map<std::pair<int64_t, int64_t>, double> waitFloor;
   auto applyWaitCall = [&](size_t call) {
-    if (auto it = recordsAt.find(call); it != recordsAt.end())
-      for (size_t i : it->second) {
-        auto stream = streamTime.find({waits[i].device, waits[i].waitOnStream});
-        eventReady[i] = stream == streamTime.end() ? 0 : stream->second;
+    for (size_t i : trace.waitsRecordedBy(call)) {
+      auto stream = streamTime.find({waits[i].device, waits[i].waitOnStream});
+      eventReady[i] = stream == streamTime.end() ? 0 : stream->second;
+    }
+    for (size_t i : trace.waitsIssuedBy(call))
+      if (auto ready = eventReady.find(i); ready != eventReady.end()) {
+        double &floor = waitFloor[{waits[i].device, waits[i].stream}];
+        floor = std::max(floor, ready->second);
       }
-    if (auto it = waitsAt.find(call); it != waitsAt.end())
-      for (size_t i : it->second)
-        if (auto ready = eventReady.find(i); ready != eventReady.end()) {
-          double &floor = waitFloor[{waits[i].device, waits[i].stream}];
-          floor = std::max(floor, ready->second);
-        }
   };
   for (size_t w = 0; w < spans.size(); ++w) {
     const StepSpan &span = spans[w];

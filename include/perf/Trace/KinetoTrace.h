@@ -18,7 +18,9 @@
 #ifndef PERF_TRACE_KINETOTRACE_H
 #define PERF_TRACE_KINETOTRACE_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 #include <string>
 #include <vector>
@@ -186,6 +188,16 @@ public:
   /// trace, in the order of the waits. Traces that record no "Stream Wait
   /// Event" (older Kineto) have none: their waits are not modeled.
   const std::vector<StreamWait> &streamWaits() const { return waits; }
+  /// The waits (indices into streamWaits()) whose cudaEventRecord, and
+  /// whose cudaStreamWaitEvent, is runtime call `call`.
+  llvm::ArrayRef<size_t> waitsRecordedBy(size_t call) const {
+    auto it = recordedBy.find(call);
+    return it == recordedBy.end() ? llvm::ArrayRef<size_t>() : it->second;
+  }
+  llvm::ArrayRef<size_t> waitsIssuedBy(size_t call) const {
+    auto it = issuedBy.find(call);
+    return it == issuedBy.end() ? llvm::ArrayRef<size_t>() : it->second;
+  }
 
   /// Device events launched from inside top-level op `opIndex`, in launch
   /// order.
@@ -245,6 +257,7 @@ private:
   std::vector<RuntimeCall> runtime;
   std::vector<DeviceEvent> device;
   std::vector<StreamWait> waits;
+  llvm::DenseMap<size_t, llvm::SmallVector<size_t, 1>> recordedBy, issuedBy;
   /// The device events' ends, sorted.
   std::vector<double> deviceEnds;
   std::vector<size_t> topLevel;

@@ -240,11 +240,6 @@ std::map<size_t, std::vector<size_t>> waitEdges(const KinetoTrace &trace,
   const std::vector<StreamWait> &waits = trace.streamWaits();
   if (waits.empty())
     return edges;
-  std::map<size_t, std::vector<size_t>> recordsAt, waitsAt;
-  for (size_t i = 0; i < waits.size(); ++i) {
-    recordsAt[waits[i].recordCall].push_back(i);
-    waitsAt[waits[i].waitCall].push_back(i);
-  }
   using StreamKey = std::pair<int64_t, int64_t>;
   std::map<StreamKey, size_t> lastOpOn;
   std::map<size_t, size_t> recordedOp; // wait -> op waited for
@@ -254,16 +249,14 @@ std::map<size_t, std::vector<size_t>> waitEdges(const KinetoTrace &trace,
     if (host.start < span.start || host.start >= span.end())
       continue;
     for (size_t c : host.runtimeCalls) {
-      if (auto it = recordsAt.find(c); it != recordsAt.end())
-        for (size_t w : it->second) {
-          auto last = lastOpOn.find({waits[w].device, waits[w].waitOnStream});
-          if (last != lastOpOn.end())
-            recordedOp[w] = last->second;
-        }
-      if (auto it = waitsAt.find(c); it != waitsAt.end())
-        for (size_t w : it->second)
-          if (auto op = recordedOp.find(w); op != recordedOp.end())
-            pending[{waits[w].device, waits[w].stream}].push_back(op->second);
+      for (size_t w : trace.waitsRecordedBy(c)) {
+        auto last = lastOpOn.find({waits[w].device, waits[w].waitOnStream});
+        if (last != lastOpOn.end())
+          recordedOp[w] = last->second;
+      }
+      for (size_t w : trace.waitsIssuedBy(c))
+        if (auto op = recordedOp.find(w); op != recordedOp.end())
+          pending[{waits[w].device, waits[w].stream}].push_back(op->second);
       for (size_t d : trace.runtimeCalls()[c].launched) {
         const DeviceEvent &e = trace.deviceEvents()[d];
         StreamKey key{e.device, e.stream};
@@ -496,11 +489,12 @@ static OwningOpRef<ModuleOp> importKineto(MLIRContext *ctx, StringRef path,
       for (size_t from : it->second)
         if (auto token = orderToken.find(from); token != orderToken.end())
           state.addOperands(token->second);
-    if (waitedFor.count(index))
+    bool isWaitedFor = waitedFor.count(index);
+    if (isWaitedFor)
       state.addTypes(b.getNoneType());
     state.addRegion();
     auto op = cast<FrameworkOp>(b.create(state));
-    if (waitedFor.count(index))
+    if (isWaitedFor)
       orderToken[index] = op->getResult(0);
     if (!events.empty()) {
       OpBuilder::InsertionGuard guard(b);

@@ -2,8 +2,6 @@
 
 #include "Common.cuh"
 
-#include <type_traits>
-
 #include "bench/Stats.h"
 
 #include <algorithm>

@@ -189,6 +189,18 @@ static void launchElementwise(const Inputs<T> &in, int inputs, T *out, size_t n,
     elementwiseKernel<T, 1><<<gridFor(n), 256, 0, s>>>(in, inputs, out, n, op);
 }
 
+/// The inputs op reads when perf lists `listed`: a scan or a select reads
+/// one, and a pointwise op at least one (perf lists one whose source is a
+/// constant with none, which is then made here); fills read none of theirs.
+static int operandsRead(const ElementwiseOp &op, int listed) {
+  if (op.shape == ElementwiseShape::Scan ||
+      op.shape == ElementwiseShape::NonZero)
+    return 1;
+  if (op.shape == ElementwiseShape::Pointwise)
+    return std::max(listed, 1);
+  return listed;
+}
+
 namespace {
 /// The test of nonzero: an element is selected when it is not zero.
 template <typename T> struct IsNonZero {
@@ -271,16 +283,9 @@ Measurement bench::benchElementwise(const Kernel &k) {
     return skipped("elementwise: dtype " + k.dtype + " not benchmarked");
   if (!lookupElementwiseOp(k.text("op"), op))
     return skipped("elementwise: op " + k.text("op") + " not benchmarked");
-  int inputs = static_cast<int>(k.num("in"));
-  if (inputs > kMaxInputs)
+  if (k.num("in") > kMaxInputs)
     return skipped("elementwise: more than 8 inputs");
-  // A scan or a select reads one input; perf-opt may list one of no inputs
-  // (its source a constant), which is then made here.
-  if (op.shape == ElementwiseShape::Scan ||
-      op.shape == ElementwiseShape::NonZero)
-    inputs = 1;
-  if (op.shape == ElementwiseShape::Pointwise && inputs < 1)
-    inputs = 1;
+  int inputs = operandsRead(op, static_cast<int>(k.num("in")));
   size_t n = k.num("n");
   ElementwiseBuffers b;
   std::string error = allocateElementwise(op, elem, inputs, n, 10, b);
@@ -448,31 +453,38 @@ static void launchRows(const std::string &kind, int64_t rows, int64_t cols,
                        void *out, cudaStream_t s) {
   int threads = std::min(rowThreads(cols), 256 * 4);
   dim3 grid(static_cast<unsigned>(rows));
-  constexpr int width = kVecWidth<T>;
-  if (kind == "softmax" && cols <= 1024) {
-    launchSoftmaxWarp<T>(static_cast<const T *>(in), static_cast<T *>(out),
-                         rows, static_cast<int>(cols), s);
-    return;
-  }
-  if (kind == "layernorm" && cols % width == 0) {
-    // Enough threads for a few vectors each, at most 256 (more blocks fit
-    // on an SM than with a thread per element).
-    int vecThreads = std::min(std::max(rowThreads(cols / width / 4), 32), 256);
-    layernormRows<T, width><<<grid, vecThreads, 0, s>>>(
-        static_cast<const T *>(in), static_cast<const T *>(gamma),
-        static_cast<const T *>(beta), static_cast<T *>(out), cols);
-    return;
-  }
-  if (kind == "reduce")
+  if constexpr (std::is_integral_v<T>) {
+    // Integer rows are only summed (benchRows refuses the other kinds).
     reduceRows<T><<<grid, threads, 0, s>>>(static_cast<const T *>(in),
                                            static_cast<T *>(out), cols);
-  else if (kind == "softmax")
-    softmaxRows<T><<<grid, threads, 0, s>>>(static_cast<const T *>(in),
-                                            static_cast<T *>(out), cols);
-  else
-    layernormRows<T, 1><<<grid, threads, 0, s>>>(
-        static_cast<const T *>(in), static_cast<const T *>(gamma),
-        static_cast<const T *>(beta), static_cast<T *>(out), cols);
+  } else {
+    constexpr int width = kVecWidth<T>;
+    if (kind == "softmax" && cols <= 1024) {
+      launchSoftmaxWarp<T>(static_cast<const T *>(in), static_cast<T *>(out),
+                           rows, static_cast<int>(cols), s);
+      return;
+    }
+    if (kind == "layernorm" && cols % width == 0) {
+      // Enough threads for a few vectors each, at most 256 (more blocks fit
+      // on an SM than with a thread per element).
+      int vecThreads =
+          std::min(std::max(rowThreads(cols / width / 4), 32), 256);
+      layernormRows<T, width><<<grid, vecThreads, 0, s>>>(
+          static_cast<const T *>(in), static_cast<const T *>(gamma),
+          static_cast<const T *>(beta), static_cast<T *>(out), cols);
+      return;
+    }
+    if (kind == "reduce")
+      reduceRows<T><<<grid, threads, 0, s>>>(static_cast<const T *>(in),
+                                             static_cast<T *>(out), cols);
+    else if (kind == "softmax")
+      softmaxRows<T><<<grid, threads, 0, s>>>(static_cast<const T *>(in),
+                                              static_cast<T *>(out), cols);
+    else
+      layernormRows<T, 1><<<grid, threads, 0, s>>>(
+          static_cast<const T *>(in), static_cast<const T *>(gamma),
+          static_cast<const T *>(beta), static_cast<T *>(out), cols);
+  }
 }
 
 Measurement bench::benchRows(const Kernel &k) {
@@ -497,15 +509,8 @@ Measurement bench::benchRows(const Kernel &k) {
   timeRepetitions(
       [&]() -> std::string {
         dispatchAnyType(elem, [&](auto tag) {
-          using T = decltype(tag);
-          if constexpr (std::is_integral_v<T>)
-            reduceRows<T>
-                <<<dim3(static_cast<unsigned>(rows)),
-                   std::min(rowThreads(cols), 256 * 4), 0, ctx.stream>>>(
-                    in.as<T>(), out.as<T>(), cols);
-          else
-            launchRows<T>(k.kind, rows, cols, in.ptr, gamma.ptr, beta.ptr,
-                          out.ptr, ctx.stream);
+          launchRows<decltype(tag)>(k.kind, rows, cols, in.ptr, gamma.ptr,
+                                    beta.ptr, out.ptr, ctx.stream);
         });
         cudaError_t e = cudaGetLastError();
         return e == cudaSuccess ? "" : cudaErrorText(k.kind.c_str(), e);
@@ -703,10 +708,7 @@ bool bench::verifyElementwise(const std::string &name, int64_t n,
     error = "unsupported op or input count";
     return false;
   }
-  if (op.shape == ElementwiseShape::Scan ||
-      op.shape == ElementwiseShape::NonZero ||
-      (op.shape == ElementwiseShape::Pointwise && inputs < 1))
-    inputs = 1;
+  inputs = operandsRead(op, static_cast<int>(inputs));
   ElementwiseBuffers b;
   error = allocateElementwise(op, ElemType::F32, static_cast<int>(inputs), n,
                               50, b);
