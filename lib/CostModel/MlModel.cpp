@@ -1,6 +1,7 @@
 //===- MlModel.cpp - Learned kernel latency models (XGBoost) --------------===//
 
 #include "perf/CostModel/MlModel.h"
+#include "XGBoostLibrary.h"
 #include "perf/CostModel/KernelMeasurements.h"
 #include "perf/CostModel/RooflineModel.h"
 #include "perf/CostModel/TileModel.h"
@@ -19,7 +20,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <random>
-#include <xgboost/c_api.h>
 
 using namespace perf;
 
@@ -150,7 +150,7 @@ struct DMatrix {
   DMatrixHandle handle = nullptr;
   ~DMatrix() {
     if (handle)
-      XGDMatrixFree(handle);
+      xgboost::loaded().dmatrixFree(handle);
   }
 };
 } // namespace
@@ -175,8 +175,8 @@ static std::optional<double> predictOneRow(void *booster,
   const bst_ulong *shape = nullptr;
   bst_ulong dims = 0;
   const float *out = nullptr;
-  if (XGBoosterPredictFromDense(booster, array, config, nullptr, &shape, &dims,
-                                &out) ||
+  if (xgboost::loaded().boosterPredictFromDense(booster, array, config, nullptr,
+                                                &shape, &dims, &out) ||
       !out)
     return std::nullopt;
   // One row, one output (a booster of several outputs is not the model's).
@@ -190,7 +190,7 @@ static std::optional<double> predictOneRow(void *booster,
 
 static llvm::Error xgbError(llvm::StringRef what) {
   // XGBoost appends its own stack trace; the first line says what failed.
-  llvm::StringRef message = XGBGetLastError();
+  llvm::StringRef message = xgboost::loaded().getLastError();
   message = message.split("\nStack trace:").first.rtrim();
   return llvm::createStringError("xgboost: " + what + ": " + message);
 }
@@ -237,6 +237,10 @@ llvm::Error perf::trainMlModel(llvm::ArrayRef<MlSample> samples,
                                llvm::StringRef path) {
   if (samples.empty())
     return llvm::createStringError("no training rows for " + path);
+  llvm::Expected<const xgboost::Api &> api = xgboost::load();
+  if (!api)
+    return api.takeError();
+  const xgboost::Api &xgb = *api;
   std::vector<size_t> order =
       selectTrainingRows(samples, options.maxRows, options.seed);
   std::vector<float> data;
@@ -255,18 +259,18 @@ llvm::Error perf::trainMlModel(llvm::ArrayRef<MlSample> samples,
     weighted |= s.weight != 1;
   }
   DMatrix dm;
-  if (XGDMatrixCreateFromMat(data.data(), labels.size(), kMlFeatureCount, NAN,
-                             &dm.handle))
+  if (xgb.dmatrixCreateFromMat(data.data(), labels.size(), kMlFeatureCount, NAN,
+                               &dm.handle))
     return xgbError("creating the training matrix");
-  if (XGDMatrixSetFloatInfo(dm.handle, "label", labels.data(), labels.size()))
+  if (xgb.dmatrixSetFloatInfo(dm.handle, "label", labels.data(), labels.size()))
     return xgbError("setting labels");
-  if (weighted && XGDMatrixSetFloatInfo(dm.handle, "weight", weights.data(),
-                                        weights.size()))
+  if (weighted && xgb.dmatrixSetFloatInfo(dm.handle, "weight", weights.data(),
+                                          weights.size()))
     return xgbError("setting weights");
   BoosterHandle booster = nullptr;
-  if (XGBoosterCreate(&dm.handle, 1, &booster))
+  if (xgb.boosterCreate(&dm.handle, 1, &booster))
     return xgbError("creating the booster");
-  llvm::scope_exit cleanup([&] { XGBoosterFree(booster); });
+  llvm::scope_exit cleanup([&] { xgb.boosterFree(booster); });
   std::string depth = std::to_string(options.maxDepth);
   std::string eta = std::to_string(options.eta);
   std::string threads = std::to_string(options.threads);
@@ -283,10 +287,10 @@ llvm::Error perf::trainMlModel(llvm::ArrayRef<MlSample> samples,
       {"seed", seed.c_str()},
       {"verbosity", "0"}};
   for (auto [key, value] : params)
-    if (XGBoosterSetParam(booster, key, value))
+    if (xgb.boosterSetParam(booster, key, value))
       return xgbError(std::string("setting ") + key);
   for (unsigned round = 0; round < options.rounds; ++round)
-    if (XGBoosterUpdateOneIter(booster, round, dm.handle))
+    if (xgb.boosterUpdateOneIter(booster, round, dm.handle))
       return xgbError("training round " + std::to_string(round));
   // Saved to memory and renamed into place once written, so an interrupted
   // run leaves no truncated booster in the model folder.
@@ -295,7 +299,7 @@ llvm::Error perf::trainMlModel(llvm::ArrayRef<MlSample> samples,
   // The format follows the name: .ubj (what perf-train writes) or .json.
   const char *format = path.ends_with(".json") ? R"({"format": "json"})"
                                                : R"({"format": "ubj"})";
-  if (XGBoosterSaveModelToBuffer(booster, format, &size, &bytes))
+  if (xgb.boosterSaveModelToBuffer(booster, format, &size, &bytes))
     return xgbError("saving " + path.str());
   if (llvm::Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
         os.write(bytes, size);
@@ -436,6 +440,14 @@ MlModel::load(llvm::StringRef dir,
       });
       it = needed ? std::next(it) : boosterFiles.erase(it);
     }
+  // XGBoost itself is loaded only when some booster is read.
+  const xgboost::Api *xgb = nullptr;
+  if (!boosterFiles.empty()) {
+    llvm::Expected<const xgboost::Api &> api = xgboost::load();
+    if (!api)
+      return api.takeError();
+    xgb = &*api;
+  }
   // The boosters are independent: read, inflate and parse them on all
   // cores (a third of the load time of the shipped folder on two).
   // Errors stay llvm::Errors (an InputError names its file and place).
@@ -460,19 +472,19 @@ MlModel::load(llvm::StringRef dir,
           return;
         }
         // XGBoost's last error is per thread: it is read here.
-        if (XGBoosterCreate(nullptr, 0, &out.handle)) {
+        if (xgb->boosterCreate(nullptr, 0, &out.handle)) {
           out.error = xgbError("creating a booster");
           return;
         }
         // The buffer's first bytes tell XGBoost JSON from UBJSON.
-        if (XGBoosterLoadModelFromBuffer(out.handle, bytes->data(),
-                                         bytes->size())) {
+        if (xgb->boosterLoadModelFromBuffer(out.handle, bytes->data(),
+                                            bytes->size())) {
           out.error = xgbError("loading " + path);
-          XGBoosterFree(out.handle);
+          xgb->boosterFree(out.handle);
           out.handle = nullptr;
           return;
         }
-        XGBoosterSetParam(out.handle, "nthread", "1");
+        xgb->boosterSetParam(out.handle, "nthread", "1");
         // The first prediction configures the booster: made here, before
         // any pricing thread shares it.
         (void)predictOneRow(out.handle,
@@ -509,8 +521,11 @@ void MlModel::calibrateLaunch(llvm::StringRef device, double launchUs) {
 }
 
 MlModel::~MlModel() {
+  if (boosters.empty())
+    return;
+  const xgboost::Api &xgb = xgboost::loaded();
   for (auto &entry : boosters)
-    XGBoosterFree(entry.second);
+    xgb.boosterFree(entry.second);
 }
 
 std::vector<std::string> MlModel::kinds() const {

@@ -11,10 +11,6 @@
 #include "mlir/Transforms/Passes.h"
 #include "perf/Conversion/Passes.h"
 #include "perf/Dialect/PerfDialect.h"
-#include "perf/Export/ChakraExport.h"
-#include "perf/Import/ModelConfigImport.h"
-#include "perf/Import/OnnxImport.h"
-#include "perf/Import/TraceImport.h"
 
 void perf::registerPerfDialects(mlir::DialectRegistry &registry) {
   registry.insert<perf::PerfDialect>();
@@ -29,12 +25,4 @@ void perf::registerPerfToolPasses() {
   // Drops source locations, e.g. before --emit-bytecode when the step's
   // diagnostics need not point into the text it came from.
   mlir::registerStripDebugInfo();
-}
-
-void perf::registerPerfTranslations() {
-  registerOnnxImportTranslation();
-  registerTraceImportTranslations();
-  registerModelConfigImportTranslation();
-  registerFxCsvImportTranslation();
-  registerChakraTranslations();
 }

@@ -12,7 +12,9 @@ namespace perf {
 void registerPerfDialects(mlir::DialectRegistry &registry);
 /// Passes contributed by the importers and transforms beyond the core set.
 void registerPerfToolPasses();
-/// Translations to and from the perf dialect (perf-translate).
+/// Translations to and from the perf dialect (perf-translate). Defined in
+/// its own library, PerfTranslateRegistration: the importers bring ONNX,
+/// protobuf and simdjson, which the other tools do not load.
 void registerPerfTranslations();
 } // namespace perf
 

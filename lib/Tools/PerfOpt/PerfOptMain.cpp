@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "perf/Tools/PerfOptMain.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -20,14 +21,12 @@
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
-#include "perf/Import/OnnxImport.h"
 #include "perf/Support/GpuSpec.h"
 #include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
 #include "perf/Support/Limits.h"
 #include "perf/Support/ToolOptions.h"
 #include "perf/Support/Version.h"
-#include "perf/Tools/PerfOptMain.h"
 #include "perf/Tools/Registration.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
@@ -36,9 +35,11 @@
 #include "llvm/Support/BuryPointer.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include <cstdlib>
@@ -180,22 +181,50 @@ static std::unique_ptr<llvm::MemoryBuffer> openInput(llvm::StringRef path) {
   return std::move(*input);
 }
 
-/// An .onnx input is imported as perf-translate --import-onnx would, and its
-/// IR (with the node locations) becomes the input of the pipeline.
-static std::unique_ptr<llvm::MemoryBuffer>
-importOnnx(llvm::StringRef path, DialectRegistry &registry) {
-  MLIRContext context(registry);
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  perf::OnnxImportOptions options;
-  options.batchSize = onnxBatch;
-  OwningOpRef<ModuleOp> module = perf::importOnnxFile(&context, path, options);
-  if (!module)
+/// An .onnx input is imported by perf-translate --import-onnx, run beside
+/// this binary, and its bytecode (with the node locations) becomes the
+/// input of the pipeline. ONNX and protobuf stay perf-translate's: linked
+/// here, they were loaded at every start of perf-opt (2-3 ms of a 9 ms
+/// start) whether the input was a model or not. The importer's diagnostics
+/// are its own, on stderr.
+static std::unique_ptr<llvm::MemoryBuffer> importOnnx(llvm::StringRef path,
+                                                      const char *argv0) {
+  auto fail = [&](const llvm::Twine &message) {
+    llvm::errs() << "perf-opt: error: " << message << "\n";
     return nullptr;
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module->print(os, OpPrintingFlags().enableDebugInfo());
-  return llvm::MemoryBuffer::getMemBufferCopy(text, path);
+  };
+  std::string self = llvm::sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&importOnnx));
+  llvm::SmallString<256> translate(llvm::sys::path::parent_path(self));
+  llvm::sys::path::append(translate, "perf-translate");
+  if (!llvm::sys::fs::can_execute(translate))
+    return fail("reading '" + path +
+                "' needs perf-translate beside perf-opt (" + translate +
+                " is missing); or run perf-translate " +
+                "--import-onnx yourself and give perf-opt its output");
+  llvm::SmallString<128> imported;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "perf-opt-onnx", "mlirbc", imported))
+    return fail("cannot create a temporary file: " + ec.message());
+  llvm::FileRemover remover(imported);
+  std::string batch = "--onnx-batch=" + std::to_string(onnxBatch);
+  llvm::SmallVector<llvm::StringRef> args = {
+      translate, "--import-onnx", path, "--emit-bytecode", "-o", imported};
+  if (onnxBatch.getNumOccurrences())
+    args.push_back(batch);
+  std::string error;
+  int status = llvm::sys::ExecuteAndWait(translate, args, std::nullopt, {},
+                                         /*SecondsToWait=*/0,
+                                         /*MemoryLimit=*/0, &error);
+  if (status < 0)
+    return fail("running " + translate + " on '" + path + "': " + error);
+  if (status != 0) // perf-translate said why
+    return nullptr;
+  auto bytes = llvm::MemoryBuffer::getFile(imported);
+  if (!bytes)
+    return fail("reading the import of '" + path +
+                "': " + bytes.getError().message());
+  return llvm::MemoryBuffer::getMemBufferCopy((*bytes)->getBuffer(), path);
 }
 
 /// --perf-device: before every pass, every graph of the module targets the
@@ -393,7 +422,7 @@ int perf::perfOptMain(int argc, char **argv, DialectRegistry &registry) {
 
   std::unique_ptr<llvm::MemoryBuffer> input =
       llvm::StringRef(inputFilename).ends_with(".onnx")
-          ? importOnnx(inputFilename, registry)
+          ? importOnnx(inputFilename, argv[0])
           : openInput(inputFilename);
   if (!input)
     return 1;
