@@ -22,7 +22,11 @@ Methods: `ratio:auto` is measured x (target / source price) with the stack
 perf-opt --estimate uses by default on the shipped model folder (trained on
 the NeuSight kernel measurements of these same five GPUs); `ratio:auto-held-out`
 is the same stack with a model folder trained here without the target GPU's
-kernel measurements (--kernels, about 15 s per GPU); `ratio:roofline` is the
+kernel measurements (--kernels, about 15 s per GPU); `shrunk:auto` and
+`shrunk:auto-held-out` are the same two with `retarget=shrunk`: the target's
+price times (measured / source price)^w, w per kernel kind from the folder's
+retarget.json (bench/kernels/residual_transfer.py; for a held-out folder
+fitted here without the target's rows, about 2 minutes per GPU); `ratio:roofline` is the
 ratio of the plain roofline; `wave` is Habitat's wave scaling (no model).
 Exits 2 when a step cannot be imported or estimated, 1 when --max-error is
 exceeded by the first method, 77 with --skip-without-data when the data is
@@ -43,7 +47,8 @@ from doc_section import write_section  # noqa: E402
 from tool_run import run  # noqa: E402
 SHIPPED_MODELS = os.path.join(ROOT, "data", "models", "neusight")
 LABEL = re.compile(r"^(?P<workload>.+-(?:inf|train)-\d+-\d+)\.json$")
-METHODS = ["ratio:auto", "ratio:auto-held-out", "wave", "ratio:roofline"]
+METHODS = ["ratio:auto", "ratio:auto-held-out", "shrunk:auto", "shrunk:auto-held-out", "wave",
+           "ratio:roofline"]
 BEGIN = "<!-- BEGIN RETARGET (bench/e2e/retarget.py) -->"
 END = "<!-- END RETARGET -->"
 
@@ -97,6 +102,8 @@ def estimate_ms(build, step, target, method, ml_dir):
         options.append("models=roofline")
     else:
         options += ["models=auto", "ml-dir=" + ml_dir]
+        if method.startswith("shrunk:"):
+            options.append("retarget=shrunk")
     cmd.append("--estimate=" + " ".join(options))
     return json.loads(run(cmd))["graphs"][0]["e2e_us"] / 1000.0
 
@@ -112,6 +119,11 @@ def held_out_folder(build, kernels, gpu, work):
         print("training without " + name, file=sys.stderr)
         run([os.path.join(build, "bin", "perf-train"), "--neusight", kernels,
              "--exclude-device=" + name, "--rounds=120", "-o", out])
+        # retarget=shrunk's weights, fitted as for the shipped folder
+        # without the target's rows.
+        run([sys.executable, os.path.join(ROOT, "bench", "kernels", "residual_transfer.py"),
+             "--neusight", kernels, "--build", build, "--exclude-device=" + name,
+             "--rounds=120", "--out", os.path.join(out, "retarget.json")])
     return out
 
 
@@ -189,7 +201,7 @@ def main():
         return 2
     if args.render:
         pass
-    elif not os.path.isdir(args.data) or ("ratio:auto-held-out" in methods and
+    elif not os.path.isdir(args.data) or (any(m.endswith("held-out") for m in methods) and
                                         not os.path.isdir(args.kernels)):
         if args.skip_without_data:
             print("skipped: no data at %s" % args.data, file=sys.stderr)
@@ -227,7 +239,7 @@ def main():
                         row = [workload, source, target, label_ms]
                         for m in methods:
                             ml_dir = (held_out_folder(args.build, args.kernels, target, work)
-                                      if m == "ratio:auto-held-out" else args.ml_dir)
+                                      if m.endswith(":auto-held-out") else args.ml_dir)
                             ms = estimate_ms(args.build, step, target, m, ml_dir)
                             row.append(100.0 * (ms - label_ms) / label_ms)
                         detail.append(row)

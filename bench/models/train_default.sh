@@ -28,6 +28,10 @@ rm -rf "$out.tmp"
 # on both.
 "$build/bin/perf-train" --neusight "$kernels" --vidur "$vidur" --roofline-only \
   -o "$out.tmp"
+# retarget=shrunk's weights: how much of a GPU's deviation from these
+# boosters carries over to another GPU, fitted on held-out shape folds.
+python3 "$(dirname "$0")/../kernels/residual_transfer.py" --neusight "$kernels" \
+  --build "$build" --rounds=120 --out "$out.tmp/retarget.json"
 gzip -9n "$out.tmp"/*.ubj
 rm -rf "$out"
 mv "$out.tmp" "$out"

@@ -327,12 +327,7 @@ static llvm::Expected<llvm::json::Object> readJsonSection(llvm::StringRef path,
 /// Whether `stem` names a booster file: a kernel kind or the GEMM
 /// tile-residual booster.
 static bool isBoosterName(llvm::StringRef stem) {
-  if (stem == kMlGemmTileResidual)
-    return true;
-  for (int kind = 0; kind <= static_cast<int>(KernelKind::Generic); ++kind)
-    if (stem == kernelKindName(static_cast<KernelKind>(kind)))
-      return true;
-  return false;
+  return stem == kMlGemmTileResidual || parseKernelKind(stem).has_value();
 }
 
 llvm::Expected<std::unique_ptr<MlModel>>

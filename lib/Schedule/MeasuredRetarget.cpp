@@ -2,19 +2,33 @@
 
 #include "perf/Schedule/MeasuredRetarget.h"
 #include "perf/CostModel/RooflineModel.h"
+#include "perf/Support/InputFile.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 #include <algorithm>
 #include <cmath>
 
 using namespace perf;
 
 llvm::StringRef perf::retargetMethodName(RetargetMethod method) {
-  return method == RetargetMethod::StackRatio ? "ratio" : "wave";
+  switch (method) {
+  case RetargetMethod::StackRatio:
+    return "ratio";
+  case RetargetMethod::ShrunkRatio:
+    return "shrunk";
+  case RetargetMethod::WaveScaling:
+    return "wave";
+  }
+  llvm_unreachable("retarget method");
 }
 
 std::optional<RetargetMethod> perf::parseRetargetMethod(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<RetargetMethod>>(name)
       .Case("ratio", RetargetMethod::StackRatio)
+      .Case("shrunk", RetargetMethod::ShrunkRatio)
       .Case("wave", RetargetMethod::WaveScaling)
       .Default(std::nullopt);
 }
@@ -49,6 +63,34 @@ double perf::waveScalingFactor(const KernelDesc &kernel, const GpuSpec &source,
   return std::pow(bandwidthFactor, gamma) * std::pow(computeFactor, 1 - gamma);
 }
 
+llvm::Expected<std::map<KernelKind, double>>
+perf::loadResidualWeights(llvm::StringRef path) {
+  llvm::Expected<llvm::json::Value> json = readJsonFile(path);
+  if (!json)
+    return json.takeError();
+  auto fail = [&](const llvm::Twine &message) {
+    return llvm::createStringError(path + ": " + message);
+  };
+  const llvm::json::Object *root = json->getAsObject();
+  const llvm::json::Object *weights =
+      root ? root->getObject("residual_weight") : nullptr;
+  if (!weights)
+    return fail("expected an object with a \"residual_weight\" object");
+  std::map<KernelKind, double> out;
+  for (const auto &[name, value] : *weights) {
+    std::optional<KernelKind> kind = parseKernelKind(name);
+    if (!kind)
+      return fail("residual_weight." + llvm::StringRef(name) +
+                  ": not a kernel kind");
+    std::optional<double> w = value.getAsNumber();
+    if (!w || !std::isfinite(*w) || *w < 0 || *w > 1)
+      return fail("residual_weight." + llvm::StringRef(name) +
+                  ": must be a number in [0, 1]");
+    out[*kind] = *w;
+  }
+  return out;
+}
+
 llvm::Expected<MeasuredRetarget>
 MeasuredRetarget::create(RetargetMethod method, llvm::StringRef models,
                          const CostModelOptions &options) {
@@ -60,6 +102,16 @@ MeasuredRetarget::create(RetargetMethod method, llvm::StringRef models,
   if (!stack)
     return stack.takeError();
   retarget.stack = std::make_unique<KernelCostStack>(std::move(*stack));
+  if (method == RetargetMethod::ShrunkRatio && !options.mlModelDir.empty()) {
+    llvm::SmallString<256> path(options.mlModelDir);
+    llvm::sys::path::append(path, "retarget.json");
+    if (llvm::sys::fs::exists(path)) {
+      auto weights = loadResidualWeights(path);
+      if (!weights)
+        return weights.takeError();
+      retarget.residualWeights = std::move(*weights);
+    }
+  }
   return std::move(retarget);
 }
 
@@ -100,7 +152,13 @@ RetargetedLatency MeasuredRetarget::retarget(const KernelDesc &kernel,
   // A kernel on a stream takes at least kStreamedKernelUs, whatever a model
   // without a fixed cost says of a tiny one: the floor keeps the ratio of
   // two near-zero prices from scaling a launch-bound time.
-  double ratio = std::max(onTarget.latencyUs, kStreamedKernelUs) /
-                 std::max(onSource->latencyUs, kStreamedKernelUs);
-  return {measuredUs * ratio, onTarget.model};
+  double targetUs = std::max(onTarget.latencyUs, kStreamedKernelUs);
+  double sourceUs = std::max(onSource->latencyUs, kStreamedKernelUs);
+  if (method == RetargetMethod::ShrunkRatio) {
+    auto weight = residualWeights.find(kernel.kind);
+    if (weight != residualWeights.end())
+      return {targetUs * std::pow(measuredUs / sourceUs, weight->second),
+              onTarget.model};
+  }
+  return {measuredUs * targetUs / sourceUs, onTarget.model};
 }

@@ -52,6 +52,13 @@ llvm::StringRef perf::kernelKindName(KernelKind kind) {
   return "generic";
 }
 
+std::optional<KernelKind> perf::parseKernelKind(llvm::StringRef name) {
+  for (int i = 0; i <= static_cast<int>(KernelKind::Generic); ++i)
+    if (kernelKindName(static_cast<KernelKind>(i)) == name)
+      return static_cast<KernelKind>(i);
+  return std::nullopt;
+}
+
 static int64_t convOut(int64_t in, int64_t pad, int64_t dilation,
                        int64_t kernel, int64_t stride) {
   if (stride <= 0)

@@ -79,16 +79,9 @@ std::string perf::kernelSignature(const KernelDesc &d) {
   return out;
 }
 
-static std::optional<KernelKind> parseKindName(llvm::StringRef name) {
-  for (int i = 0; i <= static_cast<int>(KernelKind::Generic); ++i)
-    if (kernelKindName(static_cast<KernelKind>(i)) == name)
-      return static_cast<KernelKind>(i);
-  return std::nullopt;
-}
-
 llvm::Expected<KernelDesc> perf::parseKernelSignature(llvm::StringRef kind,
                                                       llvm::StringRef sig) {
-  std::optional<KernelKind> k = parseKindName(kind);
+  std::optional<KernelKind> k = parseKernelKind(kind);
   if (!k)
     return llvm::createStringError("unknown kernel kind '" + kind + "'");
   KernelDesc d;

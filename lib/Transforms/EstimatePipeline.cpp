@@ -196,8 +196,8 @@ struct EstimatePipelineOptions
       llvm::cl::desc("System of the collectives: preset or JSON file")};
   Option<std::string> retarget{
       *this, "retarget",
-      llvm::cl::desc("How measured kernels move to another GPU: ratio or "
-                     "wave")};
+      llvm::cl::desc("How measured kernels move to another GPU: ratio, "
+                     "shrunk or wave")};
   Option<double> hostScale{*this, "host-scale",
                            llvm::cl::desc("Factor on every host overhead")};
   Option<std::string> timeline{

@@ -35,7 +35,7 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
       return emitError(loc, "compute-efficiency and memory-efficiency must "
                             "be in (0, 1]");
     if (!parseRetargetMethod(retarget))
-      return emitError(loc, "retarget must be ratio or wave, got '")
+      return emitError(loc, "retarget must be ratio, shrunk or wave, got '")
              << retarget << "'";
     // The stack is built once, when the pass manager starts, and shared by
     // every run of the pass (a pipeline run on many modules, or a clone of

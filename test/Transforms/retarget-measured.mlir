@@ -3,6 +3,14 @@
 // RUN: perf-opt %s --perf-device=a100-pcie --perf-kernel-cost=retarget=wave | FileCheck %s --check-prefix=WAVE
 // RUN: perf-opt %s --perf-set-target=device=a100-pcie --perf-kernel-cost --perf-set-target=device=v100-pcie --perf-kernel-cost | FileCheck %s --check-prefix=BACK
 // RUN: perf-opt %s --perf-device=a100-pcie --estimate=models=roofline | FileCheck %s --check-prefix=REPORT
+// RUN: rm -rf %t && mkdir -p %t/shrunk %t/bad
+// RUN: echo '{"residual_weight": {"elementwise": 0.5}}' > %t/shrunk/retarget.json
+// RUN: perf-opt %s --perf-device=a100-pcie --perf-kernel-cost="retarget=shrunk ml-dir=%t/shrunk" | FileCheck %s --check-prefix=SHRUNK
+// RUN: perf-opt %s --perf-device=a100-pcie --perf-kernel-cost="retarget=shrunk" | FileCheck %s --check-prefix=NOWEIGHTS
+// RUN: echo '{"residual_weight": {"elementwise": 1.5}}' > %t/bad/retarget.json
+// RUN: not perf-opt %s --perf-device=a100-pcie --perf-kernel-cost="retarget=shrunk ml-dir=%t/bad" 2>&1 | FileCheck %s --check-prefix=BADW
+// RUN: echo '{"residual_weight": {"elementwize": 0.5}}' > %t/bad/retarget.json
+// RUN: not perf-opt %s --perf-device=a100-pcie --perf-kernel-cost="retarget=shrunk ml-dir=%t/bad" 2>&1 | FileCheck %s --check-prefix=BADKIND
 // RUN: not perf-opt %s --perf-kernel-cost=retarget=habitat 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not perf-opt %s --estimate=retarget=habitat 2>&1 | FileCheck %s --check-prefix=BADFLAG
 
@@ -22,6 +30,18 @@
 // RATIO: perf.kernel {{.*}}perf.cost_model = "measured", perf.latency_us = 7.000000e+00 : f64, perf.measured_latency_us = 7.000000e+00 : f64}
 // RATIO: perf.gemm {{.*}}perf.cost_model = "roofline"
 
+// Shrunk with w = 0.5 for element-wise kernels: the A100's price times the
+// square root of measured over the V100's price. The add moves exactly
+// 3 x 4 x 2^20 bytes (17.4763 us on the V100, 10.1149 us on the A100; the
+// ratio above is the same with the rounded 12 MB), so 10.1149 x
+// (20 / 17.4763)^0.5 = 10.8206 us. Without a retarget.json (no model
+// folder) every w is 1: the ratio's 11.5756 us.
+// SHRUNK: perf.retarget = {from = "V100-PCIe-32GB", kept = 1 : i64, kept_kinds = {kernel = 1 : i64}, method = "shrunk", moved = 1 : i64}
+// SHRUNK: perf.elementwise {{.*}}perf.cost_model = "measured*roofline", perf.latency_us = 10.8206{{[0-9]*}} : f64, perf.measured_latency_us = 2.000000e+01 : f64}
+// NOWEIGHTS: perf.elementwise {{.*}}perf.cost_model = "measured*roofline", perf.latency_us = 11.57556{{[0-9]*}} : f64
+// BADW: error: {{.*}}bad{{/|\\}}retarget.json: residual_weight.elementwise: must be a number in [0, 1]
+// BADKIND: error: {{.*}}bad{{/|\\}}retarget.json: residual_weight.elementwize: not a kernel kind
+
 // Habitat's wave scaling: gamma = 1 - 0.5 x (1/12) / (19.5e12 / 1555e9)
 // = 0.99668, factor (900/1555)^gamma x ((80 x 1380) / (108 x 1410))^(1 -
 // gamma) = 0.57921: 11.5842 us.
@@ -35,8 +55,8 @@
 // REPORT: priced by: measured=1 measured*roofline=1 roofline=1
 // REPORT-NEXT: measured on V100-PCIe-32GB: 1 kernels moved to A100-PCIe-40GB (ratio), 1 with no model kept as measured (kernel=1)
 
-// BAD: error: retarget must be ratio or wave, got 'habitat'
-// BADFLAG: error: retarget must be ratio or wave, got 'habitat'
+// BAD: error: retarget must be ratio, shrunk or wave, got 'habitat'
+// BADFLAG: error: retarget must be ratio, shrunk or wave, got 'habitat'
 perf.graph @step attributes {target = #perf.gpu<"V100-PCIe-32GB">, perf.measured_on = #perf.gpu<"V100-PCIe-32GB">} {
   perf.op "aten::add" : () -> () {
     perf.elementwise {dtype = f32, elements = 1048576 : i64, fn = "add", inputs = 2 : i64, perf.cost_model = "measured", perf.latency_us = 20.0 : f64}

@@ -1,4 +1,8 @@
 #include "perf/Schedule/MeasuredRetarget.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 #include <cmath>
 
@@ -83,6 +87,76 @@ TEST(MeasuredRetarget, StackRatioByHand) {
   EXPECT_NEAR(back.latencyUs, 20, 1e-9);
 }
 
+TEST(MeasuredRetarget, ShrunkRatioByHand) {
+  // A folder whose retarget.json weighs element-wise deviations by 0.25 and
+  // says nothing of GEMMs.
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-shrunk", dir));
+  llvm::SmallString<128> path(dir);
+  llvm::sys::path::append(path, "retarget.json");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    ASSERT_FALSE(ec);
+    os << R"({"residual_weight": {"elementwise": 0.25}})";
+  }
+  CostModelOptions options;
+  options.mlModelDir = dir.str().str();
+  auto shrunk = MeasuredRetarget::create(RetargetMethod::ShrunkRatio,
+                                         "roofline", options);
+  ASSERT_TRUE(bool(shrunk)) << llvm::toString(shrunk.takeError());
+  // The add moves 3 x 4 x 2^20 bytes: the roofline at 80% of the bandwidth
+  // says 17.4763 us on the V100 and 10.1149 us on the A100. 20 us measured
+  // on the V100 is on the A100 10.1149 x (20 / 17.4763)^0.25 = 10.4618 us
+  // (the ratio says 11.5756).
+  double bytes = 3.0 * 4 * 1048576;
+  double v100 = bytes / (900e9 * 0.8) * 1e6,
+         a100 = bytes / (1555e9 * 0.8) * 1e6;
+  RetargetedLatency moved =
+      shrunk->retarget(add1M(), 20, gpu("v100-pcie"), gpu("a100-pcie"));
+  EXPECT_EQ(moved.model, "roofline");
+  EXPECT_NEAR(moved.latencyUs, a100 * std::pow(20 / v100, 0.25), 1e-9);
+  EXPECT_NEAR(moved.latencyUs, 10.4618, 1e-4);
+  // A kind without a weight moves by the ratio (w = 1).
+  auto ratio =
+      MeasuredRetarget::create(RetargetMethod::StackRatio, "roofline", {});
+  ASSERT_TRUE(bool(ratio));
+  EXPECT_DOUBLE_EQ(
+      shrunk->retarget(gemm4096(), 900, gpu("v100-pcie"), gpu("a100-pcie"))
+          .latencyUs,
+      ratio->retarget(gemm4096(), 900, gpu("v100-pcie"), gpu("a100-pcie"))
+          .latencyUs);
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(MeasuredRetarget, ResidualWeightsAreChecked) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-shrunk", dir));
+  llvm::SmallString<128> path(dir);
+  llvm::sys::path::append(path, "retarget.json");
+  auto error = [&](llvm::StringRef text) {
+    {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(path, ec);
+      os << text;
+    }
+    auto weights = loadResidualWeights(path);
+    return weights ? std::string("ok") : llvm::toString(weights.takeError());
+  };
+  std::string prefix = (path + ": ").str();
+  EXPECT_EQ(error(R"({"residual_weight": {"gemm": -0.1}})"),
+            prefix + "residual_weight.gemm: must be a number in [0, 1]");
+  EXPECT_EQ(error(R"({"residual_weight": {"gemm": "half"}})"),
+            prefix + "residual_weight.gemm: must be a number in [0, 1]");
+  EXPECT_EQ(error(R"({"residual_weight": {"matmul": 0.5}})"),
+            prefix + "residual_weight.matmul: not a kernel kind");
+  EXPECT_EQ(error(R"({"weights": {}})"),
+            prefix + "expected an object with a \"residual_weight\" object");
+  EXPECT_EQ(error(R"({"residual_weight": {"gemm": 0.05, "softmax": 1}})"),
+            "ok");
+  llvm::sys::fs::remove_directories(dir);
+}
+
 TEST(MeasuredRetarget, KernelsWithoutWorkKeepTheirTime) {
   // An opaque measured kernel (a per-node backward time): nothing to scale.
   KernelDesc opaque;
@@ -112,7 +186,8 @@ TEST(MeasuredRetarget, TinyPricesAreFlooredAtAStreamedKernel) {
 
 TEST(MeasuredRetarget, MethodNamesRoundTrip) {
   for (RetargetMethod m :
-       {RetargetMethod::StackRatio, RetargetMethod::WaveScaling})
+       {RetargetMethod::StackRatio, RetargetMethod::ShrunkRatio,
+        RetargetMethod::WaveScaling})
     EXPECT_EQ(parseRetargetMethod(retargetMethodName(m)), m);
   EXPECT_FALSE(parseRetargetMethod("habitat"));
   // A stack that does not exist is an error, not a silent fallback.

@@ -6,6 +6,13 @@
 // - the ratio of one cost model stack's prices of the kernel on the two GPUs
 //   (the model that prices it on the target prices it on the source too, so
 //   the ratio never mixes two models' errors);
+// - the same ratio with the source's deviation from the model shrunk: the
+//   target's price times (measured / source price)^w, w per kernel kind,
+//   the regression slope of one GPU's log deviation from the model on
+//   another's, fitted on kernel measurements (retarget.json in the model
+//   folder, bench/kernels/residual_transfer.py). w = 1 is the ratio; w near
+//   0 says a GPU's deviation from the model at a shape tells nothing about
+//   another GPU's, and the target's price is the better guess;
 // - Habitat's wave scaling (Yu et al., "Habitat: A Runtime-Based
 //   Computational Performance Predictor for Deep Neural Network Training",
 //   USENIX ATC 2021, Sec. 3.3), which needs no model: the memory-bound share
@@ -22,6 +29,7 @@
 #include "perf/Support/KernelDesc.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,11 +39,14 @@ namespace perf {
 enum class RetargetMethod {
   /// measured x stack(target) / stack(source).
   StackRatio,
+  /// stack(target) x (measured / stack(source))^w, w per kernel kind from
+  /// the model folder's retarget.json (1 for kinds it does not list).
+  ShrunkRatio,
   /// measured x Habitat's wave scaling factor.
   WaveScaling,
 };
 
-/// "ratio" or "wave".
+/// "ratio", "shrunk" or "wave".
 llvm::StringRef retargetMethodName(RetargetMethod method);
 std::optional<RetargetMethod> parseRetargetMethod(llvm::StringRef name);
 
@@ -53,6 +64,12 @@ double memoryBoundedness(const KernelDesc &kernel, const GpuSpec &target);
 double waveScalingFactor(const KernelDesc &kernel, const GpuSpec &source,
                          const GpuSpec &target);
 
+/// The per-kind weights of `ShrunkRatio`: `residual_weight` of the JSON file
+/// at `path` ({"residual_weight": {"gemm": 0.05, ...}}), each in [0, 1].
+/// Errors name the file and key.
+llvm::Expected<std::map<KernelKind, double>>
+loadResidualWeights(llvm::StringRef path);
+
 struct RetargetedLatency {
   double latencyUs = 0;
   /// What gave the factor: a cost model's name ("ml", "roofline"...) or
@@ -65,7 +82,8 @@ struct RetargetedLatency {
 class MeasuredRetarget {
 public:
   /// `models` and `options` as for createKernelCostStack (unused by wave
-  /// scaling).
+  /// scaling). ShrunkRatio reads retarget.json of `options.mlModelDir`;
+  /// without one every weight is 1 (the ratio).
   static llvm::Expected<MeasuredRetarget>
   create(RetargetMethod method, llvm::StringRef models,
          const CostModelOptions &options);
@@ -87,6 +105,8 @@ private:
 
   RetargetMethod method;
   CostModelOptions options;
+  /// ShrunkRatio's w per kind (absent: 1).
+  std::map<KernelKind, double> residualWeights;
   std::unique_ptr<KernelCostStack> stack;
   mutable llvm::StringMap<std::unique_ptr<KernelCostModel>> models;
 };

@@ -40,6 +40,8 @@ enum class KernelKind {
 };
 
 llvm::StringRef kernelKindName(KernelKind kind);
+/// The kind `kernelKindName` spells `name`, if any.
+std::optional<KernelKind> parseKernelKind(llvm::StringRef name);
 
 /// Which pass of training a kernel belongs to; backward kernels of
 /// embedding_bag and conv are priced differently from the forward ones.

@@ -37,7 +37,10 @@ def KernelCost : PerfPass<"perf-kernel-cost", "::mlir::ModuleOp"> {
     Measured kernels keep their latency, unless the graph was measured on
     another GPU than its target (`perf.measured_on`): then each is priced as
     measured x (target / source) by `retarget` (`ratio`: the same stack's
-    prices on both GPUs; `wave`: Habitat's wave scaling), keeps the measured
+    prices on both GPUs; `shrunk`: the target's price times (measured /
+    source price)^w, w per kernel kind from the model folder's
+    retarget.json, 1 where it names none; `wave`: Habitat's wave scaling),
+    keeps the measured
     time in `perf.measured_latency_us`, and the graph's `perf.retarget`
     counts the kernels moved and those no model priced (kept as measured).
 
@@ -64,7 +67,9 @@ def KernelCost : PerfPass<"perf-kernel-cost", "::mlir::ModuleOp"> {
            "Directory of trained models for the ml model">,
     Option<"retarget", "retarget", "std::string", "\"ratio\"",
            "How measured kernels move to another GPU: ratio (the stack's "
-           "prices on both) or wave (Habitat's wave scaling)">,
+           "prices on both), shrunk (the ratio with the source's deviation "
+           "from the model weighted by retarget.json) or wave (Habitat's "
+           "wave scaling)">,
   ];
 }
 
