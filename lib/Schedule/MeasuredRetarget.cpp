@@ -102,16 +102,19 @@ MeasuredRetarget::create(RetargetMethod method, llvm::StringRef models,
   if (!stack)
     return stack.takeError();
   retarget.stack = std::make_unique<KernelCostStack>(std::move(*stack));
-  if (method == RetargetMethod::ShrunkRatio && !options.mlModelDir.empty()) {
-    llvm::SmallString<256> path(options.mlModelDir);
-    llvm::sys::path::append(path, "retarget.json");
-    if (llvm::sys::fs::exists(path)) {
-      auto weights = loadResidualWeights(path);
-      if (!weights)
-        return weights.takeError();
-      retarget.residualWeights = std::move(*weights);
-    }
+  if (method != RetargetMethod::ShrunkRatio)
+    return std::move(retarget);
+  llvm::SmallString<256> path(options.mlModelDir);
+  llvm::sys::path::append(path, "retarget.json");
+  if (options.mlModelDir.empty() || !llvm::sys::fs::exists(path)) {
+    // No weights: every kind would move by the ratio, and says so.
+    retarget.method = RetargetMethod::StackRatio;
+    return std::move(retarget);
   }
+  auto weights = loadResidualWeights(path);
+  if (!weights)
+    return weights.takeError();
+  retarget.residualWeights = std::move(*weights);
   return std::move(retarget);
 }
 

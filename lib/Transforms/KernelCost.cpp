@@ -155,9 +155,9 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
           attrs.set(kCostModelAttr, priceAttrs[index].second);
         });
       if (move)
-        graph->setAttr(
-            kRetargetAttr,
-            retargetSummary(builder, measuredOn, *method, moved, keptByKind));
+        graph->setAttr(kRetargetAttr, retargetSummary(builder, measuredOn,
+                                                      retargeter->getMethod(),
+                                                      moved, keptByKind));
       else
         graph->removeAttr(kRetargetAttr);
       // Kernels the database does not have, each once, on the first graph

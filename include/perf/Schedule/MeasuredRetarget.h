@@ -83,7 +83,7 @@ class MeasuredRetarget {
 public:
   /// `models` and `options` as for createKernelCostStack (unused by wave
   /// scaling). ShrunkRatio reads retarget.json of `options.mlModelDir`;
-  /// without one every weight is 1 (the ratio).
+  /// without one it is the ratio (getMethod() says StackRatio).
   static llvm::Expected<MeasuredRetarget>
   create(RetargetMethod method, llvm::StringRef models,
          const CostModelOptions &options);

@@ -34,7 +34,7 @@ struct EstimateOptions {
   /// Back-to-back steps for the steady-state step time (1: one step).
   unsigned iterations = 1;
   /// How kernels measured on another GPU than the target move to it.
-  std::string retarget = "ratio";
+  std::string retarget = "shrunk";
   /// Factor on every host overhead.
   double hostScale = 1.0;
   /// Where the report pass also writes the graphs' distinct kernels (JSON);

@@ -36,10 +36,11 @@ def KernelCost : PerfPass<"perf-kernel-cost", "::mlir::ModuleOp"> {
 
     Measured kernels keep their latency, unless the graph was measured on
     another GPU than its target (`perf.measured_on`): then each is priced as
-    measured x (target / source) by `retarget` (`ratio`: the same stack's
-    prices on both GPUs; `shrunk`: the target's price times (measured /
-    source price)^w, w per kernel kind from the model folder's
-    retarget.json, 1 where it names none; `wave`: Habitat's wave scaling),
+    measured x (target / source) by `retarget` (`shrunk`, the default: the
+    target's price times (measured / source price)^w, w per kernel kind from
+    the model folder's retarget.json, 1 where it names none, and the ratio
+    without such a file; `ratio`: the same stack's prices on both GPUs;
+    `wave`: Habitat's wave scaling),
     keeps the measured
     time in `perf.measured_latency_us`, and the graph's `perf.retarget`
     counts the kernels moved and those no model priced (kept as measured).
@@ -65,11 +66,11 @@ def KernelCost : PerfPass<"perf-kernel-cost", "::mlir::ModuleOp"> {
            "Performance database (SQLite) for the db model">,
     Option<"mlModelDir", "ml-dir", "std::string", "\"\"",
            "Directory of trained models for the ml model">,
-    Option<"retarget", "retarget", "std::string", "\"ratio\"",
-           "How measured kernels move to another GPU: ratio (the stack's "
-           "prices on both), shrunk (the ratio with the source's deviation "
-           "from the model weighted by retarget.json) or wave (Habitat's "
-           "wave scaling)">,
+    Option<"retarget", "retarget", "std::string", "\"shrunk\"",
+           "How measured kernels move to another GPU: shrunk (default: the "
+           "ratio with the source's deviation from the model weighted by "
+           "the model folder's retarget.json), ratio (the stack's prices on "
+           "both) or wave (Habitat's wave scaling)">,
   ];
 }
 
