@@ -108,17 +108,19 @@ def estimate_ms(build, step, target, method, ml_dir):
     return json.loads(run(cmd))["graphs"][0]["e2e_us"] / 1000.0
 
 
-def held_out_folder(build, kernels, gpu, work):
-    """A model folder trained like data/models/neusight without `gpu`."""
+def held_out_folder(build, kernels, gpu, work, weights):
+    """A model folder trained like data/models/neusight without `gpu`, with
+    retarget=shrunk's weights fitted without it when `weights`."""
     out = os.path.join(work, "without-" + gpu)
+    # The chip (Tesla_T4 -> T4, NVIDIA_A100-PCIE-40GB -> A100): perf-train
+    # drops every device whose name contains it, so the A100-80GB rows of
+    # the conv measurements go with the A100-40GB ones.
+    name = re.sub(r"^(Tesla|NVIDIA)_", "", gpu).split("-")[0]
     if not os.path.isdir(out):
-        # The chip (Tesla_T4 -> T4, NVIDIA_A100-PCIE-40GB -> A100): perf-train
-        # drops every device whose name contains it, so the A100-80GB rows of
-        # the conv measurements go with the A100-40GB ones.
-        name = re.sub(r"^(Tesla|NVIDIA)_", "", gpu).split("-")[0]
         print("training without " + name, file=sys.stderr)
         run([os.path.join(build, "bin", "perf-train"), "--neusight", kernels,
              "--exclude-device=" + name, "--rounds=120", "-o", out])
+    if weights and not os.path.exists(os.path.join(out, "retarget.json")):
         # retarget=shrunk's weights, fitted as for the shipped folder
         # without the target's rows.
         run([sys.executable, os.path.join(ROOT, "bench", "kernels", "residual_transfer.py"),
@@ -238,7 +240,8 @@ def main():
                     for target, (label_ms, _) in sorted(per.items()):
                         row = [workload, source, target, label_ms]
                         for m in methods:
-                            ml_dir = (held_out_folder(args.build, args.kernels, target, work)
+                            ml_dir = (held_out_folder(args.build, args.kernels, target, work,
+                                                      m == "shrunk:auto-held-out")
                                       if m.endswith(":auto-held-out") else args.ml_dir)
                             ms = estimate_ms(args.build, step, target, m, ml_dir)
                             row.append(100.0 * (ms - label_ms) / label_ms)

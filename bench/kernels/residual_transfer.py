@@ -39,13 +39,14 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tool_run import run  # noqa: E402
 # NeuSight's op folders and the perf kernel kind each prices.
 KIND_OF = {"linear": "gemm", "bmm": "gemm", "add": "elementwise", "gelu": "elementwise",
            "relu": "elementwise", "softmax": "softmax", "ln": "layernorm"}
@@ -81,13 +82,6 @@ def split(neusight, work):
                                 writer.writerow(row)
 
 
-def run(cmd, stdout=None):
-    p = subprocess.run(cmd, stdout=stdout or subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if p.returncode != 0:
-        raise RuntimeError(" ".join(cmd) + "\n" + p.stderr.strip()[-2000:])
-    return p
-
-
 def deviations(build, neusight, models, op, gpu_file, f):
     """{shape: mean log(measured / predicted)} of fold f's rows of one file,
     priced by the folder trained without fold f."""
@@ -95,7 +89,7 @@ def deviations(build, neusight, models, op, gpu_file, f):
     with gzip.open(path, "rt", newline="") as src:
         rows = list(csv.DictReader(src))
     priced = run([os.path.join(build, "bin", "perf-eval"), "--model=ml", "--ml-dir=" + models,
-                  "--output=csv", path]).stdout
+                  "--output=csv", path])
     acc = collections.defaultdict(list)
     for r in csv.DictReader(priced.splitlines()):
         row = rows[int(r["line"]) - 2]

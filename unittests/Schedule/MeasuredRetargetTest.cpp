@@ -1,8 +1,6 @@
 #include "perf/Schedule/MeasuredRetarget.h"
-#include "llvm/ADT/SmallString.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Testing/Support/SupportHelpers.h"
 #include "gtest/gtest.h"
 #include <cmath>
 
@@ -30,6 +28,17 @@ KernelDesc gemm4096() {
 }
 
 const GpuSpec &gpu(llvm::StringRef name) { return *lookupGpu(name); }
+
+/// Writes `text` as `dir`'s retarget.json and returns its path.
+std::string writeRetargetJson(const llvm::unittest::TempDir &dir,
+                              llvm::StringRef text) {
+  std::string path = dir.path("retarget.json").str().str();
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  EXPECT_FALSE(ec) << ec.message();
+  os << text;
+  return path;
+}
 } // namespace
 
 TEST(MeasuredRetarget, GammaFollowsHabitatsRooflineInterpolation) {
@@ -90,18 +99,10 @@ TEST(MeasuredRetarget, StackRatioByHand) {
 TEST(MeasuredRetarget, ShrunkRatioByHand) {
   // A folder whose retarget.json weighs element-wise deviations by 0.25 and
   // says nothing of GEMMs.
-  llvm::SmallString<128> dir;
-  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-shrunk", dir));
-  llvm::SmallString<128> path(dir);
-  llvm::sys::path::append(path, "retarget.json");
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    ASSERT_FALSE(ec);
-    os << R"({"residual_weight": {"elementwise": 0.25}})";
-  }
+  llvm::unittest::TempDir dir("perf-shrunk", /*Unique=*/true);
+  writeRetargetJson(dir, R"({"residual_weight": {"elementwise": 0.25}})");
   CostModelOptions options;
-  options.mlModelDir = dir.str().str();
+  options.mlModelDir = dir.path().str();
   auto shrunk = MeasuredRetarget::create(RetargetMethod::ShrunkRatio,
                                          "roofline", options);
   ASSERT_TRUE(bool(shrunk)) << llvm::toString(shrunk.takeError());
@@ -126,24 +127,15 @@ TEST(MeasuredRetarget, ShrunkRatioByHand) {
           .latencyUs,
       ratio->retarget(gemm4096(), 900, gpu("v100-pcie"), gpu("a100-pcie"))
           .latencyUs);
-  llvm::sys::fs::remove_directories(dir);
 }
 
 TEST(MeasuredRetarget, ResidualWeightsAreChecked) {
-  llvm::SmallString<128> dir;
-  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-shrunk", dir));
-  llvm::SmallString<128> path(dir);
-  llvm::sys::path::append(path, "retarget.json");
+  llvm::unittest::TempDir dir("perf-shrunk", /*Unique=*/true);
   auto error = [&](llvm::StringRef text) {
-    {
-      std::error_code ec;
-      llvm::raw_fd_ostream os(path, ec);
-      os << text;
-    }
-    auto weights = loadResidualWeights(path);
+    auto weights = loadResidualWeights(writeRetargetJson(dir, text));
     return weights ? std::string("ok") : llvm::toString(weights.takeError());
   };
-  std::string prefix = (path + ": ").str();
+  std::string prefix = (dir.path("retarget.json") + ": ").str();
   EXPECT_EQ(error(R"({"residual_weight": {"gemm": -0.1}})"),
             prefix + "residual_weight.gemm: must be a number in [0, 1]");
   EXPECT_EQ(error(R"({"residual_weight": {"gemm": "half"}})"),
@@ -154,7 +146,6 @@ TEST(MeasuredRetarget, ResidualWeightsAreChecked) {
             prefix + "expected an object with a \"residual_weight\" object");
   EXPECT_EQ(error(R"({"residual_weight": {"gemm": 0.05, "softmax": 1}})"),
             "ok");
-  llvm::sys::fs::remove_directories(dir);
 }
 
 TEST(MeasuredRetarget, KernelsWithoutWorkKeepTheirTime) {
