@@ -2,6 +2,7 @@
 
 #include "perf/Schedule/Schedule.h"
 #include "perf/Support/HugePages.h"
+#include "llvm/Support/ErrorHandling.h"
 #include <algorithm>
 #include <map>
 #include <set>
@@ -10,17 +11,43 @@
 
 using namespace perf;
 
+static_assert(sizeof(void *) != 8 || (sizeof(ScheduledKernel) <= 72 &&
+                                      sizeof(ScheduledOp) <= 104),
+              "a step holds one of each per kernel and op: keep them small");
+
+void KernelRange::push_back(size_t kernel) {
+  constexpr size_t kMaxFirst = (size_t(1) << 40) - 1;
+  constexpr size_t kMaxCount = (size_t(1) << 24) - 1;
+  if (count == 0) {
+    if (kernel > kMaxFirst)
+      llvm::report_fatal_error("a schedule holds at most 2^40 kernels");
+    first = kernel;
+  } else if (kernel != first + count) {
+    llvm::report_fatal_error("an op's kernels must be added to the schedule "
+                             "one after another, just before the op");
+  }
+  if (count == kMaxCount)
+    llvm::report_fatal_error("an op launches at most 2^24 kernels");
+  ++count;
+}
+
 void Schedule::reserve(size_t ops, size_t kernels) {
   reserveHuge(opList, ops);
   reserveHuge(kernelList, kernels);
 }
 
 size_t Schedule::addKernel(ScheduledKernel kernel) {
+  // Kernel indices are kept in 32 bits while the schedule runs, op indices
+  // in ScheduledOp::deps.
+  if (kernelList.size() == UINT32_MAX)
+    llvm::report_fatal_error("a schedule holds at most 2^32 - 1 kernels");
   kernelList.push_back(std::move(kernel));
   return kernelList.size() - 1;
 }
 
 size_t Schedule::addOp(ScheduledOp op) {
+  if (opList.size() == UINT32_MAX)
+    llvm::report_fatal_error("a schedule holds at most 2^32 - 1 ops");
   opList.push_back(std::move(op));
   return opList.size() - 1;
 }
@@ -34,51 +61,52 @@ struct StreamState {
 using StreamKey = std::pair<int64_t, int64_t>; // (device, stream)
 } // namespace
 
-/// When a kernel or collective kept a device busy.
-struct Busy {
-  double start, end;
-  bool collective;
-  bool operator<(const Busy &o) const {
-    return std::tie(start, end) < std::tie(o.start, o.end);
-  }
-};
 /// A device's busy intervals, one run per stream in the order the stream
-/// ran them.
-using Runs = std::map<int64_t, std::vector<Busy>>;
+/// ran them, as indices into the kernel list (4 bytes per kernel where an
+/// interval would take 24: a step can hold millions).
+using Runs = std::map<int64_t, std::vector<uint32_t>>;
 
 /// Length of the union of the runs' intervals, the collectives' left out
 /// with `kernelsOnly`. A stream's work is in order (each interval starts
 /// after the one before it ends), so the runs are merged instead of sorted;
 /// a run that is not in order (a negative kernel gap) is sorted first.
-static double unionLength(Runs &runs, bool kernelsOnly) {
-  using Head = std::pair<Busy, size_t>; // an interval, its run
-  std::vector<std::vector<Busy> *> lists;
+static double unionLength(Runs &runs, const std::vector<ScheduledKernel> &kernels,
+                          bool kernelsOnly) {
+  auto before = [&](uint32_t a, uint32_t b) {
+    return std::tie(kernels[a].startUs, kernels[a].endUs) <
+           std::tie(kernels[b].startUs, kernels[b].endUs);
+  };
+  using Head = std::pair<uint32_t, size_t>; // a kernel, its run
+  std::vector<std::vector<uint32_t> *> lists;
   std::vector<size_t> next;
   std::vector<Head> heap;
   for (auto &[stream, list] : runs) {
     if (list.empty())
       continue;
-    if (!std::is_sorted(list.begin(), list.end()))
-      std::sort(list.begin(), list.end());
+    if (!std::is_sorted(list.begin(), list.end(), before))
+      std::sort(list.begin(), list.end(), before);
     heap.push_back({list.front(), lists.size()});
     lists.push_back(&list);
     next.push_back(1);
   }
-  auto later = [](const Head &a, const Head &b) { return b.first < a.first; };
+  auto later = [&](const Head &a, const Head &b) {
+    return before(b.first, a.first);
+  };
   std::make_heap(heap.begin(), heap.end(), later);
   double total = 0, curStart = 0, curEnd = -1;
   bool open = false;
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), later);
-    auto [interval, run] = heap.back();
+    auto [index, run] = heap.back();
     heap.pop_back();
     if (next[run] < lists[run]->size()) {
       heap.push_back({(*lists[run])[next[run]++], run});
       std::push_heap(heap.begin(), heap.end(), later);
     }
-    if (kernelsOnly && interval.collective)
+    const ScheduledKernel &k = kernels[index];
+    if (kernelsOnly && !k.group.empty())
       continue;
-    double start = interval.start, end = interval.end;
+    double start = k.startUs, end = k.endUs;
     if (!open || start > curEnd) {
       if (open)
         total += curEnd - curStart;
@@ -227,11 +255,12 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
     const ScheduledKernel &k = kernelList[i];
     result.sumKernelUs += k.latencyUs;
     // A kernel keeps its device busy, a collective every participant.
-    const int64_t *where = k.group.empty() ? &k.device : k.group.data();
+    const int64_t device = k.device;
+    const int64_t *where = k.group.empty() ? &device : k.group.data();
     const int64_t *whereEnd = where + (k.group.empty() ? 1 : k.group.size());
     for (const int64_t *it = where; it != whereEnd; ++it) {
       int64_t d = *it;
-      busy[d][k.stream].push_back({k.startUs, k.endUs, !k.group.empty()});
+      busy[d][k.stream].push_back(static_cast<uint32_t>(i));
       if (!k.group.empty())
         communicates.insert(d);
       DeviceTimes &dt = devices[d];
@@ -244,11 +273,13 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
     }
   }
   for (auto &[d, runs] : busy)
-    devices[d].activeUs = unionLength(runs, /*kernelsOnly=*/false);
+    devices[d].activeUs =
+        unionLength(runs, kernelList, /*kernelsOnly=*/false);
   // Exposed communication: busy time minus the time some kernel covers.
   for (int64_t d : communicates)
     devices[d].exposedCommUs =
-        devices[d].activeUs - unionLength(busy[d], /*kernelsOnly=*/true);
+        devices[d].activeUs -
+        unionLength(busy[d], kernelList, /*kernelsOnly=*/true);
   for (auto &[d, t] : hostTime) {
     DeviceTimes &dt = devices[d];
     dt.device = d;

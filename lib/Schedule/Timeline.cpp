@@ -116,7 +116,7 @@ void perf::appendTimelineEvents(Schedule &schedule, const TimelineGraph &graph,
       events.push_back(flow("s", "launch", id, pid, kHostTrack,
                             launchStart + kernel.launchUs / 2));
       // A collective runs on every participant; a kernel on its device.
-      std::vector<int64_t> devices = kernel.group;
+      std::vector<int64_t> devices(kernel.group.begin(), kernel.group.end());
       if (devices.empty())
         devices.push_back(kernel.device);
       for (int64_t device : devices) {

@@ -225,18 +225,22 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     // by instance: the producers an op reads are mostly recent ones).
     constexpr uint32_t kNotForwarded = ~0u;
     std::vector<uint32_t> forwardOf;
-    std::vector<SmallVector<size_t, 2>> forwarded;
-    // Host ops and device work in the schedule's order: a repeated op once
-    // per copy.
+    std::vector<SmallVector<uint32_t, 2>> forwarded;
+    // Host ops and device work in the schedule's order, a repeated op once
+    // per copy: for the per-op annotations, the timeline and the launch
+    // list only (16 bytes a kernel that an estimate does not need).
+    const bool keepOps = annotate || !timeline.empty() || !launchList.empty();
     SmallVector<Operation *> hostOps, deviceOps;
     // A repeated op's attributes are read for its first copy only.
     llvm::DenseMap<Operation *, HostOpTemplate> repeated;
 
     UnrolledWalk::Size size = UnrolledWalk::unrolledSize(graph);
     schedule.reserve(size.hostOps, size.deviceWork);
-    reserveHuge(hostOps, size.hostOps);
     reserveHuge(forwardOf, size.hostOps);
-    reserveHuge(deviceOps, size.deviceWork);
+    if (keepOps) {
+      reserveHuge(hostOps, size.hostOps);
+      reserveHuge(deviceOps, size.deviceWork);
+    }
     UnrolledWalk unrolled;
     LogicalResult walked = unrolled.run(graph, [&](Operation *op, CopyId copy) {
       HostOpTemplate read;
@@ -268,7 +272,8 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
           // A kernel-less producer (Reshape, or an op emptied by fusion)
           // stands for its own producers.
           if (forwardOf[producer] != kNotForwarded) {
-            const SmallVector<size_t, 2> &deps = forwarded[forwardOf[producer]];
+            const SmallVector<uint32_t, 2> &deps =
+                forwarded[forwardOf[producer]];
             sop.deps.insert(sop.deps.end(), deps.begin(), deps.end());
           } else {
             sop.deps.push_back(producer);
@@ -286,11 +291,13 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
             // The template of an op that runs once is not needed again.
             sop.kernels.push_back(schedule.addKernel(
                 copy == 0 ? std::move(k) : ScheduledKernel(k)));
-            deviceOps.push_back(&work);
+            if (keepOps)
+              deviceOps.push_back(&work);
           }
       }
       schedule.addOp(std::move(sop));
-      hostOps.push_back(op);
+      if (keepOps)
+        hostOps.push_back(op);
       return success();
     });
     if (failed(walked))

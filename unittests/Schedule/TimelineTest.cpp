@@ -71,7 +71,7 @@ ScheduledKernel kernelOn(int64_t stream, double latency,
   ScheduledKernel k;
   k.stream = stream;
   k.latencyUs = latency;
-  k.group = std::move(group);
+  k.group.assign(group.begin(), group.end());
   return k;
 }
 

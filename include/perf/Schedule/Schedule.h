@@ -12,6 +12,7 @@
 #ifndef PERF_SCHEDULE_SCHEDULE_H
 #define PERF_SCHEDULE_SCHEDULE_H
 
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/SmallVector.h"
 #include <cstddef>
 #include <cstdint>
@@ -21,47 +22,74 @@
 namespace perf {
 
 /// Device work launched by a host op: a kernel, a copy or a collective.
+/// A step holds one per kernel launched (millions for a long step), so the
+/// fields are laid out to keep it at 72 bytes.
 struct ScheduledKernel {
-  int64_t device = 0;
+  /// What its start waited for last.
+  enum class Bound : uint8_t {
+    Stream,
+    Host,
+    Dependency,
+    Participants
+  };
+
+  /// Within kMaxDevices (perf/Support/Limits.h).
+  int32_t device = 0;
+  Bound boundBy = Bound::Host; // a result, see below
   int64_t stream = 0;
   double latencyUs = 0;
   /// T4: the runtime call that launches it, on the host.
   double launchUs = 0;
   /// Devices that take part when this is a collective (the launching device
   /// included); empty for a kernel.
-  std::vector<int64_t> group;
+  llvm::SmallVector<int64_t, 0> group;
 
-  // Results.
+  // Results (and boundBy above).
   double startUs = 0;
   double endUs = 0;
-  /// What its start waited for last.
-  enum class Bound {
-    Stream,
-    Host,
-    Dependency,
-    Participants
-  } boundBy = Bound::Host;
   /// Index (into Schedule::kernels()) of the kernel it waited for, or -1.
   int64_t predecessor = -1;
 };
 
-/// One host-side op in launch order.
+/// The kernels an op launches. An op's kernels are added to the schedule
+/// just before it, so they are consecutive indices into Schedule::kernels():
+/// a first index and a count in 8 bytes rather than a list per op.
+class KernelRange {
+public:
+  /// Appends `kernel`, which must follow the range's last kernel.
+  void push_back(size_t kernel);
+  size_t size() const { return count; }
+  bool empty() const { return count == 0; }
+  size_t operator[](size_t i) const { return first + i; }
+  auto begin() const { return llvm::seq<size_t>(first, first + count).begin(); }
+  auto end() const { return llvm::seq<size_t>(first, first + count).end(); }
+
+private:
+  uint64_t first : 40;
+  uint64_t count : 24;
+
+public:
+  KernelRange() : first(0), count(0) {}
+};
+
+/// One host-side op in launch order (104 bytes: a step holds one per op).
 struct ScheduledOp {
-  enum class Kind { Compute, Sync };
+  enum class Kind : uint8_t { Compute, Sync };
   Kind kind = Kind::Compute;
-  /// Host thread (one per device) that runs it.
-  int64_t device = 0;
+  /// Host thread (one per device) that runs it; within kMaxDevices.
+  int32_t device = 0;
   /// T1, T2, T3, T5 of Lin et al. A Sync pays T1 before its wait and T5
   /// (the synchronizing call's own cost) after it.
   double t1 = 0, t2 = 0, t3 = 0, t5 = 0;
-  /// Earlier ops whose device work must finish before this op's kernels
-  /// start (data dependencies). Inline storage for the usual one or two: a
-  /// step of a million ops makes no allocation per op.
-  llvm::SmallVector<size_t, 2> deps;
+  /// Earlier ops (indices into Schedule::ops()) whose device work must
+  /// finish before this op's kernels start (data dependencies). Inline
+  /// storage for the usual one or two: a step of a million ops makes no
+  /// allocation per op.
+  llvm::SmallVector<uint32_t, 2> deps;
   /// For Sync: the stream waited for, or -1 for every stream of `device`.
   int64_t syncStream = -1;
-  /// Indices into Schedule::kernels(), in launch order.
-  llvm::SmallVector<size_t, 2> kernels;
+  /// Its kernels, in launch order.
+  KernelRange kernels;
 
   // Results.
   double hostStartUs = 0;
