@@ -11,8 +11,8 @@
 
 using namespace perf;
 
-static_assert(sizeof(void *) != 8 || (sizeof(ScheduledKernel) <= 72 &&
-                                      sizeof(ScheduledOp) <= 104),
+static_assert(sizeof(void *) != 8 ||
+                  (sizeof(ScheduledKernel) <= 72 && sizeof(ScheduledOp) <= 104),
               "a step holds one of each per kernel and op: keep them small");
 
 void KernelRange::push_back(size_t kernel) {
@@ -70,7 +70,8 @@ using Runs = std::map<int64_t, std::vector<uint32_t>>;
 /// with `kernelsOnly`. A stream's work is in order (each interval starts
 /// after the one before it ends), so the runs are merged instead of sorted;
 /// a run that is not in order (a negative kernel gap) is sorted first.
-static double unionLength(Runs &runs, const std::vector<ScheduledKernel> &kernels,
+static double unionLength(Runs &runs,
+                          const std::vector<ScheduledKernel> &kernels,
                           bool kernelsOnly) {
   auto before = [&](uint32_t a, uint32_t b) {
     return std::tie(kernels[a].startUs, kernels[a].endUs) <
@@ -273,8 +274,7 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
     }
   }
   for (auto &[d, runs] : busy)
-    devices[d].activeUs =
-        unionLength(runs, kernelList, /*kernelsOnly=*/false);
+    devices[d].activeUs = unionLength(runs, kernelList, /*kernelsOnly=*/false);
   // Exposed communication: busy time minus the time some kernel covers.
   for (int64_t d : communicates)
     devices[d].exposedCommUs =

@@ -26,12 +26,7 @@ namespace perf {
 /// fields are laid out to keep it at 72 bytes.
 struct ScheduledKernel {
   /// What its start waited for last.
-  enum class Bound : uint8_t {
-    Stream,
-    Host,
-    Dependency,
-    Participants
-  };
+  enum class Bound : uint8_t { Stream, Host, Dependency, Participants };
 
   /// Within kMaxDevices (perf/Support/Limits.h).
   int32_t device = 0;
