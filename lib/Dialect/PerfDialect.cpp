@@ -76,6 +76,7 @@ const llvm::StringMap<DeclaredAttribute> &declaredAttributes() {
       declared<PerfDialect::TraceDeviceAttrHelper>(),
       declared<PerfDialect::BaselineUsAttrHelper>(),
       declared<PerfDialect::TransformsAttrHelper>(),
+      declared<PerfDialect::LaunchQueueDepthAttrHelper>(),
       declared<PerfDialect::LayerAttrHelper>(),
       declared<PerfDialect::ExpertAttrHelper>(),
       declared<PerfDialect::ParamsAttrHelper>(),
@@ -149,6 +150,14 @@ LogicalResult PerfDialect::verifyOperationAttribute(Operation *op,
   if (!it->second.hasType(attr.getValue()))
     return op->emitOpError("'") << name << "' must be " << it->second.expected
                                 << ", got " << attr.getValue();
+  if (name == PerfDialect::LaunchQueueDepthAttrHelper::getNameStr()) {
+    int64_t depth = cast<IntegerAttr>(attr.getValue()).getInt();
+    if (depth < 0 || depth > UINT32_MAX)
+      return op->emitOpError("'")
+             << name << "' must be a number of kernels from 0 (no limit) to "
+             << UINT32_MAX << ", got " << depth;
+    return success();
+  }
   if (!name.ends_with("_us"))
     return success();
   auto check = [&](double value) -> LogicalResult {

@@ -5,6 +5,7 @@
 #include "llvm/Support/ErrorHandling.h"
 #include <algorithm>
 #include <map>
+#include <queue>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -125,13 +126,18 @@ static double unionLength(Runs &runs,
 
 using HostClocks = std::map<int64_t, double>;
 using StreamClocks = std::map<StreamKey, StreamState>;
+/// Per device, the ends of the work launched and not finished (with a
+/// launch queue only), earliest first.
+using PendingEnds =
+    std::map<int64_t, std::priority_queue<double, std::vector<double>,
+                                          std::greater<double>>>;
 
 /// One step: walks the ops in launch order from the clocks as they stand,
 /// filling the result fields of every op and kernel.
 static void walkStep(std::vector<ScheduledOp> &opList,
                      std::vector<ScheduledKernel> &kernelList,
                      HostClocks &hostTime, StreamClocks &streams,
-                     const ScheduleOptions &options) {
+                     PendingEnds &pendingEnds, const ScheduleOptions &options) {
   auto streamOf = [&](int64_t device, int64_t stream) -> StreamState & {
     return streams[{device, stream}];
   };
@@ -177,6 +183,16 @@ static void walkStep(std::vector<ScheduledOp> &opList,
     host += op.t2;
     for (size_t i = 0, e = op.kernels.size(); i < e; ++i) {
       ScheduledKernel &k = kernelList[op.kernels[i]];
+      // A full launch queue holds the call until the oldest work ends.
+      if (options.launchQueueDepth > 0) {
+        auto &pending = pendingEnds[op.device];
+        while (!pending.empty() && pending.top() <= host)
+          pending.pop();
+        while (pending.size() >= options.launchQueueDepth) {
+          host = std::max(host, pending.top());
+          pending.pop();
+        }
+      }
       // Algorithm 1, line 11: the kernel starts once its stream is free
       // (plus the inter-kernel gap) and half-way through its launch call.
       double launchReady = host + k.launchUs / 2;
@@ -221,6 +237,8 @@ static void walkStep(std::vector<ScheduledOp> &opList,
         }
       }
       op.deviceEndUs = std::max(op.deviceEndUs, k.endUs);
+      if (options.launchQueueDepth > 0)
+        pendingEnds[op.device].push(k.endUs);
       host += k.launchUs;
       if (i + 1 != e)
         host += op.t5;
@@ -243,8 +261,9 @@ static double stepEnd(const HostClocks &hostTime, const StreamClocks &streams) {
 ScheduleResult Schedule::run(const ScheduleOptions &options) {
   HostClocks hostTime;
   StreamClocks streams;
+  PendingEnds pendingEnds;
   ScheduleResult result;
-  walkStep(opList, kernelList, hostTime, streams, options);
+  walkStep(opList, kernelList, hostTime, streams, pendingEnds, options);
 
   // Totals per device: its busy intervals per stream.
   std::map<int64_t, Runs> busy;
@@ -310,7 +329,7 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
     std::vector<ScheduledKernel> firstKernels = kernelList;
     double previousEnd = stepEnd(hostTime, streams);
     for (unsigned i = 1; i < options.iterations; ++i) {
-      walkStep(opList, kernelList, hostTime, streams, options);
+      walkStep(opList, kernelList, hostTime, streams, pendingEnds, options);
       double end = stepEnd(hostTime, streams);
       result.steadyStateUs = end - previousEnd;
       previousEnd = end;

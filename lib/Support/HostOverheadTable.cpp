@@ -61,12 +61,15 @@ Value HostOverheadTable::toJson() const {
     runtimeObject[entry.getKey()] = statsToJson(entry.getValue());
   for (const auto &entry : ops)
     opsObject[entry.getKey()] = entryToJson(entry.getValue());
-  return Object{{"schema", "perf.overhead_table/1"},
-                {"version", 1},
-                {"source", source},
-                {"default", entryToJson(defaults)},
-                {"runtime", std::move(runtimeObject)},
-                {"ops", std::move(opsObject)}};
+  Object root{{"schema", "perf.overhead_table/1"},
+              {"version", 1},
+              {"source", source},
+              {"default", entryToJson(defaults)},
+              {"runtime", std::move(runtimeObject)},
+              {"ops", std::move(opsObject)}};
+  if (launchQueueDepth > 0)
+    root["launch_queue_depth"] = int64_t(launchQueueDepth);
+  return root;
 }
 
 /// A figure: a number (the mean) or {"mean": m, "std": s, "count": n}; a
@@ -124,6 +127,14 @@ HostOverheadTable::parse(const llvm::json::Value &value) {
                                      *schema +
                                      "' (expected perf.overhead_table/1)");
   table.source = root->getString("source").value_or("").str();
+  if (const Value *depth = root->get("launch_queue_depth")) {
+    std::optional<int64_t> n = depth->getAsInteger();
+    if (!n || *n < 0 || *n > UINT32_MAX)
+      return llvm::createStringError(
+          "overhead table: launch_queue_depth must be a non-negative number "
+          "of device events (0: no limit)");
+    table.launchQueueDepth = static_cast<unsigned>(*n);
+  }
   auto object = [&](llvm::StringRef key) -> llvm::Expected<const Object *> {
     const Value *v = root->get(key);
     if (!v)

@@ -216,6 +216,33 @@ std::vector<unsigned> pendingAtLaunch(const KinetoTrace &trace) {
   return pending;
 }
 
+unsigned inferLaunchQueueDepth(const KinetoTrace &trace,
+                               ArrayRef<StepSpan> windows) {
+  const auto &calls = trace.runtimeCalls();
+  std::vector<unsigned> pending = pendingAtLaunch(trace);
+  auto inWindows = [&](double time) {
+    if (windows.empty())
+      return true;
+    for (const StepSpan &w : windows)
+      if (time >= w.start && time < w.end())
+        return true;
+    return false;
+  };
+  std::vector<unsigned> atLaunch;
+  for (size_t i = 0; i < calls.size(); ++i)
+    if (!calls[i].launched.empty() && inWindows(calls[i].start))
+      atLaunch.push_back(pending[i]);
+  if (atLaunch.empty())
+    return 0;
+  unsigned deepest = *llvm::max_element(atLaunch);
+  unsigned floor = deepest - std::min(deepest, std::max(2u, deepest / 100));
+  size_t plateau =
+      llvm::count_if(atLaunch, [&](unsigned n) { return n >= floor; });
+  if (plateau < kMinLaunchesAtDepth || plateau * 20 < atLaunch.size())
+    return 0;
+  return deepest;
+}
+
 std::string siteKey(StringRef name, unsigned occurrence) {
   return (name + "@" + Twine(occurrence)).str();
 }

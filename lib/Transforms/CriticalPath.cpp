@@ -306,6 +306,9 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     ScheduleOptions options;
     options.kernelGapUs = kernelGap;
     options.iterations = iterations;
+    // Checked by the dialect's verifier: 0 to UINT32_MAX.
+    if (auto depth = graph->getAttrOfType<IntegerAttr>(kLaunchQueueDepthAttr))
+      options.launchQueueDepth = static_cast<unsigned>(depth.getInt());
     ScheduleResult result = schedule.run(options);
     if (!launchList.empty())
       launchGraphs.push_back(launchListGraph(

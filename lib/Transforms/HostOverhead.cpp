@@ -63,6 +63,11 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
                      t5 ? *t5 : scale * overheads.get(name, Overhead::T5)};
       setOne(op, kOverheadAttr, builder.getDenseF64ArrayAttr(t));
     };
+    // The launch queue the table was measured with goes with it.
+    if (overheads.launchQueueDepth > 0)
+      getOperation()->setAttr(
+          kLaunchQueueDepthAttr,
+          builder.getI64IntegerAttr(overheads.launchQueueDepth));
     getOperation().walk([&](Operation *op) {
       if (auto fw = dyn_cast<FrameworkOp>(op)) {
         attach(op, fw.getOpName());

@@ -352,3 +352,10 @@ perf.graph @g {
 ^bb0(%a: tensor<4xf32>):
   perf.op "x"(%a) : (tensor<4xf32>) -> ()
 }
+
+// -----
+
+// The launch queue's depth is a number of kernels (0: no limit).
+// expected-error @+1 {{'perf.graph' op 'perf.launch_queue_depth' must be a number of kernels from 0 (no limit) to 4294967295, got -2}}
+perf.graph @g attributes {perf.launch_queue_depth = -2} {
+}

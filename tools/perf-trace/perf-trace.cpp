@@ -85,12 +85,14 @@ static cl::opt<bool> siteMedians(
              "iteration from the median over the (fitted) iterations, the "
              "table for the rest"),
     cl::cat(category));
-static cl::opt<unsigned> launchQueue(
+static cl::opt<std::string> launchQueue(
     "launch-queue",
     cl::desc("replay: a table replay's launch waits while this many device "
              "events are pending, and launches made at a full queue give no "
-             "T4 sample (0: unlimited)"),
-    cl::init(0), cl::cat(category));
+             "T4 sample; 'auto' (the default) reads the depth off the "
+             "iterations the table is extracted from when their launches "
+             "fill the queue, else none; 0: unlimited"),
+    cl::value_desc("auto|N"), cl::init("auto"), cl::cat(category));
 static cl::opt<bool> holdout(
     "holdout",
     cl::desc("replay: extract the table from the even-numbered iterations "
@@ -271,14 +273,32 @@ static int runBreakdown(const KinetoTrace &trace, raw_ostream &os) {
   return 0;
 }
 
+/// --launch-queue: a number, or for 'auto' the depth the launches of
+/// `windows` show (inferLaunchQueueDepth).
+static Expected<unsigned> launchQueueDepth(const KinetoTrace &trace,
+                                           ArrayRef<StepSpan> windows) {
+  if (launchQueue == "auto")
+    return inferLaunchQueueDepth(trace, windows);
+  unsigned depth = 0;
+  if (StringRef(launchQueue).getAsInteger(10, depth))
+    return createStringError("--launch-queue takes 'auto' or a number of "
+                             "pending device events, got '" +
+                             launchQueue + "'");
+  return depth;
+}
+
 static int runOverheads(const KinetoTrace &trace, raw_ostream &os) {
   std::string how;
   std::vector<StepSpan> windows = iterationWindows(trace, how);
   Expected<std::array<bool, 5>> removal = outlierRemoval(false);
   if (!removal)
     return fail(removal.takeError());
+  Expected<unsigned> depth = launchQueueDepth(trace, windows);
+  if (!depth)
+    return fail(depth.takeError());
   HostOverheadTable table =
-      extractOverheads(trace, windows, profilerOverheads(), *removal);
+      extractOverheads(trace, windows, profilerOverheads(), *removal, *depth);
+  table.launchQueueDepth = *depth;
   table.source = (Twine("perf-trace on ") + sys::path::filename(inputFile) +
                   " (pid " + Twine(trace.hostPid()) + "), " + how)
                      .str();
@@ -287,6 +307,9 @@ static int runOverheads(const KinetoTrace &trace, raw_ostream &os) {
     return 0;
   }
   os << table.source << "\n";
+  if (table.launchQueueDepth > 0)
+    os << "launch queue: full at " << table.launchQueueDepth
+       << " pending device events (launches made then give no T4)\n";
   os << "type    mean_us    std_us    count\n";
   for (unsigned t = 0; t < 5; ++t)
     if (table.defaults[t])
@@ -319,18 +342,31 @@ static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
            std::to_string(windows.size() - fitWindows.size()) +
            " odd-numbered (held out)";
   }
+  // The launch queue's depth: given, or read off the iterations the table
+  // is extracted from; with a table from elsewhere, the one it records (the
+  // trace replayed is then the test).
+  unsigned queueDepth = 0;
+  if (overheadsFile.empty() || launchQueue != "auto") {
+    Expected<unsigned> depth = launchQueueDepth(trace, fitWindows);
+    if (!depth)
+      return fail(depth.takeError());
+    queueDepth = *depth;
+  }
   if (!overheadsFile.empty()) {
     Expected<HostOverheadTable> loaded = HostOverheadTable::load(overheadsFile);
     if (!loaded)
       return fail(loaded.takeError());
     table = std::move(*loaded);
     tableName = overheadsFile;
+    if (launchQueue == "auto")
+      queueDepth = table.launchQueueDepth;
   } else {
     Expected<std::array<bool, 5>> removal = outlierRemoval(true);
     if (!removal)
       return fail(removal.takeError());
     table = extractOverheads(trace, fitWindows, profilerOverheads(true),
-                             *removal, launchQueue);
+                             *removal, queueDepth);
+    table.launchQueueDepth = queueDepth;
     tableName = "extracted from this trace";
   }
   SiteOverheads sites;
@@ -340,7 +376,12 @@ static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
   }
   ReplayOptions withTable;
   withTable.carryDeviceWork = !noCarry;
-  withTable.launchQueueDepth = launchQueue;
+  withTable.launchQueueDepth = queueDepth;
+  if (queueDepth > 0)
+    tableName += ", launch queue of " + std::to_string(queueDepth) +
+                 (launchQueue != "auto"   ? ""
+                  : overheadsFile.empty() ? " (read off the trace)"
+                                          : " (the table's)");
   if (siteMedians)
     withTable.sites = &sites;
   withTable.table = &table;

@@ -70,6 +70,39 @@ TEST(Schedule, GpuBound) {
   EXPECT_EQ(r.criticalPath.front(), 0u);
 }
 
+// GpuBound's step with the driver's launch queue. Depth 1: op2's launch at
+// 33+8+10=51 waits for k1 to end (123), k2 at max(124, 123+5)=128..228, host
+// 123+10+5=138; op3 at 138+18=156 waits for k2 (228), k3 at
+// max(229, 233)=233..333, host 228+15=243.
+// Depth 2: op2 launches at 51 (k1 pending), k2 124..224 as without a queue;
+// op3 at 66+18=84 finds k1 and k2 pending, waits for k1 (123), k3 at
+// max(225, 128)=225..325, host 123+15=138 instead of 99.
+TEST(Schedule, LaunchQueueBlocksTheHost) {
+  Schedule one;
+  addThreeOpStep(one, 100);
+  ScheduleOptions options;
+  options.launchQueueDepth = 1;
+  ScheduleResult r1 = one.run(options);
+  EXPECT_DOUBLE_EQ(one.kernels()[1].startUs, 128);
+  EXPECT_DOUBLE_EQ(one.kernels()[2].startUs, 233);
+  EXPECT_DOUBLE_EQ(one.ops()[2].hostEndUs, 243);
+  EXPECT_DOUBLE_EQ(r1.e2eUs, 333);
+
+  Schedule two;
+  addThreeOpStep(two, 100);
+  options.launchQueueDepth = 2;
+  ScheduleResult r2 = two.run(options);
+  EXPECT_DOUBLE_EQ(two.kernels()[1].startUs, 124);
+  EXPECT_DOUBLE_EQ(two.kernels()[2].startUs, 225);
+  EXPECT_DOUBLE_EQ(r2.hostUs, 138);
+  EXPECT_DOUBLE_EQ(r2.e2eUs, 325);
+
+  // No limit: the host runs ahead and ends at 99.
+  Schedule free;
+  addThreeOpStep(free, 100);
+  EXPECT_DOUBLE_EQ(free.run().hostUs, 99);
+}
+
 // Two ops of one kernel each, T5 between launches of an op, and T3 after.
 // op: T1=1, T2=2, kernels 10 and 20 us, T4=4, T5=3, T3=5, gap 0:
 //   host 1+2=3, k1 at 3+2=5..15, host 3+4+3=10, k2 at max(15, 12)=15..35,

@@ -44,7 +44,7 @@ TEST(HostOverheadTable, RejectsBadValues) {
 
 TEST(HostOverheadTable, JsonRoundTripKeepsTheStatistics) {
   auto json = llvm::json::parse(R"json({
-    "version": 1, "source": "trace.json",
+    "version": 1, "source": "trace.json", "launch_queue_depth": 1022,
     "default": {"t2": 11.0, "t4": {"mean": 6.0, "std": 1.0, "count": 9}},
     "runtime": {"cudaMemcpyAsync": 9.5, "cudaFree": 120},
     "ops": {"aten::addmm": {"t2": {"mean": 12.3, "std": 1.2, "count": 300}}}
@@ -65,6 +65,11 @@ TEST(HostOverheadTable, JsonRoundTripKeepsTheStatistics) {
   EXPECT_DOUBLE_EQ(again->ops["aten::addmm"][1]->std, 1.2);
   EXPECT_DOUBLE_EQ(again->runtimeCall("cudaLaunchKernel"), 6.0);
   EXPECT_EQ(again->defaults[3]->count, 9u);
+  EXPECT_EQ(again->launchQueueDepth, 1022u);
+  // No queue seen: no key written.
+  HostOverheadTable unlimited;
+  EXPECT_EQ(unlimited.toJson().getAsObject()->get("launch_queue_depth"),
+            nullptr);
 }
 
 TEST(HostOverheadTable, NegativeOrNonFiniteFiguresAreErrors) {
@@ -72,7 +77,8 @@ TEST(HostOverheadTable, NegativeOrNonFiniteFiguresAreErrors) {
        {R"({"default": {"t1": -1}})",
         R"({"runtime": {"cudaFree": {"mean": 1, "std": -2}}})",
         R"({"ops": {"aten::mm": {"t3": {"mean": 1, "count": -4}}}})",
-        R"({"ops": []})"}) {
+        R"({"ops": []})", R"({"launch_queue_depth": -1})",
+        R"({"launch_queue_depth": 2.5})"}) {
     auto json = llvm::json::parse(text);
     ASSERT_TRUE(bool(json)) << text;
     auto t = HostOverheadTable::parse(*json);

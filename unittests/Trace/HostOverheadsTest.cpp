@@ -284,6 +284,54 @@ static KinetoTrace parseKineto(const char *text) {
   return std::move(*trace);
 }
 
+/// A trace of one op launching `n` kernels: launch i at `launchAt(i)` us,
+/// its kernel running [kernelAt(i), kernelAt(i) + kernelUs).
+template <typename LaunchAt, typename KernelAt>
+static std::string launchTrace(int n, LaunchAt launchAt, KernelAt kernelAt,
+                               double kernelUs) {
+  std::string events = R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", )"
+                       R"("pid": 7, "tid": 7, "ts": 1000000, "dur": 100000})";
+  for (int i = 0; i < n; ++i)
+    events += llvm::formatv(
+        R"(, {{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", )"
+        R"("pid": 7, "tid": 7, "ts": {0}, "dur": 1, "args": {{"correlation": )"
+        R"({1}}}, {{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, )"
+        R"("tid": 7, "ts": {2}, "dur": {3}, "args": {{"device": 0, )"
+        R"("stream": 7, "correlation": {1}}})",
+        1000000 + launchAt(i), 100 + i, 1000000 + kernelAt(i), kernelUs);
+  return "{\"traceEvents\": [" + events + "]}";
+}
+
+// A full queue pins the number pending at its depth: kernel i runs
+// [100 + 10i, 110 + 10i) and is launched at 60 + 10i, when kernels i-4 to
+// i-1 are pending (kernel i-5 ends as it launches), so 196 of the 200
+// launches find 4 pending. A host that is merely ahead has no such plateau:
+// 200 launches 1 us apart of kernels that all end later find 0, 1, ..., 199
+// pending.
+TEST(Replay, LaunchQueueDepthIsReadOffAPlateau) {
+  KinetoTrace full = parseKineto(launchTrace(
+                                     200, [](int i) { return 60 + 10 * i; },
+                                     [](int i) { return 100 + 10 * i; }, 10)
+                                     .c_str());
+  std::vector<unsigned> pending = pendingAtLaunch(full);
+  EXPECT_EQ(pending[3], 3u);
+  EXPECT_EQ(pending[150], 4u);
+  EXPECT_EQ(inferLaunchQueueDepth(full, {}), 4u);
+
+  KinetoTrace ahead = parseKineto(
+      launchTrace(
+          200, [](int i) { return i; }, [](int i) { return 1000 + i; }, 5000)
+          .c_str());
+  EXPECT_EQ(pendingAtLaunch(ahead)[199], 199u);
+  EXPECT_EQ(inferLaunchQueueDepth(ahead, {}), 0u);
+  // Too few launches for a plateau: the first 60 of the full queue.
+  KinetoTrace few = parseKineto(launchTrace(
+                                    60, [](int i) { return 60 + 10 * i; },
+                                    [](int i) { return 100 + 10 * i; }, 10)
+                                    .c_str());
+  EXPECT_EQ(inferLaunchQueueDepth(few, {}), 0u);
+}
+
 TEST(Replay, SynchronizingCallsKeepTheirOwnTime) {
   KinetoTrace trace = parseKineto(lazyInitTrace);
   OpOverheadSample sample =

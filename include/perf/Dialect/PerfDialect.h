@@ -45,6 +45,8 @@ inline constexpr ::llvm::StringLiteral kBaselineAttr =
     PerfDialect::BaselineUsAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kTransformsAttr =
     PerfDialect::TransformsAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kLaunchQueueDepthAttr =
+    PerfDialect::LaunchQueueDepthAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kLayerAttr =
     PerfDialect::LayerAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kExpertAttr =

@@ -62,6 +62,10 @@ def Perf_Dialect : Dialect {
     "::mlir::Attribute":$baseline_us,
     // graph: the passes --perf-compare applied
     "::mlir::ArrayAttr":$transforms,
+    // graph: the driver's launch queue depth its host overhead table was
+    // measured with (--perf-host-overhead; the critical path blocks a
+    // launch while that many kernels are pending)
+    "::mlir::IntegerAttr":$launch_queue_depth,
     // framework op: its transformer block
     "::mlir::IntegerAttr":$layer,
     // framework op: its mixture-of-experts expert

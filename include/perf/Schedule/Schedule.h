@@ -134,6 +134,10 @@ struct ScheduleOptions {
   /// Steps walked back to back for steadyStateUs (the other results are
   /// those of the first step).
   unsigned iterations = 1;
+  /// The driver's launch queue: a device's host thread blocks in a launch
+  /// while this many of the device's kernels are launched and not finished,
+  /// until the first of them ends (0: no limit).
+  unsigned launchQueueDepth = 0;
 };
 
 class Schedule {

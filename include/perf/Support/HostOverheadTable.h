@@ -49,6 +49,11 @@ struct HostOverheadTable {
   /// T4 per runtime function ("cudaLaunchKernel", "cudaFree").
   llvm::StringMap<OverheadStats> runtime;
   llvm::StringMap<Entry> ops;
+  /// The driver's launch queue where the trace showed it full: a launch
+  /// blocks while this many device events are launched and not finished
+  /// (0: never). Measured with the overheads, whose T4 leaves out the
+  /// launches that waited for a slot ("launch_queue_depth" in the JSON).
+  unsigned launchQueueDepth = 0;
 
   /// The paper's V100 figures where a table has no entry: T1 8, T2 10, T3 5,
   /// T4 10, T5 5 us.

@@ -96,6 +96,17 @@ HostOverheadTable extractOverheads(const KinetoTrace &trace,
 /// finished when it starts.
 std::vector<unsigned> pendingAtLaunch(const KinetoTrace &trace);
 
+/// The depth of the driver's launch queue, where the launches of `windows`
+/// (every launch when there are none) show one, else 0. A full queue holds
+/// the number of pending device events at its depth while the host waits
+/// in each launch for a slot: a plateau of many launches (at least
+/// kMinLaunchesAtDepth, and 5% of them) within 1% of the largest number
+/// pending. A trace that never fills the queue has no plateau (its largest
+/// number pending is reached by a few launches).
+unsigned inferLaunchQueueDepth(const KinetoTrace &trace,
+                               llvm::ArrayRef<StepSpan> windows);
+inline constexpr size_t kMinLaunchesAtDepth = 100;
+
 /// T1, T2, T3 and T5 per call site: the k-th top-level op of a given name in
 /// an iteration (key "name@k", k from 0), summarized by the median over the
 /// iterations. The same site does the same work every iteration, so the

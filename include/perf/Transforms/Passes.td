@@ -80,7 +80,9 @@ def HostOverhead : PerfPass<"perf-host-overhead", "::perf::GraphOp"> {
     Writes `perf.overhead_us = array<f64: T1, T2, T3, T5>` on every perf.op
     and `perf.launch_us` (T4) on every kernel, from a JSON table
     (docs/host-overheads.md) or built-in defaults, times `scale` (a faster
-    or slower host than the one the table was measured on).
+    or slower host than the one the table was measured on). A table that
+    records the driver's launch queue (`launch_queue_depth`) puts it on the
+    graph as `perf.launch_queue_depth`, which the critical path honours.
   }];
   let options = [
     Option<"table", "table", "std::string", "\"\"",
