@@ -220,10 +220,16 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
           }
           for (size_t d : call.launched) {
             const DeviceEvent &event = device[d];
-            double &stream = streamTime[{event.device, event.stream}];
+            // The gap separates a kernel from the one before it on its
+            // stream; a stream's first kernel has none (as in the
+            // schedule of the MLIR path).
+            auto [it, first] =
+                streamTime.try_emplace({event.device, event.stream}, 0.0);
+            double &stream = it->second;
             auto floor = waitFloor.find({event.device, event.stream});
             double start = std::max(
-                {stream + options.inStreamGap, cpu + t4 / 2,
+                {first ? -INFINITY : stream + options.inStreamGap,
+                 cpu + t4 / 2,
                  floor == waitFloor.end() ? -INFINITY : floor->second});
             stream = start + event.dur;
             if (throttle)
