@@ -77,6 +77,7 @@ const llvm::StringMap<DeclaredAttribute> &declaredAttributes() {
       declared<PerfDialect::BaselineUsAttrHelper>(),
       declared<PerfDialect::TransformsAttrHelper>(),
       declared<PerfDialect::LaunchQueueDepthAttrHelper>(),
+      declared<PerfDialect::CopyInCallAttrHelper>(),
       declared<PerfDialect::LayerAttrHelper>(),
       declared<PerfDialect::ExpertAttrHelper>(),
       declared<PerfDialect::ParamsAttrHelper>(),

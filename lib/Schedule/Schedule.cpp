@@ -195,7 +195,10 @@ static void walkStep(std::vector<ScheduledOp> &opList,
       }
       // Algorithm 1, line 11: the kernel starts once its stream is free
       // (plus the inter-kernel gap) and half-way through its launch call.
-      double launchReady = host + k.launchUs / 2;
+      double launchReady =
+          host + (k.copyInCall ? std::max(0.0, k.launchUs - k.latencyUs)
+                               : k.launchUs) /
+                     2;
       double start = launchReady;
       k.boundBy = ScheduledKernel::Bound::Host;
       k.predecessor = -1;

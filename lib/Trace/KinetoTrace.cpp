@@ -982,6 +982,11 @@ KinetoTrace::linkExecutionTrace(const ExecutionTrace &et) {
   return result;
 }
 
+bool copiesPageableMemory(const DeviceEvent &event) {
+  return event.kind == DeviceEventKind::Memcpy &&
+         StringRef(event.name).contains("Pageable");
+}
+
 StringRef classifyDeviceEvent(const DeviceEvent &event) {
   if (event.kind == DeviceEventKind::Memcpy)
     return "memcpy";

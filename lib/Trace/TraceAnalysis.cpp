@@ -227,9 +227,17 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
                 streamTime.try_emplace({event.device, event.stream}, 0.0);
             double &stream = it->second;
             auto floor = waitFloor.find({event.device, event.stream});
+            // A copy from or to pageable memory runs inside its call, which
+            // returns when it is done: the call's own part is what the copy
+            // does not cover, and the copy starts half-way through that
+            // rather than half-way through the whole call (as
+            // perf.copy_in_call in the MLIR path).
+            double launch = copiesPageableMemory(event)
+                                ? std::max(0.0, t4 - event.dur)
+                                : t4;
             double start = std::max(
                 {first ? -INFINITY : stream + options.inStreamGap,
-                 cpu + t4 / 2,
+                 cpu + launch / 2,
                  floor == waitFloor.end() ? -INFINITY : floor->second});
             stream = start + event.dur;
             if (throttle)

@@ -200,6 +200,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
         ScheduledKernel k;
         k.latencyUs = latency.getValueAsDouble();
         k.launchUs = getF64(&work, kLaunchAttr);
+        k.copyInCall = work.hasAttr(kCopyInCallAttr);
         if (auto kernel = dyn_cast<KernelOpInterface>(work)) {
           k.device = kernel.getDeviceId();
           k.stream = kernel.getStreamId();

@@ -103,6 +103,25 @@ TEST(Schedule, LaunchQueueBlocksTheHost) {
   EXPECT_DOUBLE_EQ(free.run().hostUs, 99);
 }
 
+// A 20 us copy from pageable memory inside a 24 us cudaMemcpyAsync (T1=1,
+// T2=2, T3=3): the call's own part is 24 - 20 = 4 us, so the copy starts at
+// 0+1+2 + 4/2 = 5 and ends at 25, before the call returns at 3+24 = 27;
+// host 27+3 = 30. Marked as an ordinary launch it would start half-way
+// through the whole call, at 3 + 12 = 15, and end at 35.
+TEST(Schedule, CopyInCallStartsWithinItsCall) {
+  Schedule inCall;
+  addOpWithKernel(inCall, 20, 1, 2, 3, 24, 5);
+  inCall.kernels()[0].copyInCall = true;
+  ScheduleResult r = inCall.run();
+  EXPECT_DOUBLE_EQ(inCall.kernels()[0].startUs, 5);
+  EXPECT_DOUBLE_EQ(inCall.kernels()[0].endUs, 25);
+  EXPECT_DOUBLE_EQ(r.e2eUs, 30);
+
+  Schedule async;
+  addOpWithKernel(async, 20, 1, 2, 3, 24, 5);
+  EXPECT_DOUBLE_EQ(async.run().e2eUs, 35);
+}
+
 // Two ops of one kernel each, T5 between launches of an op, and T3 after.
 // op: T1=1, T2=2, kernels 10 and 20 us, T4=4, T5=3, T3=5, gap 0:
 //   host 1+2=3, k1 at 3+2=5..15, host 3+4+3=10, k2 at max(15, 12)=15..35,

@@ -45,6 +45,8 @@ inline constexpr ::llvm::StringLiteral kBaselineAttr =
     PerfDialect::BaselineUsAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kTransformsAttr =
     PerfDialect::TransformsAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kCopyInCallAttr =
+    PerfDialect::CopyInCallAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kLaunchQueueDepthAttr =
     PerfDialect::LaunchQueueDepthAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kLayerAttr =

@@ -62,6 +62,10 @@ def Perf_Dialect : Dialect {
     "::mlir::Attribute":$baseline_us,
     // graph: the passes --perf-compare applied
     "::mlir::ArrayAttr":$transforms,
+    // kernel: a copy from or to pageable memory, which runs inside its
+    // runtime call (the call returns when it is done), so it starts
+    // half-way through the part of the call it does not cover
+    "::mlir::UnitAttr":$copy_in_call,
     // graph: the driver's launch queue depth its host overhead table was
     // measured with (--perf-host-overhead; the critical path blocks a
     // launch while that many kernels are pending)

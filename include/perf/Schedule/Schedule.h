@@ -31,6 +31,11 @@ struct ScheduledKernel {
   /// Within kMaxDevices (perf/Support/Limits.h).
   int32_t device = 0;
   Bound boundBy = Bound::Host; // a result, see below
+  /// A copy from or to pageable memory: it runs inside its launch call,
+  /// which returns when it is done, so it starts half-way through the part
+  /// of the call it does not cover (launchUs - latencyUs), not through the
+  /// whole call.
+  bool copyInCall = false;
   int64_t stream = 0;
   double latencyUs = 0;
   /// T4: the runtime call that launches it, on the host.

@@ -273,6 +273,11 @@ private:
 /// norm, softmax, memcpy, memset, nccl, other.
 llvm::StringRef classifyDeviceEvent(const DeviceEvent &event);
 
+/// Whether `event` copies from or to pageable host memory ("Memcpy HtoD
+/// (Pageable -> Device)"): such a copy runs inside its runtime call, which
+/// returns when it is done.
+bool copiesPageableMemory(const DeviceEvent &event);
+
 } // namespace trace
 } // namespace perf
 

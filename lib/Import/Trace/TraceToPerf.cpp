@@ -77,6 +77,8 @@ public:
       op->setAttr(kMeasuredStartAttr,
                   b.getF64FloatAttr(std::max(0.0, event.start - *origin)));
     op->setAttr(kCostModelAttr, b.getStringAttr("measured"));
+    if (copiesPageableMemory(event))
+      op->setAttr(kCopyInCallAttr, b.getUnitAttr());
     op->setAttr("device", b.getI64IntegerAttr(event.device));
     op->setAttr("stream", b.getI64IntegerAttr(event.stream));
     if (!isa<CollectiveOpInterface>(op))
