@@ -151,6 +151,11 @@ LogicalResult PerfDialect::verifyOperationAttribute(Operation *op,
   if (!it->second.hasType(attr.getValue()))
     return op->emitOpError("'") << name << "' must be " << it->second.expected
                                 << ", got " << attr.getValue();
+  if (name == PerfDialect::CopyInCallAttrHelper::getNameStr() &&
+      !isa<MemcpyOp>(op))
+    return op->emitOpError("'")
+           << name << "' is for a perf.memcpy (a copy that runs inside its "
+           << "runtime call)";
   if (name == PerfDialect::LaunchQueueDepthAttrHelper::getNameStr()) {
     int64_t depth = cast<IntegerAttr>(attr.getValue()).getInt();
     if (depth < 0 || depth > UINT32_MAX)

@@ -359,3 +359,13 @@ perf.graph @g {
 // expected-error @+1 {{'perf.graph' op 'perf.launch_queue_depth' must be a number of kernels from 0 (no limit) to 4294967295, got -2}}
 perf.graph @g attributes {perf.launch_queue_depth = -2} {
 }
+
+// -----
+
+// Only a copy runs inside its runtime call.
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.gemm' op 'perf.copy_in_call' is for a perf.memcpy (a copy that runs inside its runtime call)}}
+    perf.gemm {m = 4, n = 4, k = 4, perf.copy_in_call}
+  }
+}
