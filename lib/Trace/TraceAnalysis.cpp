@@ -86,6 +86,48 @@ std::vector<IterationBreakdown> computeBreakdown(const KinetoTrace &trace,
   return result;
 }
 
+namespace {
+/// A device's busy interval, from the iteration's start.
+struct BusyInterval {
+  double start, end;
+  bool collective;
+};
+} // namespace
+
+/// Length of the union of `intervals`, collectives left out with
+/// `kernelsOnly`.
+static double unionLength(std::vector<BusyInterval> intervals,
+                          bool kernelsOnly) {
+  llvm::sort(intervals, [](const BusyInterval &a, const BusyInterval &b) {
+    return a.start < b.start;
+  });
+  double total = 0, begin = 0, end = -INFINITY;
+  for (const BusyInterval &i : intervals) {
+    if (kernelsOnly && i.collective)
+      continue;
+    if (i.start > end) {
+      if (end > begin)
+        total += end - begin;
+      begin = i.start;
+      end = i.end;
+    } else {
+      end = std::max(end, i.end);
+    }
+  }
+  if (end > begin)
+    total += end - begin;
+  return total;
+}
+
+static ReplayResult::Parts partsOf(double hostEnd,
+                                   const std::vector<BusyInterval> &busy) {
+  ReplayResult::Parts parts;
+  parts.hostEnd = hostEnd;
+  parts.gpuActive = unionLength(busy, /*kernelsOnly=*/false);
+  parts.exposedComm = parts.gpuActive - unionLength(busy, /*kernelsOnly=*/true);
+  return parts;
+}
+
 std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
                                            ArrayRef<StepSpan> windows,
                                            const ReplayOptions &options) {
@@ -161,6 +203,8 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
       return end;
     };
     StringMap<unsigned> occurrences;
+    std::vector<BusyInterval> measuredBusy, predictedBusy;
+    double measuredHostEnd = 0;
     // The first op's T1 is its gap from the iteration start.
     std::optional<double> previousEnd = span.start;
     for (size_t index : trace.topLevelOps()) {
@@ -168,6 +212,7 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
       if (op.start < span.start || op.start >= span.end())
         continue;
       ++result.ops;
+      measuredHostEnd = std::max(measuredHostEnd, op.end() - span.start);
       OpOverheadSample measured =
           measureOpOverheads(trace, index, previousEnd, options.profiler);
       previousEnd = previousEnd ? std::max(*previousEnd, op.end()) : op.end();
@@ -240,6 +285,10 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
                  cpu + launch / 2,
                  floor == waitFloor.end() ? -INFINITY : floor->second});
             stream = start + event.dur;
+            bool collective = classifyDeviceEvent(event) == "nccl";
+            predictedBusy.push_back({start, stream, collective});
+            measuredBusy.push_back({event.start - span.start,
+                                    event.end() - span.start, collective});
             if (throttle)
               pendingEnds.insert(stream);
             result.kernelTime += event.dur;
@@ -262,6 +311,8 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
     }
     result.predictedHost = cpu;
     result.predictedDevice = deviceEnd();
+    result.measuredParts = partsOf(measuredHostEnd, measuredBusy);
+    result.predictedParts = partsOf(cpu, predictedBusy);
     // A ProfilerStep span is host time: inside a run of adjacent steps the
     // device work still queued belongs to the next step's span, and at the
     // end of the run it is only the profiler's flush.

@@ -323,6 +323,18 @@ static int runOverheads(const KinetoTrace &trace, raw_ostream &os) {
   return 0;
 }
 
+/// What ReplayResult::Parts says, measured and predicted.
+static json::Object partsJson(const ReplayResult &r) {
+  auto one = [](const ReplayResult::Parts &p, double span) {
+    return json::Object{{"host_end_us", p.hostEnd},
+                        {"gpu_active_us", p.gpuActive},
+                        {"gpu_idle_us", span - p.gpuActive},
+                        {"exposed_comm_us", p.exposedComm}};
+  };
+  return json::Object{{"measured", one(r.measuredParts, r.measured)},
+                      {"predicted", one(r.predictedParts, r.predicted)}};
+}
+
 static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
   std::string how;
   std::vector<StepSpan> windows = iterationWindows(trace, how);
@@ -430,7 +442,9 @@ static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
           {"error_measured_overheads", measuredRuns[i].relativeError()},
           {"kernel_only_us", tableRuns[i].kernelTime},
           {"ops", tableRuns[i].ops},
-          {"device_events", tableRuns[i].deviceEvents}});
+          {"device_events", tableRuns[i].deviceEvents},
+          {"parts", partsJson(tableRuns[i])},
+          {"parts_measured_overheads", partsJson(measuredRuns[i])}});
     json::Object root{{"schema", "perf.trace_replay/1"},
                       {"trace", inputFile.getValue()},
                       {"iterations_from", how},
@@ -458,6 +472,23 @@ static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
   os << format("mean |error|: %.1f%% with the table, %.1f%% with each op's "
                "own overheads\n",
                100 * tableMeanAbs, 100 * measuredMeanAbs);
+  // Where each prediction differs from its iteration.
+  os << "where the table replay differs (measured -> predicted, us from the "
+        "iteration's start):\n";
+  os << "iteration                  host_end                  gpu_active      "
+        "          gpu_idle                  exposed_comm\n";
+  for (const ReplayResult &r : tableRuns) {
+    const ReplayResult::Parts &m = r.measuredParts, &p = r.predictedParts;
+    auto pair = [](double a, double b) {
+      return formatv("{0,10:f1} -> {1,-10:f1}", a, b).str();
+    };
+    std::string line =
+        formatv("{0,-26}", shortened(r.name, 26)).str() +
+        pair(m.hostEnd, p.hostEnd) + "  " + pair(m.gpuActive, p.gpuActive) +
+        "  " + pair(r.measured - m.gpuActive, r.predicted - p.gpuActive) +
+        "  " + pair(m.exposedComm, p.exposedComm);
+    os << StringRef(line).rtrim() << "\n";
+  }
   os << format("total error: %+.1f%% with the table\n", 100 * tableTotal);
   return 0;
 }

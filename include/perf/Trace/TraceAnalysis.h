@@ -79,6 +79,16 @@ struct ReplayResult {
   double predictedDevice = 0;
   /// Sum of the measured device event durations replayed ("kernel only").
   double kernelTime = 0;
+  /// Where the prediction differs from the iteration, both sides over the
+  /// same device events and from the iteration's start: when the host
+  /// finished its last op, the union of the device's busy intervals, and
+  /// the collectives' busy time no other device work overlaps.
+  struct Parts {
+    double hostEnd = 0;
+    double gpuActive = 0;
+    double exposedComm = 0;
+  };
+  Parts measuredParts, predictedParts;
   unsigned ops = 0;
   unsigned deviceEvents = 0;
   double relativeError() const {
