@@ -264,42 +264,6 @@ TEST(Replay, FullLaunchQueueBlocksTheHost) {
   EXPECT_DOUBLE_EQ(free[0].predicted, 56.5);
 }
 
-// An all_reduce on stream 20 [1000100, 1000200) and a GEMM on stream 7
-// [1000150, 1000180) under it: the GPU is busy 100 us, and 70 of the
-// collective's are exposed (no other work overlaps them).
-static const char *overlapTrace = R"json({"traceEvents": [
-    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 7, "tid": 7, "ts": 1000000, "dur": 210},
-    {"ph": "X", "cat": "cpu_op", "name": "c10d::allreduce_", "pid": 7, "tid": 7, "ts": 1000090, "dur": 10},
-    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1000092, "dur": 4, "args": {"correlation": 31}},
-    {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float", "pid": 0, "tid": 20, "ts": 1000100, "dur": 100, "args": {"device": 0, "stream": 20, "correlation": 31}},
-    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": 1000140, "dur": 10},
-    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1000142, "dur": 4, "args": {"correlation": 32}},
-    {"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": 7, "ts": 1000150, "dur": 30, "args": {"device": 0, "stream": 7, "correlation": 32}}
-  ]})json";
-
-TEST(Replay, PartsSayWhereThePredictionDiffers) {
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(overlapTrace);
-  ASSERT_TRUE(bool(json));
-  llvm::Expected<KinetoTrace> trace =
-      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "overlap");
-  ASSERT_TRUE(bool(trace)) << llvm::toString(trace.takeError());
-  ReplayOptions options;
-  options.profiler = ProfilerOverheads{0, 0};
-  std::vector<ReplayResult> runs =
-      replayIterations(*trace, trace->steps(), options);
-  ASSERT_EQ(runs.size(), 1u);
-  const ReplayResult::Parts &m = runs[0].measuredParts;
-  EXPECT_DOUBLE_EQ(m.hostEnd, 150);
-  EXPECT_DOUBLE_EQ(m.gpuActive, 100);
-  EXPECT_DOUBLE_EQ(m.exposedComm, 70);
-  // With each op's own overheads: allreduce at 90 + 2 + 4/2 = 94..194,
-  // the GEMM at 140 + 2 + 2 = 144..174 under it; host 150.
-  const ReplayResult::Parts &p = runs[0].predictedParts;
-  EXPECT_DOUBLE_EQ(p.hostEnd, 150);
-  EXPECT_DOUBLE_EQ(p.gpuActive, 100);
-  EXPECT_DOUBLE_EQ(p.exposedComm, 70);
-}
-
 // A cudaFree that initializes the allocator while the device is idle (the
 // first iteration of the param traces): a synchronizing call whose own time
 // is host time, not a wait.
@@ -318,6 +282,38 @@ static KinetoTrace parseKineto(const char *text) {
       KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "trace");
   EXPECT_TRUE(bool(trace));
   return std::move(*trace);
+}
+
+// An all_reduce on stream 20 [1000100, 1000200) and a GEMM on stream 7
+// [1000150, 1000180) under it: the GPU is busy 100 us, and 70 of the
+// collective's are exposed (no other work overlaps them).
+static const char *overlapTrace = R"json({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 7, "tid": 7, "ts": 1000000, "dur": 210},
+    {"ph": "X", "cat": "cpu_op", "name": "c10d::allreduce_", "pid": 7, "tid": 7, "ts": 1000090, "dur": 10},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1000092, "dur": 4, "args": {"correlation": 31}},
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float", "pid": 0, "tid": 20, "ts": 1000100, "dur": 100, "args": {"device": 0, "stream": 20, "correlation": 31}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": 1000140, "dur": 10},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1000142, "dur": 4, "args": {"correlation": 32}},
+    {"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": 7, "ts": 1000150, "dur": 30, "args": {"device": 0, "stream": 7, "correlation": 32}}
+  ]})json";
+
+TEST(Replay, PartsSayWhereThePredictionDiffers) {
+  KinetoTrace trace = parseKineto(overlapTrace);
+  ReplayOptions options;
+  options.profiler = ProfilerOverheads{0, 0};
+  std::vector<ReplayResult> runs =
+      replayIterations(trace, trace.steps(), options);
+  ASSERT_EQ(runs.size(), 1u);
+  const ReplayResult::Parts &m = runs[0].measuredParts;
+  EXPECT_DOUBLE_EQ(m.hostEnd, 150);
+  EXPECT_DOUBLE_EQ(m.gpuActive, 100);
+  EXPECT_DOUBLE_EQ(m.exposedComm, 70);
+  // With each op's own overheads: allreduce at 90 + 2 + 4/2 = 94..194,
+  // the GEMM at 140 + 2 + 2 = 144..174 under it; host 150.
+  const ReplayResult::Parts &p = runs[0].predictedParts;
+  EXPECT_DOUBLE_EQ(p.hostEnd, 150);
+  EXPECT_DOUBLE_EQ(p.gpuActive, 100);
+  EXPECT_DOUBLE_EQ(p.exposedComm, 70);
 }
 
 /// A trace of one op launching `n` kernels: launch i at `launchAt(i)` us,
