@@ -180,6 +180,7 @@ HostOverheadTable extractOverheads(const KinetoTrace &trace,
     }
   }
   HostOverheadTable table;
+  table.launchQueueDepth = launchQueueDepth;
   for (unsigned t = 0; t < 5; ++t)
     if (!pooled[t].empty())
       table.defaults[t] = summarizeSamples(pooled[t], removeOutliers[t]);

@@ -29,65 +29,8 @@ StepSpan wholeTraceSpan(const KinetoTrace &trace) {
   return {"trace", lo, hi - lo};
 }
 
-std::vector<IterationBreakdown> computeBreakdown(const KinetoTrace &trace,
-                                                 ArrayRef<StepSpan> windows) {
-  std::vector<StepSpan> spans(windows.begin(), windows.end());
-  if (spans.empty())
-    spans.push_back(wholeTraceSpan(trace));
-  // Device event -> top-level op name.
-  std::vector<int64_t> ownerOp(trace.deviceEvents().size(), -1);
-  for (size_t op : trace.topLevelOps())
-    for (size_t d : trace.deviceEventsOf(op))
-      ownerOp[d] = op;
-  std::vector<size_t> byStart(trace.deviceEvents().size());
-  for (size_t i = 0; i < byStart.size(); ++i)
-    byStart[i] = i;
-  const auto &device = trace.deviceEvents();
-  llvm::sort(byStart, [&](size_t a, size_t b) {
-    return device[a].start < device[b].start;
-  });
-
-  std::vector<IterationBreakdown> result;
-  for (const StepSpan &span : spans) {
-    IterationBreakdown row;
-    row.name = span.name;
-    row.start = span.start;
-    row.span = span.dur;
-    for (size_t op : trace.topLevelOps()) {
-      double s = trace.ops()[op].start;
-      if (s >= span.start && s < span.end())
-        ++row.topLevelOps;
-    }
-    // Union of busy intervals clipped to the span.
-    double coveredUntil = span.start;
-    for (size_t i : byStart) {
-      const DeviceEvent &d = device[i];
-      if (d.end() <= span.start)
-        continue;
-      if (d.start >= span.end())
-        break;
-      double from = std::max({d.start, coveredUntil, span.start});
-      double to = std::min(d.end(), span.end());
-      if (to > from) {
-        row.gpuActive += to - from;
-        coveredUntil = to;
-      }
-      if (d.start < span.start)
-        continue;
-      ++row.deviceEvents;
-      row.deviceTimeByKind[classifyDeviceEvent(d).str()] += d.dur;
-      std::string owner = ownerOp[i] >= 0 ? trace.ops()[ownerOp[i]].name
-                                          : std::string("(no op)");
-      row.deviceTimeByOp[owner] += d.dur;
-    }
-    row.gpuIdle = std::max(0.0, row.span - row.gpuActive);
-    result.push_back(std::move(row));
-  }
-  return result;
-}
-
 namespace {
-/// A device's busy interval, from the iteration's start.
+/// A device's busy interval.
 struct BusyInterval {
   double start, end;
   bool collective;
@@ -117,6 +60,60 @@ static double unionLength(std::vector<BusyInterval> intervals,
   if (end > begin)
     total += end - begin;
   return total;
+}
+
+std::vector<IterationBreakdown> computeBreakdown(const KinetoTrace &trace,
+                                                 ArrayRef<StepSpan> windows) {
+  std::vector<StepSpan> spans(windows.begin(), windows.end());
+  if (spans.empty())
+    spans.push_back(wholeTraceSpan(trace));
+  // Device event -> top-level op name.
+  std::vector<int64_t> ownerOp(trace.deviceEvents().size(), -1);
+  for (size_t op : trace.topLevelOps())
+    for (size_t d : trace.deviceEventsOf(op))
+      ownerOp[d] = op;
+  std::vector<size_t> byStart(trace.deviceEvents().size());
+  for (size_t i = 0; i < byStart.size(); ++i)
+    byStart[i] = i;
+  const auto &device = trace.deviceEvents();
+  llvm::sort(byStart, [&](size_t a, size_t b) {
+    return device[a].start < device[b].start;
+  });
+
+  std::vector<IterationBreakdown> result;
+  for (const StepSpan &span : spans) {
+    IterationBreakdown row;
+    row.name = span.name;
+    row.start = span.start;
+    row.span = span.dur;
+    for (size_t op : trace.topLevelOps()) {
+      double s = trace.ops()[op].start;
+      if (s >= span.start && s < span.end())
+        ++row.topLevelOps;
+    }
+    // Busy intervals clipped to the span.
+    std::vector<BusyInterval> busy;
+    for (size_t i : byStart) {
+      const DeviceEvent &d = device[i];
+      if (d.end() <= span.start)
+        continue;
+      if (d.start >= span.end())
+        break;
+      busy.push_back({std::max(d.start, span.start),
+                      std::min(d.end(), span.end()), false});
+      if (d.start < span.start)
+        continue;
+      ++row.deviceEvents;
+      row.deviceTimeByKind[classifyDeviceEvent(d).str()] += d.dur;
+      std::string owner = ownerOp[i] >= 0 ? trace.ops()[ownerOp[i]].name
+                                          : std::string("(no op)");
+      row.deviceTimeByOp[owner] += d.dur;
+    }
+    row.gpuActive = unionLength(std::move(busy), /*kernelsOnly=*/false);
+    row.gpuIdle = std::max(0.0, row.span - row.gpuActive);
+    result.push_back(std::move(row));
+  }
+  return result;
 }
 
 static ReplayResult::Parts partsOf(double hostEnd,

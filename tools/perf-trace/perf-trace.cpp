@@ -298,7 +298,6 @@ static int runOverheads(const KinetoTrace &trace, raw_ostream &os) {
     return fail(depth.takeError());
   HostOverheadTable table =
       extractOverheads(trace, windows, profilerOverheads(), *removal, *depth);
-  table.launchQueueDepth = *depth;
   table.source = (Twine("perf-trace on ") + sys::path::filename(inputFile) +
                   " (pid " + Twine(trace.hostPid()) + "), " + how)
                      .str();
@@ -378,7 +377,6 @@ static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
       return fail(removal.takeError());
     table = extractOverheads(trace, fitWindows, profilerOverheads(true),
                              *removal, queueDepth);
-    table.launchQueueDepth = queueDepth;
     tableName = "extracted from this trace";
   }
   SiteOverheads sites;

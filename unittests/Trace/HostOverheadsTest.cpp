@@ -244,6 +244,7 @@ TEST(Replay, FullLaunchQueueBlocksTheHost) {
       extractOverheads(*trace, trace->steps(), none, keep, 1);
   EXPECT_DOUBLE_EQ(table.runtimeCall("cudaLaunchKernel"), 5);
   EXPECT_EQ(table.runtime["cudaLaunchKernel"].count, 1u);
+  EXPECT_EQ(table.launchQueueDepth, 1u);
   ReplayOptions options;
   options.profiler = none;
   options.table = &table;

@@ -56,6 +56,7 @@ struct ScheduledKernel {
 /// a first index and a count in 8 bytes rather than a list per op.
 class KernelRange {
 public:
+  KernelRange() : first(0), count(0) {}
   /// Appends `kernel`, which must follow the range's last kernel.
   void push_back(size_t kernel);
   size_t size() const { return count; }
@@ -67,9 +68,6 @@ public:
 private:
   uint64_t first : 40;
   uint64_t count : 24;
-
-public:
-  KernelRange() : first(0), count(0) {}
 };
 
 /// One host-side op in launch order (104 bytes: a step holds one per op).

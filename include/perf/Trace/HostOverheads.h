@@ -85,7 +85,8 @@ HostOverheadTable extractOverheads(const KinetoTrace &trace,
 /// iteration's host time, so a table for replay keeps them.
 /// With `launchQueueDepth` > 0, runtime calls made while that many device
 /// events were launched and not finished (a full launch queue) give no T4
-/// sample: their time is the wait, which a replay with that depth models.
+/// sample: their time is the wait, which a replay with that depth models;
+/// the table records the depth.
 HostOverheadTable extractOverheads(const KinetoTrace &trace,
                                    llvm::ArrayRef<StepSpan> windows,
                                    const ProfilerOverheads &profiler,
