@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 #include <simdjson.h>
 #include <unordered_set>
@@ -676,13 +677,6 @@ Expected<KinetoTrace> KinetoTrace::parse(StringRef text, StringRef origin,
     w.wait.recordCall = recordIt->second;
     trace.waits.push_back(w.wait);
   }
-  llvm::sort(trace.waits, [&](const StreamWait &a, const StreamWait &b) {
-    return trace.runtime[a.waitCall].start < trace.runtime[b.waitCall].start;
-  });
-  for (size_t i = 0; i < trace.waits.size(); ++i) {
-    trace.recordedBy[trace.waits[i].recordCall].push_back(i);
-    trace.issuedBy[trace.waits[i].waitCall].push_back(i);
-  }
   trace.stats.deviceEvents = trace.device.size();
   trace.stats.runtimeCalls = trace.runtime.size();
   trace.streamList.assign(streamSet.begin(), streamSet.end());
@@ -704,7 +698,126 @@ Expected<KinetoTrace> KinetoTrace::parse(StringRef text, StringRef origin,
     trace.deviceEnds.push_back(d.end());
   llvm::sort(trace.deviceEnds);
   trace.buildHostTree();
+  // After the host tree: an inferred wait needs the op of each call.
+  trace.inferUnnamedWaits(/*waitsToo=*/rawWaits.empty());
+  llvm::sort(trace.waits, [&](const StreamWait &a, const StreamWait &b) {
+    return trace.runtime[a.waitCall].start < trace.runtime[b.waitCall].start;
+  });
+  for (size_t i = 0; i < trace.waits.size(); ++i) {
+    trace.recordedBy[trace.waits[i].recordCall].push_back(i);
+    trace.issuedBy[trace.waits[i].waitCall].push_back(i);
+  }
   return trace;
+}
+
+void KinetoTrace::inferUnnamedWaits(bool waitsToo) {
+  // Every call and each thread's calls, in host order.
+  std::vector<size_t> all(runtime.size());
+  std::iota(all.begin(), all.end(), 0);
+  llvm::stable_sort(all, [&](size_t a, size_t b) {
+    return runtime[a].start < runtime[b].start;
+  });
+  std::map<int64_t, std::vector<size_t>> callsOfThread;
+  for (size_t i : all)
+    callsOfThread[runtime[i].tid].push_back(i);
+  auto firstLaunchAfter = [&](ArrayRef<size_t> calls,
+                              double time) -> std::optional<size_t> {
+    auto it = llvm::partition_point(
+        calls, [&](size_t c) { return runtime[c].start <= time; });
+    for (; it != calls.end(); ++it)
+      if (!runtime[*it].launched.empty())
+        return *it;
+    return std::nullopt;
+  };
+  using StreamKey = std::pair<int64_t, int64_t>;
+  // Per stream, by launch: the launch call and the latest end of the
+  // stream's measured work launched until then.
+  struct Launch {
+    size_t call;
+    double end;
+  };
+  std::map<StreamKey, std::vector<Launch>> launchesOn;
+  for (size_t i : all)
+    for (size_t d : runtime[i].launched) {
+      auto &launches = launchesOn[{device[d].device, device[d].stream}];
+      double end = device[d].end();
+      if (!launches.empty())
+        end = std::max(end, launches.back().end);
+      launches.push_back({i, end});
+    }
+  // The last launch on `key` before `time`, by any thread.
+  auto lastLaunchBefore = [&](StreamKey key, double time) -> const Launch * {
+    auto &launches = launchesOn[key];
+    auto it = llvm::partition_point(launches, [&](const Launch &l) {
+      return runtime[l.call].start <= time;
+    });
+    return it == launches.begin() ? nullptr : &*std::prev(it);
+  };
+  auto endOfWorkLaunchedBefore = [&](StreamKey key, double time) {
+    const Launch *last = lastLaunchBefore(key, time);
+    return last ? last->end : -INFINITY;
+  };
+  // The top-level op each call is made in.
+  std::vector<int64_t> topOpOf(runtime.size(), -1);
+  for (size_t op : topLevel)
+    for (size_t call : hostOps[op].runtimeCalls)
+      topOpOf[call] = op;
+  for (auto &[tid, calls] : callsOfThread) {
+    // The streams this thread launched on, the latest last.
+    std::vector<StreamKey> launchedOn;
+    for (size_t call : calls) {
+      const RuntimeCall &c = runtime[call];
+      if (!c.launched.empty()) {
+        const DeviceEvent &e = device[c.launched.back()];
+        llvm::erase(launchedOn, StreamKey{e.device, e.stream});
+        launchedOn.push_back({e.device, e.stream});
+        continue;
+      }
+      if (StringRef(c.name).ends_with("StreamSynchronize")) {
+        // The last stream launched on, if its work had ended by the return.
+        if (!launchedOn.empty() &&
+            endOfWorkLaunchedBefore(launchedOn.back(), c.start) <=
+                c.end() + 1.0)
+          runtime[call].syncedStream = launchedOn.back();
+        continue;
+      }
+      if (!waitsToo || !StringRef(c.name).ends_with("StreamWaitEvent"))
+        continue;
+      // The waiting stream: the thread's next launch, else (a wait at the
+      // end of the autograd thread's work) the next launch of any thread.
+      std::optional<size_t> nextCall = firstLaunchAfter(calls, c.start);
+      if (!nextCall)
+        nextCall = firstLaunchAfter(all, c.start);
+      if (!nextCall)
+        continue;
+      const DeviceEvent *next = &device[runtime[*nextCall].launched.front()];
+      // The stream waited for: the last other one this thread launched on
+      // whose work, launched by any thread before the wait, had ended when
+      // the waiting stream's next work started (a wait the measured times
+      // contradict is not this one).
+      for (auto it = launchedOn.rbegin(); it != launchedOn.rend(); ++it) {
+        StreamKey key = *it;
+        const Launch *last = lastLaunchBefore(key, c.start);
+        if (key.first != next->device || key.second == next->stream || !last ||
+            next->start + 1.0 < last->end)
+          continue;
+        // A wait inside one op orders that op's own kernels, which the MLIR
+        // path's dependencies between ops cannot carry; both paths leave it
+        // out, so they agree.
+        if (topOpOf[last->call] >= 0 &&
+            topOpOf[last->call] == topOpOf[*nextCall])
+          break;
+        StreamWait wait;
+        wait.device = next->device;
+        wait.stream = next->stream;
+        wait.waitOnStream = key.second;
+        wait.waitCall = wait.recordCall = call;
+        waits.push_back(wait);
+        ++stats.waitsInferred;
+        break;
+      }
+    }
+  }
 }
 
 double KinetoTrace::lastDeviceEndAtOrBefore(double time) const {

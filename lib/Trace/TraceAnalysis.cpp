@@ -244,9 +244,14 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
         const RuntimeCall &call = calls[measured.launchPoints[i]];
         applyWaitCallsBefore(call.start);
         if (call.launched.empty()) {
-          // A synchronizing call: the host waits for the device, then pays
-          // the call's own cost.
-          cpu = std::max(cpu, deviceEnd()) +
+          // A synchronizing call: the host waits for the device (or the
+          // one stream it synchronized), then pays the call's own cost.
+          double ready = deviceEnd();
+          if (call.syncedStream) {
+            auto stream = streamTime.find(*call.syncedStream);
+            ready = stream == streamTime.end() ? 0 : stream->second;
+          }
+          cpu = std::max(cpu, ready) +
                 (table ? table->syncCall(call.name) : measured.t4[i]);
         } else {
           double t4 = table ? table->runtimeCall(call.name) : measured.t4[i];
@@ -306,6 +311,13 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
       applyWaitCallsBefore(INFINITY);
       cpu += table ? t(3) : measured.t3;
     }
+    // Host time after the last op up to the end of the iteration's span
+    // (the optimizer's Python, the profiler's step), measured like the
+    // gaps between ops; a table has no such figure, so its replay ends at
+    // its last op. The whole trace's span ends with its last event, host or
+    // device: nothing after the last op is host work there.
+    if (!options.table && !windows.empty() && previousEnd)
+      cpu += std::max(0.0, span.end() - *previousEnd);
     result.predictedHost = cpu;
     result.predictedDevice = deviceEnd();
     result.measuredParts = partsOf(measuredHostEnd, measuredBusy);

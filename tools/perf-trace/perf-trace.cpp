@@ -427,6 +427,8 @@ static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
   };
   double tableMeanAbs, tableTotal, measuredMeanAbs, measuredTotal;
   summary(tableRuns, tableMeanAbs, tableTotal);
+  unsigned inferredWaits = trace.linkStats().waitsInferred;
+  unsigned recordedWaits = trace.streamWaits().size() - inferredWaits;
   summary(measuredRuns, measuredMeanAbs, measuredTotal);
   if (outputFormat == Format::Json) {
     json::Array rows;
@@ -443,20 +445,25 @@ static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
           {"device_events", tableRuns[i].deviceEvents},
           {"parts", partsJson(tableRuns[i])},
           {"parts_measured_overheads", partsJson(measuredRuns[i])}});
-    json::Object root{{"schema", "perf.trace_replay/1"},
-                      {"trace", inputFile.getValue()},
-                      {"iterations_from", how},
-                      {"overheads", tableName},
-                      {"iterations", std::move(rows)},
-                      {"mean_abs_error", tableMeanAbs},
-                      {"total_error", tableTotal},
-                      {"mean_abs_error_measured_overheads", measuredMeanAbs}};
+    json::Object root{
+        {"schema", "perf.trace_replay/1"},
+        {"trace", inputFile.getValue()},
+        {"iterations_from", how},
+        {"overheads", tableName},
+        {"stream_waits", json::Object{{"recorded", recordedWaits},
+                                      {"inferred", inferredWaits}}},
+        {"iterations", std::move(rows)},
+        {"mean_abs_error", tableMeanAbs},
+        {"total_error", tableTotal},
+        {"mean_abs_error_measured_overheads", measuredMeanAbs}};
     os << formatv("{0:2}", json::Value(std::move(root))) << "\n";
     return 0;
   }
   os << "trace: " << inputFile << "\n";
   os << "iterations: " << how << "\n";
   os << "overheads: " << tableName << "\n";
+  os << "stream waits: " << recordedWaits << " recorded, " << inferredWaits
+     << " read off cudaStreamWaitEvent calls\n";
   os << "iteration                  measured_us  predicted_us   error  "
         "op-own-T_us   error  kernel_only_us\n";
   for (size_t i = 0; i < tableRuns.size(); ++i) {

@@ -112,10 +112,11 @@ TEST(Replay, AlgorithmOneByHand) {
       replayIterations(trace, trace.steps(), options);
   ASSERT_EQ(results.size(), 1u);
   // cpu: T1 10 + T2 10 = 20; k1 at max(1, 25) -> 55; cpu 30 + T5 5 = 35;
-  // k2 at max(56, 37.5) -> 66; cpu 40 + T3 20 = 60; view: +10 +10 = 80.
-  EXPECT_DOUBLE_EQ(results[0].predictedHost, 80);
+  // k2 at max(56, 37.5) -> 66; cpu 40 + T3 20 = 60; view: +10 +10 = 80;
+  // the 30 us of the step after its last op: 110.
+  EXPECT_DOUBLE_EQ(results[0].predictedHost, 110);
   EXPECT_DOUBLE_EQ(results[0].predictedDevice, 66);
-  EXPECT_DOUBLE_EQ(results[0].predicted, 80);
+  EXPECT_DOUBLE_EQ(results[0].predicted, 110);
   EXPECT_DOUBLE_EQ(results[0].measured, 110);
   EXPECT_DOUBLE_EQ(results[0].kernelTime, 40);
 
@@ -202,18 +203,19 @@ TEST(Replay, DeviceWorkCarriesIntoTheNextStep) {
   std::vector<ReplayResult> carried =
       replayIterations(*trace, trace->steps(), options);
   ASSERT_EQ(carried.size(), 2u);
-  // Step 1: host 10 + 10 + 5 + 15 = 40; the GEMM runs [22.5, 82.5).
-  EXPECT_DOUBLE_EQ(carried[0].predicted, 40);
+  // Step 1: host 10 + 10 + 5 + 15 = 40, + the 10 us of the step after its
+  // last op = 50; the GEMM runs [22.5, 82.5).
+  EXPECT_DOUBLE_EQ(carried[0].predicted, 50);
   EXPECT_DOUBLE_EQ(carried[0].predictedDevice, 82.5);
-  // Step 2 starts at 40: 42.5 us of GEMM left; 10 + 5, wait to 42.5, + the
+  // Step 2 starts at 50: 32.5 us of GEMM left; 10 + 5, wait to 32.5, + the
   // 5 us the synchronize took after the GEMM it waited for ended (it
-  // returned at 95, the GEMM ended at 90), + 1.
-  EXPECT_DOUBLE_EQ(carried[1].predicted, 48.5);
+  // returned at 95, the GEMM ended at 90), + 1, + the step's last 4 us.
+  EXPECT_DOUBLE_EQ(carried[1].predicted, 42.5);
   options.carryDeviceWork = false;
   std::vector<ReplayResult> separate =
       replayIterations(*trace, trace->steps(), options);
   EXPECT_DOUBLE_EQ(separate[0].predicted, 82.5);
-  EXPECT_DOUBLE_EQ(separate[1].predicted, 21);
+  EXPECT_DOUBLE_EQ(separate[1].predicted, 25);
 }
 
 // One op launching two kernels; the second launch finds the first kernel
@@ -310,9 +312,10 @@ TEST(Replay, PartsSayWhereThePredictionDiffers) {
   EXPECT_DOUBLE_EQ(m.gpuActive, 100);
   EXPECT_DOUBLE_EQ(m.exposedComm, 70);
   // With each op's own overheads: allreduce at 90 + 2 + 4/2 = 94..194,
-  // the GEMM at 140 + 2 + 2 = 144..174 under it; host 150.
+  // the GEMM at 140 + 2 + 2 = 144..174 under it; host 150, and the step's
+  // 60 us after its last op: 210.
   const ReplayResult::Parts &p = runs[0].predictedParts;
-  EXPECT_DOUBLE_EQ(p.hostEnd, 150);
+  EXPECT_DOUBLE_EQ(p.hostEnd, 210);
   EXPECT_DOUBLE_EQ(p.gpuActive, 100);
   EXPECT_DOUBLE_EQ(p.exposedComm, 70);
 }
@@ -419,9 +422,78 @@ TEST(Replay, CrossStreamWaitOrdersTheStreams) {
   // aten::mm: T1 10 (from the step's start), T2 2, the launch 5: the GEMM
   // runs [14.5, 114.5). The add, launched at 50, waits for it: [114.5,
   // 124.5), no in-stream gap (it is another stream's work). Without the
-  // wait it would have run at 52.5 and the step ended at 114.5.
+  // wait it would have run at 52.5 and the step ended at 114.5. The host
+  // keeps the step's 70 us after its last op: 130.
   EXPECT_DOUBLE_EQ(own[0].predictedDevice, 124.5);
-  EXPECT_DOUBLE_EQ(own[0].predicted, 124.5);
+  EXPECT_DOUBLE_EQ(own[0].predictedHost, 130);
+  EXPECT_DOUBLE_EQ(own[0].predicted, 130);
+}
+
+// The same wait in a trace that records only the cudaStreamWaitEvent call
+// (test/Trace/Inputs/unnamed_stream_wait_kineto.json): the stream of the
+// thread's next launch (20) waits for the one it launched on last (7). A
+// cudaStreamSynchronize waits for the stream launched on last (30), whose
+// copy had ended when it returned; the GEMM on stream 7 had not.
+TEST(Replay, WaitsAreReadOffTheCallsWhenTheTraceRecordsNoGpuSide) {
+  auto buffer = llvm::MemoryBuffer::getFile(
+      std::string(PERF_SOURCE_DIR) +
+      "/test/Trace/Inputs/unnamed_stream_wait_kineto.json");
+  ASSERT_TRUE(bool(buffer));
+  llvm::Expected<KinetoTrace> trace =
+      KinetoTrace::parse((*buffer)->getBuffer(), "unnamed_stream_wait");
+  ASSERT_TRUE(bool(trace));
+  ASSERT_EQ(trace->streamWaits().size(), 1u);
+  EXPECT_EQ(trace->linkStats().waitsInferred, 1u);
+  const StreamWait &wait = trace->streamWaits().front();
+  EXPECT_EQ(wait.stream, 20);
+  EXPECT_EQ(wait.waitOnStream, 7);
+  EXPECT_EQ(wait.waitCall, wait.recordCall);
+  EXPECT_EQ(trace->runtimeCalls()[wait.waitCall].name, "cudaStreamWaitEvent");
+  const RuntimeCall &sync = trace->runtimeCalls().back();
+  ASSERT_EQ(sync.name, "cudaStreamSynchronize");
+  ASSERT_TRUE(sync.syncedStream.has_value());
+  EXPECT_EQ(sync.syncedStream->second, 30);
+  ReplayOptions options;
+  options.profiler = ProfilerOverheads{0, 0};
+  std::vector<ReplayResult> own =
+      replayIterations(*trace, trace->steps(), options);
+  ASSERT_EQ(own.size(), 1u);
+  // The GEMM [14.5, 114.5), the add after it [114.5, 124.5). Host: 30 for
+  // aten::mm, 60 after aten::add, then 60 + 2 + 4 (the copy [64, 68)) + 4 to
+  // the synchronize at 70, which waits for the copy only and takes its own
+  // 2 us: 72; + 8 to the op's end, + the step's last 20 us: 100 (waiting for
+  // the whole device it would have been 126.5 + 8 + 20).
+  EXPECT_DOUBLE_EQ(own[0].predictedDevice, 124.5);
+  EXPECT_DOUBLE_EQ(own[0].predictedHost, 100);
+}
+
+// A wait whose next launch comes from the op that launched the stream's
+// last work orders that op's own kernels, which the MLIR path's
+// dependencies between ops cannot carry: it is not inferred, so both paths
+// agree. A wait the measured times contradict (the waiting stream's work
+// started before the other stream's ended) is not inferred either.
+TEST(Replay, InferredWaitsStayBetweenOpsAndAgreeWithTheMeasuredTimes) {
+  KinetoTrace inOneOp = parseKineto(R"json({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 7, "tid": 7, "ts": 1000000, "dur": 200},
+    {"ph": "X", "cat": "cpu_op", "name": "c10d::allreduce_", "pid": 7, "tid": 7, "ts": 1000010, "dur": 40},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1000012, "dur": 5, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "kernel", "name": "copy", "pid": 0, "tid": 7, "ts": 1000015, "dur": 50, "args": {"device": 0, "stream": 7, "correlation": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", "pid": 7, "tid": 7, "ts": 1000020, "dur": 2, "args": {"correlation": 2}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1000030, "dur": 5, "args": {"correlation": 3}},
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 20, "ts": 1000066, "dur": 10, "args": {"device": 0, "stream": 20, "correlation": 3}}
+  ]})json");
+  EXPECT_EQ(inOneOp.streamWaits().size(), 0u);
+  KinetoTrace contradicted = parseKineto(R"json({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 7, "tid": 7, "ts": 1000000, "dur": 200},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": 1000010, "dur": 10},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1000012, "dur": 5, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": 7, "ts": 1000015, "dur": 50, "args": {"device": 0, "stream": 7, "correlation": 1}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 7, "tid": 7, "ts": 1000030, "dur": 10},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", "pid": 7, "tid": 7, "ts": 1000031, "dur": 2, "args": {"correlation": 2}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1000034, "dur": 5, "args": {"correlation": 3}},
+    {"ph": "X", "cat": "kernel", "name": "add", "pid": 0, "tid": 20, "ts": 1000040, "dur": 10, "args": {"device": 0, "stream": 20, "correlation": 3}}
+  ]})json");
+  EXPECT_EQ(contradicted.streamWaits().size(), 0u);
 }
 
 // Iterations: ProfilerStep spans holding an op (an empty trailing step is

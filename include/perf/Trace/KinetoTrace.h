@@ -62,6 +62,11 @@ struct RuntimeCall {
   std::vector<size_t> launched;
   /// Innermost enclosing op (index into ops()); -1 when outside any op.
   int64_t opIndex = -1;
+  /// The (device, stream) a cudaStreamSynchronize waited for, when the
+  /// trace shows which: the stream its thread launched on last, unless that
+  /// stream's work had not ended when the call returned. None: every stream
+  /// (cudaDeviceSynchronize, or a stream the trace does not tell).
+  std::optional<std::pair<int64_t, int64_t>> syncedStream;
   double end() const { return start + dur; }
   /// Calls that make the host wait for the device.
   bool isSynchronizing() const;
@@ -130,6 +135,10 @@ struct KinetoLinkStats {
   unsigned flowPairs = 0;
   /// Events of other processes than the host process (ignored).
   unsigned otherProcessEvents = 0;
+  /// Cross-stream waits read off cudaStreamWaitEvent calls alone, in a trace
+  /// that records neither their GPU side nor the cudaEventRecord
+  /// (KinetoTrace::streamWaits).
+  unsigned waitsInferred = 0;
 };
 
 class KinetoTrace {
@@ -185,8 +194,13 @@ public:
   }
   const KinetoLinkStats &linkStats() const { return stats; }
   /// The cross-stream waits whose wait and record calls are both in the
-  /// trace, in the order of the waits. Traces that record no "Stream Wait
-  /// Event" (older Kineto) have none: their waits are not modeled.
+  /// trace, in the order of the waits. A trace that records no "Stream Wait
+  /// Event" (older Kineto) gets one per cudaStreamWaitEvent call that is
+  /// followed by a launch on its thread: the stream of that launch waits for
+  /// the work given until then to the stream the thread launched on last
+  /// before it (PyTorch's pattern: record on the producing stream, wait,
+  /// launch on the consuming one, as ProcessGroupNCCL does on both sides of
+  /// a collective); its record call is the wait call itself.
   const std::vector<StreamWait> &streamWaits() const { return waits; }
   /// The waits (indices into streamWaits()) whose cudaEventRecord, and
   /// whose cudaStreamWaitEvent, is runtime call `call`.
@@ -267,6 +281,11 @@ private:
   KinetoLinkStats stats;
 
   void buildHostTree();
+  /// Sets the stream each cudaStreamSynchronize waited for
+  /// (RuntimeCall::syncStream) and, with `waitsToo` (a trace that records no
+  /// GPU side of its waits), adds the waits of the cudaStreamWaitEvent calls
+  /// (streamWaits).
+  void inferUnnamedWaits(bool waitsToo);
 };
 
 /// Kernel kinds for breakdowns: gemm, conv, embedding, elementwise, reduce,

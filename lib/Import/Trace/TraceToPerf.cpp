@@ -198,15 +198,20 @@ std::vector<const DeviceEvent *> measuredEvents(const KinetoTrace &trace,
 
 /// Whether the host waits for the device inside op `opIndex`.
 /// What op `opIndex` waited for the device on, in order: its synchronizing
-/// runtime calls by name, or one unnamed wait for a device-to-host copy
-/// into pageable memory (it returns when the copy is done).
-std::vector<std::string> deviceWaits(const KinetoTrace &trace, size_t opIndex) {
-  std::vector<std::string> waits;
+/// runtime calls (by name, with the stream a cudaStreamSynchronize waited
+/// for when the trace tells it), or one unnamed wait for a device-to-host
+/// copy into pageable memory (it returns when the copy is done).
+struct DeviceWait {
+  std::string call;
+  std::optional<std::pair<int64_t, int64_t>> stream;
+};
+std::vector<DeviceWait> deviceWaits(const KinetoTrace &trace, size_t opIndex) {
+  std::vector<DeviceWait> waits;
   bool copiesBack = false;
   for (size_t c : trace.ops()[opIndex].runtimeCalls) {
     const RuntimeCall &call = trace.runtimeCalls()[c];
     if (call.isSynchronizing() && call.launched.empty())
-      waits.push_back(call.name);
+      waits.push_back({call.name, call.syncedStream});
     for (size_t d : call.launched) {
       const DeviceEvent &e = trace.deviceEvents()[d];
       copiesBack |= e.kind == DeviceEventKind::Memcpy &&
@@ -214,7 +219,7 @@ std::vector<std::string> deviceWaits(const KinetoTrace &trace, size_t opIndex) {
     }
   }
   if (waits.empty() && copiesBack)
-    waits.push_back("");
+    waits.push_back({});
   return waits;
 }
 
@@ -222,11 +227,14 @@ std::vector<std::string> deviceWaits(const KinetoTrace &trace, size_t opIndex) {
 /// its own cost (perf-trace's table, runtime.<call>) is priced after it.
 void emitWaits(GraphBuilder &gb, const KinetoTrace &trace, size_t opIndex,
                int64_t device) {
-  for (const std::string &call : deviceWaits(trace, opIndex)) {
-    auto sync = SyncOp::create(gb.b, gb.loc, gb.b.getI64IntegerAttr(device),
-                               IntegerAttr());
-    if (!call.empty())
-      sync->setAttr("call", gb.b.getStringAttr(call));
+  for (const DeviceWait &wait : deviceWaits(trace, opIndex)) {
+    IntegerAttr stream;
+    if (wait.stream && wait.stream->first == device)
+      stream = gb.b.getI64IntegerAttr(wait.stream->second);
+    auto sync =
+        SyncOp::create(gb.b, gb.loc, gb.b.getI64IntegerAttr(device), stream);
+    if (!wait.call.empty())
+      sync->setAttr("call", gb.b.getStringAttr(wait.call));
     ++gb.syncs;
   }
 }
