@@ -398,26 +398,36 @@ TEST(Replay, SynchronizingCallsKeepTheirOwnTime) {
   EXPECT_DOUBLE_EQ(table.defaults[3]->mean, 10);
 }
 
+/// A trace of test/Trace/Inputs, parsed (failures are test failures).
+static KinetoTrace loadInputTrace(llvm::StringRef name) {
+  auto buffer = llvm::MemoryBuffer::getFile(std::string(PERF_SOURCE_DIR) +
+                                            "/test/Trace/Inputs/" + name.str());
+  EXPECT_TRUE(bool(buffer));
+  llvm::Expected<KinetoTrace> trace =
+      KinetoTrace::parse((*buffer)->getBuffer(), name);
+  EXPECT_TRUE(bool(trace));
+  return std::move(*trace);
+}
+
+/// Each ProfilerStep of `trace` replayed with its ops' own overheads, no
+/// profiler-cost subtraction.
+static std::vector<ReplayResult> replayOwn(const KinetoTrace &trace) {
+  ReplayOptions options;
+  options.profiler = ProfilerOverheads{0, 0};
+  return replayIterations(trace, trace.steps(), options);
+}
+
 // A cross-stream wait (test/Trace/Inputs/stream_wait_kineto.json): the add
 // on stream 20 waits for the GEMM on stream 7, recorded before it.
 TEST(Replay, CrossStreamWaitOrdersTheStreams) {
-  auto buffer =
-      llvm::MemoryBuffer::getFile(std::string(PERF_SOURCE_DIR) +
-                                  "/test/Trace/Inputs/stream_wait_kineto.json");
-  ASSERT_TRUE(bool(buffer));
-  llvm::Expected<KinetoTrace> trace =
-      KinetoTrace::parse((*buffer)->getBuffer(), "stream_wait");
-  ASSERT_TRUE(bool(trace));
-  ASSERT_EQ(trace->streamWaits().size(), 1u);
-  const StreamWait &wait = trace->streamWaits().front();
+  KinetoTrace trace = loadInputTrace("stream_wait_kineto.json");
+  ASSERT_EQ(trace.streamWaits().size(), 1u);
+  const StreamWait &wait = trace.streamWaits().front();
   EXPECT_EQ(wait.stream, 20);
   EXPECT_EQ(wait.waitOnStream, 7);
-  EXPECT_EQ(trace->runtimeCalls()[wait.waitCall].name, "cudaStreamWaitEvent");
-  EXPECT_EQ(trace->runtimeCalls()[wait.recordCall].name, "cudaEventRecord");
-  ReplayOptions options;
-  options.profiler = ProfilerOverheads{0, 0};
-  std::vector<ReplayResult> own =
-      replayIterations(*trace, trace->steps(), options);
+  EXPECT_EQ(trace.runtimeCalls()[wait.waitCall].name, "cudaStreamWaitEvent");
+  EXPECT_EQ(trace.runtimeCalls()[wait.recordCall].name, "cudaEventRecord");
+  std::vector<ReplayResult> own = replayOwn(trace);
   ASSERT_EQ(own.size(), 1u);
   // aten::mm: T1 10 (from the step's start), T2 2, the launch 5: the GEMM
   // runs [14.5, 114.5). The add, launched at 50, waits for it: [114.5,
@@ -435,28 +445,19 @@ TEST(Replay, CrossStreamWaitOrdersTheStreams) {
 // cudaStreamSynchronize waits for the stream launched on last (30), whose
 // copy had ended when it returned; the GEMM on stream 7 had not.
 TEST(Replay, WaitsAreReadOffTheCallsWhenTheTraceRecordsNoGpuSide) {
-  auto buffer = llvm::MemoryBuffer::getFile(
-      std::string(PERF_SOURCE_DIR) +
-      "/test/Trace/Inputs/unnamed_stream_wait_kineto.json");
-  ASSERT_TRUE(bool(buffer));
-  llvm::Expected<KinetoTrace> trace =
-      KinetoTrace::parse((*buffer)->getBuffer(), "unnamed_stream_wait");
-  ASSERT_TRUE(bool(trace));
-  ASSERT_EQ(trace->streamWaits().size(), 1u);
-  EXPECT_EQ(trace->linkStats().waitsInferred, 1u);
-  const StreamWait &wait = trace->streamWaits().front();
+  KinetoTrace trace = loadInputTrace("unnamed_stream_wait_kineto.json");
+  ASSERT_EQ(trace.streamWaits().size(), 1u);
+  EXPECT_EQ(trace.linkStats().waitsInferred, 1u);
+  const StreamWait &wait = trace.streamWaits().front();
   EXPECT_EQ(wait.stream, 20);
   EXPECT_EQ(wait.waitOnStream, 7);
   EXPECT_EQ(wait.waitCall, wait.recordCall);
-  EXPECT_EQ(trace->runtimeCalls()[wait.waitCall].name, "cudaStreamWaitEvent");
-  const RuntimeCall &sync = trace->runtimeCalls().back();
+  EXPECT_EQ(trace.runtimeCalls()[wait.waitCall].name, "cudaStreamWaitEvent");
+  const RuntimeCall &sync = trace.runtimeCalls().back();
   ASSERT_EQ(sync.name, "cudaStreamSynchronize");
   ASSERT_TRUE(sync.syncedStream.has_value());
   EXPECT_EQ(sync.syncedStream->second, 30);
-  ReplayOptions options;
-  options.profiler = ProfilerOverheads{0, 0};
-  std::vector<ReplayResult> own =
-      replayIterations(*trace, trace->steps(), options);
+  std::vector<ReplayResult> own = replayOwn(trace);
   ASSERT_EQ(own.size(), 1u);
   // The GEMM [14.5, 114.5), the add after it [114.5, 124.5). Host: 30 for
   // aten::mm, 60 after aten::add, then 60 + 2 + 4 (the copy [64, 68)) + 4 to
