@@ -2,10 +2,10 @@
 
 #include "perf/Schedule/Schedule.h"
 #include "perf/Support/HugePages.h"
+#include "perf/Support/Launch.h"
 #include "llvm/Support/ErrorHandling.h"
 #include <algorithm>
 #include <map>
-#include <queue>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -126,18 +126,15 @@ static double unionLength(Runs &runs,
 
 using HostClocks = std::map<int64_t, double>;
 using StreamClocks = std::map<StreamKey, StreamState>;
-/// Per device, the ends of the work launched and not finished (with a
-/// launch queue only), earliest first.
-using PendingEnds =
-    std::map<int64_t, std::priority_queue<double, std::vector<double>,
-                                          std::greater<double>>>;
+/// Per device, the driver's launch queue.
+using LaunchQueues = std::map<int64_t, LaunchQueue>;
 
 /// One step: walks the ops in launch order from the clocks as they stand,
 /// filling the result fields of every op and kernel.
 static void walkStep(std::vector<ScheduledOp> &opList,
                      std::vector<ScheduledKernel> &kernelList,
                      HostClocks &hostTime, StreamClocks &streams,
-                     PendingEnds &pendingEnds, const ScheduleOptions &options) {
+                     LaunchQueues &queues, const ScheduleOptions &options) {
   auto streamOf = [&](int64_t device, int64_t stream) -> StreamState & {
     return streams[{device, stream}];
   };
@@ -184,21 +181,13 @@ static void walkStep(std::vector<ScheduledOp> &opList,
     for (size_t i = 0, e = op.kernels.size(); i < e; ++i) {
       ScheduledKernel &k = kernelList[op.kernels[i]];
       // A full launch queue holds the call until the oldest work ends.
-      if (options.launchQueueDepth > 0) {
-        auto &pending = pendingEnds[op.device];
-        while (!pending.empty() && pending.top() <= host)
-          pending.pop();
-        while (pending.size() >= options.launchQueueDepth) {
-          host = std::max(host, pending.top());
-          pending.pop();
-        }
-      }
+      LaunchQueue &queue =
+          queues.try_emplace(op.device, options.launchQueueDepth).first->second;
+      host = queue.admit(host);
       // Algorithm 1, line 11: the kernel starts once its stream is free
       // (plus the inter-kernel gap) and half-way through its launch call.
       double launchReady =
-          host + (k.copyInCall ? std::max(0.0, k.launchUs - k.latencyUs)
-                               : k.launchUs) /
-                     2;
+          host + launchReadyAfterUs(k.launchUs, k.latencyUs, k.copyInCall);
       double start = launchReady;
       k.boundBy = ScheduledKernel::Bound::Host;
       k.predecessor = -1;
@@ -240,8 +229,7 @@ static void walkStep(std::vector<ScheduledOp> &opList,
         }
       }
       op.deviceEndUs = std::max(op.deviceEndUs, k.endUs);
-      if (options.launchQueueDepth > 0)
-        pendingEnds[op.device].push(k.endUs);
+      queue.launched(k.endUs);
       host += k.launchUs;
       if (i + 1 != e)
         host += op.t5;
@@ -264,9 +252,9 @@ static double stepEnd(const HostClocks &hostTime, const StreamClocks &streams) {
 ScheduleResult Schedule::run(const ScheduleOptions &options) {
   HostClocks hostTime;
   StreamClocks streams;
-  PendingEnds pendingEnds;
+  LaunchQueues queues;
   ScheduleResult result;
-  walkStep(opList, kernelList, hostTime, streams, pendingEnds, options);
+  walkStep(opList, kernelList, hostTime, streams, queues, options);
 
   // Totals per device: its busy intervals per stream.
   std::map<int64_t, Runs> busy;
@@ -332,7 +320,7 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
     std::vector<ScheduledKernel> firstKernels = kernelList;
     double previousEnd = stepEnd(hostTime, streams);
     for (unsigned i = 1; i < options.iterations; ++i) {
-      walkStep(opList, kernelList, hostTime, streams, pendingEnds, options);
+      walkStep(opList, kernelList, hostTime, streams, queues, options);
       double end = stepEnd(hostTime, streams);
       result.steadyStateUs = end - previousEnd;
       previousEnd = end;

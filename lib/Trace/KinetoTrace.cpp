@@ -753,10 +753,9 @@ void KinetoTrace::inferUnnamedWaits(bool waitsToo) {
     });
     return it == launches.begin() ? nullptr : &*std::prev(it);
   };
-  auto endOfWorkLaunchedBefore = [&](StreamKey key, double time) {
-    const Launch *last = lastLaunchBefore(key, time);
-    return last ? last->end : -INFINITY;
-  };
+  // Kineto's timestamps are whole microseconds: a kernel that starts right
+  // after another may show up to 1 us before its end.
+  constexpr double kClockSlackUs = 1.0;
   // The top-level op each call is made in.
   std::vector<int64_t> topOpOf(runtime.size(), -1);
   for (size_t op : topLevel)
@@ -775,10 +774,11 @@ void KinetoTrace::inferUnnamedWaits(bool waitsToo) {
       }
       if (StringRef(c.name).ends_with("StreamSynchronize")) {
         // The last stream launched on, if its work had ended by the return.
-        if (!launchedOn.empty() &&
-            endOfWorkLaunchedBefore(launchedOn.back(), c.start) <=
-                c.end() + 1.0)
-          runtime[call].syncedStream = launchedOn.back();
+        if (!launchedOn.empty()) {
+          const Launch *last = lastLaunchBefore(launchedOn.back(), c.start);
+          if (!last || last->end <= c.end() + kClockSlackUs)
+            runtime[call].syncedStream = launchedOn.back();
+        }
         continue;
       }
       if (!waitsToo || !StringRef(c.name).ends_with("StreamWaitEvent"))
@@ -799,7 +799,7 @@ void KinetoTrace::inferUnnamedWaits(bool waitsToo) {
         StreamKey key = *it;
         const Launch *last = lastLaunchBefore(key, c.start);
         if (key.first != next->device || key.second == next->stream || !last ||
-            next->start + 1.0 < last->end)
+            next->start + kClockSlackUs < last->end)
           continue;
         // A wait inside one op orders that op's own kernels, which the MLIR
         // path's dependencies between ops cannot carry; both paths leave it

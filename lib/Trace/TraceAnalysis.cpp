@@ -1,13 +1,13 @@
 //===- TraceAnalysis.cpp - Per-iteration breakdown and replay -------------===//
 
 #include "perf/Trace/TraceAnalysis.h"
+#include "perf/Support/Launch.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 
 using namespace llvm;
 
@@ -136,10 +136,9 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
   std::vector<ReplayResult> results;
   // Stream ends relative to the start of the window being replayed.
   std::map<std::pair<int64_t, int64_t>, double> streamTime;
-  // Ends of the device events launched and not yet finished (table replays
-  // with a launch queue depth only).
-  std::multiset<double> pendingEnds;
-  bool throttle = options.table && options.launchQueueDepth > 0;
+  // The driver's launch queue (table replays only: the own-overheads
+  // replay's T4 already holds the waits).
+  LaunchQueue queue(options.table ? options.launchQueueDepth : 0);
   // Cross-stream waits: at a record call the stream waited on is read
   // (`eventReady`, by wait), at the wait call the waiting stream starts no
   // earlier than that.
@@ -179,13 +178,10 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
         entry.second -= previousEnd;
       for (auto &entry : waitFloor)
         entry.second -= previousEnd;
-      std::multiset<double> shifted;
-      for (double end : pendingEnds)
-        shifted.insert(end - previousEnd);
-      pendingEnds = std::move(shifted);
+      queue.shift(previousEnd);
     } else {
       streamTime.clear();
-      pendingEnds.clear();
+      queue.clear();
       eventReady.clear();
       waitFloor.clear();
     }
@@ -255,16 +251,9 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
                 (table ? table->syncCall(call.name) : measured.t4[i]);
         } else {
           double t4 = table ? table->runtimeCall(call.name) : measured.t4[i];
-          if (throttle) {
-            // A full launch queue blocks the call until the oldest pending
-            // work finishes.
-            while (!pendingEnds.empty() && *pendingEnds.begin() <= cpu)
-              pendingEnds.erase(pendingEnds.begin());
-            while (pendingEnds.size() >= options.launchQueueDepth) {
-              cpu = std::max(cpu, *pendingEnds.begin());
-              pendingEnds.erase(pendingEnds.begin());
-            }
-          }
+          // A full launch queue blocks the call until the oldest pending
+          // work finishes.
+          cpu = queue.admit(cpu);
           for (size_t d : call.launched) {
             const DeviceEvent &event = device[d];
             // The gap separates a kernel from the one before it on its
@@ -274,25 +263,19 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
                 streamTime.try_emplace({event.device, event.stream}, 0.0);
             double &stream = it->second;
             auto floor = waitFloor.find({event.device, event.stream});
-            // A copy from or to pageable memory runs inside its call, which
-            // returns when it is done: the call's own part is what the copy
-            // does not cover, and the copy starts half-way through that
-            // rather than half-way through the whole call (as
+            // A copy from or to pageable memory runs inside its call (as
             // perf.copy_in_call in the MLIR path).
-            double launch = copiesPageableMemory(event)
-                                ? std::max(0.0, t4 - event.dur)
-                                : t4;
             double start = std::max(
                 {first ? -INFINITY : stream + options.inStreamGap,
-                 cpu + launch / 2,
+                 cpu + launchReadyAfterUs(t4, event.dur,
+                                          copiesPageableMemory(event)),
                  floor == waitFloor.end() ? -INFINITY : floor->second});
             stream = start + event.dur;
             bool collective = classifyDeviceEvent(event) == "nccl";
             predictedBusy.push_back({start, stream, collective});
             measuredBusy.push_back({event.start - span.start,
                                     event.end() - span.start, collective});
-            if (throttle)
-              pendingEnds.insert(stream);
+            queue.launched(stream);
             result.kernelTime += event.dur;
             ++result.deviceEvents;
           }

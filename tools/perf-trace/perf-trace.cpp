@@ -427,9 +427,9 @@ static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
   };
   double tableMeanAbs, tableTotal, measuredMeanAbs, measuredTotal;
   summary(tableRuns, tableMeanAbs, tableTotal);
+  summary(measuredRuns, measuredMeanAbs, measuredTotal);
   unsigned inferredWaits = trace.linkStats().waitsInferred;
   unsigned recordedWaits = trace.streamWaits().size() - inferredWaits;
-  summary(measuredRuns, measuredMeanAbs, measuredTotal);
   if (outputFormat == Format::Json) {
     json::Array rows;
     for (size_t i = 0; i < tableRuns.size(); ++i)

@@ -195,12 +195,16 @@ public:
   const KinetoLinkStats &linkStats() const { return stats; }
   /// The cross-stream waits whose wait and record calls are both in the
   /// trace, in the order of the waits. A trace that records no "Stream Wait
-  /// Event" (older Kineto) gets one per cudaStreamWaitEvent call that is
-  /// followed by a launch on its thread: the stream of that launch waits for
-  /// the work given until then to the stream the thread launched on last
-  /// before it (PyTorch's pattern: record on the producing stream, wait,
-  /// launch on the consuming one, as ProcessGroupNCCL does on both sides of
-  /// a collective); its record call is the wait call itself.
+  /// Event" (older Kineto) gets one per cudaStreamWaitEvent call followed by
+  /// a launch (of its thread, else of any thread): the stream of that launch
+  /// waits for the work given until then to the stream the thread launched
+  /// on last before it (PyTorch's pattern: record on the producing stream,
+  /// wait, launch on the consuming one, as ProcessGroupNCCL does on both
+  /// sides of a collective); its record call is the wait call itself. A
+  /// stream whose work the measured times show had not ended when the
+  /// waiting stream's work started is passed over for the one launched on
+  /// before it, and a wait whose two launches are in one top-level op is
+  /// left out (the MLIR path orders ops, not an op's own kernels).
   const std::vector<StreamWait> &streamWaits() const { return waits; }
   /// The waits (indices into streamWaits()) whose cudaEventRecord, and
   /// whose cudaStreamWaitEvent, is runtime call `call`.
@@ -282,7 +286,7 @@ private:
 
   void buildHostTree();
   /// Sets the stream each cudaStreamSynchronize waited for
-  /// (RuntimeCall::syncStream) and, with `waitsToo` (a trace that records no
+  /// (RuntimeCall::syncedStream) and, with `waitsToo` (a trace that records no
   /// GPU side of its waits), adds the waits of the cudaStreamWaitEvent calls
   /// (streamWaits).
   void inferUnnamedWaits(bool waitsToo);
