@@ -82,12 +82,15 @@ def write_report(text, out):
     print("wrote " + out, file=sys.stderr)
 
 
-def estimate_graph(build, step, gpu, stack, ml_dir, db=None, overheads=None):
+def estimate_graph(build, step, gpu, stack, ml_dir, db=None, overheads=None, flags=(),
+                   options=()):
     """perf-opt --estimate's JSON report of the graph in `step` on `gpu` (a
     catalog name, or a device JSON such as perf-bench --probe writes), priced
     by `stack` (None: the stack perf-opt uses with no models option), with the
-    host overhead table `overheads` (None: the built-in one)."""
-    options = ["format=json"]
+    host overhead table `overheads` (None: the built-in one). `flags` go to
+    perf-opt before --estimate (an ONNX step's --onnx-batch), `options` into
+    --estimate (launch-list=FILE)."""
+    options = ["format=json"] + list(options)
     if overheads:
         options.append("overheads=" + overheads)
     if stack:
@@ -98,8 +101,8 @@ def estimate_graph(build, step, gpu, stack, ml_dir, db=None, overheads=None):
     if db and "db" in models:
         options.append("db=" + db)
     device = ("--perf-device-file=" if gpu.endswith(".json") else "--perf-device=") + gpu
-    cmd = [os.path.join(build, "bin", "perf-opt"), step, device,
-           "--estimate=" + " ".join(options)]
+    cmd = [os.path.join(build, "bin", "perf-opt"), step, device] + list(flags) + [
+        "--estimate=" + " ".join(options)]
     return json.loads(run(cmd))["graphs"][0]
 
 

@@ -14,7 +14,10 @@ measures floating-point kernels only.
 With --launches it also writes each step's launch list (perf-opt
 --estimate=launch-list=FILE, priced by the roofline so the lists change only
 when the steps do) into one gzip'd tar, LABEL-DTYPE.json each, for
-perf-bench --run-graph (hopper.sh's run-graph phase).
+perf-bench --run-graph (hopper.sh's run-graph phase). With --examples it
+writes the launch lists of the examples and of ONNX models of --onnx-dir
+(EXAMPLE_LISTS, named as bench/e2e/run_graph_eval.py reads them) into
+another.
 """
 
 import argparse
@@ -32,8 +35,43 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "e2e"))
 import measure_steps  # noqa: E402
+import run_graph_eval  # noqa: E402
 import run_measured  # noqa: E402
 from tool_run import run  # noqa: E402
+
+
+# The graphs beside the transformers that --run-graph replays: the shipped
+# examples, and CNNs of the ONNX model zoo at batch 32, inference and
+# training (the backward synthesized).
+EXAMPLE_LISTS = ["example_dlrm_step", "example_mlp_training", "example_two_branch"] + [
+    "onnx_%s-%s-32-fp32" % (model, phase)
+    for model in ("densenet121", "inception_v1", "resnet50", "squeezenet", "vgg19")
+    for phase in ("inf", "train")]
+
+
+def write_tar(path, members):
+    """`members` ({name: bytes}) as a gzip'd tar with fixed member times and
+    order: the archive is the same byte for byte when the members are."""
+    with open(path, "wb") as raw, gzip.GzipFile(
+            filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+        with tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            for name in sorted(members):
+                info = tarfile.TarInfo(name)
+                info.size, info.mtime, info.mode = len(members[name]), 0, 0o644
+                tar.addfile(info, io.BytesIO(members[name]))
+
+
+def example_launches(build, onnx_dir, device, work):
+    """{NAME.json: launch list} of EXAMPLE_LISTS, priced by the roofline."""
+    out = {}
+    launched = os.path.join(work, "example-launches.json")
+    for name in EXAMPLE_LISTS:
+        source, flags = run_graph_eval.step_source(name, None, onnx_dir, build, work)
+        run([os.path.join(build, "bin", "perf-opt"), source, "--perf-device=" + device] +
+            flags + ["--estimate=models=roofline launch-list=" + launched, "-o", os.devnull])
+        with open(launched, "rb") as f:
+            out[name + ".json"] = f.read()
+    return out
 
 
 def main():
@@ -43,7 +81,14 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "e2e-kernels.json"))
     ap.add_argument("--device", default="h200", help="catalog GPU the lists are written for")
     ap.add_argument("--launches", help="also write the steps' launch lists to this .tar.gz")
+    ap.add_argument("--examples",
+                    help="write the launch lists of EXAMPLE_LISTS to this .tar.gz")
+    ap.add_argument("--onnx-dir", default=os.path.join(ROOT, "..", "shared", "data", "onnx"))
     args = ap.parse_args()
+    if args.examples:
+        with tempfile.TemporaryDirectory() as work:
+            write_tar(args.examples, example_launches(args.build, args.onnx_dir, args.device,
+                                                      work))
     merged = {}
     launches = {}
     with tempfile.TemporaryDirectory() as work:
@@ -78,15 +123,7 @@ def main():
                             merged[key] = dict(k)
             print("%s: %d kernels so far" % (label, len(merged)), file=sys.stderr)
     if args.launches:
-        # Fixed member times and order: the archive is the same byte for
-        # byte when the steps are.
-        with open(args.launches, "wb") as raw, gzip.GzipFile(
-                filename="", mode="wb", fileobj=raw, mtime=0) as gz:
-            with tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
-                for name in sorted(launches):
-                    info = tarfile.TarInfo(name)
-                    info.size, info.mtime, info.mode = len(launches[name]), 0, 0o644
-                    tar.addfile(info, io.BytesIO(launches[name]))
+        write_tar(args.launches, launches)
     with open(args.out, "w") as f:
         json.dump({"schema": "perf.kernel_list/1", "kernels": list(merged.values())}, f,
                   indent=0)

@@ -15,8 +15,9 @@
 # Everything measured lands in OUT_DIR: perf.db (SQLite, docs/perf-db.md),
 # probe.json and overheads.json (the device spec and T4 call times),
 # steps.json, steps-repeat.json, steps-decode.json and steps-adam.json (whole
-# steps measured with PyTorch), run-graph.json (the steps replayed from
-# perf's launch lists by perf-bench --run-graph), gpu-tests.log (perf-bench's GPU unit tests),
+# steps measured with PyTorch), run-graph.json and run-graph-examples.json
+# (steps replayed from perf's launch lists by perf-bench --run-graph),
+# gpu-tests.log (perf-bench's GPU unit tests),
 # warmth-short.db and warmth-long.db (element-wise kernels after a short and a
 # long warm-up), attention.csv (fused attention), host-ops.json (host time per op), traces/ (execution + Kineto trace pairs of
 # seven steps) and campaign.log. A rerun with the same
@@ -90,23 +91,27 @@ bench_phase gemm-wide 120 --spec "$here/gemm-sweep-wide.json"
 if [ -f "$here/e2e-kernels.json" ]; then
   bench_phase e2e-kernels 100 --from "$here/e2e-kernels.json" --warmup 3 --reps 10
 fi
-# The E2E steps replayed whole from their launch lists (e2e-launches.tar.gz,
-# written by e2e_kernels.py --launches): one perf.graph_run/1 document per
-# step, gathered into run-graph.json.
-secs=$(limit 120)
-if [ "$secs" -gt 20 ] && [ -f "$here/e2e-launches.tar.gz" ]; then
-  say "run-graph: up to ${secs}s"
-  lists=/tmp/perf-campaign-launches runs=/tmp/perf-campaign-runs
+# Steps replayed whole from their launch lists (e2e_kernels.py --launches
+# and --examples): one perf.graph_run/1 document per step, gathered into
+# run-graph.json (the E2E transformers) and run-graph-examples.json (the
+# examples and ONNX CNNs), the smallest first so that a cut run keeps the
+# most steps.
+replay_lists() { # archive out.json seconds
+  local secs; secs=$(limit "$3")
+  [ "$secs" -gt 20 ] && [ -f "$here/$1" ] || return
+  say "run-graph $1: up to ${secs}s"
+  local lists=/tmp/perf-campaign-${1%%.*} runs=/tmp/perf-campaign-runs-${1%%.*} end
+  end=$(( $(date +%s) + secs ))
   mkdir -p "$lists" "$runs"
-  tar xzf "$here/e2e-launches.tar.gz" -C "$lists"
-  for f in "$lists"/*.json; do
+  tar xzf "$here/$1" -C "$lists"
+  for f in $(ls -S -r "$lists"/*.json); do
     name=$(basename "$f" .json)
     [ -f "$runs/$name.json" ] && continue
-    s=$(limit "$secs"); [ "$s" -le 5 ] && break
+    s=$(( end - $(date +%s) )); [ "$s" -le 5 ] && break
     timeout -k 5 "$s" "$bench" --run-graph "$f" --run-graph-out "$runs/$name.json" \
-      --warmup 2 --reps 5 >>"$log" 2>&1 || say "run-graph $name: exit $?"
+      --warmup 3 --reps 10 >>"$log" 2>&1 || say "run-graph $name: exit $?"
   done
-  python3 - "$runs" "$out/run-graph.json" <<'PY' 2>>"$log"
+  python3 - "$runs" "$out/$2" <<'PY' 2>>"$log"
 import json, os, sys
 runs = {}
 for f in sorted(os.listdir(sys.argv[1])):
@@ -116,8 +121,10 @@ for f in sorted(os.listdir(sys.argv[1])):
         pass
 json.dump(runs, open(sys.argv[2], "w"), indent=1)
 PY
-  say "run-graph: $(ls "$runs" | wc -l) steps"
-fi
+  say "run-graph $1: $(ls "$runs" | wc -l) steps"
+}
+replay_lists example-launches.tar.gz run-graph-examples.json 40
+replay_lists e2e-launches.tar.gz run-graph.json 220
 steps() { # seconds args...
   local secs; secs=$(limit "$1"); shift
   [ "$secs" -le 20 ] && { say "steps $*: no time left"; return; }

@@ -2,6 +2,7 @@
 
 #include "Common.cuh"
 
+#include <chrono>
 #include <cstdio>
 #include <dlfcn.h>
 #include <map>
@@ -246,8 +247,10 @@ void GraphRunner::replay() {
   cudaStream_t first = streams.empty() ? c.stream : streams.begin()->second;
   cudaStream_t savedStream = c.stream;
 
-  // One pass over the launches; the kernels not built are counted once.
-  auto step = [&](bool count) -> std::string {
+  // One pass over the launches; the kernels not built are counted once, the
+  // host's time is kept for the timed ones.
+  using Clock = std::chrono::steady_clock;
+  auto step = [&](bool count, bool timed) -> std::string {
     for (size_t i = 0; i < plan.launches.size(); ++i) {
       const PlannedLaunch &l = plan.launches[i];
       // Device 0 is the GPU replayed; another device's sync waits for
@@ -269,6 +272,7 @@ void GraphRunner::replay() {
           ++run.notRun[plan.kernels[k].kind + ": " + notBuilt[k]];
         continue;
       }
+      Clock::time_point issued = Clock::now();
       cudaStream_t s = streams[l.stream];
       for (size_t a : l.after)
         if (done[a])
@@ -280,6 +284,10 @@ void GraphRunner::replay() {
         return e;
       if (done[i])
         cudaEventRecord(done[i], s);
+      if (timed)
+        run.launchHostUs[plan.kernels[k].kind].push_back(
+            std::chrono::duration<double, std::micro>(Clock::now() - issued)
+                .count());
       if (count)
         ++run.kernelsRun;
     }
@@ -303,11 +311,17 @@ void GraphRunner::replay() {
     for (auto &[id, s] : streams)
       if (s != first)
         cudaStreamWaitEvent(s, start, 0);
-    std::string e = step(rep == 0);
+    bool timed = rep >= options.warmup;
+    Clock::time_point issued = Clock::now();
+    std::string e = step(rep == 0, timed);
     if (!e.empty()) {
       run.error = e;
       break;
     }
+    if (timed)
+      run.issueUs.push_back(
+          std::chrono::duration<double, std::micro>(Clock::now() - issued)
+              .count());
     size_t j = 0;
     for (auto &[id, s] : streams) {
       cudaEventRecord(joins[j], s);

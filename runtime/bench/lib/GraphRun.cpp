@@ -36,6 +36,19 @@ std::string bench::graphRunJson(const std::vector<GraphPlan> &plans,
     for (const auto &[why, n] : run.notRun)
       notRun[why] = n;
     out["not_run"] = std::move(notRun);
+    nlohmann::ordered_json host;
+    host["issue_us"] = summarize(run.issueUs).median;
+    nlohmann::ordered_json byKind = nlohmann::ordered_json::object();
+    size_t reps = run.samplesUs.size();
+    for (const auto &[kind, us] : run.launchHostUs) {
+      Summary k = summarize(us);
+      byKind[kind] = {{"launches", reps ? us.size() / reps : us.size()},
+                      {"median", k.median},
+                      {"mean", k.mean},
+                      {"p90", k.p90}};
+    }
+    host["launch_us"] = std::move(byKind);
+    out["host"] = std::move(host);
     graphs.push_back(std::move(out));
   }
   nlohmann::ordered_json root;

@@ -828,6 +828,8 @@ TEST(LaunchList, RunReportGivesMedianAndError) {
   runs[0].samplesUs = {90, 100, 120};
   runs[0].kernelsRun = 2;
   runs[0].notRun["collective (one GPU runs no NCCL)"] = 1;
+  runs[0].issueUs = {30, 50, 40};
+  runs[0].launchHostUs["gemm"] = {12, 10, 11, 13, 9, 14};
   runs[1].error = "out of memory";
   nlohmann::json report = nlohmann::json::parse(
       graphRunJson(plans, runs, "NVIDIA H200", "perf-bench 0.2"));
@@ -840,6 +842,13 @@ TEST(LaunchList, RunReportGivesMedianAndError) {
   EXPECT_EQ(ran["launches"], 3);
   EXPECT_EQ(ran["kernels_run"], 2);
   EXPECT_EQ(ran["not_run"]["collective (one GPU runs no NCCL)"], 1);
+  // The host: the median issue time, and per kind the launches of one
+  // repetition (6 over 3) with the median and mean of their host times.
+  EXPECT_DOUBLE_EQ(ran["host"]["issue_us"].get<double>(), 40.0);
+  const nlohmann::json &gemm = ran["host"]["launch_us"]["gemm"];
+  EXPECT_EQ(gemm["launches"], 2);
+  EXPECT_DOUBLE_EQ(gemm["median"].get<double>(), 11.5);
+  EXPECT_DOUBLE_EQ(gemm["mean"].get<double>(), 11.5);
   EXPECT_EQ(report["graphs"][1]["error_text"], "out of memory");
   EXPECT_FALSE(report["graphs"][1].contains("measured_us"));
 }

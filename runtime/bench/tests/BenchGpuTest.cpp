@@ -215,4 +215,14 @@ TEST_F(Gpu, RunGraphWaitsAcrossStreams) {
   double single = summarize(one.samplesUs).median;
   EXPECT_GT(step, 1.8 * single);
   EXPECT_LT(step, 3.0 * single);
+  // The host's side: both GEMMs of each timed repetition, each issued in
+  // less than one GEMM's device time; a repetition's issue holds both
+  // launches and the sync that waits for them.
+  ASSERT_EQ(run.launchHostUs.count("gemm"), 1u);
+  EXPECT_EQ(run.launchHostUs["gemm"].size(), 20u);
+  EXPECT_EQ(run.issueUs.size(), 10u);
+  double launch = summarize(run.launchHostUs["gemm"]).median;
+  EXPECT_GT(launch, 0.0);
+  EXPECT_LT(launch, single);
+  EXPECT_GT(summarize(run.issueUs).median, 2 * launch);
 }

@@ -70,6 +70,13 @@ struct GraphRun {
   /// Launches not run, by reason (the plan's, and the distinct kernels whose
   /// setup failed: out of memory, no algorithm ...).
   std::map<std::string, uint64_t> notRun;
+  /// The host's side of the timed repetitions: how long issuing one
+  /// repetition's launches took (one per repetition), and each launch's
+  /// host time (its waits, the library or kernel call and its event) by
+  /// kernel kind. A step perf prices with these as its host overheads is
+  /// priced as the replay ran it, with no framework between the launches.
+  std::vector<double> issueUs;
+  std::map<std::string, std::vector<double>> launchHostUs;
 };
 
 /// Builds every distinct kernel of `plan` once (its buffers and library
@@ -83,7 +90,9 @@ GraphRun runGraph(const GraphPlan &plan, const RunOptions &options);
 /// The runs of a launch list's graphs as JSON, {"schema": "perf.graph_run/1",
 /// "device", "source", "graphs": [{"name", "target", "predicted_us",
 /// "measured_us" (the median), "error" (measured / predicted - 1),
-/// "samples_us", "launches", "kernels_run", "not_run": {reason: count}} or,
+/// "samples_us", "launches", "kernels_run", "not_run": {reason: count},
+/// "host": {"issue_us" (the median), "launch_us": {kind: {"launches" (per
+/// repetition), "median", "mean", "p90"}}}} or,
 /// for a graph that did not run, {"name", "error_text"}]}.
 std::string graphRunJson(const std::vector<GraphPlan> &plans,
                          const std::vector<GraphRun> &runs,
