@@ -35,7 +35,10 @@ mean of |relative error|, each term floored at 0.01%.
 
 It also prices the kernels of the H200 trace pairs (data/measured/h200/traces:
 PyTorch's own kernels) whose shapes the database has, to show how far
-perf-bench's kernels are from PyTorch's (--traces '' skips it).
+perf-bench's kernels are from PyTorch's (--traces '' skips it), and, held
+out, the layer ops PyTorch ran for the layer sweeps and the E2E steps' shapes
+(--torch, data/measured/h200/torch-layers.db.gz, written by
+runtime/bench/campaign/torch_layer_ops.py; --torch '' skips it).
 
 Takes about 15 s on two cores (two perf-train runs, 18 perf-eval runs, three
 trace imports and pricings). Exits 2 when a tool fails, 1 when a --max-gmae
@@ -396,6 +399,9 @@ def main():
     ap.add_argument("--layers",
                     default=os.path.join(ROOT, "data", "measured", "h200", "layers-0.2.db.gz"),
                     help="a later perf-bench database whose rows supersede --db's ('' for none)")
+    ap.add_argument("--torch",
+                    default=os.path.join(ROOT, "data", "measured", "h200", "torch-layers.db.gz"),
+                    help="PyTorch's layer-op kernels on the H200 (torch_layer_ops.py)")
     ap.add_argument("--device-json",
                     default=os.path.join(ROOT, "data", "measured", "h200", "device.json"))
     ap.add_argument("--ml-dir", default=os.path.join(ROOT, "data", "models", "neusight"),
@@ -452,6 +458,15 @@ def main():
             inn = {m: price(args.build, paths["test"], m, models_in, "auto") for m in MODELS}
             traced = (trace_check(args.build, args.traces, args.ml_dir, rows, work)
                       if args.traces and os.path.isdir(args.traces) else {})
+            torch_rows, torch_held = {}, {}
+            if args.torch and os.path.exists(args.torch):
+                torch_db = os.path.join(work, "torch.db")
+                with gzip.open(args.torch, "rb") as src, open(torch_db, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+                torch_rows = read_rows(torch_db)
+                for where, device in (("h200", "h200"), ("device.json", args.device_json)):
+                    torch_held[where] = {m: price(args.build, torch_db, m, args.ml_dir, device)
+                                         for m in MODELS}
         except RuntimeError as e:
             print("error: %s" % e, file=sys.stderr)
             return 2
@@ -467,6 +482,8 @@ def main():
         s = results["auto"].get(key, (None, 0))[0]
         return s["gmae"] if s else float("nan")
 
+    res_torch = {where: {m: evaluate(torch_rows, priced[m], set(torch_rows)) for m in MODELS}
+                 for where, priced in torch_held.items()}
     summary = {
         "held-out-gemm": goal(res_catalog, "goal: FP16+BF16 GEMM"),
         "held-out-layer": goal(res_catalog, "goal: FP16+BF16 layer ops"),
@@ -505,6 +522,13 @@ def main():
         lines.append("| %s | %.1f%% | %.1f%% | %.1f%% | %.1f%% | 8%% / 12%%: in %s, held out %s |" % (
             label, held_all, goal(res_probe, key), goal(res_held_test, key), goal(res_in, key),
             met(goal(res_in, key), GOAL["in"]), met(held_all, GOAL["held-out"])))
+    if res_torch:
+        key = "goal: FP16+BF16 layer ops"
+        held_all = goal(res_torch["h200"], key)
+        lines.append("| FP16+BF16 layer ops, PyTorch's kernels (torch-layers.db.gz, %d rows) | "
+                     "%.1f%% | %.1f%% | - | - | 12%% held out: %s |" % (
+                         res_torch["h200"]["auto"][key][1], held_all,
+                         goal(res_torch["device.json"], key), met(held_all, GOAL["held-out"])))
     lines.append("")
     lines.append("Cells below: GMAE / median / p90 of |predicted / measured - 1| in %; "
                  "(n) where the model priced only n of the group's rows (ml and tile decline "
@@ -532,6 +556,14 @@ def main():
     if traced:
         lines.append("")
         lines += trace_table(traced)
+    if res_torch:
+        lines.append("")
+        lines += table("Held out against PyTorch's layer-op kernels (torch-layers.db.gz)",
+                       res_torch["h200"],
+                       "The layer norms, softmaxes, row sums and element-wise ops of the layer "
+                       "sweeps and of the E2E steps, run by PyTorch 2.11 on the H200 and timed "
+                       "by its profiler (CUPTI kernel times, runtime/bench/campaign/"
+                       "torch_layer_ops.py); shipped models, `--device=h200`.")
     lines.append(END)
     text = "\n".join(lines) + "\n"
     write_section(args.out, BEGIN, END, text, elapsed)

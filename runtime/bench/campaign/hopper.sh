@@ -19,7 +19,8 @@
 # (steps replayed from perf's launch lists by perf-bench --run-graph),
 # gpu-tests.log (perf-bench's GPU unit tests),
 # warmth-short.db and warmth-long.db (element-wise kernels after a short and a
-# long warm-up), attention.csv (fused attention), host-ops.json (host time per op), traces/ (execution + Kineto trace pairs of
+# long warm-up), attention.csv (fused attention), torch-layers.db (PyTorch's
+# layer-op kernels), kernel-gap.json, host-ops.json (host time per op), traces/ (execution + Kineto trace pairs of
 # seven steps) and campaign.log. A rerun with the same
 # OUT_DIR resumes: perf-bench skips stored kernels, measure_steps.py stored steps.
 set -u
@@ -167,6 +168,24 @@ if [ "$secs" -gt 20 ]; then
   PYTHONUNBUFFERED=1 timeout -k 10 "$secs" python3 "$here/attention_sweep.py" \
     --out "$out/attention.csv" >>"$log" 2>&1
   say "attention: exit $?"
+fi
+# PyTorch's own kernels for the layer sweeps and the E2E steps' layer ops
+# (torch-layers.db, the reference perf-bench's row kernels are compared
+# with), and the device's gap between back-to-back kernels (kernel-gap.json).
+secs=$(limit 60)
+if [ "$secs" -gt 20 ]; then
+  say "torch layers: up to ${secs}s"
+  for input in "--spec $here/layer-sweep.json" "--spec $here/layer-sweep-wide.json" \
+               "--from $here/e2e-kernels.json"; do
+    s=$(limit "$secs"); [ "$s" -le 5 ] && break
+    # shellcheck disable=SC2086 # the option and its file are two words
+    PYTHONUNBUFFERED=1 timeout -k 5 "$s" python3 "$here/torch_layer_ops.py" $input \
+      --db "$out/torch-layers.db" --device-name "$device" --seconds "$s" >>"$log" 2>&1
+  done
+  say "torch layers: exit $?"
+  PYTHONUNBUFFERED=1 timeout -k 5 40 python3 "$here/kernel_gap.py" \
+    --out "$out/kernel-gap.json" >>"$log" 2>&1
+  say "kernel gap: exit $?"
 fi
 secs=$(limit 120)
 if [ "$secs" -gt 20 ]; then

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""The parts of the campaign's PyTorch scripts that need no GPU: which shapes
+torch_layer_ops.py times and how it reads a profiler trace, and how
+kernel_gap.py reads gaps (hand-written traces; no measurement is claimed)."""
+
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import kernel_gap  # noqa: E402
+import torch_layer_ops  # noqa: E402
+
+
+class LayerOpShapes(unittest.TestCase):
+    def test_spec_expansion(self):
+        spec = {"kernels": [
+            {"kind": "softmax", "dtype": ["bf16", "f32"], "rows": [16, 32], "cols": 128},
+            {"kind": "elementwise", "dtype": "bf16", "elements": {"from": 1024, "to": 16384,
+                                                                 "mul": 4},
+             "inputs": [1, 2, 3], "op": ["add", "gelu"]},
+            {"kind": "conv2d", "dtype": "f16", "n": 1}]}
+        got = [(k, d, s) for k, d, s, _ in torch_layer_ops.shapes(spec)]
+        # 2 dtypes x 2 rows; add with 1 and 2 inputs and gelu with 1, each at
+        # 1024, 4096 and 16384 elements; three inputs and conv skipped.
+        self.assertEqual(len(got), 4 + 9)
+        self.assertEqual(got[0], ("softmax", "bf16", "rows=16 cols=128"))
+        self.assertIn(("elementwise", "bf16", "n=4096 in=2 op=add"), got)
+        self.assertIn(("elementwise", "bf16", "n=16384 in=1 op=gelu"), got)
+        self.assertNotIn(("elementwise", "bf16", "n=1024 in=3 op=add"), got)
+        self.assertNotIn(("elementwise", "bf16", "n=1024 in=2 op=gelu"), got)
+
+    def test_the_shipped_layer_sweep(self):
+        with open(os.path.join(HERE, "layer-sweep.json")) as f:
+            shapes = list(torch_layer_ops.shapes(json.load(f)))
+        # layernorm 3 x 3 x 5, softmax 3 x 3 x 4, reduce 2 x 2 x 2, element-wise
+        # 3 dtypes x 7 sizes x (2 binary + 3 unary).
+        self.assertEqual(len(shapes), 45 + 36 + 8 + 105)
+
+    def test_kernel_list(self):
+        listed = {"kernels": [
+            {"kind": "layernorm", "dtype": "bf16", "signature": "rows=8 cols=64"},
+            {"kind": "elementwise", "dtype": "f32", "signature": "n=10 in=1 op=add"},
+            {"kind": "elementwise", "dtype": "f32", "signature": "n=10 in=2 op=where"},
+            {"kind": "elementwise", "dtype": "i64", "signature": "n=10 in=2 op=add"},
+            {"kind": "gemm", "dtype": "f32", "signature": "b=1 m=1 n=1 k=1 ta=0 tb=0"}]}
+        got = list(torch_layer_ops.listed_shapes(listed))
+        self.assertEqual(got, [("layernorm", "bf16", "rows=8 cols=64", (8, 64)),
+                               ("elementwise", "f32", "n=10 in=1 op=add", (10, 1, "add"))])
+
+    def test_calls_are_consecutive_kernels(self):
+        events = [{"cat": "kernel", "ph": "X", "ts": 10 * i, "dur": d, "name": "k"}
+                  for i, d in enumerate([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])]
+        events.append({"cat": "cuda_runtime", "ph": "X", "ts": 0, "dur": 50.0})
+        with tempfile.TemporaryDirectory() as work:
+            path = os.path.join(work, "t.json")
+            with open(path, "w") as f:
+                json.dump({"traceEvents": events}, f)
+            # Two kernels a call: 1+2, 3+4, 5+6.
+            self.assertEqual(torch_layer_ops.call_times(path, 3), ([3.0, 7.0, 11.0], "k"))
+            with self.assertRaises(RuntimeError):
+                torch_layer_ops.call_times(path, 4)
+
+
+class KernelGap(unittest.TestCase):
+    def test_gaps_between_consecutive_kernels(self):
+        events = [{"cat": "kernel", "ph": "X", "ts": 0.0, "dur": 100.0},
+                  {"cat": "kernel", "ph": "X", "ts": 105.0, "dur": 2.0},
+                  {"cat": "kernel", "ph": "X", "ts": 108.5, "dur": 2.0},
+                  {"cat": "cuda_runtime", "ph": "X", "ts": 1.0, "dur": 3.0}]
+        gaps, durations = kernel_gap.gaps_of(events)
+        self.assertEqual(gaps, [5.0, 1.5])
+        self.assertEqual(durations, [100.0, 2.0, 2.0])
+        s = kernel_gap.summary([1.0, 2.0, 3.0], [0.5, 0.7, 0.9])
+        self.assertEqual((s["median_us"], s["mean_us"], s["count"], s["kernel_us"]),
+                         (2.0, 2.0, 3, 0.7))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Time PyTorch's own kernels for the layer ops of a sweep spec.
+
+perf-bench runs its own kernels for layer norm, softmax, row sums and
+element-wise ops (runtime/bench/cuda/Rows.cu). Those are not the kernels a
+PyTorch step runs, and on the H200 they were slower at some shapes. This
+script times the framework's kernels for the same shapes and writes them as
+rows of a perf database (docs/perf-db.md), keyed exactly as perf-bench keys
+its own rows, so that either set can be the reference a model is scored
+against.
+
+    torch_layer_ops.py (--spec layer-sweep.json | --from e2e-kernels.json)
+        --db torch-layers.db [--device-name H200-SXM-141GB] [--warmup 5]
+        [--reps 20] [--seconds 120]
+
+Kinds timed (the others of the spec are skipped): layernorm
+(`F.layer_norm` with weight and bias over the last dimension), softmax
+(`torch.softmax` over the last dimension), reduce (`torch.sum` over the last
+dimension), and elementwise (add and mul of two tensors or of a tensor and a
+number, gelu, sigmoid, tanh, relu, silu and exp of one; three-input entries
+are skipped, PyTorch runs no single kernel for them). Each shape runs `--warmup` untimed calls, then
+`--reps` calls under torch.profiler with CUDA activity only. The profiler's
+Kineto trace gives each kernel's device time, the same CUPTI time
+perf-bench's rows hold. A call's time is the sum of its kernels' times;
+`latency_us` is the median over the calls and `spread_us` their p90 - p10.
+Rows are written as they are measured, so a run cut short keeps what it
+timed, and a rerun skips keys the database holds.
+"""
+
+import argparse
+import gzip
+import json
+import os
+import sqlite3
+import sys
+import tempfile
+import time
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS devices (name TEXT PRIMARY KEY, spec_json TEXT);
+CREATE TABLE IF NOT EXISTS kernels (
+  device     TEXT NOT NULL,
+  dtype      TEXT NOT NULL,
+  kind       TEXT NOT NULL,
+  signature  TEXT NOT NULL,
+  latency_us REAL NOT NULL,
+  spread_us  REAL,
+  reps       INTEGER,
+  algo       TEXT,
+  kernel_name TEXT,
+  source     TEXT,
+  created    TEXT DEFAULT (datetime('now')),
+  PRIMARY KEY (device, dtype, kind, signature)
+);
+"""
+
+UNARY = ("gelu", "sigmoid", "tanh", "relu", "silu", "exp")
+BINARY = ("add", "mul")
+
+
+def values(spec, key):
+    """A spec field as a list: a number, a list, or {"from", "to", "mul"}."""
+    v = spec.get(key)
+    if v is None:
+        return []
+    if isinstance(v, dict):
+        out, x = [], v["from"]
+        while x <= v["to"]:
+            out.append(x)
+            x *= v["mul"]
+        return out
+    return v if isinstance(v, list) else [v]
+
+
+def shapes(spec):
+    """(kind, dtype, signature, params) of every shape this script times, in
+    the spec's order."""
+    for entry in spec["kernels"]:
+        kind = entry["kind"]
+        for dtype in values(entry, "dtype"):
+            if kind in ("layernorm", "softmax", "reduce"):
+                for rows in values(entry, "rows"):
+                    for cols in values(entry, "cols"):
+                        yield kind, dtype, "rows=%d cols=%d" % (rows, cols), (rows, cols)
+            elif kind == "elementwise":
+                for inputs in values(entry, "inputs") or [1]:
+                    for op in values(entry, "op"):
+                        # One kernel in PyTorch: a unary op, or add and mul of
+                        # two tensors or of a tensor and a number.
+                        if not (op in UNARY and inputs == 1 or op in BINARY and inputs <= 2):
+                            continue
+                        for n in values(entry, "elements"):
+                            yield (kind, dtype, "n=%d in=%d op=%s" % (n, inputs, op),
+                                   (n, inputs, op))
+
+
+def listed_shapes(kernel_list):
+    """The shapes of a kernel list (perf.kernel_list/1, perf-opt
+    --estimate=kernel-list=FILE) this script times, as shapes() gives them."""
+    for k in kernel_list["kernels"]:
+        kind, dtype = k["kind"], k["dtype"]
+        if dtype not in ("f32", "f16", "bf16"):
+            continue
+        fields = dict(f.split("=", 1) for f in k["signature"].split())
+        if kind in ("layernorm", "softmax", "reduce"):
+            yield kind, dtype, k["signature"], (int(fields["rows"]), int(fields["cols"]))
+        elif kind == "elementwise":
+            n, inputs, op = int(fields["n"]), int(fields["in"]), fields["op"]
+            if op in UNARY and inputs == 1 or op in BINARY and inputs <= 2:
+                yield kind, dtype, k["signature"], (n, inputs, op)
+
+
+def quantile(sorted_values, q):
+    if len(sorted_values) == 1:
+        return sorted_values[0]
+    pos = q * (len(sorted_values) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def call_times(trace_path, reps):
+    """Per call, the summed device time of its kernels (us), and the first
+    kernel's name, from a Kineto trace of `reps` calls."""
+    opener = gzip.open if trace_path.endswith(".gz") else open
+    with opener(trace_path, "rt") as f:
+        events = json.load(f)["traceEvents"]
+    kernels = sorted((e for e in events if e.get("cat") == "kernel" and e.get("ph") == "X"),
+                     key=lambda e: e["ts"])
+    if not kernels or len(kernels) % reps:
+        raise RuntimeError("%d kernels for %d calls" % (len(kernels), reps))
+    per = len(kernels) // reps
+    times = [sum(k["dur"] for k in kernels[i * per:(i + 1) * per]) for i in range(reps)]
+    return times, kernels[0].get("name", "")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--spec", help="sweep spec (perf-bench --spec's format)")
+    ap.add_argument("--from", dest="kernel_list", help="kernel list (perf-bench --from's)")
+    ap.add_argument("--db", required=True)
+    ap.add_argument("--device-name", default="H200-SXM-141GB")
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--seconds", type=float, default=120, help="stop starting shapes after this")
+    args = ap.parse_args()
+
+    import torch
+    import torch.nn.functional as F
+    from torch.profiler import ProfilerActivity, profile
+
+    dtypes = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+    if bool(args.spec) == bool(args.kernel_list):
+        ap.error("give one of --spec and --from")
+    with open(args.spec or args.kernel_list) as f:
+        listed = json.load(f)
+    every = shapes(listed) if args.spec else listed_shapes(listed)
+    db = sqlite3.connect(args.db)
+    db.executescript(SCHEMA)
+    db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1')")
+    db.execute("INSERT OR IGNORE INTO devices(name, spec_json) VALUES (?, NULL)",
+               (args.device_name,))
+    db.commit()
+    have = {(r[0], r[1], r[2]) for r in db.execute(
+        "SELECT dtype, kind, signature FROM kernels WHERE device = ?", (args.device_name,))}
+    torch.backends.cuda.matmul.allow_tf32 = False
+    # Kernel times, as perf-bench's CUPTI rows are: the source ends with
+    # " cupti" so that perf-eval compares them with the streamed price.
+    source = "torch %s cuda %s kineto cupti" % (torch.__version__, torch.version.cuda)
+    todo = [s for s in every if (s[1], s[0], s[2]) not in have]
+    print("torch_layer_ops: %d shapes to time (%d already in %s)"
+          % (len(todo), len(have), args.db), file=sys.stderr)
+    start = time.time()
+    done = failed = 0
+    with tempfile.TemporaryDirectory() as work:
+        trace = os.path.join(work, "trace.json")
+        for kind, dtype, signature, params in todo:
+            if time.time() - start > args.seconds:
+                print("torch_layer_ops: out of time, %d shapes left" % (len(todo) - done - failed),
+                      file=sys.stderr)
+                break
+            t = dtypes[dtype]
+            try:
+                if kind in ("layernorm", "softmax", "reduce"):
+                    rows, cols = params
+                    x = torch.randn(rows, cols, device="cuda", dtype=t)
+                    if kind == "layernorm":
+                        w = torch.randn(cols, device="cuda", dtype=t)
+                        b = torch.randn(cols, device="cuda", dtype=t)
+                        call = lambda: F.layer_norm(x, (cols,), w, b)  # noqa: E731
+                    elif kind == "softmax":
+                        call = lambda: torch.softmax(x, dim=-1)  # noqa: E731
+                    else:
+                        call = lambda: torch.sum(x, dim=-1)  # noqa: E731
+                else:
+                    n, inputs, op = params
+                    a = torch.randn(n, device="cuda", dtype=t)
+                    if inputs == 2:
+                        b = torch.randn(n, device="cuda", dtype=t)
+                        call = (lambda: a + b) if op == "add" else (lambda: a * b)
+                    elif op in BINARY:
+                        call = (lambda: a + 1.5) if op == "add" else (lambda: a * 1.5)
+                    else:
+                        fn = {"gelu": F.gelu, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
+                              "relu": torch.relu, "silu": F.silu, "exp": torch.exp}[op]
+                        call = lambda: fn(a)  # noqa: E731
+                for _ in range(args.warmup):
+                    call()
+                torch.cuda.synchronize()
+                with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                    for _ in range(args.reps):
+                        call()
+                    torch.cuda.synchronize()
+                prof.export_chrome_trace(trace)
+                times, name = call_times(trace, args.reps)
+                times.sort()
+                db.execute("INSERT OR REPLACE INTO kernels(device, dtype, kind, signature, "
+                           "latency_us, spread_us, reps, algo, kernel_name, source) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+                           (args.device_name, dtype, kind, signature, quantile(times, 0.5),
+                            quantile(times, 0.9) - quantile(times, 0.1), args.reps, name,
+                            source))
+                db.commit()
+                done += 1
+            except Exception as e:  # one shape's failure (memory) stops no other
+                failed += 1
+                print("torch_layer_ops: %s %s %s: %s" % (kind, dtype, signature, e),
+                      file=sys.stderr)
+            finally:
+                x = a = b = w = None
+                torch.cuda.empty_cache()
+    print("torch_layer_ops: timed %d shapes, %d failed, in %.0f s"
+          % (done, failed, time.time() - start), file=sys.stderr)
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
