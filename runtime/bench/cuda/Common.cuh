@@ -96,7 +96,7 @@ bool cuptiStart();
 Measurement skipped(const std::string &why);
 
 // Benchmarks, one per kind (Gemm.cu, Conv.cu, Embedding.cu, Rows.cu,
-// Memory.cu).
+// Memory.cu, Layers.cu).
 Measurement benchGemm(const Kernel &k);
 Measurement benchConv(const Kernel &k, bool fusedBiasRelu);
 Measurement benchEmbeddingBag(const Kernel &k);
@@ -105,6 +105,9 @@ Measurement benchRows(const Kernel &k); // reduce, softmax, layernorm
 Measurement benchTranspose(const Kernel &k);
 Measurement benchConcat(const Kernel &k);
 Measurement benchMemcpy(const Kernel &k);
+Measurement benchPooling(const Kernel &k);   // Layers.cu
+Measurement benchBatchNorm(const Kernel &k); // Layers.cu
+Measurement benchOptimizer(const Kernel &k); // Layers.cu
 
 // Checks of the hand-written kernels against host references (f32, small
 // random inputs); the largest absolute difference goes to maxError.
@@ -116,6 +119,14 @@ bool verifyRows(const std::string &kind, int64_t rows, int64_t cols,
 bool verifyTranspose(int64_t n, double &maxError, std::string &error);
 bool verifyElementwise(const std::string &op, int64_t n, int64_t inputs,
                        double &maxError, std::string &error);
+/// Max pooling's forward and its backward from the forward's argmax.
+bool verifyPooling(const Kernel &k, double &maxError, std::string &error);
+/// Batch norm's forward and backward.
+bool verifyBatchNorm(int64_t elements, int64_t channels, double &maxError,
+                     std::string &error);
+/// SGD's and Adam's update (maxError relative to the value, at least 1).
+bool verifyOptimizer(const std::string &op, int64_t elements, double &maxError,
+                     std::string &error);
 
 /// Rows x cols with rows * cols == n, as square as n allows.
 void transposeShape(int64_t n, int64_t &rows, int64_t &cols);

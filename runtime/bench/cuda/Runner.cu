@@ -147,6 +147,12 @@ Measurement bench::measureKernel(const Kernel &k, const RunOptions &options) {
     return benchConcat(k);
   if (k.kind == "memcpy")
     return benchMemcpy(k);
+  if (k.kind == "pooling")
+    return benchPooling(k);
+  if (k.kind == "batchnorm")
+    return benchBatchNorm(k);
+  if (k.kind == "optimizer")
+    return benchOptimizer(k);
   return skipped("no benchmark for kind '" + k.kind + "'");
 }
 
@@ -162,6 +168,12 @@ bool bench::verifyKernel(const Kernel &k, double &maxError,
   if (k.kind == "elementwise")
     return verifyElementwise(k.text("op"), k.num("n"), k.num("in"), maxError,
                              error);
+  if (k.kind == "pooling")
+    return verifyPooling(k, maxError, error);
+  if (k.kind == "batchnorm")
+    return verifyBatchNorm(k.num("n"), k.num("c"), maxError, error);
+  if (k.kind == "optimizer")
+    return verifyOptimizer(k.text("op"), k.num("n"), maxError, error);
   error = "no reference for " + k.kind;
   return false;
 }

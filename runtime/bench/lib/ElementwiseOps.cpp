@@ -19,10 +19,11 @@ struct Entry {
 
 // The ATen ops perf's importers and training synthesis name element-wise
 // kernels after (lib/Import/Trace/TraceKernels.cpp's rule table, the config
-// and fx importers, "grad_accumulate" and "reduce" of the synthesized
-// backward), each with the arithmetic class it runs. Ops that move data
-// without arithmetic (index, gather, scatter, repeat) run as copies of their
-// size: the rows they move are contiguous in the transformer steps perf
+// and fx importers, the ONNX importer's fused "bias", "sum", "sub_square"
+// and "lrn", DLRM's "tril_gather", "grad_accumulate" and "reduce" of the
+// synthesized backward), each with the arithmetic class it runs. Ops that move
+// data without arithmetic (index, gather, scatter, repeat) run as copies of
+// their size: the rows they move are contiguous in the transformer steps perf
 // builds.
 const Entry kTable[] = {
     // Operands combined.
@@ -51,6 +52,9 @@ const Entry kTable[] = {
     {"logical_or", {S::Pointwise, C::Max, M::NonZeroTest}},
     {"bitwise_and", {S::Pointwise, C::Min, M::Identity}},
     {"bitwise_or", {S::Pointwise, C::Max, M::Identity}},
+    {"bias", {S::Pointwise, C::Add, M::Identity}},
+    {"sum", {S::Pointwise, C::Add, M::Identity}},
+    {"sub_square", {S::Pointwise, C::Sub, M::Square}},
     {"where", {S::Pointwise, C::Select, M::Identity}},
     {"masked_fill", {S::Pointwise, C::Select, M::Identity}},
     {"masked_scatter", {S::Pointwise, C::Select, M::Identity}},
@@ -86,6 +90,9 @@ const Entry kTable[] = {
     {"sin", {S::Pointwise, C::Add, M::Sin}},
     {"cos", {S::Pointwise, C::Add, M::Cos}},
     {"erf", {S::Pointwise, C::Add, M::Erf}},
+    // Local response normalization: a power of a sum of squares over
+    // neighbouring channels, which the cache serves; one read, one write.
+    {"lrn", {S::Pointwise, C::Add, M::Rsqrt}},
     {"floor", {S::Pointwise, C::Add, M::Floor}},
     {"ceil", {S::Pointwise, C::Add, M::Floor}},
     {"round", {S::Pointwise, C::Add, M::Floor}},
@@ -102,6 +109,7 @@ const Entry kTable[] = {
     {"gather", {S::Pointwise, C::Add, M::Identity}},
     {"masked_select", {S::Pointwise, C::Add, M::Identity}},
     {"repeat", {S::Pointwise, C::Add, M::Identity}},
+    {"tril_gather", {S::Pointwise, C::Add, M::Identity}},
     {"index_put", {S::Pointwise, C::Add, M::Identity}},
     {"index_add", {S::Pointwise, C::Add, M::Identity}},
     {"index_copy", {S::Pointwise, C::Add, M::Identity}},

@@ -138,6 +138,27 @@ static const std::vector<KindRule> &kindRules() {
           F{"dir", "kind|dir", F::Str, nullptr, "h2d|d2h|d2d", false}}},
         {"transpose", {F{"n", "elements|n", F::Int, nullptr, nullptr, true}}},
         {"concat", {F{"n", "elements|n", F::Int, nullptr, nullptr, true}}},
+        // Max pooling (perf's key names no mode; CNNs pool by maximum but
+        // for the global average, whose traffic is the same).
+        {"pooling",
+         {F{"n", "n|batch", F::Int, nullptr, nullptr, true},
+          F{"c", "c", F::Int, nullptr, nullptr, true},
+          F{"h", "h", F::Int, nullptr, nullptr, true},
+          F{"w", "w", F::Int, nullptr, nullptr, true},
+          F{"r", "r", F::Int, nullptr, nullptr, true},
+          F{"s", "s", F::Int, nullptr, nullptr, true},
+          F{"sh", "stride", F::First, "1", nullptr, true},
+          F{"sw", "stride", F::Second, "1", nullptr, true},
+          F{"ph", "pad|padding", F::First, "0", nullptr, false},
+          F{"pw", "pad|padding", F::Second, "0", nullptr, false},
+          F{"pass", "pass", F::Str, "fwd", "fwd|bwd", false}}},
+        {"batchnorm",
+         {F{"n", "elements|n", F::Int, nullptr, nullptr, true},
+          F{"c", "c|channels", F::Int, nullptr, nullptr, true},
+          F{"pass", "pass", F::Str, "fwd", "fwd|bwd", false}}},
+        {"optimizer",
+         {F{"n", "elements|n", F::Int, nullptr, nullptr, true},
+          F{"op", "op|optimizer", F::Str, nullptr, "sgd|adam", false}}},
     };
   }();
   return rules;

@@ -259,8 +259,15 @@ TEST(Signature, MatchesPerfDbDocument) {
       {"memcpy",
        {{"bytes", AttrValue::ofInt(1)}, {"dir", AttrValue::ofString("d2d")}}},
       {"transpose", {{"elements", AttrValue::ofInt(1)}}},
-      {"concat", {{"elements", AttrValue::ofInt(1)}}}};
+      {"concat", {{"elements", AttrValue::ofInt(1)}}},
+      {"batchnorm",
+       {{"elements", AttrValue::ofInt(8)}, {"c", AttrValue::ofInt(2)}}},
+      {"optimizer",
+       {{"elements", AttrValue::ofInt(8)},
+        {"op", AttrValue::ofString("adam")}}}};
   samples["conv2d_bias_relu"] = samples["conv2d"];
+  samples["pooling"] = samples["conv2d"];
+  samples["pooling"].erase("k");
   for (const std::string &kind : benchKinds()) {
     // The fused convolution is keyed like conv2d.
     std::string docKind = kind == "conv2d_bias_relu" ? "conv2d" : kind;
@@ -358,6 +365,31 @@ TEST(KernelKey, RoundTripsEveryKind) {
   EXPECT_EQ(k.text("dir"), "h2d");
   ASSERT_TRUE(parseKernelKey("transpose", "bf16", "n=100", k, error));
   EXPECT_EQ(k.key(), "bf16|transpose|n=100");
+  // The CNN layers and the update, as the ONNX examples' launch lists key
+  // them.
+  ASSERT_TRUE(parseKernelKey(
+      "pooling", "f32",
+      "n=32 c=64 h=112 w=112 r=3 s=3 sh=2 sw=2 ph=1 pw=1 pass=bwd", k, error))
+      << error;
+  EXPECT_EQ(k.num("ph"), 1);
+  EXPECT_EQ(k.text("pass"), "bwd");
+  ASSERT_TRUE(
+      parseKernelKey("batchnorm", "f32", "n=12845056 c=128 pass=fwd", k, error))
+      << error;
+  EXPECT_EQ(k.num("c"), 128);
+  ASSERT_TRUE(parseKernelKey("optimizer", "f32", "n=4194304 op=sgd", k, error))
+      << error;
+  EXPECT_EQ(k.text("op"), "sgd");
+  bool unsupported = false;
+  EXPECT_FALSE(parseKernelKey("optimizer", "f32", "n=8 op=lamb", k, error,
+                              &unsupported));
+  EXPECT_TRUE(unsupported) << error;
+  // ONNX's fused element-wise names run as their arithmetic.
+  ASSERT_TRUE(parseKernelKey("elementwise", "f32", "n=1024 in=2 op=sub_square",
+                             k, error))
+      << error;
+  EXPECT_FALSE(parseKernelKey("elementwise", "f32", "n=1024 in=2 op=unknown", k,
+                              error, &unsupported));
 }
 
 TEST(KernelKey, RejectsMalformedKeys) {

@@ -10,6 +10,8 @@
 
 #include "gtest/gtest.h"
 
+#include <array>
+
 using namespace bench;
 
 namespace {
@@ -132,6 +134,37 @@ TEST_F(Gpu, HandWrittenKernelsMatchHostReferences) {
       kernel("transpose", "f32", {{"elements", AttrValue::ofInt(96 * 70)}}),
       err, error));
   EXPECT_EQ(err, 0.0);
+  // Max pooling, padded and strided (ResNet's stem pool) and global (a 7x7
+  // window over 7x7), forward and the backward from its argmax.
+  for (auto [hw, r, stride, pad] : std::vector<std::array<int64_t, 4>>{
+           {15, 3, 2, 1}, {7, 7, 1, 0}, {13, 3, 1, 1}}) {
+    ASSERT_TRUE(verifyKernel(kernel("pooling", "f32",
+                                    {{"n", AttrValue::ofInt(2)},
+                                     {"c", AttrValue::ofInt(3)},
+                                     {"h", AttrValue::ofInt(hw)},
+                                     {"w", AttrValue::ofInt(hw)},
+                                     {"r", AttrValue::ofInt(r)},
+                                     {"s", AttrValue::ofInt(r)},
+                                     {"stride", AttrValue::ofInt(stride)},
+                                     {"pad", AttrValue::ofInt(pad)}}),
+                             err, error))
+        << error;
+    EXPECT_LT(err, 1e-5) << hw << " " << r;
+  }
+  ASSERT_TRUE(verifyKernel(kernel("batchnorm", "f32",
+                                  {{"elements", AttrValue::ofInt(37 * 1000)},
+                                   {"c", AttrValue::ofInt(37)}}),
+                           err, error))
+      << error;
+  EXPECT_LT(err, 1e-4);
+  for (const char *op : {"sgd", "adam"}) {
+    ASSERT_TRUE(verifyKernel(kernel("optimizer", "f32",
+                                    {{"elements", AttrValue::ofInt(100001)},
+                                     {"op", AttrValue::ofString(op)}}),
+                             err, error))
+        << error;
+    EXPECT_LT(err, 1e-5) << op;
+  }
   // 16-byte vectors (100000 floats) and the scalar loop (100001).
   for (int64_t n : {100000, 100001}) {
     ASSERT_TRUE(verifyKernel(kernel("elementwise", "f32",
@@ -149,6 +182,7 @@ TEST_F(Gpu, HandWrittenKernelsMatchHostReferences) {
                                                  {"rsub", 2},
                                                  {"le", 2},
                                                  {"rsqrt", 1},
+                                                 {"sub_square", 2},
                                                  {"log", 1},
                                                  {"gelu_bwd", 2},
                                                  {"native_dropout", 1},

@@ -26,7 +26,7 @@
 
 using namespace bench;
 
-static const char *kVersion = "perf-bench 0.5";
+static const char *kVersion = "perf-bench 0.6";
 /// Exit status when a GPU is needed and none is present (ctest's skip code).
 static constexpr int kExitNoGpu = 77;
 
