@@ -65,6 +65,17 @@ class LayerOpShapes(unittest.TestCase):
                 torch_layer_ops.call_times(path, 4)
 
 
+class Schema(unittest.TestCase):
+    def test_the_database_is_perfs(self):
+        import sqlite3
+        con = sqlite3.connect(":memory:")
+        con.executescript(torch_layer_ops.schema_sql())
+        self.assertEqual(con.execute("SELECT value FROM meta WHERE key = 'schema_version'")
+                         .fetchone(), ("1",))
+        columns = [r[1] for r in con.execute("PRAGMA table_info(kernels)")]
+        self.assertEqual(columns[:5], ["device", "dtype", "kind", "signature", "latency_us"])
+
+
 class KernelGap(unittest.TestCase):
     def test_gaps_between_consecutive_kernels(self):
         events = [{"cat": "kernel", "ph": "X", "ts": 0.0, "dur": 100.0},

@@ -36,24 +36,19 @@ import sys
 import tempfile
 import time
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS devices (name TEXT PRIMARY KEY, spec_json TEXT);
-CREATE TABLE IF NOT EXISTS kernels (
-  device     TEXT NOT NULL,
-  dtype      TEXT NOT NULL,
-  kind       TEXT NOT NULL,
-  signature  TEXT NOT NULL,
-  latency_us REAL NOT NULL,
-  spread_us  REAL,
-  reps       INTEGER,
-  algo       TEXT,
-  kernel_name TEXT,
-  source     TEXT,
-  created    TEXT DEFAULT (datetime('now')),
-  PRIMARY KEY (device, dtype, kind, signature)
-);
-"""
+HERE = os.path.dirname(os.path.abspath(__file__))
+# The database's tables have one definition, the C++ header both perf and
+# perf-bench create them from.
+SCHEMA_HEADER = os.path.join(HERE, "..", "..", "..", "include", "perf", "CostModel",
+                             "PerfDbSchema.h")
+
+
+def schema_sql(header=SCHEMA_HEADER):
+    """The SQL of kPerfDbSchemaSql (its R"sql(...)sql" literal)."""
+    with open(header) as f:
+        text = f.read()
+    start = text.index('R"sql(') + len('R"sql(')
+    return text[start:text.index(')sql"', start)]
 
 UNARY = ("gelu", "sigmoid", "tanh", "relu", "silu", "exp")
 BINARY = ("add", "mul")
@@ -157,8 +152,7 @@ def main():
         listed = json.load(f)
     every = shapes(listed) if args.spec else listed_shapes(listed)
     db = sqlite3.connect(args.db)
-    db.executescript(SCHEMA)
-    db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1')")
+    db.executescript(schema_sql())
     db.execute("INSERT OR IGNORE INTO devices(name, spec_json) VALUES (?, NULL)",
                (args.device_name,))
     db.commit()

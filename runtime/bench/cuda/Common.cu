@@ -27,6 +27,18 @@ std::string bench::cudaErrorText(const char *what, cudaError_t e) {
   return std::string(what) + ": " + cudaGetErrorString(e);
 }
 
+bool bench::downloadFloats(std::vector<float> &host, const DeviceBuffer &d,
+                           std::string &error) {
+  cudaStreamSynchronize(cudaContext().stream);
+  cudaError_t e = cudaMemcpy(host.data(), d.ptr, host.size() * sizeof(float),
+                             cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) {
+    error = cudaErrorText("download", e);
+    return false;
+  }
+  return true;
+}
+
 Measurement bench::skipped(const std::string &why) {
   Measurement m;
   m.ok = false;

@@ -21,6 +21,7 @@
 #include <cudnn.h>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace bench {
 
@@ -94,6 +95,11 @@ void timeRepetitions(const std::function<std::string()> &launch, Measurement &m,
 bool cuptiStart();
 
 Measurement skipped(const std::string &why);
+
+/// Copies host.size() floats of `d` to `host` once the stream has run (the
+/// checks against host references); false with `error` set on failure.
+bool downloadFloats(std::vector<float> &host, const DeviceBuffer &d,
+                    std::string &error);
 
 // Benchmarks, one per kind (Gemm.cu, Conv.cu, Embedding.cu, Rows.cu,
 // Memory.cu, Layers.cu).

@@ -374,18 +374,6 @@ Measurement bench::benchOptimizer(const Kernel &k) {
 
 //===--- Checks against host references -----------------------------------===//
 
-static bool fetch(std::vector<float> &host, const DeviceBuffer &d,
-                  std::string &error) {
-  cudaStreamSynchronize(cudaContext().stream);
-  cudaError_t e = cudaMemcpy(host.data(), d.ptr, host.size() * sizeof(float),
-                             cudaMemcpyDeviceToHost);
-  if (e != cudaSuccess) {
-    error = cudaErrorText("download", e);
-    return false;
-  }
-  return true;
-}
-
 bool bench::verifyPooling(const Kernel &k, double &maxError,
                           std::string &error) {
   PoolShape p = poolShape(k);
@@ -397,7 +385,7 @@ bool bench::verifyPooling(const Kernel &k, double &maxError,
   fillRandom(b.in.ptr, p.inputs(), ElemType::F32, 60);
   launchPool<float>(true, p, b, cudaContext().stream);
   std::vector<float> x(p.inputs()), y(p.outputs());
-  if (!fetch(x, b.in, error) || !fetch(y, b.out, error))
+  if (!downloadFloats(x, b.in, error) || !downloadFloats(y, b.out, error))
     return false;
   // The forward's maxima, then the backward of gradients 1, 2, 3, ...: each
   // input gets the sum of the gradients of the outputs it is the maximum of.
@@ -426,7 +414,7 @@ bool bench::verifyPooling(const Kernel &k, double &maxError,
   cudaMemcpy(b.out.ptr, grad.data(), grad.size() * 4, cudaMemcpyHostToDevice);
   launchPool<float>(false, p, b, cudaContext().stream);
   std::vector<float> got(p.inputs());
-  if (!fetch(got, b.in, error))
+  if (!downloadFloats(got, b.in, error))
     return false;
   for (size_t i = 0; i < got.size(); ++i)
     maxError = std::max<double>(maxError, std::abs(want[i] - got[i]));
@@ -444,13 +432,15 @@ bool bench::verifyBatchNorm(int64_t elements, int64_t channels,
   fillNorm(b, n, c, ElemType::F32);
   std::vector<float> x(n), dy(n), mean(c), inv(c), w(c), shift(c), y(n), dx(n);
   launchBatchNorm<float>(true, n, c, b, cudaContext().stream);
-  if (!fetch(y, b.out, error))
+  if (!downloadFloats(y, b.out, error))
     return false;
   launchBatchNorm<float>(false, n, c, b, cudaContext().stream);
-  if (!fetch(dx, b.out, error) || !fetch(x, b.x, error) ||
-      !fetch(dy, b.dy, error) || !fetch(mean, b.mean, error) ||
-      !fetch(inv, b.invStd, error) || !fetch(w, b.weight, error) ||
-      !fetch(shift, b.shift, error))
+  if (!downloadFloats(dx, b.out, error) || !downloadFloats(x, b.x, error) ||
+      !downloadFloats(dy, b.dy, error) ||
+      !downloadFloats(mean, b.mean, error) ||
+      !downloadFloats(inv, b.invStd, error) ||
+      !downloadFloats(w, b.weight, error) ||
+      !downloadFloats(shift, b.shift, error))
     return false;
   maxError = 0;
   for (size_t ch = 0; ch < c; ++ch) {
@@ -485,14 +475,14 @@ bool bench::verifyOptimizer(const std::string &op, int64_t elements,
   if (adam) {
     fillRandom(b.m.ptr, n, ElemType::F32, 82);
     cudaMemset(b.v.ptr, 0, n * 4);
-    if (!fetch(m, b.m, error))
+    if (!downloadFloats(m, b.m, error))
       return false;
   }
-  if (!fetch(p, b.p, error) || !fetch(g, b.g, error))
+  if (!downloadFloats(p, b.p, error) || !downloadFloats(g, b.g, error))
     return false;
   launchOptimizer<float>(adam, n, b, cudaContext().stream);
   std::vector<float> got(n);
-  if (!fetch(got, b.p, error))
+  if (!downloadFloats(got, b.p, error))
     return false;
   maxError = 0;
   for (size_t i = 0; i < n; ++i) {

@@ -683,18 +683,6 @@ Measurement bench::benchConcat(const Kernel &k) {
 //===--- Checks against host references
 //------------------------------------===//
 
-static bool download(std::vector<float> &host, const DeviceBuffer &d,
-                     std::string &error) {
-  cudaStreamSynchronize(cudaContext().stream);
-  cudaError_t e = cudaMemcpy(host.data(), d.ptr, host.size() * sizeof(float),
-                             cudaMemcpyDeviceToHost);
-  if (e != cudaSuccess) {
-    error = cudaErrorText("download", e);
-    return false;
-  }
-  return true;
-}
-
 bool bench::verifyRows(const std::string &kind, int64_t rows, int64_t cols,
                        double &maxError, std::string &error) {
   size_t count = size_t(rows) * cols;
@@ -709,8 +697,8 @@ bool bench::verifyRows(const std::string &kind, int64_t rows, int64_t cols,
   launchRows<float>(kind, rows, cols, in.ptr, gamma.ptr, beta.ptr, out.ptr,
                     cudaContext().stream);
   std::vector<float> x(count), y(count), g(cols), b(cols);
-  if (!download(x, in, error) || !download(y, out, error) ||
-      !download(g, gamma, error) || !download(b, beta, error))
+  if (!downloadFloats(x, in, error) || !downloadFloats(y, out, error) ||
+      !downloadFloats(g, gamma, error) || !downloadFloats(b, beta, error))
     return false;
   maxError = 0;
   for (int64_t r = 0; r < rows; ++r) {
@@ -753,7 +741,7 @@ bool bench::verifyTranspose(int64_t n, double &maxError, std::string &error) {
   fillRandom(in.ptr, n, ElemType::F32, 43);
   launchTranspose<float>(in.ptr, out.ptr, rows, cols, cudaContext().stream);
   std::vector<float> x(n), y(n);
-  if (!download(x, in, error) || !download(y, out, error))
+  if (!downloadFloats(x, in, error) || !downloadFloats(y, out, error))
     return false;
   maxError = 0;
   for (int64_t r = 0; r < rows; ++r)
@@ -786,7 +774,7 @@ bool bench::verifyElementwise(const std::string &name, int64_t n,
   std::vector<std::vector<float>> x;
   for (int i = 0; i < inputs; ++i) {
     x.emplace_back(n);
-    if (!download(x.back(), *b.ins[i], error))
+    if (!downloadFloats(x.back(), *b.ins[i], error))
       return false;
   }
   maxError = 0;
@@ -819,7 +807,7 @@ bool bench::verifyElementwise(const std::string &name, int64_t n,
     return true;
   }
   std::vector<float> y(n);
-  if (!download(y, *b.out, error))
+  if (!downloadFloats(y, *b.out, error))
     return false;
   double running = 0;
   for (int64_t i = 0; i < n; ++i) {

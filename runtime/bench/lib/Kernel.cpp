@@ -83,25 +83,29 @@ static bool isElementwiseOp(const std::string &name) {
 static const std::vector<KindRule> &kindRules() {
   static const std::vector<KindRule> rules = [] {
     using F = FieldRule;
-    // conv2d and the fused conv2d_bias_relu share their key; only the passes
-    // they accept differ.
-    auto convFields = [](const char *passes) {
-      return std::vector<FieldRule>{
-          F{"n", "n", F::Int, nullptr, nullptr, true},
-          F{"c", "c", F::Int, nullptr, nullptr, true},
-          F{"h", "h", F::Int, nullptr, nullptr, true},
-          F{"w", "w", F::Int, nullptr, nullptr, true},
-          F{"k", "k", F::Int, nullptr, nullptr, true},
-          F{"r", "r", F::Int, nullptr, nullptr, true},
-          F{"s", "s", F::Int, nullptr, nullptr, true},
-          F{"sh", "stride", F::First, "1", nullptr, true},
-          F{"sw", "stride", F::Second, "1", nullptr, true},
-          F{"ph", "pad|padding", F::First, "0", nullptr, false},
-          F{"pw", "pad|padding", F::Second, "0", nullptr, false},
-          F{"dh", "dilation", F::First, "1", nullptr, true},
-          F{"dw", "dilation", F::Second, "1", nullptr, true},
-          F{"g", "groups|g", F::Int, "1", nullptr, true},
-          F{"pass", "pass", F::Str, "fwd", passes, false}};
+    // The sliding-window kinds: conv2d and the fused conv2d_bias_relu share
+    // their key (only the passes they accept differ); pooling has no output
+    // channels, dilation or groups.
+    auto windowFields = [](bool conv, const char *passes) {
+      std::vector<FieldRule> f = {F{"n", "n", F::Int, nullptr, nullptr, true},
+                                  F{"c", "c", F::Int, nullptr, nullptr, true},
+                                  F{"h", "h", F::Int, nullptr, nullptr, true},
+                                  F{"w", "w", F::Int, nullptr, nullptr, true}};
+      if (conv)
+        f.push_back(F{"k", "k", F::Int, nullptr, nullptr, true});
+      f.insert(f.end(),
+               {F{"r", "r", F::Int, nullptr, nullptr, true},
+                F{"s", "s", F::Int, nullptr, nullptr, true},
+                F{"sh", "stride", F::First, "1", nullptr, true},
+                F{"sw", "stride", F::Second, "1", nullptr, true},
+                F{"ph", "pad|padding", F::First, "0", nullptr, false},
+                F{"pw", "pad|padding", F::Second, "0", nullptr, false}});
+      if (conv)
+        f.insert(f.end(), {F{"dh", "dilation", F::First, "1", nullptr, true},
+                           F{"dw", "dilation", F::Second, "1", nullptr, true},
+                           F{"g", "groups|g", F::Int, "1", nullptr, true}});
+      f.push_back(F{"pass", "pass", F::Str, "fwd", passes, false});
+      return f;
     };
     const std::vector<FieldRule> rowsCols = {
         F{"rows", "rows", F::Int, nullptr, nullptr, true},
@@ -114,10 +118,10 @@ static const std::vector<KindRule> &kindRules() {
           F{"k", "k", F::Int, nullptr, nullptr, true},
           F{"ta", "ta|trans_a|transpose_a", F::Bool, "0", nullptr, false},
           F{"tb", "tb|trans_b|transpose_b", F::Bool, "0", nullptr, false}}},
-        {"conv2d", convFields("fwd|dgrad|wgrad")},
+        {"conv2d", windowFields(true, "fwd|dgrad|wgrad")},
         // Not in docs/perf-db.md's table: the fused cuDNN convolution + bias +
         // ReLU forward, keyed like conv2d.
-        {"conv2d_bias_relu", convFields("fwd")},
+        {"conv2d_bias_relu", windowFields(true, "fwd")},
         {"elementwise",
          {F{"n", "elements|n", F::Int, nullptr, nullptr, true},
           F{"in", "inputs|in", F::Int, "1", nullptr, false},
@@ -140,18 +144,7 @@ static const std::vector<KindRule> &kindRules() {
         {"concat", {F{"n", "elements|n", F::Int, nullptr, nullptr, true}}},
         // Max pooling (perf's key names no mode; CNNs pool by maximum but
         // for the global average, whose traffic is the same).
-        {"pooling",
-         {F{"n", "n|batch", F::Int, nullptr, nullptr, true},
-          F{"c", "c", F::Int, nullptr, nullptr, true},
-          F{"h", "h", F::Int, nullptr, nullptr, true},
-          F{"w", "w", F::Int, nullptr, nullptr, true},
-          F{"r", "r", F::Int, nullptr, nullptr, true},
-          F{"s", "s", F::Int, nullptr, nullptr, true},
-          F{"sh", "stride", F::First, "1", nullptr, true},
-          F{"sw", "stride", F::Second, "1", nullptr, true},
-          F{"ph", "pad|padding", F::First, "0", nullptr, false},
-          F{"pw", "pad|padding", F::Second, "0", nullptr, false},
-          F{"pass", "pass", F::Str, "fwd", "fwd|bwd", false}}},
+        {"pooling", windowFields(false, "fwd|bwd")},
         {"batchnorm",
          {F{"n", "elements|n", F::Int, nullptr, nullptr, true},
           F{"c", "c|channels", F::Int, nullptr, nullptr, true},
