@@ -32,6 +32,7 @@ import gzip
 import json
 import os
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
@@ -104,15 +105,6 @@ def listed_shapes(kernel_list):
             n, inputs, op = int(fields["n"]), int(fields["in"]), fields["op"]
             if op in UNARY and inputs == 1 or op in BINARY and inputs <= 2:
                 yield kind, dtype, k["signature"], (n, inputs, op)
-
-
-def quantile(sorted_values, q):
-    if len(sorted_values) == 1:
-        return sorted_values[0]
-    pos = q * (len(sorted_values) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
 def call_times(trace_path, reps):
@@ -208,13 +200,14 @@ def main():
                     torch.cuda.synchronize()
                 prof.export_chrome_trace(trace)
                 times, name = call_times(trace, args.reps)
-                times.sort()
+                # p10, ..., p90, interpolated between closest ranks.
+                deciles = (statistics.quantiles(times, n=10, method="inclusive")
+                           if len(times) > 1 else times * 9)
                 db.execute("INSERT OR REPLACE INTO kernels(device, dtype, kind, signature, "
                            "latency_us, spread_us, reps, algo, kernel_name, source) "
                            "VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
-                           (args.device_name, dtype, kind, signature, quantile(times, 0.5),
-                            quantile(times, 0.9) - quantile(times, 0.1), args.reps, name,
-                            source))
+                           (args.device_name, dtype, kind, signature, deciles[4],
+                            deciles[8] - deciles[0], args.reps, name, source))
                 db.commit()
                 done += 1
             except Exception as e:  # one shape's failure (memory) stops no other

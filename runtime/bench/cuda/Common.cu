@@ -39,6 +39,13 @@ bool bench::downloadFloats(std::vector<float> &host, const DeviceBuffer &d,
   return true;
 }
 
+unsigned bench::gridFor(size_t n) {
+  const CudaContext &c = cudaContext();
+  size_t blocks = (n + 255) / 256;
+  size_t cap = size_t(c.props.multiProcessorCount) * 32;
+  return static_cast<unsigned>(std::max<size_t>(1, std::min(blocks, cap)));
+}
+
 Measurement bench::skipped(const std::string &why) {
   Measurement m;
   m.ok = false;

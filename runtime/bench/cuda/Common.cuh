@@ -96,6 +96,10 @@ bool cuptiStart();
 
 Measurement skipped(const std::string &why);
 
+/// Blocks of 256 threads for a grid-stride loop over `n` items: one item a
+/// thread, at most 32 blocks an SM.
+unsigned gridFor(size_t n);
+
 /// Copies host.size() floats of `d` to `host` once the stream has run (the
 /// checks against host references); false with `error` set on failure.
 bool downloadFloats(std::vector<float> &host, const DeviceBuffer &d,

@@ -27,11 +27,11 @@
 
 using namespace bench;
 
-static unsigned blocksFor(size_t n) {
-  const CudaContext &c = cudaContext();
-  size_t blocks = (n + 255) / 256;
-  size_t cap = size_t(c.props.multiProcessorCount) * 32;
-  return static_cast<unsigned>(std::max<size_t>(1, std::min(blocks, cap)));
+/// The storage type of a kernel these float kernels run (f32, f16, bf16);
+/// false for another dtype.
+static bool floatType(const Kernel &k, ElemType &elem) {
+  return storageType(k.dtype, elem) && !isInteger(elem) &&
+         elem != ElemType::F64 && k.dtype != "tf32";
 }
 
 //===--- Max pooling ------------------------------------------------------===//
@@ -127,18 +127,17 @@ template <typename T>
 static void launchPool(bool forward, const PoolShape &p, PoolBuffers &b,
                        cudaStream_t s) {
   if (forward)
-    maxPoolForward<T><<<blocksFor(p.outputs()), 256, 0, s>>>(
+    maxPoolForward<T><<<gridFor(p.outputs()), 256, 0, s>>>(
         b.in.as<T>(), b.out.as<T>(), b.argmax.as<int64_t>(), p);
   else
-    maxPoolBackward<T><<<blocksFor(p.inputs()), 256, 0, s>>>(
+    maxPoolBackward<T><<<gridFor(p.inputs()), 256, 0, s>>>(
         b.out.as<T>(), b.argmax.as<int64_t>(), b.in.as<T>(), p);
 }
 
 Measurement bench::benchPooling(const Kernel &k) {
   CudaContext &ctx = cudaContext();
   ElemType elem;
-  if (!storageType(k.dtype, elem) || isInteger(elem) || elem == ElemType::F64 ||
-      k.dtype == "tf32")
+  if (!floatType(k, elem))
     return skipped("pooling: dtype " + k.dtype + " not benchmarked");
   PoolShape p = poolShape(k);
   if (p.oh() <= 0 || p.ow() <= 0)
@@ -239,15 +238,15 @@ static void launchBatchNorm(bool forward, size_t n, size_t c, NormBuffers &b,
   if (forward) {
     // scale = weight * invStd and shift = bias - mean * scale, as the
     // inference kernel folds them; `weight` and `shift` hold those.
-    batchNormForward<T><<<blocksFor(n), 256, 0, s>>>(
-        b.x.as<T>(), b.weight.as<float>(), b.shift.as<float>(), b.out.as<T>(),
-        n, per);
+    batchNormForward<T>
+        <<<gridFor(n), 256, 0, s>>>(b.x.as<T>(), b.weight.as<float>(),
+                                    b.shift.as<float>(), b.out.as<T>(), n, per);
     return;
   }
   batchNormReduce<T><<<static_cast<unsigned>(c), 256, 0, s>>>(
       b.dy.as<T>(), b.x.as<T>(), b.mean.as<float>(), b.sumDy.as<float>(),
       b.sumDyXmu.as<float>(), per);
-  batchNormInputGrad<T><<<blocksFor(n), 256, 0, s>>>(
+  batchNormInputGrad<T><<<gridFor(n), 256, 0, s>>>(
       b.dy.as<T>(), b.x.as<T>(), b.mean.as<float>(), b.invStd.as<float>(),
       b.weight.as<float>(), b.sumDy.as<float>(), b.sumDyXmu.as<float>(),
       b.out.as<T>(), n, per);
@@ -270,8 +269,7 @@ static void fillNorm(NormBuffers &b, size_t n, size_t c, ElemType elem) {
 Measurement bench::benchBatchNorm(const Kernel &k) {
   CudaContext &ctx = cudaContext();
   ElemType elem;
-  if (!storageType(k.dtype, elem) || isInteger(elem) || elem == ElemType::F64 ||
-      k.dtype == "tf32")
+  if (!floatType(k, elem))
     return skipped("batchnorm: dtype " + k.dtype + " not benchmarked");
   size_t n = k.num("n"), c = k.num("c");
   if (c > n || n % c != 0)
@@ -334,18 +332,17 @@ template <typename T>
 static void launchOptimizer(bool adam, size_t n, OptimizerBuffers &b,
                             cudaStream_t s) {
   if (adam)
-    adamStep<T><<<blocksFor(n), 256, 0, s>>>(
+    adamStep<T><<<gridFor(n), 256, 0, s>>>(
         b.p.as<T>(), b.g.as<T>(), b.m.as<T>(), b.v.as<T>(), n, kLearningRate);
   else
-    sgdStep<T><<<blocksFor(n), 256, 0, s>>>(b.p.as<T>(), b.g.as<T>(), n,
-                                            kLearningRate);
+    sgdStep<T>
+        <<<gridFor(n), 256, 0, s>>>(b.p.as<T>(), b.g.as<T>(), n, kLearningRate);
 }
 
 Measurement bench::benchOptimizer(const Kernel &k) {
   CudaContext &ctx = cudaContext();
   ElemType elem;
-  if (!storageType(k.dtype, elem) || isInteger(elem) || elem == ElemType::F64 ||
-      k.dtype == "tf32")
+  if (!floatType(k, elem))
     return skipped("optimizer: dtype " + k.dtype + " not benchmarked");
   size_t n = k.num("n");
   bool adam = k.text("op") == "adam";

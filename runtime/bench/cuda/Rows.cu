@@ -190,13 +190,6 @@ __global__ void elementwiseKernel(Inputs<T> in, int inputs, T *out,
   }
 }
 
-static unsigned gridFor(size_t n) {
-  const CudaContext &c = cudaContext();
-  size_t blocks = (n + 255) / 256;
-  size_t cap = size_t(c.props.multiProcessorCount) * 32;
-  return static_cast<unsigned>(std::max<size_t>(1, std::min(blocks, cap)));
-}
-
 /// Enqueues the pointwise kernel of function M on `vectors` vectors of W.
 template <typename T, int W, Map M>
 static void launchMapped(const Inputs<T> &in, int inputs, T *out,

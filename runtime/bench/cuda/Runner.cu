@@ -262,6 +262,10 @@ void GraphRunner::replay() {
   // One pass over the launches; the kernels not built are counted once, the
   // host's time is kept for the timed ones.
   using Clock = std::chrono::steady_clock;
+  auto usSince = [](Clock::time_point from) {
+    return std::chrono::duration<double, std::micro>(Clock::now() - from)
+        .count();
+  };
   auto step = [&](bool count, bool timed) -> std::string {
     for (size_t i = 0; i < plan.launches.size(); ++i) {
       const PlannedLaunch &l = plan.launches[i];
@@ -297,9 +301,7 @@ void GraphRunner::replay() {
       if (done[i])
         cudaEventRecord(done[i], s);
       if (timed)
-        run.launchHostUs[plan.kernels[k].kind].push_back(
-            std::chrono::duration<double, std::micro>(Clock::now() - issued)
-                .count());
+        run.launchHostUs[plan.kernels[k].kind].push_back(usSince(issued));
       if (count)
         ++run.kernelsRun;
     }
@@ -331,9 +333,7 @@ void GraphRunner::replay() {
       break;
     }
     if (timed)
-      run.issueUs.push_back(
-          std::chrono::duration<double, std::micro>(Clock::now() - issued)
-              .count());
+      run.issueUs.push_back(usSince(issued));
     size_t j = 0;
     for (auto &[id, s] : streams) {
       cudaEventRecord(joins[j], s);
