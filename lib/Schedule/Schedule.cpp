@@ -2,6 +2,7 @@
 
 #include "perf/Schedule/Schedule.h"
 #include "perf/Support/HugePages.h"
+#include "perf/Support/IntervalUnion.h"
 #include "perf/Support/Launch.h"
 #include "llvm/Support/ErrorHandling.h"
 #include <algorithm>
@@ -95,8 +96,7 @@ static double unionLength(Runs &runs,
     return before(b.first, a.first);
   };
   std::make_heap(heap.begin(), heap.end(), later);
-  double total = 0, curStart = 0, curEnd = -1;
-  bool open = false;
+  IntervalUnion busy;
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), later);
     auto [index, run] = heap.back();
@@ -106,22 +106,10 @@ static double unionLength(Runs &runs,
       std::push_heap(heap.begin(), heap.end(), later);
     }
     const ScheduledKernel &k = kernels[index];
-    if (kernelsOnly && !k.group.empty())
-      continue;
-    double start = k.startUs, end = k.endUs;
-    if (!open || start > curEnd) {
-      if (open)
-        total += curEnd - curStart;
-      curStart = start;
-      curEnd = end;
-      open = true;
-    } else {
-      curEnd = std::max(curEnd, end);
-    }
+    if (!kernelsOnly || k.group.empty())
+      busy.add(k.startUs, k.endUs);
   }
-  if (open)
-    total += curEnd - curStart;
-  return total;
+  return busy.length();
 }
 
 using HostClocks = std::map<int64_t, double>;

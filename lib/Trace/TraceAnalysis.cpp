@@ -1,6 +1,7 @@
 //===- TraceAnalysis.cpp - Per-iteration breakdown and replay -------------===//
 
 #include "perf/Trace/TraceAnalysis.h"
+#include "perf/Support/IntervalUnion.h"
 #include "perf/Support/Launch.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -44,22 +45,11 @@ static double unionLength(std::vector<BusyInterval> intervals,
   llvm::sort(intervals, [](const BusyInterval &a, const BusyInterval &b) {
     return a.start < b.start;
   });
-  double total = 0, begin = 0, end = -INFINITY;
-  for (const BusyInterval &i : intervals) {
-    if (kernelsOnly && i.collective)
-      continue;
-    if (i.start > end) {
-      if (end > begin)
-        total += end - begin;
-      begin = i.start;
-      end = i.end;
-    } else {
-      end = std::max(end, i.end);
-    }
-  }
-  if (end > begin)
-    total += end - begin;
-  return total;
+  IntervalUnion busy;
+  for (const BusyInterval &i : intervals)
+    if (!kernelsOnly || !i.collective)
+      busy.add(i.start, i.end);
+  return busy.length();
 }
 
 std::vector<IterationBreakdown> computeBreakdown(const KinetoTrace &trace,
