@@ -64,6 +64,7 @@ const llvm::StringMap<DeclaredAttribute> &declaredAttributes() {
       declared<PerfDialect::StartUsAttrHelper>(),
       declared<PerfDialect::EndUsAttrHelper>(),
       declared<PerfDialect::OverheadUsAttrHelper>(),
+      declared<PerfDialect::EnteredRegionAttrHelper>(),
       declared<PerfDialect::LaunchUsAttrHelper>(),
       declared<PerfDialect::EstimateAttrHelper>(),
       declared<PerfDialect::DbMissesAttrHelper>(),

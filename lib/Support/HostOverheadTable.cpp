@@ -27,6 +27,12 @@ double HostOverheadTable::get(llvm::StringRef op, Overhead type) const {
   return builtin(type);
 }
 
+double HostOverheadTable::entryT1(llvm::StringRef region,
+                                  llvm::StringRef op) const {
+  auto it = regions.find(region);
+  return it != regions.end() ? it->second.mean : get(op, Overhead::T1);
+}
+
 double HostOverheadTable::runtimeCall(llvm::StringRef function) const {
   auto it = runtime.find(function);
   if (it != runtime.end())
@@ -56,9 +62,12 @@ Value HostOverheadTable::toJson() const {
         object[kTypeKeys[t]] = statsToJson(*entry[t]);
     return object;
   };
-  Object runtimeObject, opsObject;
+  Object runtimeObject, opsObject, regionsObject;
   for (const auto &entry : runtime)
     runtimeObject[entry.getKey()] = statsToJson(entry.getValue());
+  for (const auto &entry : regions)
+    regionsObject[entry.getKey()] =
+        Object{{"t1", statsToJson(entry.getValue())}};
   for (const auto &entry : ops)
     opsObject[entry.getKey()] = entryToJson(entry.getValue());
   Object root{{"schema", "perf.overhead_table/1"},
@@ -67,6 +76,8 @@ Value HostOverheadTable::toJson() const {
               {"default", entryToJson(defaults)},
               {"runtime", std::move(runtimeObject)},
               {"ops", std::move(opsObject)}};
+  if (!regions.empty())
+    root["regions"] = std::move(regionsObject);
   if (launchQueueDepth > 0)
     root["launch_queue_depth"] = int64_t(launchQueueDepth);
   return root;
@@ -147,7 +158,8 @@ HostOverheadTable::parse(const llvm::json::Value &value) {
   auto defaults = object("default");
   auto runtime = object("runtime");
   auto ops = object("ops");
-  for (auto *section : {&defaults, &runtime, &ops})
+  auto regions = object("regions");
+  for (auto *section : {&defaults, &runtime, &ops, &regions})
     if (!*section)
       return section->takeError();
   if (*defaults) {
@@ -173,6 +185,19 @@ HostOverheadTable::parse(const llvm::json::Value &value) {
       if (!entry)
         return entry.takeError();
       table.ops[kv.first] = *entry;
+    }
+  if (*regions)
+    for (const auto &kv : **regions) {
+      const Object *entryObject = kv.second.getAsObject();
+      const Value *t1 = entryObject ? entryObject->get("t1") : nullptr;
+      if (!t1)
+        return llvm::createStringError("overhead table: regions." +
+                                       kv.first.str() +
+                                       " must be an object with a \"t1\"");
+      auto stats = readStats(*t1, "regions." + kv.first.str() + ".t1");
+      if (!stats)
+        return stats.takeError();
+      table.regions[kv.first] = *stats;
     }
   return table;
 }

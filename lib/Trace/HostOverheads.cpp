@@ -140,7 +140,7 @@ HostOverheadTable extractOverheads(const KinetoTrace &trace,
     pending = pendingAtLaunch(trace);
   std::array<std::vector<double>, 5> pooled;
   StringMap<std::array<std::vector<double>, 5>> perOp;
-  StringMap<std::vector<double>> perRuntime;
+  StringMap<std::vector<double>> perRuntime, perRegion;
   const auto &calls = trace.runtimeCalls();
   for (const std::vector<size_t> &group : opsByWindow(trace, windows)) {
     std::optional<double> previousEnd;
@@ -150,7 +150,10 @@ HostOverheadTable extractOverheads(const KinetoTrace &trace,
           measureOpOverheads(trace, index, previousEnd, profiler);
       previousEnd = previousEnd ? std::max(*previousEnd, op.end()) : op.end();
       auto &slots = perOp[op.name];
-      if (sample.t1) {
+      if (sample.t1 && op.entersRegion >= 0) {
+        perRegion[trace.ops()[op.entersRegion].name].push_back(*sample.t1);
+        pooled[0].push_back(*sample.t1);
+      } else if (sample.t1) {
         slots[0].push_back(*sample.t1);
         pooled[0].push_back(*sample.t1);
       }
@@ -187,6 +190,9 @@ HostOverheadTable extractOverheads(const KinetoTrace &trace,
   for (auto &entry : perRuntime)
     table.runtime[entry.getKey()] =
         summarizeSamples(entry.getValue(), removeOutliers[3]);
+  for (auto &entry : perRegion)
+    table.regions[entry.getKey()] =
+        summarizeSamples(entry.getValue(), removeOutliers[0]);
   for (auto &entry : perOp) {
     auto &slots = table.ops[entry.getKey()];
     for (unsigned t = 0; t < 5; ++t)

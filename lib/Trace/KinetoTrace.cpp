@@ -825,6 +825,13 @@ double KinetoTrace::lastDeviceEndAtOrBefore(double time) const {
   return it == deviceEnds.begin() ? -INFINITY : *std::prev(it);
 }
 
+/// An annotation that names a region of host code (a DataLoader fetch, an
+/// optimizer step, a record_function of the model). A ProfilerStep is the
+/// iteration itself, not a region in it.
+static bool isRegion(const HostOp &op) {
+  return op.isAnnotation && !StringRef(op.name).starts_with("ProfilerStep#");
+}
+
 void KinetoTrace::buildHostTree() {
   // Per thread: host events and runtime calls, outer before inner.
   struct Item {
@@ -906,6 +913,18 @@ void KinetoTrace::buildHostTree() {
       return hostOps[a].start < hostOps[b].start;
     return hostOps[a].tid < hostOps[b].tid;
   });
+  // A region's first top-level op enters it (HostOp::entersRegion): the
+  // innermost enclosing annotation other than the iteration's ProfilerStep.
+  std::vector<bool> entered(hostOps.size(), false);
+  for (size_t index : topLevel) {
+    int64_t region = hostOps[index].parent;
+    while (region >= 0 && !isRegion(hostOps[region]))
+      region = hostOps[region].parent;
+    if (region < 0 || entered[region])
+      continue;
+    entered[region] = true;
+    hostOps[index].entersRegion = region;
+  }
 }
 
 std::vector<size_t> KinetoTrace::deviceEventsOf(size_t opIndex) const {

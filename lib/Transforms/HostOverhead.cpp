@@ -55,10 +55,14 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
                     [&](NamedAttrList &attrs) { attrs.set(name, value); });
     };
     // T1, T2, T3 and T5 of `name`'s row; `t5`, when given, in the T5 slot.
+    // An op that enters an annotated region of a trace takes the region's
+    // T1.
     auto attach = [&](Operation *op, StringRef name,
                       std::optional<double> t5 = std::nullopt) {
-      double t[4] = {scale * overheads.get(name, Overhead::T1),
-                     scale * overheads.get(name, Overhead::T2),
+      auto region = op->getAttrOfType<StringAttr>(kEnteredRegionAttr);
+      double t1 = region ? overheads.entryT1(region.getValue(), name)
+                         : overheads.get(name, Overhead::T1);
+      double t[4] = {scale * t1, scale * overheads.get(name, Overhead::T2),
                      scale * overheads.get(name, Overhead::T3),
                      t5 ? *t5 : scale * overheads.get(name, Overhead::T5)};
       setOne(op, kOverheadAttr, builder.getDenseF64ArrayAttr(t));

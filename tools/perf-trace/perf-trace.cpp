@@ -319,6 +319,12 @@ static int runOverheads(const KinetoTrace &trace, raw_ostream &os) {
     os << format("  %-40s %9.2f %9.2f %8u\n",
                  shortened(entry.getKey(), 40).c_str(), entry.getValue().mean,
                  entry.getValue().std, entry.getValue().count);
+  if (!table.regions.empty())
+    os << "T1 entering an annotated region:\n";
+  for (const auto &entry : table.regions)
+    os << format("  %-40s %9.2f %9.2f %8u\n",
+                 shortened(entry.getKey(), 40).c_str(), entry.getValue().mean,
+                 entry.getValue().std, entry.getValue().count);
   return 0;
 }
 

@@ -87,3 +87,42 @@ TEST(HostOverheadTable, NegativeOrNonFiniteFiguresAreErrors) {
       llvm::consumeError(t.takeError());
   }
 }
+
+TEST(HostOverheadTable, AnOpEnteringARegionTakesTheRegionsT1) {
+  auto json = llvm::json::parse(R"json({
+    "default": {"t1": 9},
+    "ops": {"aten::empty": {"t1": 12}},
+    "regions": {"enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__":
+                  {"t1": {"mean": 301.5, "std": 263.1, "count": 19}}}
+  })json");
+  ASSERT_TRUE(bool(json));
+  auto table = HostOverheadTable::parse(*json);
+  ASSERT_TRUE(bool(table)) << llvm::toString(table.takeError());
+  const char *fetch =
+      "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__";
+  EXPECT_DOUBLE_EQ(table->entryT1(fetch, "aten::empty"), 301.5);
+  // A region the table has not seen: the op's own T1, else the default.
+  EXPECT_DOUBLE_EQ(table->entryT1("Optimizer.step#SGD.step", "aten::empty"),
+                   12);
+  EXPECT_DOUBLE_EQ(table->entryT1("Optimizer.step#SGD.step", "aten::to"), 9);
+  auto again = HostOverheadTable::parse(table->toJson());
+  ASSERT_TRUE(bool(again)) << llvm::toString(again.takeError());
+  EXPECT_EQ(again->regions[fetch].count, 19u);
+  EXPECT_DOUBLE_EQ(again->regions[fetch].std, 263.1);
+  // No region seen: no key written.
+  EXPECT_EQ(HostOverheadTable().toJson().getAsObject()->get("regions"),
+            nullptr);
+}
+
+TEST(HostOverheadTable, ARegionWithoutAT1IsAnErrorNamingIt) {
+  for (const char *text :
+       {R"({"regions": {"fetch": 4}})", R"({"regions": {"fetch": {"t2": 4}}})",
+        R"({"regions": {"fetch": {"t1": -4}}})", R"({"regions": []})"}) {
+    auto json = llvm::json::parse(text);
+    ASSERT_TRUE(bool(json)) << text;
+    auto t = HostOverheadTable::parse(*json);
+    ASSERT_FALSE(bool(t)) << text;
+    std::string message = llvm::toString(t.takeError());
+    EXPECT_NE(message.find("regions"), std::string::npos) << message;
+  }
+}

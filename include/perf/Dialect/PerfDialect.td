@@ -36,6 +36,10 @@ def Perf_Dialect : Dialect {
     "::mlir::Attribute":$end_us,
     // framework op: host overheads T1, T2, T3, T5
     "::mlir::DenseF64ArrayAttr":$overhead_us,
+    // framework op from a trace: the annotated region (a user annotation:
+    // a DataLoader fetch, an optimizer step) it is the first op of; its T1
+    // is the region's entry in the host overhead table
+    "::mlir::StringAttr":$entered_region,
     // kernel: T4, the runtime call that launches it
     "::mlir::Attribute":$launch_us,
     // graph: the critical path's summary

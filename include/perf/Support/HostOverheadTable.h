@@ -49,6 +49,12 @@ struct HostOverheadTable {
   /// T4 per runtime function ("cudaLaunchKernel", "cudaFree").
   llvm::StringMap<OverheadStats> runtime;
   llvm::StringMap<Entry> ops;
+  /// T1 of the op that enters an annotated region, per region name
+  /// ("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__",
+  /// "Optimizer.step#SGD.step"): the host time before a region's first op
+  /// belongs to the region (a data loader waiting for its batch, the Python
+  /// of an optimizer step), not to whichever op happens to come first.
+  llvm::StringMap<OverheadStats> regions;
   /// The driver's launch queue where the trace showed it full: a launch
   /// blocks while this many device events are launched and not finished
   /// (0: never). Measured with the overheads, whose T4 leaves out the
@@ -62,6 +68,9 @@ struct HostOverheadTable {
   /// Overhead `type` of framework op `op`: its entry, the table's default,
   /// the built-in figure.
   double get(llvm::StringRef op, Overhead type) const;
+  /// T1 of op `op` where it enters region `region`: the region's entry,
+  /// else the op's T1 (get).
+  double entryT1(llvm::StringRef region, llvm::StringRef op) const;
   /// T4 of a runtime call: its function's entry, the default T4, built-in.
   double runtimeCall(llvm::StringRef function) const;
   /// A synchronizing call's own cost beyond its wait ("cudaFree",

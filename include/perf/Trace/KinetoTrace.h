@@ -110,6 +110,12 @@ struct HostOp {
   /// (operators and annotations, any depth). Each one cost the profiler a
   /// record, which the overhead extraction subtracts per interval.
   std::vector<double> nestedStarts;
+  /// For top-level ops: the annotated region (index into ops() of a
+  /// user annotation other than a ProfilerStep) whose first top-level op
+  /// this is, -1 if none. Its T1 is the region's entry, not the op's: the
+  /// Python before the region's first op, or a data loader waiting for its
+  /// batch inside `enumerate(DataLoader)#...__next__`.
+  int64_t entersRegion = -1;
   /// Linked ET node id, -1 when not linked.
   int64_t etNode = -1;
   /// "Input Dims" / "Input type" where the profiler recorded shapes.
