@@ -86,12 +86,6 @@ int64_t i64(DictionaryAttr dict, StringRef key) {
   return 0;
 }
 
-double f64(Operation *op, StringRef key) {
-  if (auto a = op->getAttrOfType<FloatAttr>(key))
-    return a.getValueAsDouble();
-  return 0;
-}
-
 FailureOr<GraphSummary> summarize(GraphOp graph) {
   auto estimate = graph->getAttrOfType<DictionaryAttr>(kEstimateAttr);
   if (!estimate) {
@@ -134,27 +128,58 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     for (Attribute d : devs)
       s.devices.push_back(cast<DictionaryAttr>(d));
 
-  // Sums over the unrolled graph: a repeated op counts once per copy.
+  // Sums over the unrolled graph: a repeated op counts once per copy. Keyed
+  // by what the context uniques (op names, string attributes) while a
+  // million kernels are added up, by strings once at the end.
+  MLIRContext *context = graph->getContext();
+  StringAttr latencyName = StringAttr::get(context, kLatencyAttr);
+  StringAttr costModelName = StringAttr::get(context, kCostModelAttr);
+  llvm::DenseMap<OperationName, KindTotal> byKind;
+  llvm::DenseMap<StringAttr, KindTotal> byOp;
+  llvm::DenseMap<StringAttr, int64_t> byModel;
+  int64_t comm = 0, unpriced = 0;
   UnrolledWalk::forEachHostOp(graph, [&](Operation *op, int64_t copies) {
     s.numOps += copies;
     auto fw = dyn_cast<FrameworkOp>(op);
     if (!fw || !fw.getBodyBlockOrNull())
       return;
+    KindTotal &opTotal = byOp[fw.getOpNameAttr()];
     for (Operation &work : *fw.getBodyBlockOrNull()) {
-      double us = f64(&work, kLatencyAttr) * double(copies);
-      std::string kind = work.getName().stripDialect().str();
-      s.byKind[kind].us += us;
-      s.byKind[kind].count += copies;
-      s.byOp[fw.getOpName().str()].us += us;
-      s.byOp[fw.getOpName().str()].count += copies;
-      if (auto model = work.getAttrOfType<StringAttr>(kCostModelAttr))
-        s.byModel[model.str()] += copies;
+      double us = 0;
+      if (auto latency = work.getAttrOfType<FloatAttr>(latencyName))
+        us = latency.getValueAsDouble() * double(copies);
+      KindTotal &kind = byKind[work.getName()];
+      kind.us += us;
+      kind.count += copies;
+      opTotal.us += us;
+      opTotal.count += copies;
+      if (auto model = work.getAttrOfType<StringAttr>(costModelName))
+        byModel[model] += copies;
+      else if (isa<CollectiveOpInterface>(&work))
+        comm += copies;
       else
-        s.byModel[isa<CollectiveOpInterface>(&work) ? "comm" : "unpriced"] +=
-            copies;
+        unpriced += copies;
       s.numKernels += copies;
     }
   });
+  for (const auto &[name, total] : byKind) {
+    KindTotal &t = s.byKind[name.stripDialect().str()];
+    t.us += total.us;
+    t.count += total.count;
+  }
+  for (const auto &[name, total] : byOp) {
+    if (total.count == 0)
+      continue;
+    KindTotal &t = s.byOp[name.str()];
+    t.us += total.us;
+    t.count += total.count;
+  }
+  for (const auto &[name, count] : byModel)
+    s.byModel[name.str()] += count;
+  if (comm)
+    s.byModel["comm"] += comm;
+  if (unpriced)
+    s.byModel["unpriced"] += unpriced;
   MemoryAnalysis memory(graph);
   s.memory.assign(memory.devices().begin(), memory.devices().end());
   s.memoryCapacity = memory.capacity();
