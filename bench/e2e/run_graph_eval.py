@@ -45,11 +45,16 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+BEGIN = "<!-- BEGIN RUN GRAPH (bench/e2e/run_graph_eval.py) -->"
+END = "<!-- END RUN GRAPH -->"
 sys.path.insert(0, os.path.join(HERE, "..", "..", "runtime", "bench", "campaign"))
 import run_e2e  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, ".."))
+from doc_section import write_section  # noqa: E402
 import run_measured  # noqa: E402
 import measure_steps  # noqa: E402
 
@@ -212,9 +217,11 @@ def main():
     ap.add_argument("--stack", action="append",
                     help="model stack, repeatable (default: the default stack)")
     ap.add_argument("--db", help="perf database for a stack with the db model")
-    ap.add_argument("--out", default="-")
+    ap.add_argument("--out", default="-",
+                    help="Markdown file whose run-graph block is replaced ('-': print)")
     ap.add_argument("--max-error", type=float)
     args = ap.parse_args()
+    started = time.time()
     runs = {}
     for path in args.runs:
         with open(path) as f:
@@ -257,7 +264,8 @@ def main():
 
         by_stack = {st: score(runs, predictor(st)) for st in stacks}
         text, mean = report(by_stack, args.device, args.host)
-    run_e2e.write_report(text, args.out)
+    write_section(args.out, BEGIN, END, BEGIN + "\n" + text + END + "\n",
+                  time.time() - started)
     if args.max_error is not None and not mean <= args.max_error:
         return 1
     return 0
