@@ -324,14 +324,21 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     // Per-op times are for reading the IR; without it (an estimate whose IR
     // is not printed) they are most of this pass's cost on large graphs.
     if (annotate) {
-      for (auto [op, sop] : llvm::zip(hostOps, schedule.ops())) {
-        op->setAttr(kStartAttr, b.getF64FloatAttr(sop.hostStartUs));
-        op->setAttr(kEndAttr, b.getF64FloatAttr(sop.hostEndUs));
-      }
-      for (auto [op, k] : llvm::zip(deviceOps, schedule.kernels())) {
-        op->setAttr(kStartAttr, b.getF64FloatAttr(k.startUs));
-        op->setAttr(kEndAttr, b.getF64FloatAttr(k.endUs));
-      }
+      // Both times in one new attribute dictionary per op (a setAttr each
+      // would unique two dictionaries per op, the second one discarding
+      // the first).
+      StringAttr startName = b.getStringAttr(kStartAttr);
+      StringAttr endName = b.getStringAttr(kEndAttr);
+      auto annotateOne = [&](Operation *op, double startUs, double endUs) {
+        NamedAttrList attrs(op->getDiscardableAttrDictionary());
+        attrs.set(startName, b.getF64FloatAttr(startUs));
+        attrs.set(endName, b.getF64FloatAttr(endUs));
+        op->setDiscardableAttrs(attrs.getDictionary(&getContext()));
+      };
+      for (auto [op, sop] : llvm::zip(hostOps, schedule.ops()))
+        annotateOne(op, sop.hostStartUs, sop.hostEndUs);
+      for (auto [op, k] : llvm::zip(deviceOps, schedule.kernels()))
+        annotateOne(op, k.startUs, k.endUs);
     }
 
     SmallVector<Attribute> devices;
