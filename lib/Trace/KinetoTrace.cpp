@@ -915,15 +915,18 @@ void KinetoTrace::buildHostTree() {
   });
   // A region's first top-level op enters it (HostOp::entersRegion): the
   // innermost enclosing annotation other than the iteration's ProfilerStep.
+  // It is the first op of every region around that one too.
   std::vector<bool> entered(hostOps.size(), false);
   for (size_t index : topLevel) {
-    int64_t region = hostOps[index].parent;
-    while (region >= 0 && !isRegion(hostOps[region]))
-      region = hostOps[region].parent;
-    if (region < 0 || entered[region])
-      continue;
-    entered[region] = true;
-    hostOps[index].entersRegion = region;
+    int64_t innermost = -1;
+    for (int64_t r = hostOps[index].parent; r >= 0; r = hostOps[r].parent) {
+      if (!isRegion(hostOps[r]))
+        continue;
+      if (innermost < 0 && !entered[r])
+        hostOps[index].entersRegion = r;
+      innermost = r;
+      entered[r] = true;
+    }
   }
 }
 
