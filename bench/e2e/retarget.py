@@ -96,14 +96,15 @@ def traced_sources(trace_dir, gpu):
 def estimate_ms(build, step, target, method, ml_dir):
     cmd = [os.path.join(build, "bin", "perf-opt"), step, "--perf-device=" + gpu_name(target)]
     options = ["format=json"]
+    # Every method names its retarget: the default (shrunk) would stand in
+    # for the ratio methods silently.
     if method == "wave":
         options.append("retarget=wave")
     elif method == "ratio:roofline":
-        options.append("models=roofline")
+        options += ["models=roofline", "retarget=ratio"]
     else:
         options += ["models=auto", "ml-dir=" + ml_dir]
-        if method.startswith("shrunk:"):
-            options.append("retarget=shrunk")
+        options.append("retarget=" + method.split(":")[0])
     cmd.append("--estimate=" + " ".join(options))
     return json.loads(run(cmd))["graphs"][0]["e2e_us"] / 1000.0
 
