@@ -72,6 +72,16 @@ EmbeddingTraffic perf::embeddingTraffic(const KernelDesc &k, const GpuSpec &gpu,
 
 std::optional<KernelCost> HeuristicModel::estimate(const KernelDesc &k,
                                                    const GpuSpec &gpu) const {
+  std::optional<KernelCost> cost = trafficCost(k, gpu);
+  // The traffic of a tiny kernel takes nanoseconds; no kernel takes less
+  // than the shortest one measured.
+  if (cost)
+    cost->latencyUs = std::max(cost->latencyUs, kMinKernelUs);
+  return cost;
+}
+
+std::optional<KernelCost>
+HeuristicModel::trafficCost(const KernelDesc &k, const GpuSpec &gpu) const {
   double dramBw = gpu.memBandwidth * memoryEfficiency;
   if (dramBw <= 0)
     return std::nullopt;

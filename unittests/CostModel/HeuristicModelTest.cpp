@@ -110,3 +110,28 @@ TEST(Heuristic, DeclinesGemm) {
   HeuristicModel model(1.0, 1.0, 4);
   EXPECT_FALSE(model.estimate(k, embeddingGpu()));
 }
+
+TEST(Heuristic, NoKernelIsShorterThanTheShortestMeasured) {
+  // A 1,000-element add moves 12 KB: 15 ns at 0.8 TB/s. The device takes
+  // 1 us (kMinKernelUs) however little a kernel moves; 100k elements (1.5
+  // us of traffic) are above the floor.
+  GpuSpec g = embeddingGpu();
+  g.memBandwidth = 1e12;
+  KernelDesc k;
+  k.kind = KernelKind::Elementwise;
+  k.numElements = 1000;
+  k.numInputs = 2;
+  HeuristicModel model(0.7, 0.8, 4);
+  EXPECT_DOUBLE_EQ(model.estimate(k, g)->latencyUs, 1.0);
+  k.numElements = 100000;
+  EXPECT_NEAR(model.estimate(k, g)->latencyUs, 1.5, 1e-9);
+  // The same floor for a tiny lookup and a tiny reduction.
+  KernelDesc bag = lookup(100);
+  bag.batch = 1;
+  EXPECT_DOUBLE_EQ(model.estimate(bag, g)->latencyUs, 1.0);
+  KernelDesc sum;
+  sum.kind = KernelKind::Reduce;
+  sum.rows = 4;
+  sum.cols = 4;
+  EXPECT_DOUBLE_EQ(model.estimate(sum, g)->latencyUs, 1.0);
+}

@@ -52,10 +52,15 @@ public:
         memoryEfficiency(memoryEfficiency),
         rowsPerBlock(embeddingRowsPerBlock) {}
   llvm::StringRef name() const override { return "heuristic"; }
+  /// The traffic bound below, and never less than kMinKernelUs.
   std::optional<KernelCost> estimate(const KernelDesc &kernel,
                                      const GpuSpec &gpu) const override;
 
 private:
+  /// The time the kernel's DRAM and L2 traffic takes (the paper's models).
+  std::optional<KernelCost> trafficCost(const KernelDesc &kernel,
+                                        const GpuSpec &gpu) const;
+
   double computeEfficiency;
   double memoryEfficiency;
   unsigned rowsPerBlock;

@@ -44,6 +44,11 @@ std::string numberTypeKey(const KernelDesc &kernel);
 /// Device time of the smallest kernel queued behind others on a stream:
 /// back-to-back empty kernels retire about every 2 us on Pascal to Hopper.
 constexpr double kStreamedKernelUs = 2.0;
+/// The device time of the shortest kernel itself: of those 2 us, the
+/// schedule's gap between back-to-back kernels (--kernel-gap-us) is 1, and
+/// Vidur's fastest kernels (a residual add of one token, CUPTI kernel times
+/// on the A100 and the A40) take 1 us.
+constexpr double kMinKernelUs = kStreamedKernelUs - 1.0;
 
 /// The price of a kernel fitted on rows that time each kernel alone between
 /// two events: `isolatedUs` carries the device's fixed cost of an isolated
