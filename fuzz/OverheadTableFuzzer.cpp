@@ -24,6 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       std::abort();
   if (!perf::isFiniteAtLeast(table->runtimeCall("cudaLaunchKernel"), 0))
     std::abort();
+  for (const auto &region : table->regions)
+    if (!perf::isFiniteAtLeast(table->entryT1(region.getKey(), "aten::mm"), 0))
+      std::abort();
   // What it accepted, written, reads back.
   auto again = perf::HostOverheadTable::parse(table->toJson());
   if (!again)
