@@ -150,8 +150,9 @@ HostOverheadTable extractOverheads(const KinetoTrace &trace,
           measureOpOverheads(trace, index, previousEnd, profiler);
       previousEnd = previousEnd ? std::max(*previousEnd, op.end()) : op.end();
       auto &slots = perOp[op.name];
-      if (sample.t1 && op.entersRegion >= 0) {
-        perRegion[trace.ops()[op.entersRegion].name].push_back(*sample.t1);
+      StringRef region = trace.enteredRegion(op);
+      if (sample.t1 && !region.empty()) {
+        perRegion[region].push_back(*sample.t1);
         pooled[0].push_back(*sample.t1);
       } else if (sample.t1) {
         slots[0].push_back(*sample.t1);

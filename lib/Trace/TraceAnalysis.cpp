@@ -207,8 +207,9 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
         if (options.sites)
           if (std::optional<double> median = options.sites->lookup(site, type))
             return *median;
-        if (type == 1 && op.entersRegion >= 0)
-          return table->entryT1(trace.ops()[op.entersRegion].name, op.name);
+        StringRef region = trace.enteredRegion(op);
+        if (type == 1 && !region.empty())
+          return table->entryT1(region, op.name);
         return table->get(op.name, static_cast<Overhead>(type - 1));
       };
       cpu += table ? t(1) : measured.t1.value_or(0);

@@ -223,6 +223,12 @@ public:
     return it == issuedBy.end() ? llvm::ArrayRef<size_t>() : it->second;
   }
 
+  /// The name of the region top-level op `op` enters (HostOp::entersRegion),
+  /// empty if none.
+  llvm::StringRef enteredRegion(const HostOp &op) const {
+    return op.entersRegion < 0 ? llvm::StringRef()
+                               : llvm::StringRef(hostOps[op.entersRegion].name);
+  }
   /// Device events launched from inside top-level op `opIndex`, in launch
   /// order.
   std::vector<size_t> deviceEventsOf(size_t opIndex) const;

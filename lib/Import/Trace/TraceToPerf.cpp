@@ -493,9 +493,8 @@ static OwningOpRef<ModuleOp> importKineto(MLIRContext *ctx, StringRef path,
     }
     OperationState state(loc, FrameworkOp::getOperationName());
     state.addAttribute("op_name", b.getStringAttr(host.name));
-    if (host.entersRegion >= 0)
-      state.addAttribute(kEnteredRegionAttr,
-                         b.getStringAttr(trace.ops()[host.entersRegion].name));
+    if (StringRef region = trace.enteredRegion(host); !region.empty())
+      state.addAttribute(kEnteredRegionAttr, b.getStringAttr(region));
     if (device != 0)
       state.addAttribute("device", b.getI64IntegerAttr(device));
     if (auto it = waitsFor.find(index); it != waitsFor.end())
@@ -656,9 +655,8 @@ static OwningOpRef<ModuleOp> importEt(MLIRContext *ctx, StringRef path,
     if (kIndex) {
       events = measuredEvents(*kineto, *kIndex);
       const HostOp &host = kineto->ops()[*kIndex];
-      if (host.entersRegion >= 0)
-        op->setAttr(kEnteredRegionAttr,
-                    b.getStringAttr(kineto->ops()[host.entersRegion].name));
+      if (StringRef region = kineto->enteredRegion(host); !region.empty())
+        op->setAttr(kEnteredRegionAttr, b.getStringAttr(region));
       if (firstStart < 0)
         firstStart = host.start;
       lastEnd = std::max(lastEnd, host.end());
