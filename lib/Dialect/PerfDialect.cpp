@@ -66,6 +66,7 @@ const llvm::StringMap<DeclaredAttribute> &declaredAttributes() {
       declared<PerfDialect::OverheadUsAttrHelper>(),
       declared<PerfDialect::EnteredRegionAttrHelper>(),
       declared<PerfDialect::LaunchUsAttrHelper>(),
+      declared<PerfDialect::LaunchCallAttrHelper>(),
       declared<PerfDialect::EstimateAttrHelper>(),
       declared<PerfDialect::DbMissesAttrHelper>(),
       declared<PerfDialect::MeasuredOnAttrHelper, GpuAttr>(),

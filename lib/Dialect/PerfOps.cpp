@@ -207,6 +207,10 @@ LogicalResult perf::detail::verifyKernelOp(Operation *op) {
   return success();
 }
 
+StringRef perf::defaultLaunchCall(Operation *op) {
+  return isa<MemcpyOp>(op) ? "cudaMemcpyAsync" : "cudaLaunchKernel";
+}
+
 KernelDesc GemmOp::getKernelDesc() {
   KernelDesc d = commonDesc(*this, KernelKind::Gemm);
   d.batch = getBatch();

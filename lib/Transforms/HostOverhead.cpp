@@ -84,8 +84,10 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
         attach(op, call ? call.getValue() : "cudaDeviceSynchronize",
                call ? scale * overheads.syncCall(call.getValue()) : 0);
       } else if (isa<KernelOpInterface, CollectiveOpInterface>(op)) {
-        StringRef call =
-            isa<MemcpyOp>(op) ? "cudaMemcpyAsync" : "cudaLaunchKernel";
+        // The function a trace says launched it, else the one that
+        // launches its kind.
+        auto traced = op->getAttrOfType<StringAttr>(kLaunchCallAttr);
+        StringRef call = traced ? traced.getValue() : defaultLaunchCall(op);
         setOne(op, kLaunchAttr,
                builder.getF64FloatAttr(scale * overheads.runtimeCall(call)));
       }

@@ -23,6 +23,8 @@ inline constexpr ::llvm::StringLiteral kOverheadAttr =
     PerfDialect::OverheadUsAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kEnteredRegionAttr =
     PerfDialect::EnteredRegionAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kLaunchCallAttr =
+    PerfDialect::LaunchCallAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kLaunchAttr =
     PerfDialect::LaunchUsAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kEstimateAttr =

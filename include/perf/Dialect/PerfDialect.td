@@ -42,6 +42,10 @@ def Perf_Dialect : Dialect {
     "::mlir::StringAttr":$entered_region,
     // kernel: T4, the runtime call that launches it
     "::mlir::Attribute":$launch_us,
+    // kernel from a trace: the runtime function that launched it
+    // ("cudaMemsetAsync", "hipLaunchKernel"); --perf-host-overhead prices
+    // the launch with that function's T4
+    "::mlir::StringAttr":$launch_call,
     // graph: the critical path's summary
     "::mlir::DictionaryAttr":$estimate,
     // graph: kernels the perf database did not hold

@@ -46,6 +46,10 @@ mlir::Type getElementType(mlir::MLIRContext *context, DType dtype);
 bool hasMeasuredLatency(mlir::Operation *op);
 /// The training pass of a kernel op (fwd when not set, or not a kernel).
 TrainingPass getTrainingPass(mlir::Operation *op);
+/// The runtime function that launches device work of `op`'s kind:
+/// cudaMemcpyAsync for a copy, cudaLaunchKernel otherwise. A kernel a trace
+/// saw launched by another function says so (perf.launch_call).
+llvm::StringRef defaultLaunchCall(mlir::Operation *op);
 
 /// Creates the kernel op `desc` describes at the builder's insertion point:
 /// the inverse of KernelOpInterface::getKernelDesc, and the one place kernel

@@ -66,6 +66,8 @@ public:
   /// Start of the measured iteration, when known before the kernels are
   /// built.
   std::optional<double> origin;
+  /// The trace the measured events come from (their launching calls).
+  const KinetoTrace *trace = nullptr;
   llvm::MapVector<StringRef, unsigned> unknownOps;
   std::vector<std::string> unknownStorage;
 
@@ -77,6 +79,16 @@ public:
       op->setAttr(kMeasuredStartAttr,
                   b.getF64FloatAttr(std::max(0.0, event.start - *origin)));
     op->setAttr(kCostModelAttr, b.getStringAttr("measured"));
+    // Its launch is priced as the call that made it (a memset's
+    // cudaMemsetAsync, a ROCm trace's hipLaunchKernel), as the replay does;
+    // the usual one goes unsaid. A call that launched several events (a
+    // cudaGraphLaunch) is paid once in the replay, and a kernel op pays its
+    // own launch, so those kernels keep their kind's.
+    if (trace && event.runtimeIndex >= 0) {
+      const RuntimeCall &call = trace->runtimeCalls()[event.runtimeIndex];
+      if (call.launched.size() == 1 && call.name != defaultLaunchCall(op))
+        op->setAttr(kLaunchCallAttr, b.getStringAttr(call.name));
+    }
     if (copiesPageableMemory(event))
       op->setAttr(kCopyInCallAttr, b.getUnitAttr());
     op->setAttr("device", b.getI64IntegerAttr(event.device));
@@ -448,6 +460,7 @@ static OwningOpRef<ModuleOp> importKineto(MLIRContext *ctx, StringRef path,
   GraphOp graph;
   OwningOpRef<ModuleOp> module = createModule(ctx, loc, graph);
   GraphBuilder gb(ctx, loc);
+  gb.trace = &trace;
   OpBuilder &b = gb.b;
   module->getOperation()->setAttr("trace.kineto", b.getStringAttr(path));
   if (failed(setTarget(graph, trace, options, loc)))
@@ -610,6 +623,7 @@ static OwningOpRef<ModuleOp> importEt(MLIRContext *ctx, StringRef path,
         b.getI64IntegerAttr(et.brokenParentLinks()));
   int64_t device = 0;
   if (kineto) {
+    gb.trace = &*kineto;
     module->getOperation()->setAttr("trace.kineto",
                                     b.getStringAttr(options.kinetoPath));
     if (failed(setTarget(graph, *kineto, options, loc)))
