@@ -918,13 +918,13 @@ void KinetoTrace::buildHostTree() {
   // It is the first op of every region around that one too.
   std::vector<bool> entered(hostOps.size(), false);
   for (size_t index : topLevel) {
-    int64_t innermost = -1;
+    bool innermost = true;
     for (int64_t r = hostOps[index].parent; r >= 0; r = hostOps[r].parent) {
       if (!isRegion(hostOps[r]))
         continue;
-      if (innermost < 0 && !entered[r])
+      if (innermost && !entered[r])
         hostOps[index].entersRegion = r;
-      innermost = r;
+      innermost = false;
       entered[r] = true;
     }
   }

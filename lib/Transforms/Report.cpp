@@ -26,6 +26,11 @@ namespace {
 struct KindTotal {
   double us = 0;
   int64_t count = 0;
+  KindTotal &operator+=(const KindTotal &other) {
+    us += other.us;
+    count += other.count;
+    return *this;
+  }
 };
 
 /// What the report says about one graph, gathered once and printed as text
@@ -148,11 +153,8 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
       double us = 0;
       if (auto latency = work.getAttrOfType<FloatAttr>(latencyName))
         us = latency.getValueAsDouble() * double(copies);
-      KindTotal &kind = byKind[work.getName()];
-      kind.us += us;
-      kind.count += copies;
-      opTotal.us += us;
-      opTotal.count += copies;
+      byKind[work.getName()] += {us, copies};
+      opTotal += {us, copies};
       if (auto model = work.getAttrOfType<StringAttr>(costModelName))
         byModel[model] += copies;
       else if (isa<CollectiveOpInterface>(&work))
@@ -162,18 +164,11 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
       s.numKernels += copies;
     }
   });
-  for (const auto &[name, total] : byKind) {
-    KindTotal &t = s.byKind[name.stripDialect().str()];
-    t.us += total.us;
-    t.count += total.count;
-  }
-  for (const auto &[name, total] : byOp) {
-    if (total.count == 0)
-      continue;
-    KindTotal &t = s.byOp[name.str()];
-    t.us += total.us;
-    t.count += total.count;
-  }
+  for (const auto &[name, total] : byKind)
+    s.byKind[name.stripDialect().str()] += total;
+  for (const auto &[name, total] : byOp)
+    if (total.count > 0)
+      s.byOp[name.str()] += total;
   for (const auto &[name, count] : byModel)
     s.byModel[name.str()] += count;
   if (comm)

@@ -3,6 +3,7 @@
 #include "perf/Trace/HostOverheads.h"
 #include "perf/Support/Quantile.h"
 #include "perf/Trace/TraceAnalysis.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -285,6 +286,32 @@ static KinetoTrace parseKineto(const char *text) {
       KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "trace");
   EXPECT_TRUE(bool(trace));
   return std::move(*trace);
+}
+
+TEST(KinetoTrace, AnOpEntersTheInnermostRegionItIsFirstIn) {
+  // aten::empty is the first op of the fetch, nested in "## forward ##",
+  // and so the first of "## forward ##" too; aten::to is the second op of
+  // the fetch and aten::add the second of "## forward ##". aten::zeros sits
+  // under the ProfilerStep alone, which is the iteration, not a region.
+  KinetoTrace trace = parseKineto(R"json({
+    "traceEvents": [
+      {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::zeros", "pid": 1, "tid": 1, "ts": 1, "dur": 2},
+      {"ph": "X", "cat": "user_annotation", "name": "## forward ##", "pid": 1, "tid": 1, "ts": 5, "dur": 90},
+      {"ph": "X", "cat": "user_annotation", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": 1, "tid": 1, "ts": 6, "dur": 40},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 1, "tid": 1, "ts": 30, "dur": 2},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::to", "pid": 1, "tid": 1, "ts": 35, "dur": 2},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 50, "dur": 2}
+    ]})json");
+  llvm::StringMap<std::string> entered;
+  for (size_t op : trace.topLevelOps())
+    entered[trace.ops()[op].name] = trace.enteredRegion(trace.ops()[op]).str();
+  ASSERT_EQ(entered.size(), 4u);
+  EXPECT_EQ(entered["aten::zeros"], "");
+  EXPECT_EQ(entered["aten::empty"],
+            "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+  EXPECT_EQ(entered["aten::to"], "");
+  EXPECT_EQ(entered["aten::add"], "");
 }
 
 // An all_reduce on stream 20 [1000100, 1000200) and a GEMM on stream 7

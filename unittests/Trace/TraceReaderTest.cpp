@@ -4,7 +4,6 @@
 #include "perf/Trace/ExecutionTrace.h"
 #include "perf/Trace/KinetoTrace.h"
 
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -311,37 +310,4 @@ TEST(ExecutionTrace, RepeatedNodesKeyReadsTheLast) {
           "n.json")
           .takeError());
   EXPECT_NE(message.find("no \"nodes\" array"), std::string::npos) << message;
-}
-
-TEST(KinetoTrace, AnOpEntersTheInnermostRegionItIsFirstIn) {
-  // aten::empty is the first op of the fetch, nested in "## forward ##",
-  // and so the first of "## forward ##" too; aten::to is the second op of
-  // the fetch and aten::add the second of "## forward ##". aten::zeros sits
-  // under the ProfilerStep alone, which is the iteration, not a region.
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(R"json({
-    "traceEvents": [
-      {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
-      {"ph": "X", "cat": "cpu_op", "name": "aten::zeros", "pid": 1, "tid": 1, "ts": 1, "dur": 2},
-      {"ph": "X", "cat": "user_annotation", "name": "## forward ##", "pid": 1, "tid": 1, "ts": 5, "dur": 90},
-      {"ph": "X", "cat": "user_annotation", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": 1, "tid": 1, "ts": 6, "dur": 40},
-      {"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 1, "tid": 1, "ts": 30, "dur": 2},
-      {"ph": "X", "cat": "cpu_op", "name": "aten::to", "pid": 1, "tid": 1, "ts": 35, "dur": 2},
-      {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 50, "dur": 2}
-    ]})json");
-  ASSERT_TRUE(bool(json));
-  llvm::Expected<KinetoTrace> trace =
-      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "regions");
-  ASSERT_TRUE(bool(trace)) << llvm::toString(trace.takeError());
-  llvm::StringMap<std::string> entered;
-  for (size_t op : trace->topLevelOps()) {
-    int64_t region = trace->ops()[op].entersRegion;
-    entered[trace->ops()[op].name] =
-        region < 0 ? "" : trace->ops()[region].name;
-  }
-  ASSERT_EQ(entered.size(), 4u);
-  EXPECT_EQ(entered["aten::zeros"], "");
-  EXPECT_EQ(entered["aten::empty"],
-            "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
-  EXPECT_EQ(entered["aten::to"], "");
-  EXPECT_EQ(entered["aten::add"], "");
 }
