@@ -27,6 +27,11 @@ std::string bench::cudaErrorText(const char *what, cudaError_t e) {
   return std::string(what) + ": " + cudaGetErrorString(e);
 }
 
+std::string bench::lastError(const char *what) {
+  cudaError_t e = cudaGetLastError();
+  return e == cudaSuccess ? "" : cudaErrorText(what, e);
+}
+
 bool bench::downloadFloats(std::vector<float> &host, const DeviceBuffer &d,
                            std::string &error) {
   cudaStreamSynchronize(cudaContext().stream);

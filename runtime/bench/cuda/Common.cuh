@@ -46,6 +46,9 @@ CudaContext &cudaContext();
 
 /// "what: cuda error text".
 std::string cudaErrorText(const char *what, cudaError_t e);
+/// The error of the launches made since the last check ("" when none), as
+/// cudaErrorText words it: what a timed launch function returns.
+std::string lastError(const char *what);
 
 /// A device allocation freed on scope exit. An allocation that fails leaves
 /// ptr null and clears the sticky error so the next benchmark still runs.

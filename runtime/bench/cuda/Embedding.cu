@@ -136,8 +136,7 @@ Measurement bench::benchEmbeddingBag(const Kernel &k) {
                 weights.as<T>(), indices.as<int64_t>(), offsets.as<int64_t>(),
                 out.as<float>(), tables, rows, dim, batch);
         });
-        cudaError_t e = cudaGetLastError();
-        return e == cudaSuccess ? "" : cudaErrorText("embedding_bag", e);
+        return lastError("embedding_bag");
       },
       m);
   if (m.ok)

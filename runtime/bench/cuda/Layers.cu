@@ -159,8 +159,7 @@ Measurement bench::benchPooling(const Kernel &k) {
         dispatchType(elem, [&](auto tag) {
           launchPool<decltype(tag)>(forward, p, b, ctx.stream);
         });
-        cudaError_t e = cudaGetLastError();
-        return e == cudaSuccess ? "" : cudaErrorText("pooling", e);
+        return lastError("pooling");
       },
       m);
   return m;
@@ -285,8 +284,7 @@ Measurement bench::benchBatchNorm(const Kernel &k) {
         dispatchType(elem, [&](auto tag) {
           launchBatchNorm<decltype(tag)>(forward, n, c, b, ctx.stream);
         });
-        cudaError_t e = cudaGetLastError();
-        return e == cudaSuccess ? "" : cudaErrorText("batchnorm", e);
+        return lastError("batchnorm");
       },
       m);
   return m;
@@ -362,8 +360,7 @@ Measurement bench::benchOptimizer(const Kernel &k) {
         dispatchType(elem, [&](auto tag) {
           launchOptimizer<decltype(tag)>(adam, n, b, ctx.stream);
         });
-        cudaError_t e = cudaGetLastError();
-        return e == cudaSuccess ? "" : cudaErrorText("optimizer", e);
+        return lastError("optimizer");
       },
       m);
   return m;

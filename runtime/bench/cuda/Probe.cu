@@ -95,11 +95,6 @@ static bool medianUs(const std::function<std::string()> &launch, double &median,
   return median > 0;
 }
 
-static std::string lastError(const char *what) {
-  cudaError_t e = cudaGetLastError();
-  return e == cudaSuccess ? "" : cudaErrorText(what, e);
-}
-
 bool bench::runProbe(const RunOptions &options, ProbeResult &out,
                      std::string &error) {
   CudaContext &ctx = cudaContext();

@@ -568,8 +568,7 @@ Measurement bench::benchRows(const Kernel &k) {
           launchRows<decltype(tag)>(k.kind, rows, cols, in.ptr, gamma.ptr,
                                     beta.ptr, out.ptr, ctx.stream);
         });
-        cudaError_t e = cudaGetLastError();
-        return e == cudaSuccess ? "" : cudaErrorText(k.kind.c_str(), e);
+        return lastError(k.kind.c_str());
       },
       m);
   return m;
@@ -629,8 +628,7 @@ Measurement bench::benchTranspose(const Kernel &k) {
           launchTranspose<decltype(tag)>(in.ptr, out.ptr, rows, cols,
                                          ctx.stream);
         });
-        cudaError_t e = cudaGetLastError();
-        return e == cudaSuccess ? "" : cudaErrorText("transpose", e);
+        return lastError("transpose");
       },
       m);
   if (m.ok)
@@ -666,8 +664,7 @@ Measurement bench::benchConcat(const Kernel &k) {
           concatTwo<T><<<gridFor(n), 256, 0, ctx.stream>>>(
               a.as<T>(), na, b.as<T>(), nb, out.as<T>());
         });
-        cudaError_t e = cudaGetLastError();
-        return e == cudaSuccess ? "" : cudaErrorText("concat", e);
+        return lastError("concat");
       },
       m);
   return m;
