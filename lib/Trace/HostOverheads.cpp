@@ -142,16 +142,24 @@ HostOverheadTable extractOverheads(const KinetoTrace &trace,
   StringMap<std::array<std::vector<double>, 5>> perOp;
   StringMap<std::vector<double>> perRuntime, perRegion;
   const auto &calls = trace.runtimeCalls();
-  for (const std::vector<size_t> &group : opsByWindow(trace, windows)) {
+  std::vector<std::vector<size_t>> groups = opsByWindow(trace, windows);
+  for (size_t w = 0; w < groups.size(); ++w) {
+    // As in the replay: an iteration's first op waits from the iteration's
+    // start, and that wait is the iteration's entry T1.
     std::optional<double> previousEnd;
-    for (size_t index : group) {
+    if (!windows.empty())
+      previousEnd = windows[w].start;
+    for (size_t index : groups[w]) {
       const HostOp &op = trace.ops()[index];
       OpOverheadSample sample =
           measureOpOverheads(trace, index, previousEnd, profiler);
+      bool entersIteration = !windows.empty() && index == groups[w].front();
       previousEnd = previousEnd ? std::max(*previousEnd, op.end()) : op.end();
       auto &slots = perOp[op.name];
       StringRef region = trace.enteredRegion(op);
-      if (sample.t1 && !region.empty()) {
+      if (sample.t1 && entersIteration) {
+        perRegion[HostOverheadTable::kIterationRegion].push_back(*sample.t1);
+      } else if (sample.t1 && !region.empty()) {
         perRegion[region].push_back(*sample.t1);
         pooled[0].push_back(*sample.t1);
       } else if (sample.t1) {

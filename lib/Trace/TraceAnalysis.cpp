@@ -194,6 +194,7 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
       const HostOp &op = trace.ops()[index];
       if (op.start < span.start || op.start >= span.end())
         continue;
+      bool entersIteration = result.ops == 0;
       ++result.ops;
       measuredHostEnd = std::max(measuredHostEnd, op.end() - span.start);
       OpOverheadSample measured =
@@ -207,7 +208,9 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
         if (options.sites)
           if (std::optional<double> median = options.sites->lookup(site, type))
             return *median;
-        StringRef region = trace.enteredRegion(op);
+        StringRef region = entersIteration
+                               ? StringRef(HostOverheadTable::kIterationRegion)
+                               : trace.enteredRegion(op);
         if (type == 1 && !region.empty())
           return table->entryT1(region, op.name);
         return table->get(op.name, static_cast<Overhead>(type - 1));

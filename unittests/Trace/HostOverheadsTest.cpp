@@ -174,9 +174,9 @@ TEST(OverheadExtraction, OutlierRemovalPerType) {
   std::vector<ReplayResult> results =
       replayIterations(trace, trace.steps(), options);
   ASSERT_EQ(results.size(), 1u);
-  // Each op's T1 is the table's 22 (the first one too: table replays use the
-  // table for every op).
-  EXPECT_DOUBLE_EQ(results[0].predicted, 6 * 22 + 6 * 10);
+  // The first op's T1 is the iteration's entry (its 10 us from the step's
+  // start), each other op's the table's 22: the trace's 180.
+  EXPECT_DOUBLE_EQ(results[0].predicted, 10 + 5 * 22 + 6 * 10);
 }
 
 // Two adjacent steps: a 60 us GEMM launched in step 1 runs into step 2,
@@ -219,6 +219,30 @@ TEST(Replay, DeviceWorkCarriesIntoTheNextStep) {
   EXPECT_DOUBLE_EQ(separate[1].predicted, 25);
 }
 
+TEST(OverheadExtraction, AnIterationsFirstOpWaitsFromItsStart) {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(spillTrace);
+  ASSERT_TRUE(bool(json));
+  llvm::Expected<KinetoTrace> trace =
+      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "spill");
+  ASSERT_TRUE(bool(trace));
+  HostOverheadTable table =
+      extractOverheads(*trace, trace->steps(), ProfilerOverheads{0, 0}, false);
+  // aten::mm starts 10 us into step 1, aten::item 10 us into step 2: the
+  // iteration's entry, not a T1 of either op nor of the default.
+  auto entry = table.regions.find(HostOverheadTable::kIterationRegion);
+  ASSERT_NE(entry, table.regions.end());
+  EXPECT_EQ(entry->second.count, 2u);
+  EXPECT_DOUBLE_EQ(entry->second.mean, 10);
+  EXPECT_FALSE(table.defaults[0].has_value());
+  EXPECT_DOUBLE_EQ(
+      table.entryT1(HostOverheadTable::kIterationRegion, "aten::item"), 10);
+  // Without iterations there is no entry: the whole trace's first op has no
+  // gap before it.
+  HostOverheadTable whole =
+      extractOverheads(*trace, {}, ProfilerOverheads{0, 0}, false);
+  EXPECT_TRUE(whole.regions.empty());
+}
+
 // One op launching two kernels; the second launch finds the first kernel
 // still pending.
 static const char *queueTrace = R"json({"traceEvents": [
@@ -252,20 +276,21 @@ TEST(Replay, FullLaunchQueueBlocksTheHost) {
   options.profiler = none;
   options.table = &table;
   options.launchQueueDepth = 1;
-  // T1 built-in 8 + T2 5 = 13; sgemm [15.5, 45.5); cpu 18 + T5 5 = 23; the
-  // queue is full until 45.5; relu [48, 58); cpu 50.5 + T3 (50 - 32) 18.
+  // T1 10 (the iteration's entry) + T2 5 = 15; sgemm [17.5, 47.5); cpu 20 +
+  // T5 5 = 25; the queue is full until 47.5; relu [50, 60); cpu 52.5 + T3
+  // (50 - 32) 18.
   std::vector<ReplayResult> blocked =
       replayIterations(*trace, trace->steps(), options);
   ASSERT_EQ(blocked.size(), 1u);
-  EXPECT_DOUBLE_EQ(blocked[0].predictedHost, 68.5);
-  EXPECT_DOUBLE_EQ(blocked[0].predicted, 68.5);
-  // Unlimited: relu queues behind sgemm at [46.5, 56.5), host ends at
-  // 23 + 5 + 18 = 46.
+  EXPECT_DOUBLE_EQ(blocked[0].predictedHost, 70.5);
+  EXPECT_DOUBLE_EQ(blocked[0].predicted, 70.5);
+  // Unlimited: relu queues behind sgemm at [48.5, 58.5), host ends at
+  // 25 + 5 + 18 = 48.
   options.launchQueueDepth = 0;
   std::vector<ReplayResult> free =
       replayIterations(*trace, trace->steps(), options);
-  EXPECT_DOUBLE_EQ(free[0].predictedHost, 46);
-  EXPECT_DOUBLE_EQ(free[0].predicted, 56.5);
+  EXPECT_DOUBLE_EQ(free[0].predictedHost, 48);
+  EXPECT_DOUBLE_EQ(free[0].predicted, 58.5);
 }
 
 // A cudaFree that initializes the allocator while the device is idle (the

@@ -55,6 +55,10 @@ struct HostOverheadTable {
   /// belongs to the region (a data loader waiting for its batch, the Python
   /// of an optimizer step), not to whichever op happens to come first.
   llvm::StringMap<OverheadStats> regions;
+  /// The region every iteration of a trace is: its entry T1 is the host time
+  /// from the iteration's start to its first op (the data loader, the
+  /// training loop's Python). No annotation is named so.
+  static constexpr llvm::StringLiteral kIterationRegion = "#iteration";
   /// The driver's launch queue where the trace showed it full: a launch
   /// blocks while this many device events are launched and not finished
   /// (0: never). Measured with the overheads, whose T4 leaves out the

@@ -237,8 +237,10 @@ std::vector<DeviceWait> deviceWaits(const KinetoTrace &trace, size_t opIndex) {
 
 /// A perf.sync per wait of op `opIndex`, naming the synchronizing call so
 /// its own cost (perf-trace's table, runtime.<call>) is priced after it.
-void emitWaits(GraphBuilder &gb, const KinetoTrace &trace, size_t opIndex,
-               int64_t device) {
+/// Returns the first (null if the op waits for nothing).
+SyncOp emitWaits(GraphBuilder &gb, const KinetoTrace &trace, size_t opIndex,
+                 int64_t device) {
+  SyncOp first;
   for (const DeviceWait &wait : deviceWaits(trace, opIndex)) {
     IntegerAttr stream;
     if (wait.stream && wait.stream->first == device)
@@ -248,7 +250,10 @@ void emitWaits(GraphBuilder &gb, const KinetoTrace &trace, size_t opIndex,
     if (!wait.call.empty())
       sync->setAttr("call", gb.b.getStringAttr(wait.call));
     ++gb.syncs;
+    if (!first)
+      first = sync;
   }
+  return first;
 }
 
 /// The ops a cross-stream wait orders, as (waiting op, op waited for) pairs
@@ -479,11 +484,23 @@ static OwningOpRef<ModuleOp> importKineto(MLIRContext *ctx, StringRef path,
   for (auto &[to, from] : waitsFor)
     waitedFor.insert(from.begin(), from.end());
   std::map<size_t, Value> orderToken;
+  // The window of the last op seen: the first op of each iteration enters
+  // the iteration (HostOverheadTable::kIterationRegion).
+  size_t window = 0;
+  std::optional<size_t> enteredWindow;
   for (size_t index : trace.topLevelOps()) {
     const HostOp &host = trace.ops()[index];
     if (host.start < span.start || host.start >= span.end())
       continue;
     ++ops;
+    while (window < windows.size() && windows[window].end() <= host.start)
+      ++window;
+    StringRef region = trace.enteredRegion(host);
+    if (window < windows.size() && host.start >= windows[window].start &&
+        enteredWindow != window) {
+      region = HostOverheadTable::kIterationRegion;
+      enteredWindow = window;
+    }
     training |= isTrainingOpName(host.name);
     TracedOp traced;
     traced.name = host.name;
@@ -498,15 +515,18 @@ static OwningOpRef<ModuleOp> importKineto(MLIRContext *ctx, StringRef path,
     inferOpKernels(traced, options.worldSize, inferred);
     std::vector<const DeviceEvent *> events = measuredEvents(trace, index);
     // A synchronizing call made outside every operator is the wait alone:
-    // its perf.sync takes the call's own row of the overhead table.
+    // its perf.sync takes the call's own row of the overhead table, and the
+    // region it enters.
     if (host.isBareRuntimeCall && events.empty() &&
         !deviceWaits(trace, index).empty()) {
-      emitWaits(gb, trace, index, device);
+      SyncOp sync = emitWaits(gb, trace, index, device);
+      if (!region.empty())
+        sync->setAttr(kEnteredRegionAttr, b.getStringAttr(region));
       continue;
     }
     OperationState state(loc, FrameworkOp::getOperationName());
     state.addAttribute("op_name", b.getStringAttr(host.name));
-    if (StringRef region = trace.enteredRegion(host); !region.empty())
+    if (!region.empty())
       state.addAttribute(kEnteredRegionAttr, b.getStringAttr(region));
     if (device != 0)
       state.addAttribute("device", b.getI64IntegerAttr(device));
