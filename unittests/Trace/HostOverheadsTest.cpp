@@ -68,14 +68,17 @@ static const char *const handTrace = R"json({
     {"ph": "X", "cat": "cpu_op", "name": "aten::view", "pid": 7, "tid": 7, "ts": 1000160, "dur": 10}
   ]})json";
 
-static KinetoTrace parseHandTrace() {
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(handTrace);
+/// A hand-written Kineto trace, parsed (failures are test failures).
+static KinetoTrace parseKineto(const char *text) {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   EXPECT_TRUE(bool(json));
   llvm::Expected<KinetoTrace> trace =
-      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "hand");
+      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "trace");
   EXPECT_TRUE(bool(trace));
   return std::move(*trace);
 }
+
+static KinetoTrace parseHandTrace() { return parseKineto(handTrace); }
 
 TEST(OverheadExtraction, HandMadeTraceWithPaperProfilerCosts) {
   KinetoTrace trace = parseHandTrace();
@@ -142,13 +145,7 @@ static KinetoTrace parseGapTrace() {
               std::to_string(static_cast<int64_t>(start)) + R"(, "dur": 10})";
     start += 10 + gap;
   }
-  llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse("{\"traceEvents\": [" + events + "]}");
-  EXPECT_TRUE(bool(json));
-  llvm::Expected<KinetoTrace> trace =
-      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "gaps");
-  EXPECT_TRUE(bool(trace));
-  return std::move(*trace);
+  return parseKineto(("{\"traceEvents\": [" + events + "]}").c_str());
 }
 
 TEST(OverheadExtraction, OutlierRemovalPerType) {
@@ -192,17 +189,13 @@ static const char *spillTrace = R"json({"traceEvents": [
   ]})json";
 
 TEST(Replay, DeviceWorkCarriesIntoTheNextStep) {
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(spillTrace);
-  ASSERT_TRUE(bool(json));
-  llvm::Expected<KinetoTrace> trace =
-      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "spill");
-  ASSERT_TRUE(bool(trace));
-  ASSERT_EQ(trace->steps().size(), 2u);
+  KinetoTrace trace = parseKineto(spillTrace);
+  ASSERT_EQ(trace.steps().size(), 2u);
   ReplayOptions options;
   options.profiler = ProfilerOverheads{0, 0};
   options.carryDeviceWork = true;
   std::vector<ReplayResult> carried =
-      replayIterations(*trace, trace->steps(), options);
+      replayIterations(trace, trace.steps(), options);
   ASSERT_EQ(carried.size(), 2u);
   // Step 1: host 10 + 10 + 5 + 15 = 40, + the 10 us of the step after its
   // last op = 50; the GEMM runs [22.5, 82.5).
@@ -214,19 +207,15 @@ TEST(Replay, DeviceWorkCarriesIntoTheNextStep) {
   EXPECT_DOUBLE_EQ(carried[1].predicted, 42.5);
   options.carryDeviceWork = false;
   std::vector<ReplayResult> separate =
-      replayIterations(*trace, trace->steps(), options);
+      replayIterations(trace, trace.steps(), options);
   EXPECT_DOUBLE_EQ(separate[0].predicted, 82.5);
   EXPECT_DOUBLE_EQ(separate[1].predicted, 25);
 }
 
 TEST(OverheadExtraction, AnIterationsFirstOpWaitsFromItsStart) {
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(spillTrace);
-  ASSERT_TRUE(bool(json));
-  llvm::Expected<KinetoTrace> trace =
-      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "spill");
-  ASSERT_TRUE(bool(trace));
+  KinetoTrace trace = parseKineto(spillTrace);
   HostOverheadTable table =
-      extractOverheads(*trace, trace->steps(), ProfilerOverheads{0, 0}, false);
+      extractOverheads(trace, trace.steps(), ProfilerOverheads{0, 0}, false);
   // aten::mm starts 10 us into step 1, aten::item 10 us into step 2: the
   // iteration's entry, not a T1 of either op nor of the default.
   auto entry = table.regions.find(HostOverheadTable::kIterationRegion);
@@ -239,7 +228,7 @@ TEST(OverheadExtraction, AnIterationsFirstOpWaitsFromItsStart) {
   // Without iterations there is no entry: the whole trace's first op has no
   // gap before it.
   HostOverheadTable whole =
-      extractOverheads(*trace, {}, ProfilerOverheads{0, 0}, false);
+      extractOverheads(trace, {}, ProfilerOverheads{0, 0}, false);
   EXPECT_TRUE(whole.regions.empty());
 }
 
@@ -255,12 +244,8 @@ static const char *queueTrace = R"json({"traceEvents": [
   ]})json";
 
 TEST(Replay, FullLaunchQueueBlocksTheHost) {
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(queueTrace);
-  ASSERT_TRUE(bool(json));
-  llvm::Expected<KinetoTrace> trace =
-      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "queue");
-  ASSERT_TRUE(bool(trace));
-  std::vector<unsigned> pending = pendingAtLaunch(*trace);
+  KinetoTrace trace = parseKineto(queueTrace);
+  std::vector<unsigned> pending = pendingAtLaunch(trace);
   ASSERT_EQ(pending.size(), 2u);
   EXPECT_EQ(pending[0], 0u);
   EXPECT_EQ(pending[1], 1u); // sgemm runs [21, 51)
@@ -268,7 +253,7 @@ TEST(Replay, FullLaunchQueueBlocksTheHost) {
   std::array<bool, 5> keep = {false, false, false, false, false};
   // Depth 1: the second launch was made at a full queue and gives no T4.
   HostOverheadTable table =
-      extractOverheads(*trace, trace->steps(), none, keep, 1);
+      extractOverheads(trace, trace.steps(), none, keep, 1);
   EXPECT_DOUBLE_EQ(table.runtimeCall("cudaLaunchKernel"), 5);
   EXPECT_EQ(table.runtime["cudaLaunchKernel"].count, 1u);
   EXPECT_EQ(table.launchQueueDepth, 1u);
@@ -280,7 +265,7 @@ TEST(Replay, FullLaunchQueueBlocksTheHost) {
   // T5 5 = 25; the queue is full until 47.5; relu [50, 60); cpu 52.5 + T3
   // (50 - 32) 18.
   std::vector<ReplayResult> blocked =
-      replayIterations(*trace, trace->steps(), options);
+      replayIterations(trace, trace.steps(), options);
   ASSERT_EQ(blocked.size(), 1u);
   EXPECT_DOUBLE_EQ(blocked[0].predictedHost, 70.5);
   EXPECT_DOUBLE_EQ(blocked[0].predicted, 70.5);
@@ -288,7 +273,7 @@ TEST(Replay, FullLaunchQueueBlocksTheHost) {
   // 25 + 5 + 18 = 48.
   options.launchQueueDepth = 0;
   std::vector<ReplayResult> free =
-      replayIterations(*trace, trace->steps(), options);
+      replayIterations(trace, trace.steps(), options);
   EXPECT_DOUBLE_EQ(free[0].predictedHost, 48);
   EXPECT_DOUBLE_EQ(free[0].predicted, 58.5);
 }
@@ -302,16 +287,6 @@ static const char *lazyInitTrace = R"json({"traceEvents": [
     {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1000120, "dur": 10, "args": {"correlation": 2}},
     {"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": 7, "ts": 1000130, "dur": 20, "args": {"device": 0, "stream": 7, "correlation": 2}}
   ]})json";
-
-/// A hand-written Kineto trace, parsed (failures are test failures).
-static KinetoTrace parseKineto(const char *text) {
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
-  EXPECT_TRUE(bool(json));
-  llvm::Expected<KinetoTrace> trace =
-      KinetoTrace::parse(llvm::formatv("{0}", *json).str(), "trace");
-  EXPECT_TRUE(bool(trace));
-  return std::move(*trace);
-}
 
 TEST(KinetoTrace, AnOpEntersTheInnermostRegionItIsFirstIn) {
   // aten::empty is the first op of the fetch, nested in "## forward ##",
