@@ -12,6 +12,8 @@
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/UnrolledWalk.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/InterleavedRange.h"
 
 namespace perf {
 #define GEN_PASS_DEF_DATAPARALLEL
@@ -53,6 +55,38 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
       signalPassFailure();
   }
 
+  /// Every rank of the layout (replica i of stage s, TP member t: device
+  /// stageDevice[s] + i x step + t) on a device of its own; two on one
+  /// device is an error naming both.
+  LogicalResult checkDisjointRanks(GraphOp graph, ArrayRef<int64_t> stageDevice,
+                                   int64_t step, int64_t tpSize) {
+    struct Rank {
+      size_t stage;
+      int64_t replica;
+    };
+    llvm::DenseMap<int64_t, Rank> owner;
+    for (auto [s, first] : llvm::enumerate(stageDevice))
+      for (int64_t i = 0; i < devices; ++i)
+        for (int64_t t = 0; t < tpSize; ++t) {
+          int64_t device = first + i * step + t;
+          auto [it, fresh] = owner.try_emplace(device, Rank{s, i});
+          if (fresh)
+            continue;
+          std::string starts;
+          llvm::raw_string_ostream(starts) << llvm::interleaved(stageDevice);
+          return graph.emitError("--perf-data-parallel: device ")
+                 << device << " would run replica " << i << " of stage " << s
+                 << " and replica " << it->second.replica << " of stage "
+                 << it->second.stage << " (replicas " << step
+                 << " devices apart, tensor-parallel groups of " << tpSize
+                 << ", stages starting at devices " << starts
+                 << "); give --perf-data-parallel a stride that keeps them "
+                    "apart, or --perf-pipeline-parallel a stride of at least "
+                 << int64_t(devices) * tpSize;
+        }
+    return success();
+  }
+
   LogicalResult runOnGraph(GraphOp graph) {
     if (devices == 1)
       return success();
@@ -60,10 +94,12 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
     // the same stage of the other replicas, once per step: buckets fill
     // during the last micro-batch's backward pass (earlier micro-batches
     // only accumulate, DDP's no_sync).
-    int64_t stages = 1, lastMicrobatch = -1;
+    int64_t stages = 1, lastMicrobatch = -1, stageSpacing = 0;
     if (auto pp = graph->getAttrOfType<DictionaryAttr>(kPipelineParallelAttr)) {
       if (auto a = pp.getAs<IntegerAttr>("stages"))
         stages = std::max<int64_t>(1, a.getInt());
+      if (auto a = pp.getAs<IntegerAttr>("stride"))
+        stageSpacing = a.getInt();
       if (!withinLimit(stages, kMaxDevices))
         return graph.emitError("--perf-data-parallel: ") << limitExceeded(
                    "perf.pipeline_parallel's stages", stages, kMaxDevices);
@@ -133,16 +169,21 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
 
     // After tensor parallelism, device 0's replica is one of a TP group of
     // consecutive devices; the data-parallel peers are a TP group apart.
-    // After pipeline parallelism, a pipeline (stages x TP size) apart.
+    // After pipeline parallelism with its stages side by side, a pipeline
+    // (stages x TP size) apart; with the stages spaced out (Megatron-LM's
+    // rank order tp-dp-pp), a TP group apart, in the gap.
+    auto tp = graph->getAttrOfType<IntegerAttr>(kTensorParallelAttr);
+    int64_t tpSize = tp ? std::max<int64_t>(1, tp.getInt()) : 1;
+    if (!withinLimit(tpSize, kMaxDevices) ||
+        !withinLimit(stageSpacing, kMaxDevices))
+      return graph.emitError("--perf-data-parallel: ")
+             << (withinLimit(tpSize, kMaxDevices)
+                     ? limitExceeded("perf.pipeline_parallel's stride",
+                                     stageSpacing, kMaxDevices)
+                     : limitExceeded(kTensorParallelAttr, tpSize, kMaxDevices));
     int64_t step = stride;
-    if (step <= 0) {
-      auto tp = graph->getAttrOfType<IntegerAttr>(kTensorParallelAttr);
-      int64_t tpSize = tp ? std::max<int64_t>(1, tp.getInt()) : 1;
-      if (!withinLimit(tpSize, kMaxDevices))
-        return graph.emitError("--perf-data-parallel: ")
-               << limitExceeded(kTensorParallelAttr, tpSize, kMaxDevices);
-      step = stages * tpSize;
-    }
+    if (step <= 0)
+      step = stages > 1 && stageSpacing > tpSize ? tpSize : stages * tpSize;
     // Device ids stay within max-devices (each factor is within it, so the
     // product cannot overflow first).
     for (int64_t device : stageDevice)
@@ -150,6 +191,8 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
         return graph.emitError("--perf-data-parallel: ")
                << limitExceeded("the last replica's device id",
                                 device + (devices - 1) * step, kMaxDevices);
+    if (failed(checkDisjointRanks(graph, stageDevice, step, tpSize)))
+      return failure();
     const int64_t bucketBytes = static_cast<int64_t>(bucketMb * 1024 * 1024);
     OpBuilder b(&getContext());
     int64_t bucket = 0;

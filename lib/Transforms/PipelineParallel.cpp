@@ -107,6 +107,10 @@ struct PipelineParallelPass
       return emitError(loc, "--perf-pipeline-parallel: chunks above 1 "
                             "interleave the 1f1b schedule; schedule=")
              << schedule.getValue() << " has no interleaved form";
+    if (stride < 0 || !withinLimit(stride, kMaxDevices))
+      return emitError(loc, "--perf-pipeline-parallel: stride must be from 0 "
+                            "to ")
+             << kMaxDevices.max << ", got " << int64_t(stride);
     if (balance != "time" && balance != "flops")
       return emitError(loc, "--perf-pipeline-parallel: balance must be time "
                             "or flops, got '")
@@ -245,13 +249,23 @@ struct PipelineParallelPass
 
     // After tensor parallelism a stage is a TP group of `tp` consecutive
     // devices, device 0's replica standing for it: stage s runs on device
-    // s x tp and its TP collectives move to that group. Chunk c belongs to
-    // stage c mod n.
+    // s x spacing (the stride, else tp) and its TP collectives move to that
+    // group. Chunk c belongs to stage c mod n.
     int64_t tp = 1;
     if (auto a = graph->getAttrOfType<IntegerAttr>(kTensorParallelAttr))
       tp = std::max<int64_t>(1, a.getInt());
+    const int64_t spacing = stride > 0 ? int64_t(stride) : tp;
+    if (spacing < tp)
+      return graph.emitError("--perf-pipeline-parallel: stride=")
+             << spacing << " puts stage 1 inside stage 0's tensor-parallel "
+             << "group of " << tp << " devices; give at least " << tp;
+    if (!withinLimit((n - 1) * spacing, kMaxDevices))
+      return graph.emitError("--perf-pipeline-parallel: ") << limitExceeded(
+                 "the last stage's device id", (n - 1) * spacing, kMaxDevices);
     auto stageOfChunk = [&](int64_t chunk) { return chunk % n; };
-    auto deviceOf = [&](int64_t chunk) { return stageOfChunk(chunk) * tp; };
+    auto deviceOf = [&](int64_t chunk) {
+      return stageOfChunk(chunk) * spacing;
+    };
 
     auto place = [&](Operation *clone, int64_t chunk) {
       const int64_t device = deviceOf(chunk);
@@ -426,6 +440,7 @@ struct PipelineParallelPass
              b.getNamedAttr("microbatches", b.getI64IntegerAttr(m)),
              b.getNamedAttr("schedule", b.getStringAttr(schedule)),
              b.getNamedAttr("chunks", b.getI64IntegerAttr(v)),
+             b.getNamedAttr("stride", b.getI64IntegerAttr(spacing)),
              b.getNamedAttr("sends", b.getI64IntegerAttr(numSends))}));
     return success();
   }

@@ -116,7 +116,8 @@ def Perf_Dialect : Dialect {
     "::mlir::DenseI64ArrayAttr":$tp_all_reduces,
     // op: already split by tensor parallelism
     "::mlir::UnitAttr":$tp_split,
-    // graph: the pipeline's stages, micro-batches, schedule
+    // graph: the pipeline's stages, micro-batches, schedule, chunks, sends
+    // and stride (device ids between stages)
     "::mlir::DictionaryAttr":$pipeline_parallel,
     // op: its pipeline stage
     "::mlir::IntegerAttr":$stage,

@@ -202,8 +202,10 @@ def DataParallel : PerfPass<"perf-data-parallel", "::perf::GraphOp"> {
   let options = [
     Option<"devices", "devices", "int64_t", "2", "Data-parallel replicas">,
     Option<"stride", "stride", "int64_t", "0",
-           "Device distance between replicas (0: the graph's tensor-"
-           "parallel size, else 1): group 0, stride, 2 stride...">,
+           "Device distance between replicas (0: a whole pipeline apart, "
+           "stages x the tensor-parallel size, or one TP group apart where "
+           "--perf-pipeline-parallel spaced its stages wider than a TP "
+           "group): group 0, stride, 2 stride...">,
     Option<"bucketMb", "bucket-mb", "double", "25.0",
            "Gradient bucket size in MiB (PyTorch DDP default: 25)">,
   ];
@@ -364,6 +366,14 @@ def PipelineParallel : PerfPass<"perf-pipeline-parallel", "::perf::GraphOp"> {
     last backward op (the optimizer) run on every stage over 1/N of the
     parameters, after a sync of that stage.
 
+    After tensor parallelism stage s runs on the TP group starting at
+    device s x `stride`; the default stride, the TP size, puts the stages
+    side by side (rank order tp-pp-dp: the data-parallel replicas a whole
+    pipeline apart). `stride` = TP x DP size is Megatron-LM's default order
+    (tp-dp-pp: its data-parallel groups fill the gaps, and
+    --perf-data-parallel then puts its peers a TP group apart), which keeps
+    the gradient all_reduces inside a node where a stage fits in one.
+
     `chunks=v` above 1 is Megatron-LM's interleaved 1F1B (Narayanan et al.
     2021, "virtual pipeline stages"): the model is cut into devices x v
     chunks, chunk c runs on device c mod devices, and each device runs its
@@ -383,6 +393,10 @@ def PipelineParallel : PerfPass<"perf-pipeline-parallel", "::perf::GraphOp"> {
            "Model chunks per device: above 1, interleaved 1F1B">,
     Option<"balance", "balance", "std::string", "\"time\"",
            "What stages are balanced on: time or flops">,
+    Option<"stride", "stride", "int64_t", "0",
+           "Device ids between consecutive stages (0: the tensor-parallel "
+           "size, stages side by side; the TP x DP size is Megatron-LM's "
+           "default rank order)">,
   ];
 }
 

@@ -55,7 +55,7 @@
 // residual stream, an NCCL point-to-point transfer (one ring step, Simple):
 //   8.4 + 3.4 + 2621440 / 240000 = 11.8 + 10.923 = 22.723 us.
 // 3 boundaries x 2 directions x 8 micro-batches = 48 sends.
-// PP: perf.pipeline_parallel = {chunks = 1 : i64, microbatches = 8 : i64, schedule = "1f1b", sends = 48 : i64, stages = 4 : i64}
+// PP: perf.pipeline_parallel = {chunks = 1 : i64, microbatches = 8 : i64, schedule = "1f1b", sends = 48 : i64, stages = 4 : i64, stride = 1 : i64}
 // PP: "pp::send"
 // PP-NEXT: perf.send {bytes = 2621440 : i64, group = array<i64: 0, 1>
 // PP-SAME: perf.latency_us = 22.722666666

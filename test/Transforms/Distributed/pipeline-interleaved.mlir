@@ -37,9 +37,9 @@
 //   F m1 [6G+c, 8G+c], B m1 [8G+c, 10G+c]; 0: B m0 [6G+2c, 8G+2c],
 //   B m1 [10G+2c, 12G+2c]; step = 12G + 2c = 24014.491220 us.
 // TIME: e2e_us = 20043.47366
-// TIME-SAME: perf.pipeline_parallel = {chunks = 2 : i64, microbatches = 2 : i64, schedule = "1f1b", sends = 12 : i64, stages = 2 : i64}
+// TIME-SAME: perf.pipeline_parallel = {chunks = 2 : i64, microbatches = 2 : i64, schedule = "1f1b", sends = 12 : i64, stages = 2 : i64, stride = 1 : i64}
 // PLAIN: e2e_us = 24014.49122
-// PLAIN-SAME: perf.pipeline_parallel = {chunks = 1 : i64, microbatches = 2 : i64, schedule = "1f1b", sends = 4 : i64, stages = 2 : i64}
+// PLAIN-SAME: perf.pipeline_parallel = {chunks = 1 : i64, microbatches = 2 : i64, schedule = "1f1b", sends = 4 : i64, stages = 2 : i64, stride = 1 : i64}
 
 // DIVIDE: error: --perf-pipeline-parallel: interleaving (chunks=2) needs micro-batches divisible by the 2 devices, got 3
 // GPIPE: error: --perf-pipeline-parallel: chunks above 1 interleave the 1f1b schedule; schedule=gpipe has no interleaved form

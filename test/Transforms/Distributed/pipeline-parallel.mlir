@@ -20,7 +20,7 @@
 //   step = 16 + 4c = 44.982440 us (28 us of GEMMs on one device would be
 //   16 us).
 // TIME: e2e_us = 44.98244013
-// TIME-SAME: perf.pipeline_parallel = {chunks = 1 : i64, microbatches = 2 : i64, schedule = "gpipe", sends = 4 : i64, stages = 2 : i64}
+// TIME-SAME: perf.pipeline_parallel = {chunks = 1 : i64, microbatches = 2 : i64, schedule = "gpipe", sends = 4 : i64, stages = 2 : i64, stride = 1 : i64}
 
 // Launch order of stage 1 (device 1): GPipe runs both forwards first,
 // 1F1B alternates from the start (no warm-up on the last stage).
