@@ -14,6 +14,13 @@ copied, build/ linked, ../shared beside it), with build/bin on PATH as the
 README's `export PATH=$PWD/build/bin:$PATH` puts it, so what they write
 stays there; python blocks run with the build's python/ on PYTHONPATH.
 
+What a doc shows a block printing is checked: the lines after each `$ `
+command of a prompted block, and a plain block (no language, not itself
+commands) right after a command block. Each shown line but `...` must
+appear in the block's output, in that order, runs of blanks compared as
+one; a shown line ending in `...` matches a printed line that starts with
+what comes before it.
+
 An HTML comment on the line before a block's fence changes what is
 expected of it:
   <!-- docs-test: skip (why) -->   not run (a GPU, minutes of work, ...)
@@ -21,6 +28,9 @@ expected of it:
                                    an error message, no crash)
   <!-- docs-test: requires nvcc --> run only where the CUDA compiler is
                                    (runtime/bench needs it to build)
+  <!-- docs-test: varies (why) --> on a block of output: what it shows
+                                   differs from run to run (timings), so it
+                                   is not compared
 
 Prints one line per block; exits 1 when one does not do what its doc
 says, 77 when ../shared/data is missing (--skip-without-data).
@@ -39,7 +49,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COMMAND = re.compile(r"^(build/bin/|runtime/bench/build/|python3 |PYTHONPATH=|bench/|scripts/|"
                      r"cmake |ctest |ninja |perf-[a-z-]+ |export |[A-Z_][A-Z0-9_]*=\S*(\s|$)|"
                      r"\$[A-Z]+ )")
-MARKER = re.compile(r"<!--\s*docs-test:\s*(skip|fails|requires)\b\s*(.*?)-->")
+MARKER = re.compile(r"<!--\s*docs-test:\s*(skip|fails|requires|varies)\b\s*(.*?)-->")
 # A block's limit: the longest, building perf-bench's CUDA sources, takes
 # about 250 s on two idle cores and over 300 s while ctest runs other tests
 # beside it.
@@ -66,8 +76,51 @@ def blocks(path):
         while j < len(lines) and not re.match(r"^\s*```\s*$", lines[j]):
             j += 1
         body = [l[len(indent):] if l.startswith(indent) else l for l in lines[start:j]]
-        yield start, lang, body, marker
+        # Whether another fence opens right after this block (blank lines
+        # between): a plain one there shows what this one prints.
+        k = j + 1
+        while k < len(lines) and not lines[k].strip():
+            k += 1
+        followed = k < len(lines) and re.match(r"^\s*```\s*$", lines[k]) is not None
+        yield start, lang, body, marker, followed
         i = j + 1
+
+
+def shown_output(lang, body):
+    """What a prompted block shows its commands printing: the lines that are
+    not commands or their continuations."""
+    if not any(l.startswith("$ ") for l in body):
+        return []
+    out, continued = [], False
+    for raw in body:
+        line = raw.rstrip()
+        if continued or line.startswith("$ "):
+            continued = line.endswith("\\") or line.endswith("|")
+            continue
+        out.append(line)
+    return out
+
+
+def normalized(line):
+    return " ".join(line.split())
+
+
+def missing_line(shown, printed):
+    """The first shown line not printed in order (None when all are)."""
+    printed = [normalized(l) for l in printed.split("\n")]
+    at = 0
+    for line in shown:
+        want = normalized(line)
+        if not want or want == "...":
+            continue
+        prefix = want.endswith("...") and want[:-3].rstrip()
+        while at < len(printed) and not (
+                printed[at] == want or (prefix and printed[at].startswith(prefix))):
+            at += 1
+        if at == len(printed):
+            return line
+        at += 1
+    return None
 
 
 def commands(lang, body):
@@ -163,7 +216,18 @@ def main():
     failures = ran = skipped = 0
     for path in files:
         name = os.path.relpath(path, ROOT)
-        for line, lang, body, marker in blocks(path):
+        # The output of the last block run, for a block of output after it.
+        last = None
+        for line, lang, body, marker, followed in blocks(path):
+            previous, last = last, None
+            if previous and lang == "" and not commands(lang, body):
+                if marker and marker[0] == "varies":
+                    continue
+                missing = missing_line(body, previous)
+                if missing is not None:
+                    failures += 1
+                    print("FAIL %s:%d  shown output not printed: %s" % (name, line, missing.strip()))
+                continue
             python = lang == "python"
             if not python and lang not in ("", "sh", "bash", "shell", "console"):
                 continue  # text, JSON, MLIR, ...
@@ -199,10 +263,19 @@ def main():
             ran += 1
             expect_failure = marker and marker[0] == "fails"
             ok = rc == 0 if not expect_failure else rc in (1, 2) and "error" in output
-            print("%s %s  %s  (%.1f s)" % ("ok  " if ok else "FAIL", where, shown, seconds))
+            missing = None
+            if ok and not python:
+                missing = missing_line(shown_output(lang, body), output)
+            print("%s %s  %s  (%.1f s)" % ("ok  " if ok and missing is None else "FAIL", where,
+                                           shown, seconds))
             if not ok:
                 failures += 1
                 print("     exit %s\n     %s" % (rc, "\n     ".join(output.strip().split("\n")[-8:])))
+            elif missing is not None:
+                failures += 1
+                print("     shown output not printed: %s" % missing.strip())
+            elif followed:
+                last = output
     if not args.list:
         print("%d blocks run, %d skipped, %d failed" % (ran, skipped, failures))
     return 1 if failures else 0
