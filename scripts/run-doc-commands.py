@@ -17,7 +17,9 @@ stays there; python blocks run with the build's python/ on PYTHONPATH.
 What a doc shows a block printing is checked: the lines after each `$ `
 command of a prompted block, and a plain block (no language, not itself
 commands) right after a command block. Each shown line but `...` must
-appear in the block's output, in that order, runs of blanks compared as
+appear in the block's output (standard output and error; a printed line
+stands for one shown line; not in order: the two streams reach a pipe in
+another order than a terminal shows them), runs of blanks compared as
 one; a shown line ending in `...` matches a printed line that starts with
 what comes before it.
 
@@ -106,20 +108,22 @@ def normalized(line):
 
 
 def missing_line(shown, printed):
-    """The first shown line not printed in order (None when all are)."""
+    """The first shown line that was not printed (None when all were). A
+    printed line stands for one shown line. Order is not compared: a tool's
+    standard output and error reach a pipe in another order than a
+    terminal shows them."""
     printed = [normalized(l) for l in printed.split("\n")]
-    at = 0
+    used = [False] * len(printed)
     for line in shown:
         want = normalized(line)
         if not want or want == "...":
             continue
         prefix = want.endswith("...") and want[:-3].rstrip()
-        while at < len(printed) and not (
-                printed[at] == want or (prefix and printed[at].startswith(prefix))):
-            at += 1
-        if at == len(printed):
+        found = next((i for i, have in enumerate(printed) if not used[i] and (
+            have == want or (prefix and have.startswith(prefix)))), None)
+        if found is None:
             return line
-        at += 1
+        used[found] = True
     return None
 
 
