@@ -118,7 +118,8 @@ LogicalResult perf::refuseExpertParallel(GraphOp graph, StringRef pass) {
   return graph.emitError()
          << pass << ": graph @" << graph.getSymName()
          << " spreads its experts over devices (perf.expert_parallel); "
-            "expert parallelism composes with data parallelism only";
+            "expert parallelism composes with pipeline and data "
+            "parallelism, not tensor parallelism";
 }
 
 LogicalResult perf::refuseLaterLayouts(GraphOp graph, StringRef pass,

@@ -183,8 +183,7 @@ struct PipelineParallelPass
   }
 
   LogicalResult runOnGraph(GraphOp graph) {
-    if (failed(refuseExpertParallel(graph, "--perf-pipeline-parallel")) ||
-        failed(refuseLaterLayouts(graph, "--perf-pipeline-parallel",
+    if (failed(refuseLaterLayouts(graph, "--perf-pipeline-parallel",
                                   kPipelineParallelAttr,
                                   {kDataParallelAttr, kZeroAttr})))
       return failure();
@@ -266,6 +265,28 @@ struct PipelineParallelPass
     auto deviceOf = [&](int64_t chunk) {
       return stageOfChunk(chunk) * spacing;
     };
+    // After expert parallelism over P devices (no TP: it refuses experts),
+    // a stage's experts are spread over P of its data-parallel replicas,
+    // which --perf-data-parallel places `replicaStep` apart (a whole
+    // pipeline with the stages side by side, else next to each other, in
+    // the gap a wider stride leaves): the all_to_alls of the stage at
+    // device d span d, d + replicaStep, ... (P of them).
+    int64_t expertDevices = 1;
+    if (auto ep = graph->getAttrOfType<IntegerAttr>(kExpertParallelAttr))
+      expertDevices = std::max<int64_t>(1, ep.getInt());
+    const int64_t replicaStep = spacing > tp ? tp : n * tp;
+    if (expertDevices > 1 && spacing > tp && expertDevices * tp > spacing)
+      return graph.emitError("--perf-pipeline-parallel: stride=")
+             << spacing << " leaves room for " << spacing / tp
+             << " replicas of a stage, fewer than the " << expertDevices
+             << " devices its experts are spread over (perf.expert_parallel)";
+    if (expertDevices > 1 &&
+        !withinLimit((n - 1) * spacing + (expertDevices - 1) * replicaStep,
+                     kMaxDevices))
+      return graph.emitError("--perf-pipeline-parallel: ") << limitExceeded(
+                 "the last expert device's id",
+                 (n - 1) * spacing + (expertDevices - 1) * replicaStep,
+                 kMaxDevices);
 
     auto place = [&](Operation *clone, int64_t chunk) {
       const int64_t device = deviceOf(chunk);
@@ -275,10 +296,12 @@ struct PipelineParallelPass
         if (inner != clone && inner->hasAttr("device"))
           inner->setAttr("device", b.getI64IntegerAttr(device));
         auto collective = dyn_cast<CollectiveOpInterface>(inner);
-        if (tp > 1 && device > 0 && collective) {
+        // A TP group moves to the stage's; an expert group's member r
+        // (device 0's replica r) to the stage's replica r.
+        if (collective && (expertDevices > 1 || (tp > 1 && device > 0))) {
           SmallVector<int64_t> group(collective.getGroupIds());
           for (int64_t &d : group)
-            d += device;
+            d = expertDevices > 1 ? device + d * replicaStep : d + device;
           inner->setAttr("group", b.getDenseI64ArrayAttr(group));
         }
       });

@@ -67,8 +67,8 @@ DType parameterDType(FrameworkOp op);
 double parameterElementBytes(FrameworkOp op);
 
 /// Fails with an error naming `pass` when `graph` spreads its experts over
-/// devices: `pass` (tensor or pipeline parallelism) does not compose with
-/// expert parallelism.
+/// devices: `pass` (tensor parallelism) does not compose with expert
+/// parallelism.
 mlir::LogicalResult refuseExpertParallel(GraphOp graph, llvm::StringRef pass);
 
 /// The layout passes compose in one order, as Megatron-LM builds its
