@@ -181,9 +181,17 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
                      ? limitExceeded("perf.pipeline_parallel's stride",
                                      stageSpacing, kMaxDevices)
                      : limitExceeded(kTensorParallelAttr, tpSize, kMaxDevices));
-    int64_t step = stride;
-    if (step <= 0)
-      step = stages > 1 && stageSpacing > tpSize ? tpSize : stages * tpSize;
+    const int64_t defaultStep =
+        stages > 1 && stageSpacing > tpSize ? tpSize : stages * tpSize;
+    int64_t step = stride > 0 ? int64_t(stride) : defaultStep;
+    // The experts' all_to_alls already span the replicas the default places
+    // (--perf-expert-parallel, and --perf-pipeline-parallel after it).
+    if (expertDevices > 1 && step != defaultStep)
+      return graph.emitError("--perf-data-parallel: stride=")
+             << step << " puts the replicas elsewhere than the "
+             << expertDevices
+             << " devices the experts' all_to_alls already span ("
+             << defaultStep << " apart); leave stride at 0";
     // Device ids stay within max-devices (each factor is within it, so the
     // product cannot overflow first).
     for (int64_t device : stageDevice)
