@@ -27,6 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (const auto &region : table->regions)
     if (!perf::isFiniteAtLeast(table->entryT1(region.getKey(), "aten::mm"), 0))
       std::abort();
+  if (!perf::isFiniteAtLeast(table->iterationTailUs(), 0))
+    std::abort();
   // What it accepted, written, reads back.
   auto again = perf::HostOverheadTable::parse(table->toJson());
   if (!again)

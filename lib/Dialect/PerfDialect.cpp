@@ -79,6 +79,7 @@ const llvm::StringMap<DeclaredAttribute> &declaredAttributes() {
       declared<PerfDialect::BaselineUsAttrHelper>(),
       declared<PerfDialect::TransformsAttrHelper>(),
       declared<PerfDialect::LaunchQueueDepthAttrHelper>(),
+      declared<PerfDialect::HostTailUsAttrHelper>(),
       declared<PerfDialect::CopyInCallAttrHelper>(),
       declared<PerfDialect::LayerAttrHelper>(),
       declared<PerfDialect::ExpertAttrHelper>(),

@@ -225,6 +225,8 @@ static void walkStep(std::vector<ScheduledOp> &opList,
     host += op.t3;
     op.hostEndUs = host;
   }
+  for (auto &[device, host] : hostTime)
+    host += options.hostTailUs;
 }
 
 /// When everything walked so far is done: the last host thread or stream.

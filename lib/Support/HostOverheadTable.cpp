@@ -78,6 +78,8 @@ Value HostOverheadTable::toJson() const {
               {"ops", std::move(opsObject)}};
   if (!regions.empty())
     root["regions"] = std::move(regionsObject);
+  if (iterationTail)
+    root["iteration_tail"] = statsToJson(*iterationTail);
   if (launchQueueDepth > 0)
     root["launch_queue_depth"] = int64_t(launchQueueDepth);
   return root;
@@ -145,6 +147,12 @@ HostOverheadTable::parse(const llvm::json::Value &value) {
           "overhead table: launch_queue_depth must be a non-negative number "
           "of device events (0: no limit)");
     table.launchQueueDepth = static_cast<unsigned>(*n);
+  }
+  if (const Value *tail = root->get("iteration_tail")) {
+    auto stats = readStats(*tail, "iteration_tail");
+    if (!stats)
+      return stats.takeError();
+    table.iterationTail = *stats;
   }
   auto object = [&](llvm::StringRef key) -> llvm::Expected<const Object *> {
     const Value *v = root->get(key);

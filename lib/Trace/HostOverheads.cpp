@@ -141,6 +141,7 @@ HostOverheadTable extractOverheads(const KinetoTrace &trace,
   std::array<std::vector<double>, 5> pooled;
   StringMap<std::array<std::vector<double>, 5>> perOp;
   StringMap<std::vector<double>> perRuntime, perRegion;
+  std::vector<double> tails;
   const auto &calls = trace.runtimeCalls();
   std::vector<std::vector<size_t>> groups = opsByWindow(trace, windows);
   for (size_t w = 0; w < groups.size(); ++w) {
@@ -190,6 +191,9 @@ HostOverheadTable extractOverheads(const KinetoTrace &trace,
         pooled[4].push_back(t5);
       }
     }
+    // The iteration's tail: from its last op's end to its end.
+    if (!windows.empty() && !groups[w].empty())
+      tails.push_back(nonNegative(windows[w].end() - *previousEnd));
   }
   HostOverheadTable table;
   table.launchQueueDepth = launchQueueDepth;
@@ -202,6 +206,8 @@ HostOverheadTable extractOverheads(const KinetoTrace &trace,
   for (auto &entry : perRegion)
     table.regions[entry.getKey()] =
         summarizeSamples(entry.getValue(), removeOutliers[0]);
+  if (!tails.empty())
+    table.iterationTail = summarizeSamples(tails, removeOutliers[0]);
   for (auto &entry : perOp) {
     auto &slots = table.ops[entry.getKey()];
     for (unsigned t = 0; t < 5; ++t)

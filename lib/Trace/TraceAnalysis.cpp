@@ -292,11 +292,12 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
     }
     // Host time after the last op up to the end of the iteration's span
     // (the optimizer's Python, the profiler's step), measured like the
-    // gaps between ops; a table has no such figure, so its replay ends at
-    // its last op. The whole trace's span ends with its last event, host or
-    // device: nothing after the last op is host work there.
-    if (!options.table && !windows.empty() && previousEnd)
-      cpu += std::max(0.0, span.end() - *previousEnd);
+    // gaps between ops; with a table, its iteration tail. The whole trace's
+    // span ends with its last event, host or device: nothing after the last
+    // op is host work there.
+    if (!windows.empty() && previousEnd)
+      cpu += options.table ? options.table->iterationTailUs()
+                           : std::max(0.0, span.end() - *previousEnd);
     result.predictedHost = cpu;
     result.predictedDevice = deviceEnd();
     result.measuredParts = partsOf(measuredHostEnd, measuredBusy);

@@ -310,6 +310,9 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     // Checked by the dialect's verifier: 0 to UINT32_MAX.
     if (auto depth = graph->getAttrOfType<IntegerAttr>(kLaunchQueueDepthAttr))
       options.launchQueueDepth = static_cast<unsigned>(depth.getInt());
+    // Checked by the dialect's verifier: finite, non-negative.
+    if (auto tail = graph->getAttrOfType<FloatAttr>(kHostTailAttr))
+      options.hostTailUs = tail.getValueAsDouble();
     ScheduleResult result = schedule.run(options);
     if (!launchList.empty())
       launchGraphs.push_back(launchListGraph(

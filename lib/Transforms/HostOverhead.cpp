@@ -72,6 +72,12 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
       getOperation()->setAttr(
           kLaunchQueueDepthAttr,
           builder.getI64IntegerAttr(overheads.launchQueueDepth));
+    // An iteration imported from a trace ends with the table's tail.
+    if (overheads.iterationTail &&
+        getOperation()->hasAttr(kMeasuredIterationAttr))
+      getOperation()->setAttr(
+          kHostTailAttr,
+          builder.getF64FloatAttr(scale * overheads.iterationTailUs()));
     getOperation().walk([&](Operation *op) {
       if (auto fw = dyn_cast<FrameworkOp>(op)) {
         attach(op, fw.getOpName());

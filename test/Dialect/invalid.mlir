@@ -362,6 +362,13 @@ perf.graph @g attributes {perf.launch_queue_depth = -2} {
 
 // -----
 
+// An iteration's host tail is a duration.
+// expected-error @+1 {{'perf.graph' op 'perf.host_tail_us' must be a finite non-negative number of microseconds, got -5}}
+perf.graph @g attributes {perf.host_tail_us = -5.0 : f64} {
+}
+
+// -----
+
 // Only a copy runs inside its runtime call.
 perf.graph @g {
   perf.op "x" : () -> () {

@@ -325,6 +325,9 @@ static int runOverheads(const KinetoTrace &trace, raw_ostream &os) {
     os << format("  %-40s %9.2f %9.2f %8u\n",
                  shortened(entry.getKey(), 40).c_str(), entry.getValue().mean,
                  entry.getValue().std, entry.getValue().count);
+  if (const std::optional<perf::OverheadStats> &tail = table.iterationTail)
+    os << format("After an iteration's last op:\n  %-40s %9.2f %9.2f %8u\n",
+                 "tail", tail->mean, tail->std, tail->count);
   return 0;
 }
 

@@ -126,3 +126,30 @@ TEST(HostOverheadTable, ARegionWithoutAT1IsAnErrorNamingIt) {
     EXPECT_NE(message.find("regions"), std::string::npos) << message;
   }
 }
+
+TEST(HostOverheadTable, TheIterationTailRoundTrips) {
+  auto json = llvm::json::parse(
+      R"({"iteration_tail": {"mean": 437.5, "std": 12.5, "count": 4}})");
+  ASSERT_TRUE(bool(json));
+  auto table = HostOverheadTable::parse(*json);
+  ASSERT_TRUE(bool(table)) << llvm::toString(table.takeError());
+  EXPECT_DOUBLE_EQ(table->iterationTailUs(), 437.5);
+  auto again = HostOverheadTable::parse(table->toJson());
+  ASSERT_TRUE(bool(again)) << llvm::toString(again.takeError());
+  ASSERT_TRUE(again->iterationTail.has_value());
+  EXPECT_EQ(again->iterationTail->count, 4u);
+  EXPECT_DOUBLE_EQ(again->iterationTail->std, 12.5);
+  // No tail: none written, and a table without one adds nothing.
+  EXPECT_EQ(HostOverheadTable().toJson().getAsObject()->get("iteration_tail"),
+            nullptr);
+  EXPECT_DOUBLE_EQ(HostOverheadTable().iterationTailUs(), 0);
+  for (const char *text :
+       {R"({"iteration_tail": -1})", R"({"iteration_tail": "long"})"}) {
+    auto bad = llvm::json::parse(text);
+    ASSERT_TRUE(bool(bad)) << text;
+    auto t = HostOverheadTable::parse(*bad);
+    ASSERT_FALSE(bool(t)) << text;
+    std::string message = llvm::toString(t.takeError());
+    EXPECT_NE(message.find("iteration_tail"), std::string::npos) << message;
+  }
+}

@@ -172,8 +172,9 @@ TEST(OverheadExtraction, OutlierRemovalPerType) {
       replayIterations(trace, trace.steps(), options);
   ASSERT_EQ(results.size(), 1u);
   // The first op's T1 is the iteration's entry (its 10 us from the step's
-  // start), each other op's the table's 22: the trace's 180.
-  EXPECT_DOUBLE_EQ(results[0].predicted, 10 + 5 * 22 + 6 * 10);
+  // start), each other op's the table's 22, and the step's 820 us after its
+  // last op the table's iteration tail: the trace's 1000.
+  EXPECT_DOUBLE_EQ(results[0].predicted, 10 + 5 * 22 + 6 * 10 + 820);
 }
 
 // Two adjacent steps: a 60 us GEMM launched in step 1 runs into step 2,
@@ -225,11 +226,17 @@ TEST(OverheadExtraction, AnIterationsFirstOpWaitsFromItsStart) {
   EXPECT_FALSE(table.defaults[0].has_value());
   EXPECT_DOUBLE_EQ(
       table.entryT1(HostOverheadTable::kIterationRegion, "aten::item"), 10);
+  // Their tails: step 1's last op ends at 40 (50 - 40 = 10), step 2's at 96
+  // (100 - 96 = 4).
+  ASSERT_TRUE(table.iterationTail.has_value());
+  EXPECT_EQ(table.iterationTail->count, 2u);
+  EXPECT_DOUBLE_EQ(table.iterationTailUs(), 7);
   // Without iterations there is no entry: the whole trace's first op has no
   // gap before it.
   HostOverheadTable whole =
       extractOverheads(trace, {}, ProfilerOverheads{0, 0}, false);
   EXPECT_TRUE(whole.regions.empty());
+  EXPECT_FALSE(whole.iterationTail.has_value());
 }
 
 // One op launching two kernels; the second launch finds the first kernel
@@ -263,19 +270,21 @@ TEST(Replay, FullLaunchQueueBlocksTheHost) {
   options.launchQueueDepth = 1;
   // T1 10 (the iteration's entry) + T2 5 = 15; sgemm [17.5, 47.5); cpu 20 +
   // T5 5 = 25; the queue is full until 47.5; relu [50, 60); cpu 52.5 + T3
-  // (50 - 32) 18.
+  // (50 - 32) 18 + the iteration's tail (100 - 50) 50.
   std::vector<ReplayResult> blocked =
       replayIterations(trace, trace.steps(), options);
   ASSERT_EQ(blocked.size(), 1u);
-  EXPECT_DOUBLE_EQ(blocked[0].predictedHost, 70.5);
-  EXPECT_DOUBLE_EQ(blocked[0].predicted, 70.5);
+  EXPECT_DOUBLE_EQ(blocked[0].predictedHost, 120.5);
+  EXPECT_DOUBLE_EQ(blocked[0].predictedDevice, 60);
+  EXPECT_DOUBLE_EQ(blocked[0].predicted, 120.5);
   // Unlimited: relu queues behind sgemm at [48.5, 58.5), host ends at
-  // 25 + 5 + 18 = 48.
+  // 25 + 5 + 18 + 50 = 98.
   options.launchQueueDepth = 0;
   std::vector<ReplayResult> free =
       replayIterations(trace, trace.steps(), options);
-  EXPECT_DOUBLE_EQ(free[0].predictedHost, 48);
-  EXPECT_DOUBLE_EQ(free[0].predicted, 58.5);
+  EXPECT_DOUBLE_EQ(free[0].predictedHost, 98);
+  EXPECT_DOUBLE_EQ(free[0].predictedDevice, 58.5);
+  EXPECT_DOUBLE_EQ(free[0].predicted, 98);
 }
 
 // A cudaFree that initializes the allocator while the device is idle (the

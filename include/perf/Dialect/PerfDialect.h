@@ -53,6 +53,8 @@ inline constexpr ::llvm::StringLiteral kCopyInCallAttr =
     PerfDialect::CopyInCallAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kLaunchQueueDepthAttr =
     PerfDialect::LaunchQueueDepthAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kHostTailAttr =
+    PerfDialect::HostTailUsAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kLayerAttr =
     PerfDialect::LayerAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kExpertAttr =

@@ -78,6 +78,10 @@ def Perf_Dialect : Dialect {
     // measured with (--perf-host-overhead; the critical path blocks a
     // launch while that many kernels are pending)
     "::mlir::IntegerAttr":$launch_queue_depth,
+    // graph: the host time after the last op of an iteration imported from
+    // a trace (--perf-host-overhead, the table's iteration tail; the
+    // critical path adds it to each host thread's end)
+    "::mlir::FloatAttr":$host_tail_us,
     // framework op: its transformer block
     "::mlir::IntegerAttr":$layer,
     // framework op: its mixture-of-experts expert

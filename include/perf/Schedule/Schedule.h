@@ -141,6 +141,9 @@ struct ScheduleOptions {
   /// while this many of the device's kernels are launched and not finished,
   /// until the first of them ends (0: no limit).
   unsigned launchQueueDepth = 0;
+  /// Host time after a step's last op (an iteration's tail in a trace):
+  /// every host thread pays it at the end of every step.
+  double hostTailUs = 0;
 };
 
 class Schedule {

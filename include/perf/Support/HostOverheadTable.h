@@ -59,6 +59,10 @@ struct HostOverheadTable {
   /// from the iteration's start to its first op (the data loader, the
   /// training loop's Python). No annotation is named so.
   static constexpr llvm::StringLiteral kIterationRegion = "#iteration";
+  /// The host time from an iteration's last op to its end (the training
+  /// loop's Python after the optimizer step, the profiler's step call), one
+  /// sample per iteration ("iteration_tail" in the JSON).
+  std::optional<OverheadStats> iterationTail;
   /// The driver's launch queue where the trace showed it full: a launch
   /// blocks while this many device events are launched and not finished
   /// (0: never). Measured with the overheads, whose T4 leaves out the
@@ -75,6 +79,10 @@ struct HostOverheadTable {
   /// T1 of op `op` where it enters region `region`: the region's entry,
   /// else the op's T1 (get).
   double entryT1(llvm::StringRef region, llvm::StringRef op) const;
+  /// The mean iteration tail, 0 where the table has none.
+  double iterationTailUs() const {
+    return iterationTail ? iterationTail->mean : 0;
+  }
   /// T4 of a runtime call: its function's entry, the default T4, built-in.
   double runtimeCall(llvm::StringRef function) const;
   /// A synchronizing call's own cost beyond its wait ("cudaFree",
