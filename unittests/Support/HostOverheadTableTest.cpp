@@ -114,17 +114,21 @@ TEST(HostOverheadTable, AnOpEnteringARegionTakesTheRegionsT1) {
             nullptr);
 }
 
+/// `text` is refused with an error that names `key`.
+static void expectRefusedNaming(const char *text, llvm::StringRef key) {
+  auto json = llvm::json::parse(text);
+  ASSERT_TRUE(bool(json)) << text;
+  auto t = HostOverheadTable::parse(*json);
+  ASSERT_FALSE(bool(t)) << text;
+  std::string message = llvm::toString(t.takeError());
+  EXPECT_NE(message.find(key.str()), std::string::npos) << message;
+}
+
 TEST(HostOverheadTable, ARegionWithoutAT1IsAnErrorNamingIt) {
   for (const char *text :
        {R"({"regions": {"fetch": 4}})", R"({"regions": {"fetch": {"t2": 4}}})",
-        R"({"regions": {"fetch": {"t1": -4}}})", R"({"regions": []})"}) {
-    auto json = llvm::json::parse(text);
-    ASSERT_TRUE(bool(json)) << text;
-    auto t = HostOverheadTable::parse(*json);
-    ASSERT_FALSE(bool(t)) << text;
-    std::string message = llvm::toString(t.takeError());
-    EXPECT_NE(message.find("regions"), std::string::npos) << message;
-  }
+        R"({"regions": {"fetch": {"t1": -4}}})", R"({"regions": []})"})
+    expectRefusedNaming(text, "regions");
 }
 
 TEST(HostOverheadTable, TheIterationTailRoundTrips) {
@@ -144,12 +148,6 @@ TEST(HostOverheadTable, TheIterationTailRoundTrips) {
             nullptr);
   EXPECT_DOUBLE_EQ(HostOverheadTable().iterationTailUs(), 0);
   for (const char *text :
-       {R"({"iteration_tail": -1})", R"({"iteration_tail": "long"})"}) {
-    auto bad = llvm::json::parse(text);
-    ASSERT_TRUE(bool(bad)) << text;
-    auto t = HostOverheadTable::parse(*bad);
-    ASSERT_FALSE(bool(t)) << text;
-    std::string message = llvm::toString(t.takeError());
-    EXPECT_NE(message.find("iteration_tail"), std::string::npos) << message;
-  }
+       {R"({"iteration_tail": -1})", R"({"iteration_tail": "long"})"})
+    expectRefusedNaming(text, "iteration_tail");
 }
