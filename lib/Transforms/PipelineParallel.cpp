@@ -68,12 +68,18 @@ SmallVector<int64_t> cutStages(ArrayRef<Operation *> ops, int64_t n,
     total += weight(op);
   double before = 0;
   int64_t prev = 0;
-  for (size_t i = 0; i < ops.size(); ++i) {
+  const int64_t m = static_cast<int64_t>(ops.size());
+  for (int64_t i = 0; i < m; ++i) {
     double w = total > 0 ? weight(ops[i]) : 1.0;
-    double all = total > 0 ? total : double(ops.size());
+    double all = total > 0 ? total : double(m);
     double mid = before + w / 2;
     int64_t s = std::min<int64_t>(n - 1, int64_t(mid * n / all));
     s = std::max(s, prev);
+    // With at least one op per stage, no stage is left empty: an op heavier
+    // than a stage's share moves the cut on by one stage, not past several,
+    // and the last ops fill the stages still empty.
+    if (m >= n)
+      s = std::max(std::min(s, i == 0 ? int64_t(0) : prev + 1), n - (m - i));
     stage[i] = prev = s;
     before += w;
   }
