@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the commands of README.md and docs/*.md as a reader would.
 
-    run-doc-commands.py [--build build] [--list] [--filter TEXT] [FILE.md ...]
+    run-doc-commands.py [--build build] [--scratch DIR] [--list] [--filter TEXT] [FILE.md ...]
 
 A fenced block is run when it is a shell block (```sh, ```bash, ```console,
 or an unmarked block whose lines are commands: build/bin/..., python3 ...,
@@ -160,10 +160,9 @@ def commands(lang, body):
     return out
 
 
-def scratch(build):
+def scratch(build, base):
     """A scratch repository root: a copy of the sources (a few MB) with the
     build linked, ../shared beside it."""
-    base = os.path.join(build, "docs-test")
     shutil.rmtree(base, ignore_errors=True)
     work = os.path.join(base, "root")
     os.makedirs(work)
@@ -203,6 +202,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("files", nargs="*")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--scratch", help="where the scratch copy goes (default: BUILD/docs-test)")
     ap.add_argument("--list", action="store_true", help="print the commands, run nothing")
     ap.add_argument("--filter", help="run only commands containing this text")
     ap.add_argument("--skip-without-data", action="store_true")
@@ -212,7 +212,9 @@ def main():
         return 77
     files = args.files or ([os.path.join(ROOT, "README.md")] +
                            sorted(glob.glob(os.path.join(ROOT, "docs", "*.md"))))
-    work = None if args.list else scratch(os.path.abspath(args.build))
+    build = os.path.abspath(args.build)
+    work = None if args.list else scratch(
+        build, os.path.abspath(args.scratch or os.path.join(build, "docs-test")))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.join(os.path.abspath(args.build), "python")
     env.pop("PERF_MODEL_DIR", None)

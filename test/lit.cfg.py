@@ -22,6 +22,7 @@ if os.path.isdir(shared_data):
     config.available_features.add("shared-data")
 config.substitutions.append(("%shared_data", shared_data))
 config.substitutions.append(("%perf_src", config.perf_src_root))
+config.substitutions.append(("%perf_build", config.perf_obj_root))
 
 # JSON outputs are checked against docs/schemas where python3-jsonschema
 # is (`REQUIRES: jsonschema`).
