@@ -56,6 +56,12 @@ static unsigned eventsIn(const HostOp &op, double from, double to) {
   return count;
 }
 
+StringRef regionEnteredBy(const KinetoTrace &trace, const HostOp &op,
+                          bool opensIteration) {
+  return opensIteration ? StringRef(HostOverheadTable::kIterationRegion)
+                        : trace.enteredRegion(op);
+}
+
 OpOverheadSample measureOpOverheads(const KinetoTrace &trace, size_t opIndex,
                                     std::optional<double> previousEnd,
                                     const ProfilerOverheads &profiler) {
@@ -154,15 +160,16 @@ HostOverheadTable extractOverheads(const KinetoTrace &trace,
       const HostOp &op = trace.ops()[index];
       OpOverheadSample sample =
           measureOpOverheads(trace, index, previousEnd, profiler);
-      bool entersIteration = !windows.empty() && index == groups[w].front();
+      bool opensIteration = !windows.empty() && index == groups[w].front();
       previousEnd = previousEnd ? std::max(*previousEnd, op.end()) : op.end();
       auto &slots = perOp[op.name];
-      StringRef region = trace.enteredRegion(op);
-      if (sample.t1 && entersIteration) {
-        perRegion[HostOverheadTable::kIterationRegion].push_back(*sample.t1);
-      } else if (sample.t1 && !region.empty()) {
+      StringRef region = regionEnteredBy(trace, op, opensIteration);
+      if (sample.t1 && !region.empty()) {
         perRegion[region].push_back(*sample.t1);
-        pooled[0].push_back(*sample.t1);
+        // The wait before an iteration is not an op's T1: the default
+        // stays without it.
+        if (!opensIteration)
+          pooled[0].push_back(*sample.t1);
       } else if (sample.t1) {
         slots[0].push_back(*sample.t1);
         pooled[0].push_back(*sample.t1);

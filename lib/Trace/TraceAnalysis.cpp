@@ -194,7 +194,7 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
       const HostOp &op = trace.ops()[index];
       if (op.start < span.start || op.start >= span.end())
         continue;
-      bool entersIteration = result.ops == 0;
+      bool opensIteration = result.ops == 0;
       ++result.ops;
       measuredHostEnd = std::max(measuredHostEnd, op.end() - span.start);
       OpOverheadSample measured =
@@ -208,9 +208,7 @@ std::vector<ReplayResult> replayIterations(const KinetoTrace &trace,
         if (options.sites)
           if (std::optional<double> median = options.sites->lookup(site, type))
             return *median;
-        StringRef region = entersIteration
-                               ? StringRef(HostOverheadTable::kIterationRegion)
-                               : trace.enteredRegion(op);
+        StringRef region = regionEnteredBy(trace, op, opensIteration);
         if (type == 1 && !region.empty())
           return table->entryT1(region, op.name);
         return table->get(op.name, static_cast<Overhead>(type - 1));

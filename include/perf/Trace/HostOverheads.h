@@ -66,6 +66,13 @@ struct OpOverheadSample {
   std::vector<size_t> launchPoints;
 };
 
+/// The region whose entry T1 top-level op `op` takes: the iteration
+/// (HostOverheadTable::kIterationRegion) when it is its iteration's first
+/// op, else the annotated region it enters (KinetoTrace::enteredRegion),
+/// else none. The extraction, the replay and the importer ask it alike.
+llvm::StringRef regionEnteredBy(const KinetoTrace &trace, const HostOp &op,
+                                bool opensIteration);
+
 /// Measures op `opIndex` (a top-level op); `previousEnd` is the end of the
 /// previous top-level op in the same window, if any.
 OpOverheadSample measureOpOverheads(const KinetoTrace &trace, size_t opIndex,

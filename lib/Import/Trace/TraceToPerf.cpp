@@ -495,12 +495,12 @@ static OwningOpRef<ModuleOp> importKineto(MLIRContext *ctx, StringRef path,
     ++ops;
     while (window < windows.size() && windows[window].end() <= host.start)
       ++window;
-    StringRef region = trace.enteredRegion(host);
-    if (window < windows.size() && host.start >= windows[window].start &&
-        enteredWindow != window) {
-      region = HostOverheadTable::kIterationRegion;
+    bool opensIteration = window < windows.size() &&
+                          host.start >= windows[window].start &&
+                          enteredWindow != window;
+    if (opensIteration)
       enteredWindow = window;
-    }
+    StringRef region = regionEnteredBy(trace, host, opensIteration);
     training |= isTrainingOpName(host.name);
     TracedOp traced;
     traced.name = host.name;
