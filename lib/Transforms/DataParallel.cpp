@@ -182,7 +182,7 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
                                      stageSpacing, kMaxDevices)
                      : limitExceeded(kTensorParallelAttr, tpSize, kMaxDevices));
     const int64_t defaultStep =
-        stages > 1 && stageSpacing > tpSize ? tpSize : stages * tpSize;
+        defaultReplicaStep(stages, stageSpacing, tpSize);
     int64_t step = stride > 0 ? int64_t(stride) : defaultStep;
     // The experts' all_to_alls already span the replicas the default places
     // (--perf-expert-parallel, and --perf-pipeline-parallel after it).

@@ -273,14 +273,13 @@ struct PipelineParallelPass
     };
     // After expert parallelism over P devices (no TP: it refuses experts),
     // a stage's experts are spread over P of its data-parallel replicas,
-    // which --perf-data-parallel places `replicaStep` apart (a whole
-    // pipeline with the stages side by side, else next to each other, in
-    // the gap a wider stride leaves): the all_to_alls of the stage at
-    // device d span d, d + replicaStep, ... (P of them).
+    // which --perf-data-parallel places `replicaStep` apart: the
+    // all_to_alls of the stage at device d span d, d + replicaStep, ... (P
+    // of them).
     int64_t expertDevices = 1;
     if (auto ep = graph->getAttrOfType<IntegerAttr>(kExpertParallelAttr))
       expertDevices = std::max<int64_t>(1, ep.getInt());
-    const int64_t replicaStep = spacing > tp ? tp : n * tp;
+    const int64_t replicaStep = defaultReplicaStep(n, spacing, tp);
     if (expertDevices > 1 && spacing > tp && expertDevices * tp > spacing)
       return graph.emitError("--perf-pipeline-parallel: stride=")
              << spacing << " leaves room for " << spacing / tp

@@ -81,6 +81,18 @@ mlir::LogicalResult refuseLaterLayouts(GraphOp graph, llvm::StringRef pass,
                                        llvm::StringRef own,
                                        llvm::ArrayRef<llvm::StringRef> later);
 
+/// How far apart --perf-data-parallel puts the replicas of a stage by
+/// default, after `stages` pipeline stages `stageSpacing` devices apart (0
+/// without pipeline parallelism) of tensor-parallel groups of `tpSize`: a
+/// whole pipeline apart with the stages side by side, a TP group apart in
+/// the gap a wider spacing leaves (Megatron-LM's rank order tp-dp-pp).
+/// --perf-pipeline-parallel places the experts' all_to_alls on the same
+/// replicas.
+inline int64_t defaultReplicaStep(int64_t stages, int64_t stageSpacing,
+                                  int64_t tpSize) {
+  return stages > 1 && stageSpacing > tpSize ? tpSize : stages * tpSize;
+}
+
 /// The transformer block an op belongs to (`perf.layer`), if marked.
 std::optional<int64_t> layerOf(mlir::Operation *op);
 
