@@ -88,7 +88,7 @@ def blocks(path):
         i = j + 1
 
 
-def shown_output(lang, body):
+def shown_output(body):
     """What a prompted block shows its commands printing: the lines that are
     not commands or their continuations."""
     if not any(l.startswith("$ ") for l in body):
@@ -216,9 +216,9 @@ def main():
     work = None if args.list else scratch(
         build, os.path.abspath(args.scratch or os.path.join(build, "docs-test")))
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(os.path.abspath(args.build), "python")
+    env["PYTHONPATH"] = os.path.join(build, "python")
     env.pop("PERF_MODEL_DIR", None)
-    env["PATH"] = os.path.join(os.path.abspath(args.build), "bin") + os.pathsep + env["PATH"]
+    env["PATH"] = os.path.join(build, "bin") + os.pathsep + env["PATH"]
     failures = ran = skipped = 0
     for path in files:
         name = os.path.relpath(path, ROOT)
@@ -271,7 +271,7 @@ def main():
             ok = rc == 0 if not expect_failure else rc in (1, 2) and "error" in output
             missing = None
             if ok and not python:
-                missing = missing_line(shown_output(lang, body), output)
+                missing = missing_line(shown_output(body), output)
             print("%s %s  %s  (%.1f s)" % ("ok  " if ok and missing is None else "FAIL", where,
                                            shown, seconds))
             if not ok:
