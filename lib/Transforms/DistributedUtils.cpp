@@ -112,14 +112,9 @@ double perf::parameterElementBytes(FrameworkOp op) {
   return dtypeBytes(parameterDType(op));
 }
 
-LogicalResult perf::refuseExpertParallel(GraphOp graph, StringRef pass) {
-  if (!graph->hasAttr(kExpertParallelAttr))
-    return success();
-  return graph.emitError()
-         << pass << ": graph @" << graph.getSymName()
-         << " spreads its experts over devices (perf.expert_parallel); "
-            "expert parallelism composes with pipeline and data "
-            "parallelism, not tensor parallelism";
+bool perf::isExpertExchange(Operation *collective) {
+  Operation *parent = collective->getParentOp();
+  return parent && parent->hasAttr(kExpertExchangeAttr);
 }
 
 LogicalResult perf::refuseLaterLayouts(GraphOp graph, StringRef pass,

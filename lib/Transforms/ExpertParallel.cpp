@@ -259,6 +259,9 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
         });
     if (layer >= 0)
       comm->setAttr(kLayerAttr, b.getI64IntegerAttr(layer));
+    // Tensor and pipeline parallelism after this pass move these groups to
+    // the devices that hold the other experts.
+    comm->setAttr(kExpertExchangeAttr, b.getUnitAttr());
     return comm;
   }
 

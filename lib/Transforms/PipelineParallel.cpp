@@ -271,8 +271,9 @@ struct PipelineParallelPass
     auto deviceOf = [&](int64_t chunk) {
       return stageOfChunk(chunk) * spacing;
     };
-    // After expert parallelism over P devices (no TP: it refuses experts),
-    // a stage's experts are spread over P of its data-parallel replicas,
+    // After expert parallelism over P devices (and TP over its experts as
+    // over the rest), a stage's experts are spread over P of its
+    // data-parallel replicas,
     // which --perf-data-parallel places `replicaStep` apart: the
     // all_to_alls of the stage at device d span d, d + replicaStep, ... (P
     // of them).
@@ -302,11 +303,13 @@ struct PipelineParallelPass
           inner->setAttr("device", b.getI64IntegerAttr(device));
         auto collective = dyn_cast<CollectiveOpInterface>(inner);
         // A TP group moves to the stage's; an expert group's member r
-        // (device 0's replica r) to the stage's replica r.
-        if (collective && (expertDevices > 1 || (tp > 1 && device > 0))) {
+        // (device 0's replica r, device r x tp after TP) to the stage's
+        // replica r.
+        const bool exchange = collective && isExpertExchange(inner);
+        if (collective && (exchange || (tp > 1 && device > 0))) {
           SmallVector<int64_t> group(collective.getGroupIds());
           for (int64_t &d : group)
-            d = expertDevices > 1 ? device + d * replicaStep : d + device;
+            d = exchange ? device + d / tp * replicaStep : d + device;
           inner->setAttr("group", b.getDenseI64ArrayAttr(group));
         }
       });

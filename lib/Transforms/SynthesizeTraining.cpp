@@ -465,7 +465,7 @@ struct SynthesizeTrainingPass
           b.getStringAttr(op.getOpName().str() + ".backward"),
           incoming.getArrayRef(), op.getDeviceAttr());
       for (StringRef kept : {StringRef("onnx.name"), StringRef(kLayerAttr),
-                             StringRef(kExpertAttr)})
+                             StringRef(kExpertAttr), StringRef(kRouterAttr)})
         if (Attribute a = op->getAttr(kept))
           bwd->setAttr(kept, a);
 

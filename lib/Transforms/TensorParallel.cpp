@@ -89,6 +89,52 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       g.setKAttr(b.getI64IntegerAttr(divideUp(k, devices)));
   }
 
+  /// Under sequence parallelism a router's backward GEMM works on the
+  /// rank's 1/N of the tokens: the m of its input gradient (tokens x
+  /// hidden), the k of its weight gradient (a sum over tokens).
+  void splitTokens(GemmOp g, OpBuilder &b) {
+    switch (g.getPass()) {
+    case TrainingPass::Dgrad:
+      g.setMAttr(b.getI64IntegerAttr(divideUp(g.getM(), devices)));
+      break;
+    case TrainingPass::Wgrad:
+      g.setKAttr(b.getI64IntegerAttr(divideUp(g.getK(), devices)));
+      break;
+    default:
+      splitBackwardGemm(g, b);
+    }
+  }
+
+  /// After expert parallelism over P devices, its all_to_alls span device
+  /// 0 and the P - 1 others that hold the layer's other experts. Megatron-LM
+  /// forms expert groups out of the data-parallel ranks with the tensor
+  /// ranks innermost, so with experts split over the TP ranks as the dense
+  /// MLPs are (expert tensor parallelism equal to TP) device 0's peers are
+  /// a TP group apart: 0, N, 2N, ... Each TP rank exchanges the tokens it
+  /// holds: all of them, or under sequence parallelism its 1/N of the
+  /// sequence (gathered over the TP group before the experts' first GEMM,
+  /// reduce-scattered after their last).
+  void placeExpertExchanges(GraphOp graph, OpBuilder &b) {
+    graph.walk([&](AllToAllOp exchange) {
+      if (!isExpertExchange(exchange))
+        return;
+      SmallVector<int64_t> group(exchange.getGroup());
+      for (int64_t &d : group)
+        d *= devices;
+      exchange.setGroupAttr(b.getDenseI64ArrayAttr(group));
+      if (!sequenceParallel)
+        return;
+      exchange.setBytesAttr(
+          b.getI64IntegerAttr(divideUp(exchange.getBytes(), devices)));
+      if (std::optional<ArrayRef<int64_t>> split = exchange.getSplitBytes()) {
+        SmallVector<int64_t> shares(*split);
+        for (int64_t &bytes : shares)
+          bytes = divideUp(bytes, devices);
+        exchange.setSplitBytesAttr(b.getDenseI64ArrayAttr(shares));
+      }
+    });
+  }
+
   /// The collective that follows a row-parallel GEMM or precedes a
   /// column-parallel one: an all_reduce, or under sequence parallelism a
   /// reduce_scatter (after) or an all_gather (before).
@@ -155,8 +201,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
   }
 
   LogicalResult runOnGraph(GraphOp graph) {
-    if (failed(refuseExpertParallel(graph, "--perf-tensor-parallel")) ||
-        failed(refuseLaterLayouts(
+    if (failed(refuseLaterLayouts(
             graph, "--perf-tensor-parallel", kTensorParallelAttr,
             {kPipelineParallelAttr, kDataParallelAttr, kZeroAttr})))
       return failure();
@@ -169,10 +214,12 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
         sequenceParallel ? Exchange::ReduceScatter : Exchange::AllReduce;
 
     // Each rank holds 1/N of the weights, so it produces 1/N of the
-    // gradients (what data parallelism on top reduces). Gradients derived
-    // from wgrad GEMM shapes shrink with the GEMM split below.
+    // gradients (what data parallelism on top reduces), a router's whole.
+    // Gradients derived from wgrad GEMM shapes shrink with the GEMM split
+    // below.
     for (FrameworkOp op : ops)
-      if (auto g = op->getAttrOfType<IntegerAttr>(kGradBytesAttr))
+      if (auto g = op->getAttrOfType<IntegerAttr>(kGradBytesAttr);
+          g && !op->hasAttr(kRouterAttr))
         op->setAttr(kGradBytesAttr,
                     b.getI64IntegerAttr(divideUp(g.getInt(), devices)));
 
@@ -232,6 +279,23 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
                    return sequenceSplit.contains(v);
                  }))
           splitSequence(op, sequenceSplit, b);
+        continue;
+      }
+      // A mixture-of-experts router runs whole on every rank (Megatron-LM
+      // keeps its weights whole: it is a few hidden x experts GEMMs), so
+      // its results are replicated; under sequence parallelism it routes
+      // the rank's 1/N of the sequence.
+      if (op->hasAttr(kRouterAttr)) {
+        if (sequenceParallel) {
+          for (Operation &k : *body) {
+            if (auto gemm = dyn_cast<GemmOp>(k))
+              gemm.setMAttr(
+                  b.getI64IntegerAttr(divideUp(gemm.getM(), devices)));
+            else
+              splitLocal(&k, b);
+          }
+          splitSequence(op, sequenceSplit, b);
+        }
         continue;
       }
       // Sequence parallelism: outside the tensor-parallel regions, an op
@@ -326,8 +390,16 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       Block *body = op.getBodyBlockOrNull();
       if (!body || isForwardOp(op) || isOptimizerOp(op))
         continue;
+      // A router's backward is whole too, or along the rank's sequence.
+      const bool router = op->hasAttr(kRouterAttr);
+      if (router && !sequenceParallel)
+        continue;
       int64_t reduceBytes = 0, gatherBytes = 0;
       for (Operation &k : *body) {
+        if (auto gemm = dyn_cast<GemmOp>(k); gemm && router) {
+          splitTokens(gemm, b);
+          continue;
+        }
         if (auto attn = dyn_cast<AttentionOp>(k)) {
           splitLocal(attn, b);
           continue;
@@ -400,6 +472,8 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       addExchangeAfter(op, afterRow, bytes, b);
       ++numBackward;
     }
+    if (graph->hasAttr(kExpertParallelAttr))
+      placeExpertExchanges(graph, b);
     if (sequenceParallel)
       graph->setAttr(kSequenceParallelAttr, b.getUnitAttr());
     graph->setAttr(kTensorParallelAttr, b.getI64IntegerAttr(devices));

@@ -59,6 +59,8 @@ inline constexpr ::llvm::StringLiteral kLayerAttr =
     PerfDialect::LayerAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kExpertAttr =
     PerfDialect::ExpertAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kRouterAttr =
+    PerfDialect::RouterAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kParamsAttr =
     PerfDialect::ParamsAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kParametersAttr =
@@ -107,6 +109,8 @@ inline constexpr ::llvm::StringLiteral kZeroAttr =
     PerfDialect::ZeroAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kExpertParallelAttr =
     PerfDialect::ExpertParallelAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kExpertExchangeAttr =
+    PerfDialect::ExpertExchangeAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kRecomputeAttr =
     PerfDialect::RecomputeAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kRecomputedAttr =

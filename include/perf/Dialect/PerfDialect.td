@@ -86,6 +86,9 @@ def Perf_Dialect : Dialect {
     "::mlir::IntegerAttr":$layer,
     // framework op: its mixture-of-experts expert
     "::mlir::IntegerAttr":$expert,
+    // framework op: part of a mixture-of-experts router, whose weights every
+    // tensor-parallel rank holds whole (Megatron-LM's router is not split)
+    "::mlir::UnitAttr":$router,
     // framework op: the parameters it owns
     "::mlir::IntegerAttr":$params,
     // graph: parameters of the step (or a device's)
@@ -135,6 +138,9 @@ def Perf_Dialect : Dialect {
     "::mlir::IntegerAttr":$zero,
     // graph: the expert-parallel degree
     "::mlir::IntegerAttr":$expert_parallel,
+    // framework op: an all_to_all of expert parallelism (a layer's dispatch
+    // of tokens to their experts' devices, or the combine back)
+    "::mlir::UnitAttr":$expert_exchange,
     // graph: the activation recomputation granularity
     "::mlir::StringAttr":$recompute,
     // op: a recomputed forward op

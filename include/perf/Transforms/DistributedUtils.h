@@ -66,10 +66,11 @@ DType parameterDType(FrameworkOp op);
 /// Bytes per element of an op's weights (of parameterDType).
 double parameterElementBytes(FrameworkOp op);
 
-/// Fails with an error naming `pass` when `graph` spreads its experts over
-/// devices: `pass` (tensor parallelism) does not compose with expert
-/// parallelism.
-mlir::LogicalResult refuseExpertParallel(GraphOp graph, llvm::StringRef pass);
+/// Whether `collective` is one of expert parallelism's all_to_alls (its op
+/// carries perf.expert_exchange): its group spans the devices that hold a
+/// layer's other experts, which the later layout passes place differently
+/// from their own groups.
+bool isExpertExchange(mlir::Operation *collective);
 
 /// The layout passes compose in one order, as Megatron-LM builds its
 /// groups: expert or tensor parallelism, then pipeline parallelism, then

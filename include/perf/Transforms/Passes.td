@@ -305,10 +305,14 @@ def ExpertParallel : PerfPass<"perf-expert-parallel", "::perf::GraphOp"> {
       experts' shares differ (`--expert-routing=single`), the all_to_all
       carries them as `split_bytes`.
 
-    Runs before the tensor, pipeline and data-parallel passes. After it,
-    `--perf-data-parallel=devices=D` (D a multiple of N) reduces the
-    experts' gradients over the D/N replicas that hold the same experts, in
-    buckets of their own (none when D = N). The graph records N as
+    Runs before the tensor, pipeline and data-parallel passes, and marks its
+    all_to_alls `perf.expert_exchange`. After it,
+    `--perf-tensor-parallel=devices=T` splits the experts over the TP ranks
+    as it splits the dense MLPs (Megatron-LM's expert tensor parallelism
+    equal to TP) and moves device 0's expert peers a TP group apart (0, T,
+    2T, ...); `--perf-data-parallel=devices=D` (D a multiple of N) reduces
+    the experts' gradients over the D/N replicas that hold the same experts,
+    in buckets of their own (none when D = N). The graph records N as
     `perf.expert_parallel`.
   }];
   let options = [
@@ -342,6 +346,15 @@ def TensorParallel : PerfPass<"perf-tensor-parallel", "::perf::GraphOp"> {
     all-gathered before its backward op, and each column-parallel layer's
     input is all-gathered again for its weight gradient. It follows the
     data flow, so the graph must have data-flow edges.
+
+    A mixture-of-experts router (ops marked `perf.router`) runs whole on
+    every rank, as Megatron-LM keeps its weights whole, so the experts after
+    it read a replicated tensor and each expert's MLP is a column- and a
+    row-parallel GEMM like a dense one. After `--perf-expert-parallel` its
+    all_to_alls (`perf.expert_exchange`) move to device 0's expert peers a
+    TP group apart (Megatron forms expert groups from the data-parallel
+    ranks, TP innermost); under sequence parallelism each rank exchanges its
+    1/N of the tokens.
   }];
   let options = [
     Option<"devices", "devices", "int64_t", "2", "Tensor-parallel ranks">,

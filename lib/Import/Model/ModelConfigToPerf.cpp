@@ -116,6 +116,9 @@ private:
   /// The expert of a mixture-of-experts layer being emitted, -1 outside:
   /// expert parallelism places each expert's ops on a device.
   int64_t expert = -1;
+  /// Whether a mixture-of-experts router is being emitted: tensor
+  /// parallelism keeps its weights whole on every rank.
+  bool router = false;
 
   bool training() const { return s.phase == StepPhase::Training; }
 
@@ -177,6 +180,8 @@ private:
       fw->setAttr(kLayerAttr, b.getI64IntegerAttr(layer));
     if (expert >= 0)
       fw->setAttr(kExpertAttr, b.getI64IntegerAttr(expert));
+    if (router)
+      fw->setAttr(kRouterAttr, b.getUnitAttr());
     if (!work.empty()) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(&fw.getOrCreateBodyBlock());
@@ -816,6 +821,7 @@ private:
     Shape bse{B, S, c.experts};
     Tensor probs, mask;
     within("router", [&] {
+      router = true;
       Tensor h = x;
       if (s.dtype != DType::F32)
         h = op("to", "_to_copy", {x}, x.shape, 0, DType::F32);
@@ -835,6 +841,7 @@ private:
       Tensor inCapacity = op("le", "le", {priority}, bse, 0, DType::Bool);
       mask = op("mul", "mul", {oneHot, inCapacity}, bse, 0, DType::I64);
       probs = op("max", "max", {probs}, {B, S}, 0, probs.dtype);
+      router = false;
       return probs;
     });
     op("argmax", "argmax", {mask}, {B, S}, 0, DType::I64);
