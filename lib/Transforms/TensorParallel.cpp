@@ -331,6 +331,11 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
             gemm.setMAttr(b.getI64IntegerAttr(divideUp(gemm.getM(), devices)));
           continue;
         }
+        // A product of replicated tensors without weights (LLaMA's rotary
+        // angles, inverse frequencies x positions) has nothing to split:
+        // every rank computes it whole.
+        if (!inside && declaredParameters(op) == 0)
+          continue;
         if (!inside) {
           if (failed(checkSplit(gemm, "output columns", gemm.getN())))
             return failure();

@@ -328,7 +328,9 @@ def TensorParallel : PerfPass<"perf-tensor-parallel", "::perf::GraphOp"> {
     one that reads a split tensor (the data flow from a column-parallel GEMM
     through the ops between) is row-parallel (k / N); without data-flow
     edges between ops, forward GEMMs alternate column and row in launch
-    order. Kernels between a column- and its row-parallel GEMM (attention,
+    order; a GEMM without weights (`perf.params = 0`) that reads replicated
+    tensors (rotary angles) stays whole. Kernels between a column- and its
+    row-parallel GEMM (attention,
     activations) are split N ways; each row-parallel GEMM is followed by an
     all_reduce of its output. In the backward pass every GEMM, attention and
     element-wise kernel the size of a split forward one is split N ways, and

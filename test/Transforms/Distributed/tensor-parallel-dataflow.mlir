@@ -69,3 +69,29 @@ perf.graph @noflow attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "tr
     perf.gemm {m = 64, n = 64, k = 256}
   }
 }
+
+// A GEMM without weights outside the tensor-parallel regions (LLaMA's
+// rotary angles: inverse frequencies x positions) has nothing to split:
+// every rank computes it whole and its result stays replicated, so "cos"
+// keeps its 512 elements and "fc" after it is column-parallel (n 64 -> 32),
+// not row-parallel.
+// CHECK-LABEL: perf.graph @weightless
+// CHECK-SAME: perf.tp_all_reduces = array<i64: 0, 0>
+// CHECK: perf.op "angles"
+// CHECK-NOT: perf.tp_split
+// CHECK-NEXT: perf.gemm {batch = 2 : i64, k = 1 : i64, m = 8 : i64, n = 16 : i64}
+// CHECK: perf.op "cos"
+// CHECK-NEXT: perf.elementwise {elements = 512 : i64}
+// CHECK: perf.op "fc"
+// CHECK-NEXT: perf.gemm {k = 16 : i64, m = 32 : i64, n = 32 : i64}
+perf.graph @weightless attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "training"} {
+  %f = perf.op "angles" {perf.params = 0 : i64} : () -> tensor<2x8x16xf32> {
+    perf.gemm {batch = 2, m = 8, n = 16, k = 1}
+  }
+  %c = perf.op "cos"(%f) : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+    perf.elementwise {elements = 512}
+  }
+  perf.op "fc"(%c) {perf.params = 1024 : i64} : (tensor<2x8x16xf32>) -> tensor<32x64xf32> {
+    perf.gemm {m = 32, n = 64, k = 16}
+  }
+}
