@@ -51,11 +51,14 @@ struct TransformerConfig {
   /// The MLP multiplies an activated projection by a second one
   /// (T5 v1.1's gated-gelu).
   bool gatedMlp = false;
-  /// Mixture of experts (Switch Transformers): experts of a sparse MLP, the
-  /// tokens each takes per sequence, and every how many layers of the
-  /// encoder and decoder the MLP is sparse (0: never).
+  /// Mixture of experts: experts of a sparse MLP (Switch Transformers,
+  /// Mixtral), the tokens each takes per sequence (Switch), and every how
+  /// many layers of the encoder and decoder the MLP is sparse (Switch; 0:
+  /// never; every Mixtral layer is sparse).
   int64_t experts = 0, expertCapacity = 0;
   int64_t encoderSparseStep = 0, decoderSparseStep = 0;
+  /// Experts each token is routed to (Mixtral's top-k; Switch's is 1).
+  int64_t expertsPerToken = 1;
 
   int64_t headDim() const { return headDimension; }
 };

@@ -66,13 +66,14 @@ llvm::Expected<TransformerConfig> perf::parseModelConfig(StringRef text,
           .Case("gpt2", ModelFamily::Gpt2)
           .Case("opt", ModelFamily::Opt)
           .Case("bert", ModelFamily::Bert)
-          .Cases({"llama", "mistral", "qwen2"}, ModelFamily::Llama)
+          .Cases({"llama", "mistral", "qwen2", "mixtral"}, ModelFamily::Llama)
           .Cases({"t5", "switch_transformers"}, ModelFamily::T5)
           .Default(std::nullopt);
   if (!family)
     return configError(path, "unsupported model_type '" + *type +
                                  "' (supported: gpt2, opt, bert, llama, "
-                                 "mistral, qwen2, t5, switch_transformers)");
+                                 "mistral, qwen2, mixtral, t5, "
+                                 "switch_transformers)");
   c.family = *family;
 
   auto need = [&](std::initializer_list<StringRef> keys,
@@ -152,6 +153,18 @@ llvm::Expected<TransformerConfig> perf::parseModelConfig(StringRef text,
     if (!switchModel)
       c.experts = c.encoderSparseStep = c.decoderSparseStep = 0;
   }
+  if (*type == "mixtral") {
+    // MixtralConfig's defaults: 8 experts, two per token, in every layer.
+    if (llvm::Error e = optional({"num_local_experts"}, c.experts, 8))
+      return std::move(e);
+    if (llvm::Error e = optional({"num_experts_per_tok"}, c.expertsPerToken, 2))
+      return std::move(e);
+    if (c.expertsPerToken > c.experts)
+      return configError(
+          path, "num_experts_per_tok " + llvm::Twine(c.expertsPerToken) +
+                    " is more than the " + llvm::Twine(c.experts) +
+                    " experts (num_local_experts)");
+  }
   if (c.heads % c.kvHeads != 0)
     return configError(path, "num_key_value_heads " + llvm::Twine(c.kvHeads) +
                                  " must divide the " + llvm::Twine(c.heads) +
@@ -205,7 +218,7 @@ llvm::Error perf::checkStepOptions(const TransformerConfig &c,
   if (decode && c.family != ModelFamily::Gpt2 && c.family != ModelFamily::Opt &&
       c.family != ModelFamily::Llama)
     return error("--phase=decode needs a decoder-only model (gpt2, opt, "
-                 "llama, mistral, qwen2), not '" +
+                 "llama, mistral, qwen2, mixtral), not '" +
                  c.modelType + "'");
   if (c.maxPositions > 0 && s.seq + s.context > c.maxPositions &&
       c.family != ModelFamily::Llama)
@@ -231,7 +244,9 @@ llvm::Error perf::checkStepOptions(const TransformerConfig &c,
   // ten ops; doubles, since the factors are up to max-extent each.
   double layers = double(c.layers) + double(c.decoderLayers);
   double sparse = 0;
-  if (c.experts > 0) {
+  if (c.experts > 0 && c.family == ModelFamily::Llama)
+    sparse = double(c.layers);
+  else if (c.experts > 0) {
     if (c.encoderSparseStep > 0)
       sparse += double(c.layers / c.encoderSparseStep);
     if (c.decoderSparseStep > 0)

@@ -647,6 +647,10 @@ private:
     });
     x = op("add", "add", {x, a}, x.shape);
     h = rmsNorm("post_attention_layernorm", x);
+    if (c.experts > 0) {
+      Tensor m = within("block_sparse_moe", [&] { return mixtralMoe(h); });
+      return op("add_1", "add", {x, m}, x.shape);
+    }
     Tensor m = within("mlp", [&] {
       Tensor gate = linear("gate_proj", h, H, F, false);
       Tensor act = activation("act_fn", gate);
@@ -655,6 +659,65 @@ private:
       return linear("down_proj", prod, F, H, false);
     });
     return op("add_1", "add", {x, m}, x.shape);
+  }
+
+  /// Tokens a Mixtral router sends to expert `e`, of the step's B x S
+  /// tokens each routed to k experts: spread evenly (balanced; the first
+  /// experts take one more where k x tokens do not divide), or every token
+  /// to the same k experts, 0 .. k-1 (single).
+  int64_t mixtralTokens(int64_t e) const {
+    int64_t tokens = B * S, k = c.expertsPerToken;
+    if (s.routing == ExpertRouting::Single)
+      return e < k ? tokens : 0;
+    int64_t routed = tokens * k;
+    return routed / c.experts + (e < routed % c.experts ? 1 : 0);
+  }
+
+  /// MixtralSparseMoeBlock as eager PyTorch runs it (transformers 4.36 to
+  /// 4.45): the router (the gate linear, a softmax in FP32, top-k, the k
+  /// weights renormalised), a one-hot mask of the chosen experts, then per
+  /// expert torch.where over its mask (nonzero: a host sync), its SiLU-gated
+  /// MLP on the tokens it got (w2(act(w1 x) * w3 x)), scaled by their
+  /// routing weights and added into the output with index_add_. An expert
+  /// without tokens launches only the nonzero. The router's auxiliary loss
+  /// is left out (MixtralConfig's output_router_logits is false).
+  Tensor mixtralMoe(const Tensor &x) {
+    const int64_t T = B * S, E = c.experts, k = c.expertsPerToken;
+    Tensor flat = x.as({T, H});
+    router = true;
+    Tensor logits = linear("gate", flat, H, E, false);
+    Tensor probs = op("softmax", "_softmax", {logits}, {T, E}, 0, DType::F32);
+    Tensor top = op("topk", "topk", {probs}, {T, k}, 0, DType::F32);
+    Tensor sum = op("sum", "sum", {top}, {T, 1}, 0, DType::F32);
+    Tensor weights = op("div", "div", {top, sum}, {T, k}, 0, DType::F32);
+    if (s.dtype != DType::F32)
+      weights = op("to", "_to_copy", {weights}, {T, k});
+    Tensor chosen{top.value, {T, k}, DType::I64};
+    Tensor mask = op("one_hot", "one_hot", {chosen}, {T, k, E}, 0, DType::I64);
+    router = false;
+    Tensor out = op("zeros", "zeros", {}, x.shape);
+    for (int64_t e = 0; e < E; ++e) {
+      int64_t tokens = mixtralTokens(e);
+      expert = e;
+      out = within("experts." + std::to_string(e), [&] {
+        Tensor where = op("where", "nonzero", {mask.as({k, T})}, {tokens, 2}, 0,
+                          DType::I64);
+        hostSync();
+        if (tokens == 0)
+          return out;
+        Tensor state = op("index", "index", {flat, where}, {tokens, H});
+        Tensor gate = linear("w1", state, H, F, false);
+        Tensor act = activation("act_fn", gate);
+        Tensor up = linear("w3", state, H, F, false);
+        Tensor prod = op("mul", "mul", {act, up}, act.shape);
+        Tensor down = linear("w2", prod, F, H, false);
+        Tensor scale = op("index_1", "index", {weights, where}, {tokens, 1});
+        Tensor scaled = op("mul_1", "mul", {down, scale}, down.shape);
+        return op("index_add_", "index_add_", {out, where, scaled}, x.shape);
+      });
+      expert = -1;
+    }
+    return out;
   }
 
   //===--------------------------------------------------------------------===//

@@ -452,6 +452,18 @@ void reduceRule(RuleContext &c) {
   c.out.push_back(r);
 }
 
+/// topk selects k of each row of its input's last dimension: one pass over
+/// the rows (a reduction over that dimension), whatever k is.
+void topkRule(RuleContext &c) {
+  auto s = c.shape(0);
+  if (s.empty())
+    return;
+  KernelDesc r = c.kernel(KernelKind::Reduce, c.dtype(0));
+  r.rows = product(s.drop_back());
+  r.cols = s.back();
+  c.out.push_back(r);
+}
+
 /// nll_loss gathers one log-probability per target (and averages them):
 /// it reads as many values as there are targets, not the whole input.
 void nllLossRule(RuleContext &c) {
@@ -626,6 +638,7 @@ public:
     on({"sum", "mean", "norm", "amax", "max", "min", "argmax", "argmin",
         "count_nonzero", "any", "all", "logsumexp"},
        reduceRule);
+    on({"topk"}, topkRule);
     on({"nll_loss_forward", "nll_loss", "nll_loss2d_forward"}, nllLossRule);
     on({"index_put", "scatter", "scatter_add", "index_add", "index_copy"},
        scatterRule);
