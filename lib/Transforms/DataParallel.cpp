@@ -112,9 +112,7 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
     // After expert parallelism over P of the N replicas, an expert's
     // gradients are reduced over the N/P replicas that hold it (none when
     // P = N), apart from the rest.
-    int64_t expertDevices = 1;
-    if (auto ep = graph->getAttrOfType<IntegerAttr>(kExpertParallelAttr))
-      expertDevices = std::max<int64_t>(1, ep.getInt());
+    const int64_t expertDevices = layoutDegree(graph, kExpertParallelAttr);
     if (devices % expertDevices != 0)
       return graph.emitError()
              << "--perf-data-parallel: " << int64_t(devices)
@@ -172,8 +170,7 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
     // After pipeline parallelism with its stages side by side, a pipeline
     // (stages x TP size) apart; with the stages spaced out (Megatron-LM's
     // rank order tp-dp-pp), a TP group apart, in the gap.
-    auto tp = graph->getAttrOfType<IntegerAttr>(kTensorParallelAttr);
-    int64_t tpSize = tp ? std::max<int64_t>(1, tp.getInt()) : 1;
+    const int64_t tpSize = layoutDegree(graph, kTensorParallelAttr);
     if (!withinLimit(tpSize, kMaxDevices) ||
         !withinLimit(stageSpacing, kMaxDevices))
       return graph.emitError("--perf-data-parallel: ")

@@ -112,6 +112,11 @@ double perf::parameterElementBytes(FrameworkOp op) {
   return dtypeBytes(parameterDType(op));
 }
 
+int64_t perf::layoutDegree(GraphOp graph, StringRef attr) {
+  auto degree = graph->getAttrOfType<IntegerAttr>(attr);
+  return degree ? std::max<int64_t>(1, degree.getInt()) : 1;
+}
+
 bool perf::isExpertExchange(Operation *collective) {
   Operation *parent = collective->getParentOp();
   return parent && parent->hasAttr(kExpertExchangeAttr);

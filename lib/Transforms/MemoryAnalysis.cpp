@@ -66,12 +66,8 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     return;
   if (GpuAttr gpu = graph.getGpuTarget())
     capacity_ = gpu.getSpec().memBytes;
-  int64_t tp = 1;
-  if (auto a = graph->getAttrOfType<IntegerAttr>(kTensorParallelAttr))
-    tp = std::max<int64_t>(1, a.getInt());
-  int64_t replicas = 1;
-  if (auto a = graph->getAttrOfType<IntegerAttr>(kDataParallelAttr))
-    replicas = std::max<int64_t>(1, a.getInt());
+  const int64_t tp = layoutDegree(graph, kTensorParallelAttr);
+  const int64_t replicas = layoutDegree(graph, kDataParallelAttr);
   // ZeRO shards gradients from stage 2 and weights at stage 3 (the
   // optimizer ops already update 1/N of the elements from stage 1).
   int64_t zeroStage = 0;

@@ -256,9 +256,7 @@ struct PipelineParallelPass
     // devices, device 0's replica standing for it: stage s runs on device
     // s x spacing (the stride, else tp) and its TP collectives move to that
     // group. Chunk c belongs to stage c mod n.
-    int64_t tp = 1;
-    if (auto a = graph->getAttrOfType<IntegerAttr>(kTensorParallelAttr))
-      tp = std::max<int64_t>(1, a.getInt());
+    const int64_t tp = layoutDegree(graph, kTensorParallelAttr);
     const int64_t spacing = stride > 0 ? int64_t(stride) : tp;
     if (spacing < tp)
       return graph.emitError("--perf-pipeline-parallel: stride=")
@@ -273,13 +271,10 @@ struct PipelineParallelPass
     };
     // After expert parallelism over P devices (and TP over its experts as
     // over the rest), a stage's experts are spread over P of its
-    // data-parallel replicas,
-    // which --perf-data-parallel places `replicaStep` apart: the
-    // all_to_alls of the stage at device d span d, d + replicaStep, ... (P
-    // of them).
-    int64_t expertDevices = 1;
-    if (auto ep = graph->getAttrOfType<IntegerAttr>(kExpertParallelAttr))
-      expertDevices = std::max<int64_t>(1, ep.getInt());
+    // data-parallel replicas, which --perf-data-parallel places
+    // `replicaStep` apart: the all_to_alls of the stage at device d span d,
+    // d + replicaStep, ... (P of them).
+    const int64_t expertDevices = layoutDegree(graph, kExpertParallelAttr);
     const int64_t replicaStep = defaultReplicaStep(n, spacing, tp);
     if (expertDevices > 1 && spacing > tp && expertDevices * tp > spacing)
       return graph.emitError("--perf-pipeline-parallel: stride=")

@@ -162,9 +162,7 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
   /// and one reduce_scatter per unit.
   LogicalResult shardWeights(OpBuilder &b, GraphOp graph,
                              const llvm::DenseMap<int64_t, Peers> &groupOf) {
-    int64_t tp = 1;
-    if (auto a = graph->getAttrOfType<IntegerAttr>(kTensorParallelAttr))
-      tp = std::max<int64_t>(1, a.getInt());
+    const int64_t tp = layoutDegree(graph, kTensorParallelAttr);
     const int64_t device = groupOf.begin()->first;
     const Peers peers = groupOf.begin()->second;
     const int64_t commStream = peers.stream;

@@ -72,12 +72,17 @@ double parameterElementBytes(FrameworkOp op);
 /// from their own groups.
 bool isExpertExchange(mlir::Operation *collective);
 
+/// The degree a layout pass recorded on `graph` under `attr`
+/// (kTensorParallelAttr, kExpertParallelAttr, kDataParallelAttr): 1 where
+/// that layout was not applied.
+int64_t layoutDegree(GraphOp graph, llvm::StringRef attr);
+
 /// The layout passes compose in one order, as Megatron-LM builds its
-/// groups: expert or tensor parallelism, then pipeline parallelism, then
-/// data parallelism (then ZeRO). `pass` (e.g. "--perf-tensor-parallel") on
-/// a graph its own layout attribute `own` already marks, or one of `later`
-/// (such as kDataParallelAttr), is an error naming the order: the
-/// rewrite would price a layout nobody runs.
+/// groups: expert parallelism, then tensor parallelism, then pipeline
+/// parallelism, then data parallelism (then ZeRO). `pass` (e.g.
+/// "--perf-tensor-parallel") on a graph its own layout attribute `own` already
+/// marks, or one of `later` (such as kDataParallelAttr), is an error naming the
+/// order: the rewrite would price a layout nobody runs.
 mlir::LogicalResult refuseLaterLayouts(GraphOp graph, llvm::StringRef pass,
                                        llvm::StringRef own,
                                        llvm::ArrayRef<llvm::StringRef> later);
