@@ -102,17 +102,53 @@ std::string dnnError(const char *what, cudnnStatus_t s) {
 }
 } // namespace
 
-/// Keeps the candidate with the lowest median.
-static void keepFastest(Measurement &best, Measurement candidate,
-                        const std::string &name, double &bestMedian) {
-  if (!candidate.ok)
-    return;
-  double median = summarize(candidate.samplesUs).median;
-  if (!best.ok || median < bestMedian) {
-    bestMedian = median;
-    best = std::move(candidate);
-    best.algo = "cudnn " + name;
+namespace {
+/// One cuDNN algorithm of a pass: its name and its launch.
+struct ConvCandidate {
+  std::string name;
+  std::function<std::string()> launch;
+};
+} // namespace
+
+/// Times every candidate and keeps the fastest, its name in `algo`. While a
+/// step is being built, the candidate handed to the step is the first
+/// (cuDNN's heuristic choice), or with --run-graph-fastest-conv the fastest,
+/// timed alone with the capture set aside.
+static Measurement fastestOf(const std::vector<ConvCandidate> &candidates) {
+  CudaContext &ctx = cudaContext();
+  Measurement best;
+  if (candidates.empty())
+    return best;
+  auto capture = ctx.capture;
+  if (capture && !ctx.options.replayFastestConv) {
+    timeRepetitions(candidates.front().launch, best);
+    best.algo = "cudnn " + candidates.front().name;
+    return best;
   }
+  ctx.capture = nullptr;
+  double bestMedian = 0;
+  size_t bestIndex = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    Measurement m;
+    timeRepetitions(candidates[i].launch, m);
+    if (!m.ok)
+      continue;
+    double median = summarize(m.samplesUs).median;
+    if (!best.ok || median < bestMedian) {
+      bestMedian = median;
+      bestIndex = i;
+      best = std::move(m);
+      best.algo = "cudnn " + candidates[i].name;
+    }
+  }
+  ctx.capture = capture;
+  if (capture && best.ok) {
+    std::string algo = best.algo;
+    best = Measurement();
+    timeRepetitions(candidates[bestIndex].launch, best);
+    best.algo = algo;
+  }
+  return best;
 }
 
 Measurement bench::benchConv(const Kernel &k, bool fusedBiasRelu) {
@@ -179,10 +215,10 @@ Measurement bench::benchConv(const Kernel &k, bool fusedBiasRelu) {
 
   float one = 1, zero = 0;
   std::string pass = k.text("pass");
-  Measurement best;
-  double bestMedian = 0;
   constexpr int kMaxAlgos = 16;
   int returned = 0;
+  // Every algorithm cuDNN reports for the pass that fits the workspace.
+  std::vector<ConvCandidate> candidates;
 
   if (pass == "fwd") {
     cudnnConvolutionFwdAlgoPerf_t perf[kMaxAlgos];
@@ -202,22 +238,20 @@ Measurement bench::benchConv(const Kernel &k, bool fusedBiasRelu) {
           perf[i].memory > ctx.workspaceBytes)
         continue;
       cudnnConvolutionFwdAlgo_t algo = perf[i].algo;
-      Measurement m;
-      timeRepetitions(
-          [&]() -> std::string {
-            cudnnStatus_t e =
-                fusedBiasRelu
-                    ? cudnnConvolutionBiasActivationForward(
-                          ctx.dnn, &one, d.x, x.ptr, d.w, wt.ptr, d.conv, algo,
-                          ctx.workspace, ctx.workspaceBytes, &zero, d.y, y.ptr,
-                          d.bias, bias.ptr, d.act, d.y, y.ptr)
-                    : cudnnConvolutionForward(
-                          ctx.dnn, &one, d.x, x.ptr, d.w, wt.ptr, d.conv, algo,
-                          ctx.workspace, ctx.workspaceBytes, &zero, d.y, y.ptr);
-            return e == CUDNN_STATUS_SUCCESS ? "" : dnnError("forward", e);
-          },
-          m);
-      keepFastest(best, std::move(m), fwdName(algo), bestMedian);
+      candidates.push_back(
+          {fwdName(algo), [&, algo]() -> std::string {
+             cudnnStatus_t e =
+                 fusedBiasRelu
+                     ? cudnnConvolutionBiasActivationForward(
+                           ctx.dnn, &one, d.x, x.ptr, d.w, wt.ptr, d.conv, algo,
+                           ctx.workspace, ctx.workspaceBytes, &zero, d.y, y.ptr,
+                           d.bias, bias.ptr, d.act, d.y, y.ptr)
+                     : cudnnConvolutionForward(
+                           ctx.dnn, &one, d.x, x.ptr, d.w, wt.ptr, d.conv, algo,
+                           ctx.workspace, ctx.workspaceBytes, &zero, d.y,
+                           y.ptr);
+             return e == CUDNN_STATUS_SUCCESS ? "" : dnnError("forward", e);
+           }});
     }
   } else if (pass == "dgrad" && !fusedBiasRelu) {
     cudnnConvolutionBwdDataAlgoPerf_t perf[kMaxAlgos];
@@ -230,16 +264,13 @@ Measurement bench::benchConv(const Kernel &k, bool fusedBiasRelu) {
           perf[i].memory > ctx.workspaceBytes)
         continue;
       cudnnConvolutionBwdDataAlgo_t algo = perf[i].algo;
-      Measurement m;
-      timeRepetitions(
-          [&]() -> std::string {
-            cudnnStatus_t e = cudnnConvolutionBackwardData(
-                ctx.dnn, &one, d.w, wt.ptr, d.y, y.ptr, d.conv, algo,
-                ctx.workspace, ctx.workspaceBytes, &zero, d.x, x.ptr);
-            return e == CUDNN_STATUS_SUCCESS ? "" : dnnError("dgrad", e);
-          },
-          m);
-      keepFastest(best, std::move(m), dgradName(algo), bestMedian);
+      candidates.push_back(
+          {dgradName(algo), [&, algo]() -> std::string {
+             cudnnStatus_t e = cudnnConvolutionBackwardData(
+                 ctx.dnn, &one, d.w, wt.ptr, d.y, y.ptr, d.conv, algo,
+                 ctx.workspace, ctx.workspaceBytes, &zero, d.x, x.ptr);
+             return e == CUDNN_STATUS_SUCCESS ? "" : dnnError("dgrad", e);
+           }});
     }
   } else if (pass == "wgrad" && !fusedBiasRelu) {
     cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgos];
@@ -252,20 +283,18 @@ Measurement bench::benchConv(const Kernel &k, bool fusedBiasRelu) {
           perf[i].memory > ctx.workspaceBytes)
         continue;
       cudnnConvolutionBwdFilterAlgo_t algo = perf[i].algo;
-      Measurement m;
-      timeRepetitions(
-          [&]() -> std::string {
-            cudnnStatus_t e = cudnnConvolutionBackwardFilter(
-                ctx.dnn, &one, d.x, x.ptr, d.y, y.ptr, d.conv, algo,
-                ctx.workspace, ctx.workspaceBytes, &zero, d.w, wt.ptr);
-            return e == CUDNN_STATUS_SUCCESS ? "" : dnnError("wgrad", e);
-          },
-          m);
-      keepFastest(best, std::move(m), wgradName(algo), bestMedian);
+      candidates.push_back(
+          {wgradName(algo), [&, algo]() -> std::string {
+             cudnnStatus_t e = cudnnConvolutionBackwardFilter(
+                 ctx.dnn, &one, d.x, x.ptr, d.y, y.ptr, d.conv, algo,
+                 ctx.workspace, ctx.workspaceBytes, &zero, d.w, wt.ptr);
+             return e == CUDNN_STATUS_SUCCESS ? "" : dnnError("wgrad", e);
+           }});
     }
   } else {
     return skipped("conv2d: pass '" + pass + "' not benchmarked");
   }
+  Measurement best = fastestOf(candidates);
   if (!best.ok)
     return skipped("conv2d: no cuDNN algorithm ran for this shape/dtype (" +
                    std::to_string(returned) + " reported)");

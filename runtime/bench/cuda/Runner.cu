@@ -215,9 +215,9 @@ struct GraphRunner {
   }
 
   /// timeRepetitions' capture: the launch of kernel `building`. A benchmark
-  /// that tries several algorithms (conv) hands the first, cuDNN's
-  /// heuristic choice, as a framework without autotuning runs; the others
-  /// arrive after the step has run and are dropped.
+  /// that tries several algorithms (conv) hands one: cuDNN's heuristic
+  /// choice, as a framework without autotuning runs, or with
+  /// --run-graph-fastest-conv the fastest (Conv.cu's fastestOf).
   void capture(const std::function<std::string()> &launch, Measurement &m) {
     size_t i = building;
     if (built[i]) {

@@ -260,3 +260,36 @@ TEST_F(Gpu, RunGraphWaitsAcrossStreams) {
   EXPECT_LT(launch, single);
   EXPECT_GT(summarize(run.issueUs).median, 2 * launch);
 }
+
+// VGG-19's second convolution at batch 32: cuDNN's heuristic choice and the
+// fastest algorithm differ on it. A replay with --run-graph-fastest-conv
+// runs the kernel the database row times; the heuristic's can only be as
+// fast or slower.
+TEST_F(Gpu, RunGraphReplaysTheFastestConvolution) {
+  std::vector<GraphPlan> plans;
+  std::string error;
+  ASSERT_TRUE(parseLaunchList(
+      R"({"schema": "perf.launch_list/1", "graphs": [{"name": "g",
+        "device": "", "predicted_us": 0, "launches": [
+        {"type": "kernel", "op": 0, "name": "conv", "device": 0, "stream": 0,
+         "kind": "conv2d", "dtype": "f32", "signature": "n=32 c=64 h=224 w=224 k=64 r=3 s=3 sh=1 sw=1 ph=1 pw=1 dh=1 dw=1 g=1 pass=fwd"}]}]})",
+      "step.json", plans, error))
+      << error;
+  RunOptions fastest = options();
+  fastest.replayFastestConv = true;
+  GraphRun best = runGraph(plans[0], fastest);
+  ASSERT_TRUE(best.ok) << best.error;
+  GraphRun heuristic = runGraph(plans[0], options());
+  ASSERT_TRUE(heuristic.ok) << heuristic.error;
+  Measurement row = measureKernel(plans[0].kernels[0], options());
+  ASSERT_TRUE(row.ok) << row.skipReason;
+  double replayed = summarize(best.samplesUs).median;
+  double alone = summarize(row.samplesUs).median;
+  EXPECT_GT(replayed, 0.9 * alone) << row.algo;
+  EXPECT_LT(replayed, 1.2 * alone) << row.algo;
+  EXPECT_GT(summarize(heuristic.samplesUs).median, 0.9 * replayed);
+  std::printf("conv: fastest %s alone %.1f us, replayed %.1f us; heuristic "
+              "replayed %.1f us\n",
+              row.algo.c_str(), alone, replayed,
+              summarize(heuristic.samplesUs).median);
+}

@@ -26,7 +26,7 @@
 
 using namespace bench;
 
-static const char *kVersion = "perf-bench 0.6";
+static const char *kVersion = "perf-bench 0.7";
 /// Exit status when a GPU is needed and none is present (ctest's skip code).
 static constexpr int kExitNoGpu = 77;
 
@@ -109,6 +109,10 @@ static int parseArgs(int argc, char **argv, Options &o) {
   app.add_option("--run-graph-out", o.runGraphOut,
                  "Where --run-graph writes its JSON (default: stdout)")
       ->type_name("FILE")
+      ->needs(runGraph);
+  app.add_flag("--run-graph-fastest-conv", o.run.replayFastestConv,
+               "Replay each convolution with cuDNN's fastest algorithm, as "
+               "the database's rows (default: its heuristic choice)")
       ->needs(runGraph);
   app.add_option("--export-csv", o.csv,
                  "Write the database (this device, or all) as CSV")
@@ -203,8 +207,11 @@ static int runGraphs(const Options &o) {
                    static_cast<unsigned long long>(n), reason.c_str());
   }
   gpuShutdown();
+  // The source names how convolutions chose their algorithm: a replay is
+  // only compared with database rows measured the same way.
   std::string source =
-      std::string(kVersion) + (info.runtime.empty() ? "" : " " + info.runtime);
+      std::string(kVersion) + (info.runtime.empty() ? "" : " " + info.runtime) +
+      (o.run.replayFastestConv ? " conv=fastest" : " conv=heuristic");
   std::string device = !o.deviceName.empty() ? o.deviceName : info.name;
   if (!writeText(o.runGraphOut, graphRunJson(plans, runs, device, source)))
     return 1;

@@ -24,6 +24,11 @@ struct RunOptions {
   int reps = 50;
   /// Time kernels from CUPTI activity records where CUPTI is available.
   bool cupti = true;
+  /// In a replayed step, run each convolution with the fastest of cuDNN's
+  /// algorithms (timed first, as frameworks with cudnn.benchmark do and as
+  /// the database's conv2d rows are measured) rather than cuDNN's heuristic
+  /// choice (a framework without autotuning).
+  bool replayFastestConv = false;
 };
 
 struct DeviceInfo {
