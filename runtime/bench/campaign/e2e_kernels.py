@@ -74,6 +74,26 @@ def example_launches(build, onnx_dir, device, work):
     return out
 
 
+def kernels_of_launches(lists):
+    """perf.kernel_list/1 of the floating-point kernels of launch lists
+    ({name: launch list bytes}), each distinct kernel once with how many
+    launches run it."""
+    merged = {}
+    for name in sorted(lists):
+        for graph in json.loads(lists[name])["graphs"]:
+            for launch in graph["launches"]:
+                if launch.get("type") != "kernel" or launch["dtype"].startswith(("i", "u")):
+                    continue
+                key = (launch["kind"], launch["dtype"], launch["signature"])
+                if key in merged:
+                    merged[key]["count"] += 1
+                else:
+                    merged[key] = {"count": 1, "device": graph["device"],
+                                   "dtype": launch["dtype"], "kind": launch["kind"],
+                                   "signature": launch["signature"]}
+    return {"schema": "perf.kernel_list/1", "kernels": list(merged.values())}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -83,12 +103,18 @@ def main():
     ap.add_argument("--launches", help="also write the steps' launch lists to this .tar.gz")
     ap.add_argument("--examples",
                     help="write the launch lists of EXAMPLE_LISTS to this .tar.gz")
+    ap.add_argument("--example-kernels",
+                    help="with --examples, also write the examples' kernel list here")
     ap.add_argument("--onnx-dir", default=os.path.join(ROOT, "..", "shared", "data", "onnx"))
     args = ap.parse_args()
     if args.examples:
         with tempfile.TemporaryDirectory() as work:
-            write_tar(args.examples, example_launches(args.build, args.onnx_dir, args.device,
-                                                      work))
+            lists = example_launches(args.build, args.onnx_dir, args.device, work)
+            write_tar(args.examples, lists)
+            if args.example_kernels:
+                with open(args.example_kernels, "w") as f:
+                    json.dump(kernels_of_launches(lists), f, indent=0)
+                    f.write("\n")
     merged = {}
     launches = {}
     with tempfile.TemporaryDirectory() as work:

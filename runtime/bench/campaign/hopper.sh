@@ -16,7 +16,8 @@
 # probe.json and overheads.json (the device spec and T4 call times),
 # steps.json, steps-repeat.json, steps-decode.json and steps-adam.json (whole
 # steps measured with PyTorch), run-graph.json and run-graph-examples.json
-# (steps replayed from perf's launch lists by perf-bench --run-graph),
+# (steps replayed from perf's launch lists by perf-bench --run-graph;
+# run-graph-examples-fastest-conv.json with the fastest convolutions),
 # gpu-tests.log (perf-bench's GPU unit tests),
 # warmth-short.db and warmth-long.db (element-wise kernels after a short and a
 # long warm-up), attention.csv (fused attention), torch-layers.db (PyTorch's
@@ -97,20 +98,21 @@ fi
 # run-graph.json (the E2E transformers) and run-graph-examples.json (the
 # examples and ONNX CNNs), the smallest first so that a cut run keeps the
 # most steps.
-replay_lists() { # archive out.json seconds
+replay_lists() { # archive out.json seconds [perf-bench flags]
   local secs; secs=$(limit "$3")
   [ "$secs" -gt 20 ] && [ -f "$here/$1" ] || return
-  say "run-graph $1: up to ${secs}s"
-  local lists=/tmp/perf-campaign-${1%%.*} runs=/tmp/perf-campaign-runs-${1%%.*} end
+  local archive=$1 gathered=$2; shift 3
+  say "run-graph $archive -> $gathered: up to ${secs}s"
+  local lists=/tmp/perf-campaign-${archive%%.*} runs=/tmp/perf-campaign-runs-${gathered%%.*} end
   end=$(( $(date +%s) + secs ))
   mkdir -p "$lists" "$runs"
-  tar xzf "$here/$1" -C "$lists"
+  tar xzf "$here/$archive" -C "$lists"
   for f in $(ls -S -r "$lists"/*.json); do
     name=$(basename "$f" .json)
     [ -f "$runs/$name.json" ] && continue
     s=$(( end - $(date +%s) )); [ "$s" -le 5 ] && break
     timeout -k 5 "$s" "$bench" --run-graph "$f" --run-graph-out "$runs/$name.json" \
-      --warmup 3 --reps 10 >>"$log" 2>&1 || say "run-graph $name: exit $?"
+      --warmup 3 --reps 10 "$@" >>"$log" 2>&1 || say "run-graph $name: exit $?"
   done
   python3 - "$runs" "$out/$2" <<'PY' 2>>"$log"
 import json, os, sys
@@ -122,9 +124,17 @@ for f in sorted(os.listdir(sys.argv[1])):
         pass
 json.dump(runs, open(sys.argv[2], "w"), indent=1)
 PY
-  say "run-graph $1: $(ls "$runs" | wc -l) steps"
+  say "run-graph $gathered: $(ls "$runs" | wc -l) steps"
 }
 replay_lists example-launches.tar.gz run-graph-examples.json 40
+# The same with each convolution on its fastest cuDNN algorithm, the one the
+# database's conv2d rows time (cuDNN's heuristic choice above, a framework's
+# default), and the examples' kernels alone for the db model.
+replay_lists example-launches.tar.gz run-graph-examples-fastest-conv.json 60 \
+  --run-graph-fastest-conv
+if [ -f "$here/example-kernels.json" ]; then
+  bench_phase example-kernels 60 --from "$here/example-kernels.json" --warmup 3 --reps 10
+fi
 replay_lists e2e-launches.tar.gz run-graph.json 220
 steps() { # seconds args...
   local secs; secs=$(limit "$1"); shift
