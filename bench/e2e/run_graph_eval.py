@@ -12,7 +12,7 @@ error, then the mean, the worst and how many steps are within 8%.
     bench/e2e/run_graph_eval.py --runs run-graph.json [--runs more.json]
         [--device h200] [--overheads data/measured/h200/host-overheads.json]
         [--host replay|launch-call] [--build DIR] [--configs DIR]
-        [--onnx-dir DIR] [--stack STACK] [--db FILE] [--out FILE]
+        [--onnx-dir DIR] [--stack STACK] [--db FILE[.gz] ...] [--out FILE]
         [--max-error PCT]
 
 A step is named as its launch list:
@@ -202,6 +202,32 @@ def report(by_stack, device, host="replay"):
     return "\n".join(lines) + "\n", summary(by_stack[stacks[0]])[0]
 
 
+def merge_databases(paths, merged):
+    """One database of every row of `paths` (gzip-compressed where a name ends
+    in .gz), the later file's row where two hold the same key."""
+    import gzip
+    import shutil
+    import sqlite3
+    out = None
+    for i, path in enumerate(paths):
+        plain = path
+        if path.endswith(".gz"):
+            plain = os.path.join(os.path.dirname(merged), "part%d.db" % i)
+            with gzip.open(path, "rb") as src, open(plain, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        if out is None:
+            shutil.copyfile(plain, merged)
+            out = sqlite3.connect(merged)
+            continue
+        out.execute("ATTACH DATABASE ? AS part", (plain,))
+        out.execute("INSERT OR REPLACE INTO kernels SELECT * FROM part.kernels")
+        out.execute("INSERT OR IGNORE INTO devices SELECT * FROM part.devices")
+        out.commit()
+        out.execute("DETACH DATABASE part")
+    out.close()
+    return merged
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", required=True, action="append",
@@ -216,7 +242,9 @@ def main():
     ap.add_argument("--onnx-dir", default=os.path.join(ROOT, "..", "shared", "data", "onnx"))
     ap.add_argument("--stack", action="append",
                     help="model stack, repeatable (default: the default stack)")
-    ap.add_argument("--db", help="perf database for a stack with the db model")
+    ap.add_argument("--db", action="append", default=[],
+                    help="perf database (SQLite, or gzip-compressed .db.gz) for a stack "
+                         "with the db model; repeatable, later files' rows win")
     ap.add_argument("--out", default="-",
                     help="Markdown file whose run-graph block is replaced ('-': print)")
     ap.add_argument("--max-error", type=float)
@@ -231,6 +259,7 @@ def main():
     host = launch_host_us(runs) if args.host == "replay" else {}
     stacks = args.stack or [run_measured.DEFAULT]
     with tempfile.TemporaryDirectory() as work:
+        db = merge_databases(args.db, os.path.join(work, "kernels.db")) if args.db else None
         listed = os.path.join(work, "launches.json")
         table = os.path.join(work, "overheads.json")
         tables = {}
@@ -257,7 +286,7 @@ def main():
             def predict(name):
                 step, flags = step_source(name, args.configs, args.onnx_dir, args.build, work)
                 return run_e2e.estimate_graph(args.build, step, args.device, models, None,
-                                              db=args.db,
+                                              db=db,
                                               overheads=replay_overheads(name, step, flags),
                                               flags=flags)["e2e_us"]
             return predict

@@ -96,5 +96,37 @@ class ReplayHost(unittest.TestCase):
         self.assertEqual(flags, [])
 
 
+class Databases(unittest.TestCase):
+    def test_later_files_rows_win_and_gz_is_read(self):
+        import gzip
+        import sqlite3
+        import tempfile
+        with tempfile.TemporaryDirectory() as work:
+            def make(path, rows):
+                db = sqlite3.connect(path)
+                db.execute("CREATE TABLE devices (name TEXT PRIMARY KEY, spec TEXT)")
+                db.execute("CREATE TABLE kernels (device TEXT, dtype TEXT, kind TEXT, "
+                           "signature TEXT, latency_us REAL, "
+                           "PRIMARY KEY (device, dtype, kind, signature))")
+                db.execute("INSERT INTO devices VALUES ('H200-SXM-141GB', '')")
+                db.executemany("INSERT INTO kernels VALUES ('H200-SXM-141GB', 'f32', ?, ?, ?)",
+                               rows)
+                db.commit()
+                db.close()
+            first, second = os.path.join(work, "a.db"), os.path.join(work, "b.db")
+            make(first, [("gemm", "m=1", 10.0), ("conv2d", "n=1", 20.0)])
+            make(second, [("conv2d", "n=1", 25.0), ("pooling", "n=2", 5.0)])
+            with open(second, "rb") as src, gzip.open(second + ".gz", "wb") as dst:
+                dst.write(src.read())
+            merged = run_graph_eval.merge_databases(
+                [first, second + ".gz"], os.path.join(work, "merged.db"))
+            db = sqlite3.connect(merged)
+            rows = dict(((k, sig), us) for k, sig, us in db.execute(
+                "SELECT kind, signature, latency_us FROM kernels"))
+            self.assertEqual(rows, {("gemm", "m=1"): 10.0, ("conv2d", "n=1"): 25.0,
+                                    ("pooling", "n=2"): 5.0})
+            self.assertEqual(db.execute("SELECT COUNT(*) FROM devices").fetchone()[0], 1)
+
+
 if __name__ == "__main__":
     unittest.main()
