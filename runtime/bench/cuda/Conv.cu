@@ -108,6 +108,18 @@ struct ConvCandidate {
   std::string name;
   std::function<std::string()> launch;
 };
+
+/// The algorithms of `perf` (cuDNN's report for a pass) that ran and fit the
+/// workspace, each with its launch.
+template <typename AlgoPerf, typename Name, typename LaunchOf>
+void addCandidates(const AlgoPerf *perf, int returned, size_t workspaceBytes,
+                   Name name, LaunchOf launchOf,
+                   std::vector<ConvCandidate> &out) {
+  for (int i = 0; i < returned; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS &&
+        perf[i].memory <= workspaceBytes)
+      out.push_back({name(perf[i].algo), launchOf(perf[i].algo)});
+}
 } // namespace
 
 /// Times every candidate and keeps the fastest, its name in `algo`. While a
@@ -233,64 +245,59 @@ Measurement bench::benchConv(const Kernel &k, bool fusedBiasRelu) {
       cudnnSetActivationDescriptor(d.act, CUDNN_ACTIVATION_RELU,
                                    CUDNN_NOT_PROPAGATE_NAN, 0.0);
     }
-    for (int i = 0; i < returned; ++i) {
-      if (perf[i].status != CUDNN_STATUS_SUCCESS ||
-          perf[i].memory > ctx.workspaceBytes)
-        continue;
-      cudnnConvolutionFwdAlgo_t algo = perf[i].algo;
-      candidates.push_back(
-          {fwdName(algo), [&, algo]() -> std::string {
-             cudnnStatus_t e =
-                 fusedBiasRelu
-                     ? cudnnConvolutionBiasActivationForward(
-                           ctx.dnn, &one, d.x, x.ptr, d.w, wt.ptr, d.conv, algo,
-                           ctx.workspace, ctx.workspaceBytes, &zero, d.y, y.ptr,
-                           d.bias, bias.ptr, d.act, d.y, y.ptr)
-                     : cudnnConvolutionForward(
-                           ctx.dnn, &one, d.x, x.ptr, d.w, wt.ptr, d.conv, algo,
-                           ctx.workspace, ctx.workspaceBytes, &zero, d.y,
-                           y.ptr);
-             return e == CUDNN_STATUS_SUCCESS ? "" : dnnError("forward", e);
-           }});
-    }
+    addCandidates(
+        perf, returned, ctx.workspaceBytes, fwdName,
+        [&](cudnnConvolutionFwdAlgo_t algo) -> std::function<std::string()> {
+          return [&, algo]() -> std::string {
+            cudnnStatus_t e =
+                fusedBiasRelu
+                    ? cudnnConvolutionBiasActivationForward(
+                          ctx.dnn, &one, d.x, x.ptr, d.w, wt.ptr, d.conv, algo,
+                          ctx.workspace, ctx.workspaceBytes, &zero, d.y, y.ptr,
+                          d.bias, bias.ptr, d.act, d.y, y.ptr)
+                    : cudnnConvolutionForward(
+                          ctx.dnn, &one, d.x, x.ptr, d.w, wt.ptr, d.conv, algo,
+                          ctx.workspace, ctx.workspaceBytes, &zero, d.y, y.ptr);
+            return e == CUDNN_STATUS_SUCCESS ? "" : dnnError("forward", e);
+          };
+        },
+        candidates);
   } else if (pass == "dgrad" && !fusedBiasRelu) {
     cudnnConvolutionBwdDataAlgoPerf_t perf[kMaxAlgos];
     if ((st = cudnnGetConvolutionBackwardDataAlgorithm_v7(
              ctx.dnn, d.w, d.y, d.conv, d.x, kMaxAlgos, &returned, perf)) !=
         CUDNN_STATUS_SUCCESS)
       return skipped(dnnError("backward-data algorithms", st));
-    for (int i = 0; i < returned; ++i) {
-      if (perf[i].status != CUDNN_STATUS_SUCCESS ||
-          perf[i].memory > ctx.workspaceBytes)
-        continue;
-      cudnnConvolutionBwdDataAlgo_t algo = perf[i].algo;
-      candidates.push_back(
-          {dgradName(algo), [&, algo]() -> std::string {
-             cudnnStatus_t e = cudnnConvolutionBackwardData(
-                 ctx.dnn, &one, d.w, wt.ptr, d.y, y.ptr, d.conv, algo,
-                 ctx.workspace, ctx.workspaceBytes, &zero, d.x, x.ptr);
-             return e == CUDNN_STATUS_SUCCESS ? "" : dnnError("dgrad", e);
-           }});
-    }
+    addCandidates(
+        perf, returned, ctx.workspaceBytes, dgradName,
+        [&](cudnnConvolutionBwdDataAlgo_t algo)
+            -> std::function<std::string()> {
+          return [&, algo]() -> std::string {
+            cudnnStatus_t e = cudnnConvolutionBackwardData(
+                ctx.dnn, &one, d.w, wt.ptr, d.y, y.ptr, d.conv, algo,
+                ctx.workspace, ctx.workspaceBytes, &zero, d.x, x.ptr);
+            return e == CUDNN_STATUS_SUCCESS ? "" : dnnError("dgrad", e);
+          };
+        },
+        candidates);
   } else if (pass == "wgrad" && !fusedBiasRelu) {
     cudnnConvolutionBwdFilterAlgoPerf_t perf[kMaxAlgos];
     if ((st = cudnnGetConvolutionBackwardFilterAlgorithm_v7(
              ctx.dnn, d.x, d.y, d.conv, d.w, kMaxAlgos, &returned, perf)) !=
         CUDNN_STATUS_SUCCESS)
       return skipped(dnnError("backward-filter algorithms", st));
-    for (int i = 0; i < returned; ++i) {
-      if (perf[i].status != CUDNN_STATUS_SUCCESS ||
-          perf[i].memory > ctx.workspaceBytes)
-        continue;
-      cudnnConvolutionBwdFilterAlgo_t algo = perf[i].algo;
-      candidates.push_back(
-          {wgradName(algo), [&, algo]() -> std::string {
-             cudnnStatus_t e = cudnnConvolutionBackwardFilter(
-                 ctx.dnn, &one, d.x, x.ptr, d.y, y.ptr, d.conv, algo,
-                 ctx.workspace, ctx.workspaceBytes, &zero, d.w, wt.ptr);
-             return e == CUDNN_STATUS_SUCCESS ? "" : dnnError("wgrad", e);
-           }});
-    }
+    addCandidates(
+        perf, returned, ctx.workspaceBytes, wgradName,
+        [&](cudnnConvolutionBwdFilterAlgo_t algo)
+            -> std::function<std::string()> {
+          return [&, algo]() -> std::string {
+            cudnnStatus_t e = cudnnConvolutionBackwardFilter(
+                ctx.dnn, &one, d.x, x.ptr, d.y, y.ptr, d.conv, algo,
+                ctx.workspace, ctx.workspaceBytes, &zero, d.w, wt.ptr);
+            return e == CUDNN_STATUS_SUCCESS ? "" : dnnError("wgrad", e);
+          };
+        },
+        candidates);
   } else {
     return skipped("conv2d: pass '" + pass + "' not benchmarked");
   }
