@@ -55,6 +55,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "runtime", "bench", "campaign"
 import run_e2e  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, ".."))
 from doc_section import write_section  # noqa: E402
+import perf_db  # noqa: E402
 import run_measured  # noqa: E402
 import measure_steps  # noqa: E402
 
@@ -205,26 +206,10 @@ def report(by_stack, device, host="replay"):
 def merge_databases(paths, merged):
     """One database of every row of `paths` (gzip-compressed where a name ends
     in .gz), the later file's row where two hold the same key."""
-    import gzip
-    import shutil
-    import sqlite3
-    out = None
-    for i, path in enumerate(paths):
-        plain = path
-        if path.endswith(".gz"):
-            plain = os.path.join(os.path.dirname(merged), "part%d.db" % i)
-            with gzip.open(path, "rb") as src, open(plain, "wb") as dst:
-                shutil.copyfileobj(src, dst)
-        if out is None:
-            shutil.copyfile(plain, merged)
-            out = sqlite3.connect(merged)
-            continue
-        out.execute("ATTACH DATABASE ? AS part", (plain,))
-        out.execute("INSERT OR REPLACE INTO kernels SELECT * FROM part.kernels")
-        out.execute("INSERT OR IGNORE INTO devices SELECT * FROM part.devices")
-        out.commit()
-        out.execute("DETACH DATABASE part")
-    out.close()
+    perf_db.unpack(paths[0], merged)
+    for i, path in enumerate(paths[1:]):
+        part = os.path.join(os.path.dirname(merged), "part%d.db" % i)
+        perf_db.merge_rows(merged, perf_db.unpack(path, part))
     return merged
 
 

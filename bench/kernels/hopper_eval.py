@@ -47,7 +47,6 @@ bound is exceeded, 77 with --skip-without-data when the data is absent.
 
 import argparse
 import csv
-import gzip
 import io
 import math
 import os
@@ -63,6 +62,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from doc_section import write_section  # noqa: E402
 from tool_run import run  # noqa: E402
+import perf_db  # noqa: E402
 
 BEGIN = "<!-- BEGIN HOPPER KERNELS (bench/kernels/hopper_eval.py) -->"
 END = "<!-- END HOPPER KERNELS -->"
@@ -97,22 +97,8 @@ def merge_later(db, later_gz, work):
     """Merges the rows of a later perf-bench database into `db`: the same
     keys replaced, REWRITTEN_KINDS' earlier rows it lacks deleted. Returns
     (rows replaced or added, earlier rows dropped)."""
-    later = os.path.join(work, "later.db")
-    with gzip.open(later_gz, "rb") as src, open(later, "wb") as dst:
-        shutil.copyfileobj(src, dst)
-    con = sqlite3.connect(db)
-    con.execute("ATTACH DATABASE ? AS later", (later,))
-    marks = ",".join("?" * len(REWRITTEN_KINDS))
-    dropped = con.execute(
-        "DELETE FROM kernels WHERE kind IN (%s) AND NOT EXISTS (SELECT 1 FROM "
-        "later.kernels l WHERE l.device = kernels.device AND l.dtype = kernels.dtype AND "
-        "l.kind = kernels.kind AND l.signature = kernels.signature)" % marks,
-        REWRITTEN_KINDS).rowcount
-    added = con.execute("INSERT OR REPLACE INTO kernels SELECT * FROM later.kernels").rowcount
-    con.commit()
-    con.execute("DETACH DATABASE later")
-    con.close()
-    return added, dropped
+    later = perf_db.unpack(later_gz, os.path.join(work, "later.db"))
+    return perf_db.merge_rows(db, later, REWRITTEN_KINDS)
 
 
 def split(db, rows, work):
@@ -440,9 +426,7 @@ def main():
 
     start = time.time()
     with tempfile.TemporaryDirectory() as work:
-        db = os.path.join(work, "h200.db")
-        with gzip.open(args.db, "rb") as src, open(db, "wb") as dst:
-            shutil.copyfileobj(src, dst)
+        db = perf_db.unpack(args.db, os.path.join(work, "h200.db"))
         merged = merge_later(db, args.layers, work) if args.layers else None
         rows = read_rows(db)
         try:
@@ -460,9 +444,7 @@ def main():
                       if args.traces and os.path.isdir(args.traces) else {})
             torch_rows, torch_held = {}, {}
             if args.torch and os.path.exists(args.torch):
-                torch_db = os.path.join(work, "torch.db")
-                with gzip.open(args.torch, "rb") as src, open(torch_db, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
+                torch_db = perf_db.unpack(args.torch, os.path.join(work, "torch.db"))
                 torch_rows = read_rows(torch_db)
                 for where, device in (("h200", "h200"), ("device.json", args.device_json)):
                     torch_held[where] = {m: price(args.build, torch_db, m, args.ml_dir, device)
