@@ -61,37 +61,42 @@ def write_tar(path, members):
                 tar.addfile(info, io.BytesIO(members[name]))
 
 
-def example_launches(build, onnx_dir, device, work):
-    """{NAME.json: launch list} of EXAMPLE_LISTS, priced by the roofline."""
+def add_kernels(merged, listed):
+    """The floating-point kernels of `listed` (a perf-opt kernel list) merged
+    into `merged` by database key, their counts added."""
+    with open(listed) as f:
+        for k in json.load(f)["kernels"]:
+            if k["dtype"].startswith(("i", "u")):
+                continue
+            key = (k["kind"], k["dtype"], k["signature"])
+            if key in merged:
+                merged[key]["count"] += k["count"]
+            else:
+                merged[key] = dict(k)
+
+
+def write_kernel_list(path, merged):
+    with open(path, "w") as f:
+        json.dump({"schema": "perf.kernel_list/1", "kernels": list(merged.values())}, f,
+                  indent=0)
+        f.write("\n")
+
+
+def example_launches(build, onnx_dir, device, work, kernels):
+    """{NAME.json: launch list} of EXAMPLE_LISTS, priced by the roofline; their
+    kernels merged into `kernels`."""
     out = {}
     launched = os.path.join(work, "example-launches.json")
+    listed = os.path.join(work, "example-kernels.json")
     for name in EXAMPLE_LISTS:
         source, flags = run_graph_eval.step_source(name, None, onnx_dir, build, work)
         run([os.path.join(build, "bin", "perf-opt"), source, "--perf-device=" + device] +
-            flags + ["--estimate=models=roofline launch-list=" + launched, "-o", os.devnull])
+            flags + ["--estimate=models=roofline kernel-list=%s launch-list=%s"
+                     % (listed, launched), "-o", os.devnull])
         with open(launched, "rb") as f:
             out[name + ".json"] = f.read()
+        add_kernels(kernels, listed)
     return out
-
-
-def kernels_of_launches(lists):
-    """perf.kernel_list/1 of the floating-point kernels of launch lists
-    ({name: launch list bytes}), each distinct kernel once with how many
-    launches run it."""
-    merged = {}
-    for name in sorted(lists):
-        for graph in json.loads(lists[name])["graphs"]:
-            for launch in graph["launches"]:
-                if launch.get("type") != "kernel" or launch["dtype"].startswith(("i", "u")):
-                    continue
-                key = (launch["kind"], launch["dtype"], launch["signature"])
-                if key in merged:
-                    merged[key]["count"] += 1
-                else:
-                    merged[key] = {"count": 1, "device": graph["device"],
-                                   "dtype": launch["dtype"], "kind": launch["kind"],
-                                   "signature": launch["signature"]}
-    return {"schema": "perf.kernel_list/1", "kernels": list(merged.values())}
 
 
 def main():
@@ -109,12 +114,11 @@ def main():
     args = ap.parse_args()
     if args.examples:
         with tempfile.TemporaryDirectory() as work:
-            lists = example_launches(args.build, args.onnx_dir, args.device, work)
-            write_tar(args.examples, lists)
+            kernels = {}
+            write_tar(args.examples,
+                      example_launches(args.build, args.onnx_dir, args.device, work, kernels))
             if args.example_kernels:
-                with open(args.example_kernels, "w") as f:
-                    json.dump(kernels_of_launches(lists), f, indent=0)
-                    f.write("\n")
+                write_kernel_list(args.example_kernels, kernels)
     merged = {}
     launches = {}
     with tempfile.TemporaryDirectory() as work:
@@ -138,22 +142,11 @@ def main():
                 if args.launches:
                     with open(launched, "rb") as f:
                         launches["%s-%s.json" % (label, dtype)] = f.read()
-                with open(listed) as f:
-                    for k in json.load(f)["kernels"]:
-                        if k["dtype"].startswith(("i", "u")):
-                            continue
-                        key = (k["kind"], k["dtype"], k["signature"])
-                        if key in merged:
-                            merged[key]["count"] += k["count"]
-                        else:
-                            merged[key] = dict(k)
+                add_kernels(merged, listed)
             print("%s: %d kernels so far" % (label, len(merged)), file=sys.stderr)
     if args.launches:
         write_tar(args.launches, launches)
-    with open(args.out, "w") as f:
-        json.dump({"schema": "perf.kernel_list/1", "kernels": list(merged.values())}, f,
-                  indent=0)
-        f.write("\n")
+    write_kernel_list(args.out, merged)
     return 0
 
 
