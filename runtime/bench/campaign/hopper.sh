@@ -21,7 +21,8 @@
 # gpu-tests.log (perf-bench's GPU unit tests),
 # warmth-short.db and warmth-long.db (element-wise kernels after a short and a
 # long warm-up), attention.csv (fused attention), torch-layers.db (PyTorch's
-# layer-op kernels), kernel-gap.json, host-ops.json (host time per op), traces/ (execution + Kineto trace pairs of
+# layer-op kernels), torch-cnn-layers.db (PyTorch's kernels for the examples'
+# convolutions, pooling and batch norms), kernel-gap.json, host-ops.json (host time per op), traces/ (execution + Kineto trace pairs of
 # seven steps) and campaign.log. A rerun with the same
 # OUT_DIR resumes: perf-bench skips stored kernels, measure_steps.py stored steps.
 set -u
@@ -196,6 +197,18 @@ if [ "$secs" -gt 20 ]; then
   PYTHONUNBUFFERED=1 timeout -k 5 40 python3 "$here/kernel_gap.py" \
     --out "$out/kernel-gap.json" >>"$log" 2>&1
   say "kernel gap: exit $?"
+fi
+# PyTorch's kernels for the examples' convolutions (cuDNN, benchmarked),
+# max pooling and batch norm, forward and backward (torch-cnn-layers.db: the
+# reference for perf-bench's own pooling and batch-norm kernels and for its
+# convolutions' fastest algorithm). A rerun goes on where this one stopped.
+secs=$(limit 150)
+if [ "$secs" -gt 20 ]; then
+  say "torch CNN layers: up to ${secs}s"
+  PYTHONUNBUFFERED=1 timeout -k 5 "$secs" python3 "$here/torch_layer_ops.py" \
+    --from "$here/example-kernels.json" --db "$out/torch-cnn-layers.db" \
+    --device-name "$device" --seconds "$((secs - 10))" >>"$log" 2>&1
+  say "torch CNN layers: exit $?"
 fi
 secs=$(limit 120)
 if [ "$secs" -gt 20 ]; then

@@ -51,6 +51,41 @@ class LayerOpShapes(unittest.TestCase):
         self.assertEqual(got, [("layernorm", "bf16", "rows=8 cols=64", (8, 64)),
                                ("elementwise", "f32", "n=10 in=1 op=add", (10, 1, "add"))])
 
+    def test_cnn_layers_of_a_kernel_list(self):
+        conv = "n=32 c=64 h=56 w=56 k=128 r=1 s=1 sh=2 sw=2 ph=0 pw=0 dh=1 dw=1 g=1"
+        listed = {"kernels": [
+            {"kind": "conv2d", "dtype": "f32", "signature": conv + " pass=wgrad"},
+            {"kind": "conv2d", "dtype": "f32", "signature": conv.replace("g=1", "g=3")
+             + " pass=fwd"},
+            {"kind": "pooling", "dtype": "f32",
+             "signature": "n=32 c=64 h=112 w=112 r=3 s=3 sh=2 sw=2 ph=1 pw=1 pass=bwd"},
+            {"kind": "pooling", "dtype": "f32",
+             "signature": "n=1 c=1 h=8 w=8 r=2 s=2 sh=2 sw=2 ph=2 pw=0 pass=fwd"},
+            {"kind": "batchnorm", "dtype": "f32", "signature": "n=6422528 c=64 pass=fwd"},
+            {"kind": "batchnorm", "dtype": "f32", "signature": "n=100 c=64 pass=fwd"},
+            {"kind": "batchnorm", "dtype": "f32", "signature": "n=128 c=64 pass=update"}]}
+        got = [(k, params) for k, _, _, params in torch_layer_ops.listed_shapes(listed)]
+        # Kept: the weight gradient, the pooling backward, the first batch
+        # norm. Left out: 64 and 128 channels in 3 groups, a padding of 2 on
+        # a window of 2, 100 elements over 64 channels, a pass PyTorch has
+        # no batch-norm kernel for.
+        self.assertEqual([k for k, _ in got], ["conv2d", "pooling", "batchnorm"])
+        self.assertEqual(got[0][1][1], "wgrad")
+        self.assertEqual(got[0][1][0]["sh"], 2)
+        self.assertEqual(got[1][1], ({"n": 32, "c": 64, "h": 112, "w": 112, "r": 3, "s": 3,
+                                      "sh": 2, "sw": 2, "ph": 1, "pw": 1}, "bwd"))
+        self.assertEqual(got[2][1], ({"n": 6422528, "c": 64}, "fwd"))
+
+    def test_the_shipped_example_kernels(self):
+        with open(os.path.join(HERE, "example-kernels.json")) as f:
+            listed = json.load(f)
+        kinds = {}
+        for kind, _, _, _ in torch_layer_ops.listed_shapes(listed):
+            kinds[kind] = kinds.get(kind, 0) + 1
+        # Every convolution, pooling and batch norm of the examples.
+        self.assertEqual((kinds["conv2d"], kinds["pooling"], kinds["batchnorm"]),
+                         (475, 48, 132))
+
     def test_calls_are_consecutive_kernels(self):
         events = [{"cat": "kernel", "ph": "X", "ts": 10 * i, "dur": d, "name": "k"}
                   for i, d in enumerate([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])]

@@ -18,7 +18,21 @@ Kinds timed (the others of the spec are skipped): layernorm
 (`torch.softmax` over the last dimension), reduce (`torch.sum` over the last
 dimension), and elementwise (add and mul of two tensors or of a tensor and a
 number, gelu, sigmoid, tanh, relu, silu and exp of one; three-input entries
-are skipped, PyTorch runs no single kernel for them). Each shape runs `--warmup` untimed calls, then
+are skipped, PyTorch runs no single kernel for them). A kernel list
+(`--from`, such as example-kernels.json) adds the CNN layers perf-bench runs
+with kernels of its own or with cuDNN:
+- conv2d: `F.conv2d` without bias, NCHW, cuDNN with `cudnn.benchmark` (the
+  fastest algorithm, as a database row of perf-bench times) and without TF32
+  for f32 (perf-bench's f32 rows use FMA math); `dgrad` and `wgrad` are the
+  input and the weight gradient alone, through autograd;
+- pooling: max pooling (`F.max_pool2d` with its indices, what perf-bench's
+  pooling kernels run), `bwd` the input gradient;
+- batchnorm: `F.batch_norm` in training mode with weight, bias and running
+  statistics, on a (1, c, n / c) tensor (the signature keeps the element
+  and channel counts, not the image's shape); `bwd` the three gradients.
+A backward call is timed alone: its forward runs once, outside the profiled
+calls, and autograd keeps what it saved for every call.
+Each shape runs `--warmup` untimed calls, then
 `--reps` calls under torch.profiler with CUDA activity only. The profiler's
 Kineto trace gives each kernel's device time, the same CUPTI time
 perf-bench's rows hold. A call's time is the sum of its kernels' times;
@@ -91,6 +105,34 @@ def shapes(spec):
                                    (n, inputs, op))
 
 
+# The integer fields of the CNN layers' signatures (lib/Support/KernelSignature.cpp).
+CONV_FIELDS = ("n", "c", "h", "w", "k", "r", "s", "sh", "sw", "ph", "pw", "dh", "dw", "g")
+POOL_FIELDS = ("n", "c", "h", "w", "r", "s", "sh", "sw", "ph", "pw")
+CNN_PASSES = {"conv2d": ("fwd", "dgrad", "wgrad"), "pooling": ("fwd", "bwd"),
+              "batchnorm": ("fwd", "bwd")}
+
+
+def cnn_params(kind, fields):
+    """The parameters of a conv2d, pooling or batchnorm signature ({field:
+    int} and the pass), or None where PyTorch runs no such kernel (a window
+    padded by more than half of it, channels not a multiple of the groups)."""
+    names = {"conv2d": CONV_FIELDS, "pooling": POOL_FIELDS, "batchnorm": ("n", "c")}[kind]
+    try:
+        p = {f: int(fields[f]) for f in names}
+    except (KeyError, ValueError):
+        return None
+    step = fields.get("pass", "fwd")
+    if step not in CNN_PASSES[kind] or min(p.values()) < 0:
+        return None
+    if kind == "pooling" and (2 * p["ph"] > p["r"] or 2 * p["pw"] > p["s"]):
+        return None
+    if kind == "conv2d" and (p["g"] < 1 or p["c"] % p["g"] or p["k"] % p["g"]):
+        return None
+    if kind == "batchnorm" and (p["c"] < 1 or p["n"] % p["c"]):
+        return None
+    return p, step
+
+
 def listed_shapes(kernel_list):
     """The shapes of a kernel list (perf.kernel_list/1, perf-opt
     --estimate=kernel-list=FILE) this script times, as shapes() gives them."""
@@ -99,7 +141,11 @@ def listed_shapes(kernel_list):
         if dtype not in ("f32", "f16", "bf16"):
             continue
         fields = dict(f.split("=", 1) for f in k["signature"].split())
-        if kind in ("layernorm", "softmax", "reduce"):
+        if kind in CNN_PASSES:
+            params = cnn_params(kind, fields)
+            if params:
+                yield kind, dtype, k["signature"], params
+        elif kind in ("layernorm", "softmax", "reduce"):
             yield kind, dtype, k["signature"], (int(fields["rows"]), int(fields["cols"]))
         elif kind == "elementwise":
             n, inputs, op = int(fields["n"]), int(fields["in"]), fields["op"]
@@ -120,6 +166,38 @@ def call_times(trace_path, reps):
     per = len(kernels) // reps
     times = [sum(k["dur"] for k in kernels[i * per:(i + 1) * per]) for i in range(reps)]
     return times, kernels[0].get("name", "")
+
+
+def cnn_call(torch, F, kind, params, dtype):
+    """A call that runs PyTorch's kernels of one CNN layer signature
+    (cnn_params); a backward pass runs its forward once, here."""
+    p, step = params
+    cuda = {"device": "cuda", "dtype": dtype}
+    if kind == "batchnorm":
+        x = torch.randn(1, p["c"], p["n"] // p["c"], **cuda)
+        w = torch.randn(p["c"], **cuda)
+        b = torch.randn(p["c"], **cuda)
+        mean, var = torch.zeros(p["c"], **cuda), torch.ones(p["c"], **cuda)
+        forward = lambda: F.batch_norm(x, mean, var, w, b, training=True)  # noqa: E731
+        wrt = (x, w, b)
+    elif kind == "pooling":
+        x = torch.randn(p["n"], p["c"], p["h"], p["w"], **cuda)
+        forward = lambda: F.max_pool2d(x, (p["r"], p["s"]), (p["sh"], p["sw"]),  # noqa: E731
+                                       (p["ph"], p["pw"]), return_indices=True)[0]
+        wrt = (x,)
+    else:
+        x = torch.randn(p["n"], p["c"], p["h"], p["w"], **cuda)
+        w = torch.randn(p["k"], p["c"] // p["g"], p["r"], p["s"], **cuda)
+        forward = lambda: F.conv2d(x, w, None, (p["sh"], p["sw"]),  # noqa: E731
+                                   (p["ph"], p["pw"]), (p["dh"], p["dw"]), p["g"])
+        wrt = {"fwd": (), "dgrad": (x,), "wgrad": (w,)}[step]
+    if step == "fwd":
+        return forward
+    for t in wrt:
+        t.requires_grad_(True)
+    y = forward()
+    grad = torch.randn_like(y)
+    return lambda: torch.autograd.grad(y, wrt, grad, retain_graph=True)
 
 
 def main():
@@ -151,6 +229,8 @@ def main():
     have = {(r[0], r[1], r[2]) for r in db.execute(
         "SELECT dtype, kind, signature FROM kernels WHERE device = ?", (args.device_name,))}
     torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cudnn.benchmark = True
     # Kernel times, as perf-bench's CUPTI rows are: the source ends with
     # " cupti" so that perf-eval compares them with the streamed price.
     source = "torch %s cuda %s kineto cupti" % (torch.__version__, torch.version.cuda)
@@ -168,7 +248,9 @@ def main():
                 break
             t = dtypes[dtype]
             try:
-                if kind in ("layernorm", "softmax", "reduce"):
+                if kind in CNN_PASSES:
+                    call = cnn_call(torch, F, kind, params, t)
+                elif kind in ("layernorm", "softmax", "reduce"):
                     rows, cols = params
                     x = torch.randn(rows, cols, device="cuda", dtype=t)
                     if kind == "layernorm":
@@ -215,7 +297,7 @@ def main():
                 print("torch_layer_ops: %s %s %s: %s" % (kind, dtype, signature, e),
                       file=sys.stderr)
             finally:
-                x = a = b = w = None
+                x = a = b = w = call = None
                 torch.cuda.empty_cache()
     print("torch_layer_ops: timed %d shapes, %d failed, in %.0f s"
           % (done, failed, time.time() - start), file=sys.stderr)
