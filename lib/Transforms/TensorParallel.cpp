@@ -89,11 +89,12 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       g.setKAttr(b.getI64IntegerAttr(divideUp(k, devices)));
   }
 
-  /// Under sequence parallelism a router's backward GEMM works on the
-  /// rank's 1/N of the tokens: the m of its input gradient (tokens x
-  /// hidden), the k of its weight gradient (a sum over tokens).
+  /// Under sequence parallelism a router's GEMM works on the rank's 1/N of
+  /// the tokens: the m of its forward GEMM and of its input gradient (tokens
+  /// x hidden), the k of its weight gradient (a sum over tokens).
   void splitTokens(GemmOp g, OpBuilder &b) {
     switch (g.getPass()) {
+    case TrainingPass::Fwd:
     case TrainingPass::Dgrad:
       g.setMAttr(b.getI64IntegerAttr(divideUp(g.getM(), devices)));
       break;
@@ -289,8 +290,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
         if (sequenceParallel) {
           for (Operation &k : *body) {
             if (auto gemm = dyn_cast<GemmOp>(k))
-              gemm.setMAttr(
-                  b.getI64IntegerAttr(divideUp(gemm.getM(), devices)));
+              splitTokens(gemm, b);
             else
               splitLocal(&k, b);
           }
