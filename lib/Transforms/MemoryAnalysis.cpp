@@ -22,6 +22,22 @@ int64_t optimizerStatesPerWeight(OptimizerAlgorithm algorithm) {
   return algorithm == OptimizerAlgorithm::Adam ? 2 : 1;
 }
 
+/// The embedding tables the forward lookups of `op` read, in bytes: the
+/// weights of an op that does not declare them (a table's gradient is sparse
+/// or written by a backward op without a wgrad pass, so the gradient-sized
+/// fallback below never sees it).
+double lookupTableBytes(FrameworkOp op) {
+  double bytes = 0;
+  if (Block *body = op.getBodyBlockOrNull())
+    for (Operation &k : *body)
+      if (auto lookup = dyn_cast<EmbeddingBagOp>(k);
+          lookup && lookup.getPass() == TrainingPass::Fwd)
+        bytes += double(lookup.getTables()) * double(lookup.getRows()) *
+                 double(lookup.getDim()) *
+                 dtypeBytes(lookup.getKernelDesc().dtype);
+  return bytes;
+}
+
 /// The device a pipeline send delivers to (the second device of its group).
 std::optional<int64_t> sendDestination(FrameworkOp op) {
   if (op.getOpName() != "pp::send")
@@ -131,6 +147,8 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     bool firstCopy = true;
     std::optional<int64_t> params;
     double paramElementBytes = 0, optimizerStates = 0, zeroBucket = 0;
+    /// Tables of the op's lookups when it declares no weights.
+    double tableBytes = 0;
     int64_t gradient = 0;
     bool inPlace = false, tensorSplit = false;
     int64_t resultDevice = 0;
@@ -146,6 +164,8 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
       f.params = declaredParameters(fw);
       if (f.params)
         f.paramElementBytes = parameterElementBytes(fw);
+      else
+        f.tableBytes = lookupTableBytes(fw);
     }
     if (f.optimizer)
       for (Operation &k : *fw.getBodyBlockOrNull())
@@ -180,7 +200,7 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   persistent.assign(ops.size(), 0);
   // Devices some of whose ops declare their weights (perf.params).
   std::set<int64_t> declared;
-  std::map<int64_t, double> fullGradients, zeroBucket;
+  std::map<int64_t, double> fullGradients, zeroBucket, tables;
   for (auto [index, fw] : llvm::enumerate(ops)) {
     CopyId copy = opCopies[index];
     // The slot of the tensor an operand of this copy reads.
@@ -208,6 +228,10 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
       deviceMemory(device).parameters +=
           double(*f->params) * f->paramElementBytes / double(tp) * weightShare;
     }
+    // Lookups are not split by tensor parallelism (the kernel holds what
+    // the device reads); ZeRO-3 shards them with every other weight.
+    if (f->tableBytes > 0)
+      tables[device] += f->tableBytes * weightShare;
     if (f->optimizer)
       deviceMemory(device).optimizerStates += f->optimizerStates;
     int64_t gradient = f->gradient;
@@ -285,6 +309,7 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     // still write a gradient of each: as many bytes of weights.
     if (!declared.count(d))
       m.parameters = fullGradients[d] * weightShare;
+    m.parameters += tables[d];
     if (zeroStage > 0)
       m.gradientBuckets = zeroBucket[d];
     else if (replicas > 1)

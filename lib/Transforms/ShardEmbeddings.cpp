@@ -183,6 +183,16 @@ struct ShardEmbeddingsPass
       b.setInsertionPoint(parent);
       SmallVector<Value> inputs(parent.getInputs());
       SmallVector<Value> extra;
+      // The tables move to the lookups' devices, which hold them (they
+      // declare no weights of their own): the op keeps only the rest of the
+      // weights it declared.
+      if (auto params = parent->getAttrOfType<IntegerAttr>(kParamsAttr);
+          params && isForward) {
+        int64_t moved =
+            int64_t(e.getTables()) * int64_t(e.getRows()) * int64_t(e.getDim());
+        parent->setAttr(kParamsAttr, b.getI64IntegerAttr(std::max<int64_t>(
+                                         0, params.getInt() - moved)));
+      }
       if (isForward) {
         SmallVector<Value> looked = buildLookups(inputs);
         FrameworkOp comm = buildAllToAll(looked);
