@@ -166,7 +166,12 @@ struct ShardEmbeddingsPass
         for (int64_t d = 0; d < n; ++d) {
           if (counts[which][d] == 0)
             continue;
-          auto op = FrameworkOp::create(b, loc, TypeRange{b.getNoneType()},
+          // The device's bags: batch rows of dim per table it holds (what
+          // the all_to_all then sends), so the memory analysis sees them.
+          Type looked = RankedTensorType::get(
+              {counts[which][d] * int64_t(e.getBatch()), int64_t(e.getDim())},
+              getElementType(&getContext(), e.getKernelDesc().dtype));
+          auto op = FrameworkOp::create(b, loc, TypeRange{looked},
                                         parent.getOpNameAttr(), inputs,
                                         b.getI64IntegerAttr(d));
           OpBuilder::InsertionGuard guard(b);
