@@ -100,6 +100,15 @@ bool perf::isOptimizerOp(FrameworkOp op) {
   return false;
 }
 
+void perf::setUpdatedElements(OptimizerOp update, int64_t elements) {
+  update.setElements(elements);
+  if (!update.getMasterWeights())
+    return;
+  if (auto copyBack = dyn_cast_or_null<ElementwiseOp>(update->getNextNode());
+      copyBack && copyBack.getFn() == kMasterToModelFn)
+    copyBack.setElements(elements);
+}
+
 DType perf::parameterDType(FrameworkOp op) {
   if (Block *body = op.getBodyBlockOrNull())
     for (Operation &k : *body)

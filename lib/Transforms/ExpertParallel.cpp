@@ -208,7 +208,7 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
       return;
     double keep = std::max(0.0, 1.0 - removed / total);
     graph.walk([&](OptimizerOp update) {
-      update.setElements(int64_t(double(update.getElements()) * keep));
+      setUpdatedElements(update, int64_t(double(update.getElements()) * keep));
     });
   }
 

@@ -17,9 +17,11 @@ using namespace mlir;
 
 namespace {
 
-/// State tensors an optimizer keeps per weight.
-int64_t optimizerStatesPerWeight(OptimizerAlgorithm algorithm) {
-  return algorithm == OptimizerAlgorithm::Adam ? 2 : 1;
+/// State tensors an optimizer update keeps per weight: Adam's two moments
+/// or SGD's momentum, and the FP32 master copy of mixed precision.
+int64_t optimizerStatesPerWeight(OptimizerOp update) {
+  return (update.getAlgorithm() == OptimizerAlgorithm::Adam ? 2 : 1) +
+         (update.getMasterWeights() ? 1 : 0);
 }
 
 /// The embedding tables the forward lookups of `op` read, in bytes: the
@@ -170,10 +172,9 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     if (f.optimizer)
       for (Operation &k : *fw.getBodyBlockOrNull())
         if (auto update = dyn_cast<OptimizerOp>(k))
-          f.optimizerStates +=
-              double(update.getElements()) *
-              double(optimizerStatesPerWeight(update.getAlgorithm())) *
-              dtypeBytes(update.getKernelDesc().dtype);
+          f.optimizerStates += double(update.getElements()) *
+                               double(optimizerStatesPerWeight(update)) *
+                               dtypeBytes(update.getKernelDesc().dtype);
     f.gradient = f.forward || f.optimizer ? 0 : gradientBytes(fw);
     // ZeRO's reduce buckets: one, the largest, is in flight at a time.
     if (fw.getOpName() == kZeroReduceScatterOpName)

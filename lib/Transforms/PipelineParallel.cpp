@@ -443,12 +443,10 @@ struct PipelineParallelPass
         if (Block *body = fw.getBodyBlockOrNull()) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(&clone.getOrCreateBodyBlock());
-          for (Operation &k : *body) {
-            Operation *kc = b.clone(k);
-            if (auto opt = dyn_cast<OptimizerOp>(kc))
-              opt.setElementsAttr(b.getI64IntegerAttr(
-                  (int64_t(opt.getElements()) + n - 1) / n));
-          }
+          for (Operation &k : *body)
+            b.clone(k);
+          for (auto opt : clone.getBodyBlockOrNull()->getOps<OptimizerOp>())
+            setUpdatedElements(opt, (int64_t(opt.getElements()) + n - 1) / n);
         }
         place(clone, stage);
         clone->setAttr(kStageAttr, b.getI64IntegerAttr(stage));

@@ -29,6 +29,9 @@ using namespace perf;
 using namespace mlir;
 
 /// Element size of a kernel's dtype (f32 when absent).
+/// FP16 or BF16: the weights mixed precision keeps an FP32 copy of.
+static bool isHalfPrecision(Type type) { return type.isF16() || type.isBF16(); }
+
 static int64_t dtypeSize(Operation *kernel) {
   if (auto t = kernel->getAttrOfType<TypeAttr>("dtype")) {
     Type type = t.getValue();
@@ -457,8 +460,14 @@ struct SynthesizeTrainingPass
         if (auto t = fwdBody->front().getAttrOfType<TypeAttr>("dtype"))
           opParamType = t.getValue();
       }
+      // Mixed precision keeps a 16-bit weight's gradient in FP32.
+      Type gradType = opParamType;
+      if (masterWeights && isHalfPrecision(opParamType)) {
+        gradType = b.getF32Type();
+        elemSize = 4;
+      }
       if (p > 0)
-        resultTypes.push_back(RankedTensorType::get({p}, opParamType));
+        resultTypes.push_back(RankedTensorType::get({p}, gradType));
 
       auto bwd = FrameworkOp::create(
           b, op.getLoc(), resultTypes,
@@ -549,7 +558,25 @@ struct SynthesizeTrainingPass
       update.dtype = getDType(type);
       update.numElements = elements;
       update.op = optimizer;
-      buildKernelOp(b, graph.getLoc(), update);
+      const bool master = masterWeights && isHalfPrecision(type);
+      if (master)
+        update.dtype = DType::F32;
+      KernelOpInterface kernel = buildKernelOp(b, graph.getLoc(), update);
+      if (!master)
+        return;
+      cast<OptimizerOp>(kernel.getOperation()).setMasterWeights(true);
+      // The updated FP32 copy written back to the 16-bit weights (Megatron's
+      // copy of main params to model params): a 4-byte read and a 2-byte
+      // write per weight, the bytes of two 16-bit inputs and one output.
+      KernelDesc copyBack;
+      copyBack.kind = KernelKind::Elementwise;
+      copyBack.pass = KernelPass::Update;
+      copyBack.dtype = getDType(type);
+      copyBack.numElements = elements;
+      copyBack.numInputs = 2;
+      copyBack.flopsPerElement = 0;
+      copyBack.op = kMasterToModelFn.str();
+      buildKernelOp(b, graph.getLoc(), copyBack);
     };
     if (optimizer == "none") {
       // Forward and backward only, as step-time benchmarks often measure.

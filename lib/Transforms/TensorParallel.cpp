@@ -450,8 +450,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       if (isOptimizerOp(op))
         for (Operation &k : *op.getBodyBlockOrNull())
           if (auto opt = dyn_cast<OptimizerOp>(k))
-            opt.setElementsAttr(
-                b.getI64IntegerAttr(divideUp(opt.getElements(), devices)));
+            setUpdatedElements(opt, divideUp(opt.getElements(), devices));
     for (auto *reduces :
          {&forwardReduces, &backwardReduces, &columnInputs, &backwardGathers})
       for (auto [op, bytes] : *reduces)

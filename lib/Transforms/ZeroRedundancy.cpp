@@ -130,14 +130,21 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
              graph.getBodyBlock().getOps<FrameworkOp>())) {
       if (!isOptimizerOp(fw))
         continue;
+      // Each replica updates (and, with master weights, writes back to
+      // the model) its own 1/N; the gather moves the model's weights, the
+      // 16-bit ones the copy back writes where the update is FP32.
       double weightBytes = 0;
-      for (Operation &k : *fw.getBodyBlockOrNull())
-        if (auto update = dyn_cast<OptimizerOp>(k)) {
-          int64_t elements = update.getElements();
-          weightBytes +=
-              double(elements) * dtypeBytes(update.getKernelDesc().dtype);
-          update.setElements((elements + replicas - 1) / replicas);
-        }
+      for (auto update : fw.getBodyBlockOrNull()->getOps<OptimizerOp>()) {
+        int64_t elements = update.getElements();
+        DType gathered = update.getKernelDesc().dtype;
+        if (auto copyBack =
+                dyn_cast_or_null<ElementwiseOp>(update->getNextNode());
+            update.getMasterWeights() && copyBack &&
+            copyBack.getFn() == kMasterToModelFn)
+          gathered = copyBack.getKernelDesc().dtype;
+        weightBytes += double(elements) * dtypeBytes(gathered);
+        setUpdatedElements(update, (elements + replicas - 1) / replicas);
+      }
       if (stage == 3 || weightBytes == 0)
         continue;
       auto it = groupOf.find(fw.getDevice());

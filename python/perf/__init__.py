@@ -150,7 +150,8 @@ def estimate(source=None, *, ir=None, device=None, passes=None, models=None, db=
 
 def import_model_config(path, *, seq, batch=1, phase="inference", dtype="fp32",
                         attention="eager", head="default", optimizer="none", loss="none",
-                        context=0, expert_routing="balanced", kv_cache="none"):
+                        context=0, expert_routing="balanced", kv_cache="none",
+                        master_weights=False):
     """The step of a HuggingFace config.json as perf IR text (what
     `perf-translate --import-model-config` writes; the keywords are its
     flags, docs/transformers.md). Pass it to estimate(ir=...)."""
@@ -159,6 +160,7 @@ def import_model_config(path, *, seq, batch=1, phase="inference", dtype="fp32",
     flags.phase, flags.dtype, flags.attention = phase, dtype, attention
     flags.head, flags.optimizer, flags.loss = head, optimizer, loss
     flags.routing, flags.kv_cache = expert_routing, kv_cache
+    flags.master_weights = master_weights
     return _perf.import_model_config(os.fspath(path), flags)
 
 

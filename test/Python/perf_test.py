@@ -140,6 +140,12 @@ class Steps(unittest.TestCase):
         # The kernels PyTorch eager runs, counted by hand in
         # test/Import/Model/model-config.test.
         self.assertEqual(report["graphs"][0]["num_kernels"], 54)
+        mixed = perf.import_model_config(GPT2_TINY, seq=16, phase="training", dtype="bf16",
+                                         optimizer="adam", master_weights=True)
+        self.assertEqual(mixed, tool("perf-translate", "--import-model-config", GPT2_TINY,
+                                     "--seq=16", "--phase=training", "--dtype=bf16",
+                                     "--optimizer=adam", "--master-weights"))
+        self.assertIn('fn = "master_to_model"', mixed)
         onnx = perf.estimate(LINEAR_GELU, device="a100", models="roofline", onnx_batch=4)
         self.assertGreater(onnx["graphs"][0]["e2e_us"], 0)
         self.assertIn("perf.graph", perf.import_onnx(LINEAR_GELU))

@@ -297,8 +297,16 @@ def Perf_AttentionOp : Perf_KernelOp<"attention", (ins Perf_Size:$batch,
 
 def Perf_OptimizerOp : Perf_KernelOp<"optimizer", (ins Perf_Size:$elements,
     DefaultValuedAttr<Perf_OptimizerAlgorithmAttr,
-                      "::perf::OptimizerAlgorithm::SGD">:$algorithm)> {
+                      "::perf::OptimizerAlgorithm::SGD">:$algorithm,
+    UnitAttr:$master_weights)> {
   let summary = "Parameter update (sgd or adam) over `elements` parameters";
+  let description = [{
+    `master_weights`: mixed-precision training (Megatron-LM, DeepSpeed,
+    apex O2). The update runs on an FP32 copy of the model's FP16/BF16
+    weights that the optimizer keeps beside its moments (`dtype` is the
+    copy's, f32), so each weight holds one more state; the updated copy is
+    written back to the model by a kernel of its own.
+  }];
 }
 
 def Perf_GenericKernelOp : Perf_KernelOp<"kernel", (ins F64Attr:$flops,

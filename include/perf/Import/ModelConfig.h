@@ -110,6 +110,8 @@ struct StepOptions {
   KvCache kvCache = KvCache::None;
   /// "none", "sgd" or "adam" (training only).
   std::string optimizer = "none";
+  /// Mixed precision with FP32 master weights (training, FP16/BF16 only).
+  bool masterWeights = false;
 };
 
 /// The step options as the --import-model-config flags spell them.
@@ -118,6 +120,7 @@ struct StepFlags {
   std::string phase = "inference", dtype = "fp32", attention = "eager",
               head = "default", optimizer = "none", routing = "balanced",
               loss = "none", kvCache = "none";
+  bool masterWeights = false;
 };
 
 /// The StepOptions of `flags`; an unknown value is an error naming its flag

@@ -51,6 +51,15 @@ bool isForwardOp(FrameworkOp op);
 /// Whether a framework op is an optimizer step (an optimizer kernel).
 bool isOptimizerOp(FrameworkOp op);
 
+/// The element-wise kernel that follows a master-weight optimizer update
+/// and writes the updated FP32 copy back to the model's 16-bit weights.
+inline constexpr llvm::StringLiteral kMasterToModelFn = "master_to_model";
+/// Sets how many weights `update` changes, and the same count on the kernel
+/// after it that writes a master-weight update back to the model: the
+/// layouts that split or shrink the optimizer step (tensor, pipeline and
+/// expert parallelism, ZeRO) keep the two together.
+void setUpdatedElements(OptimizerOp update, int64_t elements);
+
 /// Trainable parameters an op declares: `perf.params`, else the ONNX
 /// importer's `onnx.params` (absent on an imported ONNX op means none);
 /// nullopt when the op says nothing (its kernels must be read).

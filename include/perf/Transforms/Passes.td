@@ -483,6 +483,13 @@ def SynthesizeTraining
     and batchnorm scale/shift are parameters. Each backward op records its
     gradient bytes in `perf.grad_bytes`; the graph records the totals in
     `perf.grad_bytes` and `perf.parameters`.
+
+    With `master-weights`, FP16/BF16 weights train as mixed-precision
+    frameworks train them: their gradients are FP32 (4 bytes a weight), the
+    optimizer updates an FP32 copy it keeps (`master_weights` on the
+    perf.optimizer kernel, f32), and an element-wise kernel writes the
+    updated copy back to the model's weights (an FP32 read and a 16-bit
+    write per weight). FP32 weights train as without it.
   }];
   let options = [
     Option<"optimizer", "optimizer", "std::string", "\"sgd\"",
@@ -490,6 +497,10 @@ def SynthesizeTraining
     Option<"perLayer", "per-layer", "bool", "false",
            "One optimizer kernel per parameterized op instead of one "
            "multi-tensor kernel over all parameters">,
+    Option<"masterWeights", "master-weights", "bool", "false",
+           "Mixed precision with FP32 master weights (Megatron-LM, "
+           "DeepSpeed, apex O2) for FP16/BF16 weights: FP32 gradients, the "
+           "update on an FP32 copy, and a copy back to the model">,
   ];
 }
 

@@ -298,6 +298,7 @@ PYBIND11_MODULE(_perf, m) {
       .def_readwrite("optimizer", &StepFlags::optimizer)
       .def_readwrite("routing", &StepFlags::routing)
       .def_readwrite("kv_cache", &StepFlags::kvCache)
+      .def_readwrite("master_weights", &StepFlags::masterWeights)
       .def_readwrite("loss", &StepFlags::loss);
   m.def("import_model_config", &importConfig);
   m.def("import_onnx", &importOnnx);

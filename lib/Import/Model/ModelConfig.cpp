@@ -324,5 +324,11 @@ llvm::Expected<StepOptions> perf::parseStepOptions(const StepFlags &f) {
   else if (f.loss != "none")
     return error("--loss must be none or cross-entropy, got '" + f.loss + "'");
   s.optimizer = f.optimizer;
+  if (f.masterWeights && s.phase != StepPhase::Training)
+    return error("--master-weights needs --phase=training");
+  if (f.masterWeights && s.dtype == DType::F32)
+    return error("--master-weights needs --dtype=fp16 or bf16: FP32 weights "
+                 "are their own master copy");
+  s.masterWeights = f.masterWeights;
   return s;
 }

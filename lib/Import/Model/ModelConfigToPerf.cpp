@@ -1113,6 +1113,7 @@ OwningOpRef<ModuleOp> perf::importModelConfig(MLIRContext *ctx,
     PassManager pm(ctx);
     SynthesizeTrainingOptions training;
     training.optimizer = options.optimizer;
+    training.masterWeights = options.masterWeights;
     pm.addNestedPass<GraphOp>(createSynthesizeTraining(training));
     if (failed(pm.run(*module)))
       return nullptr;
@@ -1170,6 +1171,13 @@ void perf::registerModelConfigImportTranslation() {
                      "its keys and values into a KV cache (transformers 5's "
                      "DynamicCache; model config import)"),
       llvm::cl::init("none"), llvm::cl::cat(category));
+  static llvm::cl::opt<bool> masterWeights(
+      "master-weights",
+      llvm::cl::desc("Mixed-precision training with FP32 master weights "
+                     "(Megatron-LM, DeepSpeed, apex O2): FP32 gradients and an "
+                     "FP32 copy updated by the optimizer (model config import, "
+                     "--dtype=fp16 or bf16)"),
+      llvm::cl::init(false), llvm::cl::cat(category));
   registerImportTranslation(
       "import-model-config",
       "Build a transformer step from a HuggingFace config.json",
@@ -1190,6 +1198,7 @@ void perf::registerModelConfigImportTranslation() {
         flags.routing = routing;
         flags.loss = loss;
         flags.kvCache = kvCache;
+        flags.masterWeights = masterWeights;
         llvm::Expected<StepOptions> options = parseStepOptions(flags);
         if (!options) {
           emitError(FileLineColLoc::get(ctx, path, 1, 1))
