@@ -349,6 +349,17 @@ bool perf::operator==(const KernelDesc &a, const KernelDesc &b) {
   return fields(a) == fields(b);
 }
 
+KernelDesc perf::elementwiseKernel(int64_t numElements, int64_t numInputs,
+                                   double flopsPerElement, DType dtype) {
+  KernelDesc d;
+  d.kind = KernelKind::Elementwise;
+  d.numElements = numElements;
+  d.numInputs = numInputs;
+  d.flopsPerElement = flopsPerElement;
+  d.dtype = dtype;
+  return d;
+}
+
 llvm::hash_code perf::hash_value(const KernelDesc &d) {
   // Doubles by their bits (equal values hash alike; llvm::hash_value has no
   // floating-point overload).

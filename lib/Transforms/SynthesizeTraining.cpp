@@ -29,6 +29,17 @@ using namespace perf;
 using namespace mlir;
 
 /// Element size of a kernel's dtype (f32 when absent).
+/// An element-wise kernel of the backward pass or the update that reads
+/// `inputs` tensors of `elements` and writes one.
+static KernelDesc elementwiseWork(KernelPass pass, DType dtype,
+                                  int64_t elements, int64_t inputs,
+                                  double flopsPerElement, StringRef name) {
+  KernelDesc d = elementwiseKernel(elements, inputs, flopsPerElement, dtype);
+  d.pass = pass;
+  d.op = name.str();
+  return d;
+}
+
 /// FP16 or BF16: the weights mixed precision keeps an FP32 copy of.
 static bool isHalfPrecision(Type type) { return type.isF16() || type.isBF16(); }
 
@@ -488,14 +499,11 @@ struct SynthesizeTrainingPass
           int64_t elements = staticElements(r.getType());
           if (n < 2 || elements <= 0)
             continue;
-          KernelDesc sum;
-          sum.kind = KernelKind::Elementwise;
-          sum.pass = KernelPass::BackwardData;
-          sum.dtype = getDType(mlir::getElementTypeOrSelf(r.getType()));
-          sum.numElements = elements;
-          sum.numInputs = static_cast<int64_t>(n);
-          sum.flopsPerElement = static_cast<double>(n - 1);
-          sum.op = "grad_accumulate";
+          KernelDesc sum =
+              elementwiseWork(KernelPass::BackwardData,
+                              getDType(mlir::getElementTypeOrSelf(r.getType())),
+                              elements, static_cast<int64_t>(n),
+                              static_cast<double>(n - 1), "grad_accumulate");
           if (KernelOpInterface k = buildKernelOp(b, op.getLoc(), sum))
             if (op.getDevice() != 0)
               k->setAttr("device", op.getDeviceAttr());
@@ -507,13 +515,9 @@ struct SynthesizeTrainingPass
         // A tied weight's gradient is added into its parameter's
         // (autograd's AccumulateGrad: one add over the weight).
         if (int64_t tied = std::min(declaredTiedParameters(op), p); tied > 0) {
-          KernelDesc accumulate;
-          accumulate.kind = KernelKind::Elementwise;
-          accumulate.pass = KernelPass::BackwardWeight;
-          accumulate.dtype = getDType(opParamType);
-          accumulate.numElements = tied;
-          accumulate.numInputs = 2;
-          accumulate.op = "grad_accumulate";
+          KernelDesc accumulate =
+              elementwiseWork(KernelPass::BackwardWeight, getDType(opParamType),
+                              tied, 2, 1.0, "grad_accumulate");
           if (KernelOpInterface k = buildKernelOp(b, op.getLoc(), accumulate))
             if (op.getDevice() != 0)
               k->setAttr("device", op.getDeviceAttr());
@@ -568,15 +572,9 @@ struct SynthesizeTrainingPass
       // The updated FP32 copy written back to the 16-bit weights (Megatron's
       // copy of main params to model params): a 4-byte read and a 2-byte
       // write per weight, the bytes of two 16-bit inputs and one output.
-      KernelDesc copyBack;
-      copyBack.kind = KernelKind::Elementwise;
-      copyBack.pass = KernelPass::Update;
-      copyBack.dtype = getDType(type);
-      copyBack.numElements = elements;
-      copyBack.numInputs = 2;
-      copyBack.flopsPerElement = 0;
-      copyBack.op = kMasterToModelFn.str();
-      buildKernelOp(b, graph.getLoc(), copyBack);
+      buildKernelOp(b, graph.getLoc(),
+                    elementwiseWork(KernelPass::Update, getDType(type),
+                                    elements, 2, 0.0, kMasterToModelFn));
     };
     if (optimizer == "none") {
       // Forward and backward only, as step-time benchmarks often measure.

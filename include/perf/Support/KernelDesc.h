@@ -134,6 +134,11 @@ struct KernelDesc {
   }
 };
 
+/// An element-wise kernel: `numElements` outputs, each read from
+/// `numInputs` inputs with `flopsPerElement` operations.
+KernelDesc elementwiseKernel(int64_t numElements, int64_t numInputs,
+                             double flopsPerElement, DType dtype);
+
 /// A hash over every field (operator==), for maps of kernels such as the
 /// prices a cost pass has already asked its models for.
 llvm::hash_code hash_value(const KernelDesc &desc);

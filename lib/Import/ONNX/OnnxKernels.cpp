@@ -43,17 +43,6 @@ int64_t elems(const OnnxValueInfo *v) {
 
 DType dtypeOf(const OnnxValueInfo *v) { return v ? v->dtype : DType::F32; }
 
-KernelDesc elementwise(int64_t numElements, int64_t numInputs,
-                       double flopsPerElement, DType dtype) {
-  KernelDesc d;
-  d.kind = KernelKind::Elementwise;
-  d.numElements = numElements;
-  d.numInputs = numInputs;
-  d.flopsPerElement = flopsPerElement;
-  d.dtype = dtype;
-  return d;
-}
-
 KernelDesc moved(KernelKind kind, int64_t numElements, DType dtype) {
   KernelDesc d;
   d.kind = kind;
@@ -274,7 +263,7 @@ void convRule(RuleContext &c) {
   }
   c.add("conv", d);
   if (c.hasInput(2))
-    c.add("bias", elementwise(elems(y), 2, 1, dt));
+    c.add("bias", elementwiseKernel(elems(y), 2, 1, dt));
 }
 
 /// Priced as the data-gradient convolution it is.
@@ -293,7 +282,7 @@ void convTransposeRule(RuleContext &c) {
   }
   c.add("conv_transpose", d);
   if (c.hasInput(2))
-    c.add("bias", elementwise(elems(y), 2, 1, dt));
+    c.add("bias", elementwiseKernel(elems(y), 2, 1, dt));
 }
 
 /// One cuBLAS call; an empty GEMM when the shapes are unknown.
@@ -326,7 +315,7 @@ void layerNormRule(RuleContext &c) {
 /// One element-wise kernel over the output, named after the op.
 void unaryKernel(RuleContext &c, double flopsPerElement) {
   c.add(c.op.lower(),
-        elementwise(elems(c.out(0)), 1, flopsPerElement, c.inputType()));
+        elementwiseKernel(elems(c.out(0)), 1, flopsPerElement, c.inputType()));
 }
 
 void unaryRule(RuleContext &c) { unaryKernel(c, 1); }
@@ -354,8 +343,9 @@ void naryRule(RuleContext &c) {
   double flops = std::max<int64_t>(inputs - 1, 1);
   // Where(condition, x, y) moves the values, not the boolean condition.
   DType valueType = c.op == "Where" ? dtypeOf(c.in(1)) : c.inputType();
-  c.add(c.op.lower(), elementwise(elems(y), std::max<int64_t>(streamed, 1),
-                                  flops, valueType));
+  c.add(c.op.lower(),
+        elementwiseKernel(elems(y), std::max<int64_t>(streamed, 1), flops,
+                          valueType));
 }
 
 /// A pooling kernel; shapes it cannot describe read the input once.
@@ -428,7 +418,8 @@ void crossEntropyRule(RuleContext &c) {
 /// Sum of squares over `size` channels, then scale and power.
 void lrnRule(RuleContext &c) {
   int64_t size = c.node.getInt("size", 5);
-  c.add("lrn", elementwise(elems(c.out(0)), 1, 2.0 * size + 3, c.inputType()));
+  c.add("lrn",
+        elementwiseKernel(elems(c.out(0)), 1, 2.0 * size + 3, c.inputType()));
 }
 
 void reduceRule(RuleContext &c) {
@@ -766,7 +757,7 @@ private:
       return;
     nodes[first].kernels.clear();
     nodes[first].kernels.push_back(
-        {"gelu", elementwise(in->numElements(), 1, 8, dtypeOf(in))});
+        {"gelu", elementwiseKernel(in->numElements(), 1, 8, dtypeOf(in))});
     for (unsigned n : {erf, *add, *timesX, *half})
       fuse(n, first);
   }
