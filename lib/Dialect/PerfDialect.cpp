@@ -88,6 +88,7 @@ const llvm::StringMap<DeclaredAttribute> &declaredAttributes() {
       declared<PerfDialect::ParametersAttrHelper>(),
       declared<PerfDialect::GradBytesAttrHelper>(),
       declared<PerfDialect::TrainingDropoutAttrHelper>(),
+      declared<PerfDialect::KvCacheAttrHelper>(),
       declared<PerfDialect::ModelConfigAttrHelper>(),
       declared<PerfDialect::BatchAttrHelper>(),
       declared<PerfDialect::BranchesAttrHelper>(),

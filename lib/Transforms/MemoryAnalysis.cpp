@@ -10,6 +10,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 
 using namespace perf;
@@ -153,6 +154,10 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     double tableBytes = 0;
     int64_t gradient = 0;
     bool inPlace = false, tensorSplit = false;
+    /// A KV cache update: its results stay to the step's end, and the
+    /// cache it extends is held from the step's start until it runs.
+    bool kvCache = false;
+    double pastCacheBytes = 0;
     int64_t resultDevice = 0;
     SmallVector<double, 2> resultBytes;
   };
@@ -186,6 +191,16 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     f.resultDevice = sendDestination(fw).value_or(f.device);
     for (Type t : fw->getResultTypes())
       f.resultBytes.push_back(double(tensorBytes(t)));
+    if (fw->hasAttr(kKvCacheAttr)) {
+      f.kvCache = true;
+      double appended = 0;
+      for (Type t : fw->getOperandTypes())
+        appended += double(tensorBytes(t));
+      f.pastCacheBytes =
+          std::max(0.0, std::accumulate(f.resultBytes.begin(),
+                                        f.resultBytes.end(), 0.0) -
+                            appended);
+    }
     return f;
   };
   llvm::DenseMap<Operation *, OpFacts> repeatedFacts;
@@ -199,6 +214,10 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   std::vector<double> persistent;
   reserveHuge(persistent, ops.size());
   persistent.assign(ops.size(), 0);
+  // The KV caches the step extends: held from its start, each freed after
+  // the op that extends it (copied into that op's result).
+  std::vector<double> pastCache(ops.size(), 0);
+  std::map<int64_t, double> heldAtStart;
   // Devices some of whose ops declare their weights (perf.params).
   std::set<int64_t> declared;
   std::map<int64_t, double> fullGradients, zeroBucket, tables;
@@ -265,7 +284,13 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
       if (isSplit)
         size /= double(tp);
       storageOf[firstSlot + i] = storages.size();
-      storages.push_back({size, f->resultDevice, index});
+      // A cache is kept for the next step: alive to the end of this one.
+      storages.push_back(
+          {size, f->resultDevice, f->kvCache ? ops.size() - 1 : index});
+    }
+    if (f->pastCacheBytes > 0) {
+      pastCache[index] = f->pastCacheBytes;
+      heldAtStart[device] += f->pastCacheBytes;
     }
     for (Value operand : fw->getOperands()) {
       unsigned id = storageOf[slotOf(operand)];
@@ -298,12 +323,15 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     DeviceMemory &m = deviceMemory(device);
     m.activationPeak = std::max(m.activationPeak, now);
   };
+  for (auto [device, bytes] : heldAtStart)
+    allocate(device, bytes);
   for (size_t index = 0; index < ops.size(); ++index) {
     allocate(ops[index].getDevice(), persistent[index]);
     for (unsigned id = firstStorage[index]; id < firstStorage[index + 1]; ++id)
       allocate(storages[id].device, storages[id].bytes);
     for (unsigned i = freedBegin[index]; i < freedBegin[index + 1]; ++i)
       live[storages[freedAfter[i]].device] -= storages[freedAfter[i]].bytes;
+    live[ops[index].getDevice()] -= pastCache[index];
   }
   for (auto &[d, m] : byDevice) {
     // Ops that do not declare their weights (traces, hand-written graphs)

@@ -93,6 +93,8 @@ inline constexpr ::llvm::StringLiteral kSequenceParallelAttr =
     PerfDialect::SequenceParallelAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kTpAllReducesAttr =
     PerfDialect::TpAllReducesAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kKvCacheAttr =
+    PerfDialect::KvCacheAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kTensorSplitAttr =
     PerfDialect::TpSplitAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kPipelineParallelAttr =

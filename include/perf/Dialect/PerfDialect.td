@@ -97,6 +97,10 @@ def Perf_Dialect : Dialect {
     "::mlir::IntegerAttr":$grad_bytes,
     // framework op: a dropout the training step keeps
     "::mlir::UnitAttr":$training_dropout,
+    // framework op: its result is a layer's key or value cache, kept after
+    // the step for the next one to read; the cache it extends (its result
+    // less its operands) is held from the step's start until it runs
+    "::mlir::UnitAttr":$kv_cache,
     // module: the config.json it was imported from
     "::mlir::StringAttr":$model_config,
     // graph: the batch --perf-resize-batch set

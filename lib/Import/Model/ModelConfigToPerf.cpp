@@ -297,6 +297,14 @@ private:
     StringRef fusedOp = "_scaled_dot_product_flash_attention";
   };
 
+  /// Marks the op that wrote `cache` as a KV cache update: the memory
+  /// analysis keeps the cache it writes (and the one it extends) resident.
+  static Tensor cacheUpdate(Tensor cache) {
+    cache.value.getDefiningOp()->setAttr(
+        kKvCacheAttr, UnitAttr::get(cache.value.getContext()));
+    return cache;
+  }
+
   /// Attention core from q [B, nh, S, d], k and v [B, kvh, S, d], to the
   /// context [B, S, nh * d]: the kernels of the eager module, or one fused
   /// attention kernel. Decoding appends k and v to the KV cache first.
@@ -312,13 +320,13 @@ private:
       // step's: a copy of the whole cache each step.
       Tensor pastK = constant({B, heads, s.context, d}, s.dtype);
       Tensor pastV = constant({B, heads, s.context, d}, s.dtype);
-      k = op("cache_k", "cat", {pastK, k}, {B, heads, K, d});
-      v = op("cache_v", "cat", {pastV, v}, {B, heads, K, d});
+      k = cacheUpdate(op("cache_k", "cat", {pastK, k}, {B, heads, K, d}));
+      v = cacheUpdate(op("cache_v", "cat", {pastV, v}, {B, heads, K, d}));
     } else if (cached && s.kvCache == KvCache::Copy) {
       // transformers 5 starts each layer's cache empty and appends the
       // step's keys and values with torch.cat: a copy of each.
-      k = op("cache_k", "cat", {k}, {B, heads, K, d});
-      v = op("cache_v", "cat", {v}, {B, heads, K, d});
+      k = cacheUpdate(op("cache_k", "cat", {k}, {B, heads, K, d}));
+      v = cacheUpdate(op("cache_v", "cat", {v}, {B, heads, K, d}));
     }
     if (kvh != nh) {
       // repeat_kv: expand and copy k and v to every query head.
