@@ -10,7 +10,6 @@
 #include "llvm/ADT/DenseSet.h"
 #include <algorithm>
 #include <map>
-#include <numeric>
 #include <set>
 
 using namespace perf;
@@ -191,15 +190,9 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     f.resultDevice = sendDestination(fw).value_or(f.device);
     for (Type t : fw->getResultTypes())
       f.resultBytes.push_back(double(tensorBytes(t)));
-    if (fw->hasAttr(kKvCacheAttr)) {
+    if (auto past = fw->getAttrOfType<IntegerAttr>(kKvCacheAttr)) {
       f.kvCache = true;
-      double appended = 0;
-      for (Type t : fw->getOperandTypes())
-        appended += double(tensorBytes(t));
-      f.pastCacheBytes =
-          std::max(0.0, std::accumulate(f.resultBytes.begin(),
-                                        f.resultBytes.end(), 0.0) -
-                            appended);
+      f.pastCacheBytes = double(std::max<int64_t>(0, past.getInt()));
     }
     return f;
   };
@@ -289,8 +282,10 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
           {size, f->resultDevice, f->kvCache ? ops.size() - 1 : index});
     }
     if (f->pastCacheBytes > 0) {
-      pastCache[index] = f->pastCacheBytes;
-      heldAtStart[device] += f->pastCacheBytes;
+      // A tensor-parallel rank caches its own heads.
+      double past = f->pastCacheBytes / (isSplit ? double(tp) : 1.0);
+      pastCache[index] = past;
+      heldAtStart[device] += past;
     }
     for (Value operand : fw->getOperands()) {
       unsigned id = storageOf[slotOf(operand)];

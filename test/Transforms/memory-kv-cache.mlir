@@ -2,8 +2,9 @@
 
 // A decode step's KV cache: the cat that appends this step's 1024 keys
 // (4096 B) to the cache writes the new cache, 5120 f32 (20480 B), which is
-// kept for the next step, and frees the cache it extends, 20480 - 4096 =
-// 16384 B, held from the step's start. Live bytes in launch order:
+// kept for the next step, and frees the cache it extends, the 16384 B its
+// perf.kv_cache names, held from the step's start. Live bytes in launch
+// order:
 //   start             16384 (the cache before the step)
 //   q                 +4096  = 20480
 //   cat               +20480 = 40960, then the old cache goes: 24576
@@ -16,7 +17,7 @@ perf.graph @decode attributes {target = #perf.gpu<"toy", sms = 1, fp32_tflops = 
   %q = perf.op "aten::linear" : () -> tensor<1024xf32> {
     perf.elementwise {elements = 1024}
   }
-  %k = perf.op "aten::cat"(%q) {perf.kv_cache} : (tensor<1024xf32>) -> tensor<5120xf32> {
+  %k = perf.op "aten::cat"(%q) {perf.kv_cache = 16384 : i64} : (tensor<1024xf32>) -> tensor<5120xf32> {
     perf.concat {elements = 5120}
   }
   %s = perf.op "aten::matmul"(%q, %k) : (tensor<1024xf32>, tensor<5120xf32>) -> tensor<2048xf32> {

@@ -98,9 +98,9 @@ def Perf_Dialect : Dialect {
     // framework op: a dropout the training step keeps
     "::mlir::UnitAttr":$training_dropout,
     // framework op: its result is a layer's key or value cache, kept after
-    // the step for the next one to read; the cache it extends (its result
-    // less its operands) is held from the step's start until it runs
-    "::mlir::UnitAttr":$kv_cache,
+    // the step for the next one to read; the value is the bytes of the
+    // cache it extends, held from the step's start until it runs
+    "::mlir::IntegerAttr":$kv_cache,
     // module: the config.json it was imported from
     "::mlir::StringAttr":$model_config,
     // graph: the batch --perf-resize-batch set

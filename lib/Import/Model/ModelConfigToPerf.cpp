@@ -23,6 +23,7 @@
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Support/DType.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
@@ -297,11 +298,11 @@ private:
     StringRef fusedOp = "_scaled_dot_product_flash_attention";
   };
 
-  /// Marks the op that wrote `cache` as a KV cache update: the memory
-  /// analysis keeps the cache it writes (and the one it extends) resident.
-  static Tensor cacheUpdate(Tensor cache) {
-    cache.value.getDefiningOp()->setAttr(
-        kKvCacheAttr, UnitAttr::get(cache.value.getContext()));
+  /// Marks the op that wrote `cache` as a KV cache update extending a
+  /// cache of `pastBytes`: the memory analysis keeps both resident.
+  Tensor cacheUpdate(Tensor cache, int64_t pastBytes) {
+    cache.value.getDefiningOp()->setAttr(kKvCacheAttr,
+                                         b.getI64IntegerAttr(pastBytes));
     return cache;
   }
 
@@ -320,13 +321,16 @@ private:
       // step's: a copy of the whole cache each step.
       Tensor pastK = constant({B, heads, s.context, d}, s.dtype);
       Tensor pastV = constant({B, heads, s.context, d}, s.dtype);
-      k = cacheUpdate(op("cache_k", "cat", {pastK, k}, {B, heads, K, d}));
-      v = cacheUpdate(op("cache_v", "cat", {pastV, v}, {B, heads, K, d}));
+      int64_t pastBytes = B * heads * s.context * d * dtypeBytes(s.dtype);
+      k = cacheUpdate(op("cache_k", "cat", {pastK, k}, {B, heads, K, d}),
+                      pastBytes);
+      v = cacheUpdate(op("cache_v", "cat", {pastV, v}, {B, heads, K, d}),
+                      pastBytes);
     } else if (cached && s.kvCache == KvCache::Copy) {
       // transformers 5 starts each layer's cache empty and appends the
       // step's keys and values with torch.cat: a copy of each.
-      k = cacheUpdate(op("cache_k", "cat", {k}, {B, heads, K, d}));
-      v = cacheUpdate(op("cache_v", "cat", {v}, {B, heads, K, d}));
+      k = cacheUpdate(op("cache_k", "cat", {k}, {B, heads, K, d}), 0);
+      v = cacheUpdate(op("cache_v", "cat", {v}, {B, heads, K, d}), 0);
     }
     if (kvh != nh) {
       // repeat_kv: expand and copy k and v to every query head.
