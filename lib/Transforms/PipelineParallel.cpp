@@ -19,6 +19,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 #include <deque>
+#include <numeric>
 
 namespace perf {
 #define GEN_PASS_DEF_PIPELINEPARALLEL
@@ -428,8 +429,21 @@ struct PipelineParallelPass
         return graph.emitError("--perf-pipeline-parallel: schedule deadlock");
     }
     // Ops after the backward pass (the optimizer) run once per step on
-    // every stage, over that stage's share of the parameters, once the
-    // stage's streams have drained.
+    // every stage, over that stage's share of the parameters (the weights
+    // its forward ops declare; an even share where none declare any), once
+    // the stage's streams have drained.
+    SmallVector<double> stageParams(n, 0);
+    for (int64_t c = 0; c < numChunks; ++c)
+      for (Operation *op : fwdChunk[c])
+        stageParams[stageOfChunk(c)] +=
+            double(declaredParameters(cast<FrameworkOp>(op)).value_or(0));
+    const double totalParams =
+        std::accumulate(stageParams.begin(), stageParams.end(), 0.0);
+    auto stageShare = [&](int64_t elements, int64_t stage) -> int64_t {
+      if (totalParams <= 0)
+        return (elements + n - 1) / n;
+      return std::llround(double(elements) * stageParams[stage] / totalParams);
+    };
     for (int64_t stage = 0; stage < n; ++stage) {
       if (tail.empty())
         break;
@@ -446,7 +460,8 @@ struct PipelineParallelPass
           for (Operation &k : *body)
             b.clone(k);
           for (auto opt : clone.getBodyBlockOrNull()->getOps<OptimizerOp>())
-            setUpdatedElements(opt, (int64_t(opt.getElements()) + n - 1) / n);
+            setUpdatedElements(opt,
+                               stageShare(int64_t(opt.getElements()), stage));
         }
         place(clone, stage);
         clone->setAttr(kStageAttr, b.getI64IntegerAttr(stage));

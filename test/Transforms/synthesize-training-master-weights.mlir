@@ -33,11 +33,12 @@
 // ZERO-NEXT: perf.elementwise {dtype = bf16, elements = 22 : i64, {{.*}}fn = "master_to_model"
 // ZERO: perf.all_gather {bytes = 88 : i64
 
-// Two pipeline stages each update half the weights and write their half back.
-// PP: perf.optimizer {algorithm = #perf.optimizer<adam>, dtype = f32, elements = 22 : i64, master_weights
-// PP-NEXT: perf.elementwise {dtype = bf16, elements = 22 : i64, {{.*}}fn = "master_to_model"
-// PP: perf.optimizer {algorithm = #perf.optimizer<adam>, device = 1 : i64, dtype = f32, elements = 22 : i64, master_weights
-// PP-NEXT: perf.elementwise {device = 1 : i64, dtype = bf16, elements = 22 : i64, {{.*}}fn = "master_to_model"
+// Two pipeline stages, linear1 on the first and linear2 on the second: each
+// updates its own layer's weights (32 and 12) and writes them back.
+// PP: perf.optimizer {algorithm = #perf.optimizer<adam>, dtype = f32, elements = 32 : i64, master_weights
+// PP-NEXT: perf.elementwise {dtype = bf16, elements = 32 : i64, {{.*}}fn = "master_to_model"
+// PP: perf.optimizer {algorithm = #perf.optimizer<adam>, device = 1 : i64, dtype = f32, elements = 12 : i64, master_weights
+// PP-NEXT: perf.elementwise {device = 1 : i64, dtype = bf16, elements = 12 : i64, {{.*}}fn = "master_to_model"
 perf.graph @mlp attributes {target = #perf.gpu<"A100-SXM4-80GB">} {
   %x = perf.op "input" : () -> tensor<2x8xbf16>
   %h = perf.op "linear1"(%x) {perf.params = 32 : i64} : (tensor<2x8xbf16>) -> tensor<2x4xbf16> {

@@ -378,8 +378,9 @@ def PipelineParallel : PerfPass<"perf-pipeline-parallel", "::perf::GraphOp"> {
     all backwards; 1f1b: warm-up forwards, then one forward / one backward),
     with a send of the boundary activations (gradients) between stages on
     a stream per link direction (1 + 2 min(s, t) + (t < s)). Ops after the
-    last backward op (the optimizer) run on every stage over 1/N of the
-    parameters, after a sync of that stage.
+    last backward op (the optimizer) run on every stage over the stage's
+    share of the parameters (what its forward ops declare in perf.params;
+    1/N where none declare any), after a sync of that stage.
 
     After tensor parallelism stage s runs on the TP group starting at
     device s x `stride`; the default stride, the TP size, puts the stages
