@@ -299,10 +299,12 @@ private:
   };
 
   /// Marks the op that wrote `cache` as a KV cache update extending a
-  /// cache of `pastBytes`: the memory analysis keeps both resident.
+  /// cache of `pastBytes` (0: the cache is the tensor itself): the memory
+  /// analysis keeps both resident.
   Tensor cacheUpdate(Tensor cache, int64_t pastBytes) {
-    cache.value.getDefiningOp()->setAttr(kKvCacheAttr,
-                                         b.getI64IntegerAttr(pastBytes));
+    if (cache.value)
+      cache.value.getDefiningOp()->setAttr(kKvCacheAttr,
+                                           b.getI64IntegerAttr(pastBytes));
     return cache;
   }
 
@@ -331,6 +333,12 @@ private:
       // step's keys and values with torch.cat: a copy of each.
       k = cacheUpdate(op("cache_k", "cat", {k}, {B, heads, K, d}), 0);
       v = cacheUpdate(op("cache_v", "cat", {v}, {B, heads, K, d}), 0);
+    } else if (cached && s.phase == StepPhase::Inference) {
+      // transformers 4 returns the step's keys and values themselves as
+      // the cache: the tensors they are (GPT-2's, views of the whole c_attn
+      // output) outlive the step.
+      k = cacheUpdate(k, 0);
+      v = cacheUpdate(v, 0);
     }
     if (kvh != nh) {
       // repeat_kv: expand and copy k and v to every query head.
