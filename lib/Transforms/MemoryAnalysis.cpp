@@ -267,7 +267,11 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
       if (isSplit)
         split[firstSlot + i] = 1;
       if (f->inPlace && i < fw->getNumOperands()) {
-        storageOf[firstSlot + i] = storageOf[slotOf(fw->getOperand(i))];
+        unsigned id = storageOf[slotOf(fw->getOperand(i))];
+        storageOf[firstSlot + i] = id;
+        // A cache written in place keeps its storage to the step's end.
+        if (f->kvCache && id != kNoStorage)
+          storages[id].lastUse = ops.size() - 1;
         continue;
       }
       // The weight gradient is the persistent allocation above.
