@@ -100,12 +100,18 @@ bool perf::isOptimizerOp(FrameworkOp op) {
   return false;
 }
 
+ElementwiseOp perf::masterCopyBack(OptimizerOp update) {
+  if (!update.getMasterWeights())
+    return {};
+  auto copyBack = dyn_cast_or_null<ElementwiseOp>(update->getNextNode());
+  if (!copyBack || copyBack.getFn() != kMasterToModelFn)
+    return {};
+  return copyBack;
+}
+
 void perf::setUpdatedElements(OptimizerOp update, int64_t elements) {
   update.setElements(elements);
-  if (!update.getMasterWeights())
-    return;
-  if (auto copyBack = dyn_cast_or_null<ElementwiseOp>(update->getNextNode());
-      copyBack && copyBack.getFn() == kMasterToModelFn)
+  if (ElementwiseOp copyBack = masterCopyBack(update))
     copyBack.setElements(elements);
 }
 

@@ -137,10 +137,7 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
       for (auto update : fw.getBodyBlockOrNull()->getOps<OptimizerOp>()) {
         int64_t elements = update.getElements();
         DType gathered = update.getKernelDesc().dtype;
-        if (auto copyBack =
-                dyn_cast_or_null<ElementwiseOp>(update->getNextNode());
-            update.getMasterWeights() && copyBack &&
-            copyBack.getFn() == kMasterToModelFn)
+        if (ElementwiseOp copyBack = masterCopyBack(update))
           gathered = copyBack.getKernelDesc().dtype;
         weightBytes += double(elements) * dtypeBytes(gathered);
         setUpdatedElements(update, (elements + replicas - 1) / replicas);

@@ -54,6 +54,9 @@ bool isOptimizerOp(FrameworkOp op);
 /// The element-wise kernel that follows a master-weight optimizer update
 /// and writes the updated FP32 copy back to the model's 16-bit weights.
 inline constexpr llvm::StringLiteral kMasterToModelFn = "master_to_model";
+/// The kernel after a master-weight `update` that writes it back to the
+/// model's 16-bit weights (its dtype is theirs); null for any other update.
+ElementwiseOp masterCopyBack(OptimizerOp update);
 /// Sets how many weights `update` changes, and the same count on the kernel
 /// after it that writes a master-weight update back to the model: the
 /// layouts that split or shrink the optimizer step (tensor, pipeline and
