@@ -28,7 +28,6 @@ namespace perf {
 using namespace perf;
 using namespace mlir;
 
-/// Element size of a kernel's dtype (f32 when absent).
 /// An element-wise kernel of the backward pass or the update that reads
 /// `inputs` tensors of `elements` and writes one.
 static KernelDesc elementwiseWork(KernelPass pass, DType dtype,
@@ -43,6 +42,7 @@ static KernelDesc elementwiseWork(KernelPass pass, DType dtype,
 /// FP16 or BF16: the weights mixed precision keeps an FP32 copy of.
 static bool isHalfPrecision(Type type) { return type.isF16() || type.isBF16(); }
 
+/// Element size of a kernel's dtype (f32 when absent).
 static int64_t dtypeSize(Operation *kernel) {
   if (auto t = kernel->getAttrOfType<TypeAttr>("dtype")) {
     Type type = t.getValue();
