@@ -424,10 +424,11 @@ Type perf::getElementType(MLIRContext *context, DType dtype) {
 }
 
 bool perf::hasMeasuredLatency(Operation *op) {
-  if (op->hasAttr(kMeasuredLatencyAttr))
+  if (hasDiscardable(op, kMeasuredLatencyAttr))
     return true;
-  auto model = op->getAttrOfType<StringAttr>(kCostModelAttr);
-  return model && model.getValue() == "measured" && op->hasAttr(kLatencyAttr);
+  auto model = getDiscardable<StringAttr>(op, kCostModelAttr);
+  return model && model.getValue() == "measured" &&
+         hasDiscardable(op, kLatencyAttr);
 }
 
 TrainingPass perf::getTrainingPass(Operation *op) {

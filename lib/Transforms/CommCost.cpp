@@ -76,9 +76,9 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
     // only those needs no system (nor a target GPU).
     bool hasCollectives = false;
     graph.walk([&](Operation *op) {
-      hasCollectives |=
-          (isa<CollectiveOpInterface>(op) || op->hasAttr(kHostLinkShareAttr)) &&
-          !hasMeasuredLatency(op);
+      hasCollectives |= (isa<CollectiveOpInterface>(op) ||
+                         hasDiscardable(op, kHostLinkShareAttr)) &&
+                        !hasMeasuredLatency(op);
     });
     if (!hasCollectives)
       return WalkResult::advance();
@@ -108,7 +108,7 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
       workersPerNode = std::max(1u, get("gpus_per_node"));
     }
     WalkResult inner = graph.walk([&](Operation *op) {
-      if (auto share = op->getAttrOfType<IntegerAttr>(kHostLinkShareAttr)) {
+      if (auto share = getDiscardable<IntegerAttr>(op, kHostLinkShareAttr)) {
         if (auto copy = dyn_cast<MemcpyOp>(op);
             copy && !hasMeasuredLatency(op)) {
           op->setAttr(kLatencyAttr,

@@ -29,7 +29,7 @@ using namespace perf;
 using namespace mlir;
 
 static double getF64(Operation *op, StringRef name, double dflt = 0) {
-  if (auto attr = op->getAttrOfType<FloatAttr>(name))
+  if (auto attr = getDiscardable<FloatAttr>(op, name))
     return attr.getValueAsDouble();
   return dflt;
 }
@@ -136,7 +136,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
       }
       auto traced = work->getAttrOfType<StringAttr>("kernel_name");
       k.name = traced ? traced.str() : fw.getOpName().str() + " " + k.kind;
-      if (auto model = work->getAttrOfType<StringAttr>(kCostModelAttr))
+      if (auto model = getDiscardable<StringAttr>(work, kCostModelAttr))
         k.model = model.str();
       // Measured on hardware: the latency the trace gave, kept in
       // perf.measured_latency_us once moved to another GPU.
@@ -169,7 +169,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
       sop.kind = ScheduledOp::Kind::Sync;
       sop.device = sync.getDevice();
       sop.syncStream = sync.getStream() ? int64_t(*sync.getStream()) : -1;
-      if (auto o = op.getAttrOfType<DenseF64ArrayAttr>(kOverheadAttr)) {
+      if (auto o = getDiscardable<DenseF64ArrayAttr>(&op, kOverheadAttr)) {
         sop.t1 = o[0];
         // The call's own cost after the wait (--perf-host-overhead).
         if (o.size() == 4)
@@ -181,7 +181,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     if (!fw)
       return op.emitOpError("cannot be scheduled inside a perf.graph");
     sop.device = fw.getDevice();
-    if (auto o = op.getAttrOfType<DenseF64ArrayAttr>(kOverheadAttr)) {
+    if (auto o = getDiscardable<DenseF64ArrayAttr>(&op, kOverheadAttr)) {
       if (o.size() != 4)
         return op.emitOpError("'perf.overhead_us' must hold T1, T2, T3, "
                               "T5");
@@ -192,7 +192,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     }
     if (Block *body = fw.getBodyBlockOrNull())
       for (Operation &work : *body) {
-        auto latency = work.getAttrOfType<FloatAttr>(kLatencyAttr);
+        auto latency = getDiscardable<FloatAttr>(&work, kLatencyAttr);
         if (!latency)
           return work.emitOpError(
               "has no 'perf.latency_us'; run --perf-kernel-cost (and "
@@ -200,7 +200,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
         ScheduledKernel k;
         k.latencyUs = latency.getValueAsDouble();
         k.launchUs = getF64(&work, kLaunchAttr);
-        k.copyInCall = work.hasAttr(kCopyInCallAttr);
+        k.copyInCall = hasDiscardable(&work, kCopyInCallAttr);
         if (auto kernel = dyn_cast<KernelOpInterface>(work)) {
           k.device = kernel.getDeviceId();
           k.stream = kernel.getStreamId();

@@ -134,7 +134,7 @@ int64_t perf::layoutDegree(GraphOp graph, StringRef attr) {
 
 bool perf::isExpertExchange(Operation *collective) {
   Operation *parent = collective->getParentOp();
-  return parent && parent->hasAttr(kExpertExchangeAttr);
+  return parent && hasDiscardable(parent, kExpertExchangeAttr);
 }
 
 LogicalResult perf::refuseLaterLayouts(GraphOp graph, StringRef pass,
@@ -156,13 +156,13 @@ LogicalResult perf::refuseLaterLayouts(GraphOp graph, StringRef pass,
 }
 
 std::optional<int64_t> perf::layerOf(Operation *op) {
-  if (auto a = op->getAttrOfType<IntegerAttr>(kLayerAttr))
+  if (auto a = getDiscardable<IntegerAttr>(op, kLayerAttr))
     return a.getInt();
   return std::nullopt;
 }
 
 int64_t perf::gradientBytes(FrameworkOp op) {
-  if (auto a = op->getAttrOfType<IntegerAttr>(kGradBytesAttr))
+  if (auto a = getDiscardable<IntegerAttr>(op, kGradBytesAttr))
     return a.getInt();
   // Summed in double and saturated one past max-extent: sizes within the
   // limits can still multiply past an int64, and the callers report the
@@ -225,7 +225,7 @@ Value perf::ensureResult(FrameworkOp &op) {
 }
 
 int64_t perf::declaredTiedParameters(FrameworkOp op) {
-  if (auto a = op->getAttrOfType<mlir::IntegerAttr>("onnx.tied_params"))
+  if (auto a = getDiscardable<mlir::IntegerAttr>(op, "onnx.tied_params"))
     return a.getInt();
   return 0;
 }
@@ -233,9 +233,9 @@ int64_t perf::declaredTiedParameters(FrameworkOp op) {
 std::optional<int64_t> perf::declaredParameters(FrameworkOp op) {
   for (llvm::StringRef name :
        {llvm::StringRef(kParamsAttr), llvm::StringRef("onnx.params")})
-    if (auto a = op->getAttrOfType<mlir::IntegerAttr>(name))
+    if (auto a = getDiscardable<mlir::IntegerAttr>(op, name))
       return a.getInt();
-  if (op->hasAttr("onnx.name"))
+  if (hasDiscardable(op, "onnx.name"))
     return 0;
   return std::nullopt;
 }

@@ -59,7 +59,7 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
     // T1.
     auto attach = [&](Operation *op, StringRef name,
                       std::optional<double> t5 = std::nullopt) {
-      auto region = op->getAttrOfType<StringAttr>(kEnteredRegionAttr);
+      auto region = getDiscardable<StringAttr>(op, kEnteredRegionAttr);
       double t1 = region ? overheads.entryT1(region.getValue(), name)
                          : overheads.get(name, Overhead::T1);
       double t[4] = {scale * t1, scale * overheads.get(name, Overhead::T2),
@@ -92,7 +92,7 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
       } else if (isa<KernelOpInterface, CollectiveOpInterface>(op)) {
         // The function a trace says launched it, else the one that
         // launches its kind.
-        auto traced = op->getAttrOfType<StringAttr>(kLaunchCallAttr);
+        auto traced = getDiscardable<StringAttr>(op, kLaunchCallAttr);
         StringRef call = traced ? traced.getValue() : defaultLaunchCall(op);
         setOne(op, kLaunchAttr,
                builder.getF64FloatAttr(scale * overheads.runtimeCall(call)));

@@ -226,15 +226,15 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
   /// The latency measured on the hardware: kept aside when an earlier run
   /// moved the kernel to another GPU.
   static double measuredLatency(Operation *kernel) {
-    if (auto kept = kernel->getAttrOfType<FloatAttr>(kMeasuredLatencyAttr))
+    if (auto kept = getDiscardable<FloatAttr>(kernel, kMeasuredLatencyAttr))
       return kept.getValueAsDouble();
-    return kernel->getAttrOfType<FloatAttr>(kLatencyAttr).getValueAsDouble();
+    return getDiscardable<FloatAttr>(kernel, kLatencyAttr).getValueAsDouble();
   }
 
   /// Back on the GPU it was measured on, a moved kernel takes its measured
   /// latency again.
   static void restoreMeasured(Operation *kernel, Builder &builder) {
-    if (!kernel->hasAttr(kMeasuredLatencyAttr))
+    if (!hasDiscardable(kernel, kMeasuredLatencyAttr))
       return;
     kernel->setAttr(kLatencyAttr,
                     builder.getF64FloatAttr(measuredLatency(kernel)));

@@ -9,6 +9,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -71,7 +72,7 @@ bool writesInPlace(FrameworkOp op) {
 }
 
 int64_t microbatchOf(Operation *op) {
-  if (auto a = op->getAttrOfType<IntegerAttr>(kMicrobatchAttr))
+  if (auto a = getDiscardable<IntegerAttr>(op, kMicrobatchAttr))
     return a.getInt();
   return 0;
 }
@@ -110,36 +111,24 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   };
   // Tensors are the results of the unrolled graph's host ops (each copy of
   // a repeated op allocates its own): slot slotBase[i] + r is result r of
-  // the i-th host op UnrolledWalk visits.
-  SmallVector<FrameworkOp> ops;
-  SmallVector<CopyId> opCopies;
-  std::vector<size_t> opInstance, slotBase;
+  // the i-th host op UnrolledWalk visits. Each framework op is accounted for
+  // when the walk reaches it, while the producers it reads were visited a
+  // moment ago (looking them up after the walk missed the cache on nearly
+  // every operand of a large step).
   UnrolledWalk::Size size = UnrolledWalk::unrolledSize(graph);
-  reserveHuge(ops, size.hostOps);
-  reserveHuge(opCopies, size.hostOps);
-  reserveHuge(opInstance, size.hostOps);
+  std::vector<size_t> slotBase;
   reserveHuge(slotBase, size.hostOps);
-  size_t slots = 0;
-  UnrolledWalk unrolled;
-  (void)unrolled.run(graph, [&](Operation *o, CopyId copy) {
-    if (auto fw = dyn_cast<FrameworkOp>(o)) {
-      opInstance.push_back(slotBase.size());
-      ops.push_back(fw);
-      opCopies.push_back(copy);
-    }
-    slotBase.push_back(slots);
-    slots += o->getNumResults();
-    return success();
-  });
   constexpr unsigned kNoStorage = ~0u;
+  // Per slot (about one per host op: reserved for that, grown past it).
   std::vector<unsigned> storageOf;
-  reserveHuge(storageOf, slots);
-  storageOf.assign(slots, kNoStorage);
+  reserveHuge(storageOf, size.hostOps);
   std::vector<char> split;
-  reserveHuge(split, slots);
-  split.assign(slots, 0);
+  reserveHuge(split, size.hostOps);
   std::vector<Storage> storages;
-  reserveHuge(storages, slots);
+  reserveHuge(storages, size.hostOps);
+  // A storage read until the step's end (a cache kept for the next step):
+  // its last use is the last framework op, known once the walk is done.
+  constexpr size_t kStepEnd = std::numeric_limits<size_t>::max();
 
   // What an op's copies have in common, read from the IR once per op.
   struct OpFacts {
@@ -165,7 +154,7 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     f.device = fw.getDevice();
     f.forward = isForwardOp(fw);
     f.optimizer = isOptimizerOp(fw);
-    f.firstCopy = microbatchOf(fw) <= 0 && !fw->hasAttr(kRecomputedAttr);
+    f.firstCopy = microbatchOf(fw) <= 0 && !hasDiscardable(fw, kRecomputedAttr);
     if (f.forward && f.firstCopy) {
       f.params = declaredParameters(fw);
       if (f.params)
@@ -186,11 +175,11 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
         if (auto rs = dyn_cast<ReduceScatterOp>(k))
           f.zeroBucket = std::max(f.zeroBucket, double(rs.getBytes()));
     f.inPlace = writesInPlace(fw);
-    f.tensorSplit = fw->hasAttr(kTensorSplitAttr);
+    f.tensorSplit = hasDiscardable(fw, kTensorSplitAttr);
     f.resultDevice = sendDestination(fw).value_or(f.device);
     for (Type t : fw->getResultTypes())
       f.resultBytes.push_back(double(tensorBytes(t)));
-    if (auto past = fw->getAttrOfType<IntegerAttr>(kKvCacheAttr)) {
+    if (auto past = getDiscardable<IntegerAttr>(fw, kKvCacheAttr)) {
       f.kvCache = true;
       f.pastCacheBytes = double(std::max<int64_t>(0, past.getInt()));
     }
@@ -198,24 +187,33 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   };
   llvm::DenseMap<Operation *, OpFacts> repeatedFacts;
 
-  // What each op allocates, in launch order: its own results (unless it
-  // writes in place), storages firstStorage[i] to firstStorage[i + 1], and,
-  // for a backward op, its weight gradient, which stays until the step
-  // ends.
+  // What each framework op allocates, in launch order: its own results
+  // (unless it writes in place), storages firstStorage[i] to
+  // firstStorage[i + 1], and, for a backward op, its weight gradient, which
+  // stays until the step ends; the device it runs on; the KV cache it
+  // extends, held from the step's start and freed after it (copied into its
+  // result).
   std::vector<unsigned> firstStorage;
-  reserveHuge(firstStorage, ops.size() + 1);
-  std::vector<double> persistent;
-  reserveHuge(persistent, ops.size());
-  persistent.assign(ops.size(), 0);
-  // The KV caches the step extends: held from its start, each freed after
-  // the op that extends it (copied into that op's result).
-  std::vector<double> pastCache(ops.size(), 0);
+  reserveHuge(firstStorage, size.hostOps + 1);
+  std::vector<double> persistent, pastCache;
+  reserveHuge(persistent, size.hostOps);
+  reserveHuge(pastCache, size.hostOps);
+  std::vector<int64_t> opDevice;
+  reserveHuge(opDevice, size.hostOps);
   std::map<int64_t, double> heldAtStart;
   // Devices some of whose ops declare their weights (perf.params).
   std::set<int64_t> declared;
   std::map<int64_t, double> fullGradients, zeroBucket, tables;
-  for (auto [index, fw] : llvm::enumerate(ops)) {
-    CopyId copy = opCopies[index];
+  UnrolledWalk unrolled;
+  (void)unrolled.run(graph, [&](Operation *o, CopyId copy) {
+    const size_t firstSlot = storageOf.size();
+    slotBase.push_back(firstSlot);
+    storageOf.resize(firstSlot + o->getNumResults(), kNoStorage);
+    split.resize(firstSlot + o->getNumResults(), 0);
+    auto fw = dyn_cast<FrameworkOp>(o);
+    if (!fw)
+      return success();
+    const size_t index = opDevice.size();
     // The slot of the tensor an operand of this copy reads.
     auto slotOf = [&](Value v) -> size_t {
       auto [value, valueCopy] = unrolled.resolve(v, copy);
@@ -223,7 +221,6 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
       return slotBase[unrolled.instanceOf(result.getOwner(), valueCopy)] +
              result.getResultNumber();
     };
-    size_t firstSlot = slotBase[opInstance[index]];
     OpFacts read;
     const OpFacts *f = &read;
     if (copy == 0) {
@@ -235,6 +232,7 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
       f = &it->second;
     }
     int64_t device = f->device;
+    opDevice.push_back(device);
     // Weights live on the device of the forward op that reads them.
     if (f->params) {
       declared.insert(device);
@@ -248,10 +246,11 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     if (f->optimizer)
       deviceMemory(device).optimizerStates += f->optimizerStates;
     int64_t gradient = f->gradient;
+    persistent.push_back(0);
     if (gradient > 0 && f->firstCopy) {
       deviceMemory(device).gradients += double(gradient) * gradientShare;
       fullGradients[device] += double(gradient);
-      persistent[index] = double(gradient) * gradientShare;
+      persistent.back() = double(gradient) * gradientShare;
     }
     if (f->zeroBucket > 0)
       zeroBucket[device] = std::max(zeroBucket[device], f->zeroBucket);
@@ -271,7 +270,7 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
         storageOf[firstSlot + i] = id;
         // A cache written in place keeps its storage to the step's end.
         if (f->kvCache && id != kNoStorage)
-          storages[id].lastUse = ops.size() - 1;
+          storages[id].lastUse = kStepEnd;
         continue;
       }
       // The weight gradient is the persistent allocation above.
@@ -283,12 +282,13 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
       storageOf[firstSlot + i] = storages.size();
       // A cache is kept for the next step: alive to the end of this one.
       storages.push_back(
-          {size, f->resultDevice, f->kvCache ? ops.size() - 1 : index});
+          {size, f->resultDevice, f->kvCache ? kStepEnd : index});
     }
+    pastCache.push_back(0);
     if (f->pastCacheBytes > 0) {
       // A tensor-parallel rank caches its own heads.
       double past = f->pastCacheBytes / (isSplit ? double(tp) : 1.0);
-      pastCache[index] = past;
+      pastCache.back() = past;
       heldAtStart[device] += past;
     }
     for (Value operand : fw->getOperands()) {
@@ -296,17 +296,21 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
       if (id != kNoStorage)
         storages[id].lastUse = std::max(storages[id].lastUse, index);
     }
-  }
+    return success();
+  });
+  const size_t numOps = opDevice.size();
   firstStorage.push_back(storages.size());
+  for (Storage &s : storages)
+    if (s.lastUse == kStepEnd)
+      s.lastUse = numOps - 1;
 
   // Walk the launch order: an op's inputs and outputs are alive while it
   // runs; storages whose last reader it is are freed after it (storages
   // freedAfter[freedBegin[i]] to freedAfter[freedBegin[i + 1]] after op i).
-  std::vector<unsigned> freedBegin(ops.size() + 1, 0),
-      freedAfter(storages.size());
+  std::vector<unsigned> freedBegin(numOps + 1, 0), freedAfter(storages.size());
   for (const Storage &s : storages)
     ++freedBegin[s.lastUse + 1];
-  for (size_t i = 0; i < ops.size(); ++i)
+  for (size_t i = 0; i < numOps; ++i)
     freedBegin[i + 1] += freedBegin[i];
   {
     std::vector<unsigned> next(freedBegin.begin(), freedBegin.end() - 1);
@@ -324,13 +328,13 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   };
   for (auto [device, bytes] : heldAtStart)
     allocate(device, bytes);
-  for (size_t index = 0; index < ops.size(); ++index) {
-    allocate(ops[index].getDevice(), persistent[index]);
+  for (size_t index = 0; index < numOps; ++index) {
+    allocate(opDevice[index], persistent[index]);
     for (unsigned id = firstStorage[index]; id < firstStorage[index + 1]; ++id)
       allocate(storages[id].device, storages[id].bytes);
     for (unsigned i = freedBegin[index]; i < freedBegin[index + 1]; ++i)
       live[storages[freedAfter[i]].device] -= storages[freedAfter[i]].bytes;
-    live[ops[index].getDevice()] -= pastCache[index];
+    live[opDevice[index]] -= pastCache[index];
   }
   for (auto &[d, m] : byDevice) {
     // Ops that do not declare their weights (traces, hand-written graphs)

@@ -133,9 +133,11 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     for (Attribute d : devs)
       s.devices.push_back(cast<DictionaryAttr>(d));
 
-  // Sums over the unrolled graph: a repeated op counts once per copy. Keyed
-  // by what the context uniques (op names, string attributes) while a
-  // million kernels are added up, by strings once at the end.
+  // Sums over the unrolled graph, one copy of a repeated op at a time, and
+  // the critical path's kernels, named by their place in the unrolled launch
+  // order (--perf-critical-path's), found in the same walk. Keyed by what
+  // the context uniques (op names, string attributes) while a million
+  // kernels are added up, by strings once at the end.
   MLIRContext *context = graph->getContext();
   StringAttr latencyName = StringAttr::get(context, kLatencyAttr);
   StringAttr costModelName = StringAttr::get(context, kCostModelAttr);
@@ -143,27 +145,66 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
   llvm::DenseMap<StringAttr, KindTotal> byOp;
   llvm::DenseMap<StringAttr, int64_t> byModel;
   int64_t comm = 0, unpriced = 0;
-  UnrolledWalk::forEachHostOp(graph, [&](Operation *op, int64_t copies) {
-    s.numOps += copies;
-    auto fw = dyn_cast<FrameworkOp>(op);
-    if (!fw || !fw.getBodyBlockOrNull())
-      return;
+  auto path = estimate.getAs<DenseI64ArrayAttr>("critical_path");
+  auto times = estimate.getAs<DenseF64ArrayAttr>("critical_path_times_us");
+  if (!path || !times || times.size() != 2 * path.size())
+    path = {};
+  // The path's kernel indices in launch order, each with its place on the
+  // path (the path runs in time order, which streams can make differ).
+  std::vector<std::pair<int64_t, size_t>> wanted;
+  if (path) {
+    wanted.reserve(path.size());
+    for (auto [n, i] : llvm::enumerate(path.asArrayRef()))
+      if (i >= 0)
+        wanted.push_back({i, n});
+    llvm::sort(wanted);
+  }
+  std::vector<std::pair<Operation *, FrameworkOp>> onPath(wanted.size());
+  auto nextWanted = wanted.begin();
+  // Adds an op's kernels `copies` times.
+  auto addUp = [&](FrameworkOp fw, int64_t copies) {
     KindTotal &opTotal = byOp[fw.getOpNameAttr()];
     for (Operation &work : *fw.getBodyBlockOrNull()) {
       double us = 0;
-      if (auto latency = work.getAttrOfType<FloatAttr>(latencyName))
+      if (auto latency =
+              dyn_cast_or_null<FloatAttr>(work.getDiscardableAttr(latencyName)))
         us = latency.getValueAsDouble() * double(copies);
       byKind[work.getName()] += {us, copies};
       opTotal += {us, copies};
-      if (auto model = work.getAttrOfType<StringAttr>(costModelName))
+      if (auto model = dyn_cast_or_null<StringAttr>(
+              work.getDiscardableAttr(costModelName)))
         byModel[model] += copies;
       else if (isa<CollectiveOpInterface>(&work))
         comm += copies;
       else
         unpriced += copies;
-      s.numKernels += copies;
     }
+  };
+  // An op in a repeat body is added up once, times its copies, after the
+  // walk (in the order first visited).
+  llvm::MapVector<Operation *, int64_t> repeatedCopies;
+  int64_t kernelIndex = 0;
+  UnrolledWalk unrolled(/*indexInstances=*/false);
+  (void)unrolled.run(graph, [&](Operation *op, CopyId copy) {
+    ++s.numOps;
+    auto fw = dyn_cast<FrameworkOp>(op);
+    if (!fw || !fw.getBodyBlockOrNull())
+      return success();
+    if (copy == 0)
+      addUp(fw, 1);
+    else
+      ++repeatedCopies[op];
+    for (Operation &work : *fw.getBodyBlockOrNull()) {
+      for (; nextWanted != wanted.end() && nextWanted->first == kernelIndex;
+           ++nextWanted)
+        onPath[nextWanted->second] = {&work, fw};
+      ++kernelIndex;
+    }
+    return success();
   });
+  for (auto [op, copies] : repeatedCopies)
+    addUp(cast<FrameworkOp>(op), copies);
+  s.numKernels = kernelIndex;
   for (const auto &[name, total] : byKind)
     s.byKind[name.stripDialect().str()] += total;
   for (const auto &[name, total] : byOp)
@@ -179,29 +220,11 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
   s.memory.assign(memory.devices().begin(), memory.devices().end());
   s.memoryCapacity = memory.capacity();
   s.outOfMemory = memory.outOfMemory();
-  auto path = estimate.getAs<DenseI64ArrayAttr>("critical_path");
-  auto times = estimate.getAs<DenseF64ArrayAttr>("critical_path_times_us");
-  // The critical path names kernels by their place in the unrolled launch
-  // order (--perf-critical-path's).
-  SmallVector<std::pair<Operation *, FrameworkOp>> kernels;
-  if (path && !path.empty()) {
-    UnrolledWalk unrolled(/*indexInstances=*/false);
-    (void)unrolled.run(graph, [&](Operation *op, CopyId) {
-      if (auto fw = dyn_cast<FrameworkOp>(op))
-        if (Block *body = fw.getBodyBlockOrNull())
-          for (Operation &work : *body)
-            kernels.push_back({&work, fw});
-      return success();
-    });
-  }
-  if (path && times && times.size() == 2 * path.size())
-    for (auto [n, i] : llvm::enumerate(path.asArrayRef()))
-      if (i >= 0 && i < static_cast<int64_t>(kernels.size())) {
-        auto [work, fw] = kernels[i];
-        s.criticalPath.push_back({work->getName().stripDialect(),
-                                  fw.getOpName(), times[2 * n],
-                                  times[2 * n + 1]});
-      }
+  // Indices past the graph's kernels name nothing and are left out.
+  for (auto [n, entry] : llvm::enumerate(onPath))
+    if (auto [work, fw] = entry; work)
+      s.criticalPath.push_back({work->getName().stripDialect(), fw.getOpName(),
+                                times[2 * n], times[2 * n + 1]});
   return s;
 }
 

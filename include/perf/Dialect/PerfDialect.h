@@ -131,6 +131,19 @@ inline constexpr ::llvm::StringLiteral kPaiAttr =
     PerfDialect::PaiAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kPaiArchitectureAttr =
     PerfDialect::PaiArchitectureAttrHelper::getNameStr();
+
+/// A discardable attribute (a perf.* name above, or another dialect's
+/// dotted name) of `op`, or null. Operation::getAttr first asks an op with
+/// properties for an inherent attribute of that name, comparing it with each
+/// of the op's; a dotted name is never one, so the dictionary is read
+/// directly (the passes that walk every op read several such names per op).
+template <typename AttrT = ::mlir::Attribute>
+AttrT getDiscardable(::mlir::Operation *op, ::llvm::StringRef name) {
+  return ::llvm::dyn_cast_or_null<AttrT>(op->getDiscardableAttr(name));
+}
+inline bool hasDiscardable(::mlir::Operation *op, ::llvm::StringRef name) {
+  return static_cast<bool>(op->getDiscardableAttr(name));
+}
 } // namespace perf
 
 #endif // PERF_DIALECT_PERFDIALECT_H
