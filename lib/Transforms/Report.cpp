@@ -7,7 +7,6 @@
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
 #include "perf/Transforms/UnrolledWalk.h"
-#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
@@ -157,7 +156,9 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     for (auto [n, i] : llvm::enumerate(path.asArrayRef()))
       if (i >= 0)
         wanted.push_back({i, n});
-    llvm::sort(wanted);
+    // Mostly in order already: a path through one stream follows launches.
+    if (!llvm::is_sorted(wanted))
+      llvm::sort(wanted);
   }
   std::vector<std::pair<Operation *, FrameworkOp>> onPath(wanted.size());
   auto nextWanted = wanted.begin();
@@ -181,8 +182,8 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     }
   };
   // An op in a repeat body is added up once, times its copies, after the
-  // walk (in the order first visited).
-  llvm::MapVector<Operation *, int64_t> repeatedCopies;
+  // walk (in program order).
+  bool repeated = false;
   int64_t kernelIndex = 0;
   UnrolledWalk unrolled(/*indexInstances=*/false);
   (void)unrolled.run(graph, [&](Operation *op, CopyId copy) {
@@ -193,7 +194,7 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     if (copy == 0)
       addUp(fw, 1);
     else
-      ++repeatedCopies[op];
+      repeated = true;
     for (Operation &work : *fw.getBodyBlockOrNull()) {
       for (; nextWanted != wanted.end() && nextWanted->first == kernelIndex;
            ++nextWanted)
@@ -202,8 +203,13 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     }
     return success();
   });
-  for (auto [op, copies] : repeatedCopies)
-    addUp(cast<FrameworkOp>(op), copies);
+  if (repeated)
+    UnrolledWalk::forEachHostOp(graph, [&](Operation *op, int64_t copies) {
+      auto fw = dyn_cast<FrameworkOp>(op);
+      if (fw && fw.getBodyBlockOrNull() &&
+          op->getBlock() != &graph.getBodyBlock())
+        addUp(fw, copies);
+    });
   s.numKernels = kernelIndex;
   for (const auto &[name, total] : byKind)
     s.byKind[name.stripDialect().str()] += total;
