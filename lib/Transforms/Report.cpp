@@ -12,6 +12,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 #include <map>
+#include <numeric>
 
 namespace perf {
 #define GEN_PASS_DEF_REPORT
@@ -148,20 +149,26 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
   auto times = estimate.getAs<DenseF64ArrayAttr>("critical_path_times_us");
   if (!path || !times || times.size() != 2 * path.size())
     path = {};
-  // The path's kernel indices in launch order, each with its place on the
-  // path (the path runs in time order, which streams can make differ).
-  std::vector<std::pair<int64_t, size_t>> wanted;
-  if (path) {
-    wanted.reserve(path.size());
-    for (auto [n, i] : llvm::enumerate(path.asArrayRef()))
-      if (i >= 0)
-        wanted.push_back({i, n});
-    // Mostly in order already: a path through one stream follows launches.
-    if (!llvm::is_sorted(wanted))
-      llvm::sort(wanted);
+  // The path's places in the launch order of their kernels: the path runs
+  // in time order, mostly launch order too (a path through one stream
+  // follows launches), where no permutation is needed.
+  ArrayRef<int64_t> pathIndices =
+      path ? path.asArrayRef() : ArrayRef<int64_t>();
+  std::vector<uint32_t> byLaunch;
+  if (!llvm::is_sorted(pathIndices)) {
+    byLaunch.resize(pathIndices.size());
+    std::iota(byLaunch.begin(), byLaunch.end(), 0u);
+    llvm::stable_sort(byLaunch, [&](uint32_t l, uint32_t r) {
+      return pathIndices[l] < pathIndices[r];
+    });
   }
-  std::vector<std::pair<Operation *, FrameworkOp>> onPath(wanted.size());
-  auto nextWanted = wanted.begin();
+  auto place = [&](size_t k) -> size_t {
+    return byLaunch.empty() ? k : byLaunch[k];
+  };
+  // Filled as the walk finds each kernel; an index past the graph's kernels
+  // names nothing and is left out.
+  s.criticalPath.resize(pathIndices.size());
+  size_t nextOnPath = 0;
   // Adds an op's kernels `copies` times.
   auto addUp = [&](FrameworkOp fw, int64_t copies) {
     KindTotal &opTotal = byOp[fw.getOpNameAttr()];
@@ -196,9 +203,14 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     else
       repeated = true;
     for (Operation &work : *fw.getBodyBlockOrNull()) {
-      for (; nextWanted != wanted.end() && nextWanted->first == kernelIndex;
-           ++nextWanted)
-        onPath[nextWanted->second] = {&work, fw};
+      for (; nextOnPath < pathIndices.size() &&
+             pathIndices[place(nextOnPath)] <= kernelIndex;
+           ++nextOnPath) {
+        size_t n = place(nextOnPath);
+        if (pathIndices[n] == kernelIndex)
+          s.criticalPath[n] = {work.getName().stripDialect(), fw.getOpName(),
+                               times[2 * n], times[2 * n + 1]};
+      }
       ++kernelIndex;
     }
     return success();
@@ -226,11 +238,9 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
   s.memory.assign(memory.devices().begin(), memory.devices().end());
   s.memoryCapacity = memory.capacity();
   s.outOfMemory = memory.outOfMemory();
-  // Indices past the graph's kernels name nothing and are left out.
-  for (auto [n, entry] : llvm::enumerate(onPath))
-    if (auto [work, fw] = entry; work)
-      s.criticalPath.push_back({work->getName().stripDialect(), fw.getOpName(),
-                                times[2 * n], times[2 * n + 1]});
+  llvm::erase_if(s.criticalPath, [](const GraphSummary::PathEntry &p) {
+    return p.kernel.empty();
+  });
   return s;
 }
 
