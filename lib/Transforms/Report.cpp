@@ -133,11 +133,11 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     for (Attribute d : devs)
       s.devices.push_back(cast<DictionaryAttr>(d));
 
-  // Sums over the unrolled graph, one copy of a repeated op at a time, and
-  // the critical path's kernels, named by their place in the unrolled launch
-  // order (--perf-critical-path's), found in the same walk. Keyed by what
-  // the context uniques (op names, string attributes) while a million
-  // kernels are added up, by strings once at the end.
+  // Sums over the unrolled graph (an op in a repeat body counts once per
+  // copy) and the critical path's kernels, named by their place in the
+  // unrolled launch order (--perf-critical-path's), found in one walk. Keyed
+  // by what the context uniques (op names, string attributes) while a
+  // million kernels are added up, by strings once at the end.
   MLIRContext *context = graph->getContext();
   StringAttr latencyName = StringAttr::get(context, kLatencyAttr);
   StringAttr costModelName = StringAttr::get(context, kCostModelAttr);
@@ -174,13 +174,11 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     KindTotal &opTotal = byOp[fw.getOpNameAttr()];
     for (Operation &work : *fw.getBodyBlockOrNull()) {
       double us = 0;
-      if (auto latency =
-              dyn_cast_or_null<FloatAttr>(work.getDiscardableAttr(latencyName)))
+      if (auto latency = getDiscardable<FloatAttr>(&work, latencyName))
         us = latency.getValueAsDouble() * double(copies);
       byKind[work.getName()] += {us, copies};
       opTotal += {us, copies};
-      if (auto model = dyn_cast_or_null<StringAttr>(
-              work.getDiscardableAttr(costModelName)))
+      if (auto model = getDiscardable<StringAttr>(&work, costModelName))
         byModel[model] += copies;
       else if (isa<CollectiveOpInterface>(&work))
         comm += copies;

@@ -141,6 +141,12 @@ template <typename AttrT = ::mlir::Attribute>
 AttrT getDiscardable(::mlir::Operation *op, ::llvm::StringRef name) {
   return ::llvm::dyn_cast_or_null<AttrT>(op->getDiscardableAttr(name));
 }
+/// The same for a name the caller has uniqued once (the dictionary lookup
+/// compares pointers, not strings).
+template <typename AttrT = ::mlir::Attribute>
+AttrT getDiscardable(::mlir::Operation *op, ::mlir::StringAttr name) {
+  return ::llvm::dyn_cast_or_null<AttrT>(op->getDiscardableAttr(name));
+}
 inline bool hasDiscardable(::mlir::Operation *op, ::llvm::StringRef name) {
   return static_cast<bool>(op->getDiscardableAttr(name));
 }
