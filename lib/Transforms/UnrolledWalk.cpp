@@ -24,7 +24,7 @@ LogicalResult UnrolledWalk::walkBlock(Block &block, CopyId copy,
     if (!repeat) {
       if (indexInstances) {
         if (copy == 0)
-          topLevel[&op] = visited;
+          topLevel.push_back({&op, visited});
         else
           offsetInCopy.try_emplace(&op, visited - copies[copy].first);
       }
@@ -75,9 +75,28 @@ ValueCopy UnrolledWalk::resolve(Value value, CopyId copy) const {
   }
 }
 
+size_t UnrolledWalk::topLevelIndexOf(Operation *op) const {
+  // The last few ops first, comparing pointers only: no op is read.
+  constexpr size_t kRecent = 16;
+  size_t end = topLevel.size();
+  for (size_t i = end; i > 0 && end - i < kRecent; --i)
+    if (topLevel[i - 1].op == op)
+      return topLevel[i - 1].instance;
+  // An older op: topLevel is in the order of the graph's block, which the
+  // block's own op order compares.
+  ArrayRef<TopLevelOp> older =
+      ArrayRef(topLevel).drop_back(std::min(end, kRecent));
+  const TopLevelOp *it =
+      llvm::partition_point(older, [&](const TopLevelOp &entry) {
+        return entry.op->isBeforeInBlock(op);
+      });
+  assert(it != older.end() && it->op == op && "not a visited host op");
+  return it->instance;
+}
+
 size_t UnrolledWalk::instanceOf(Operation *op, CopyId copy) const {
   if (copy == 0)
-    return topLevel.lookup(op);
+    return topLevelIndexOf(op);
   return copies[copy].first + offsetInCopy.lookup(op);
 }
 

@@ -107,6 +107,42 @@ TEST(UnrolledWalk, OperandsReadTheCopyBefore) {
   EXPECT_EQ(producers, expected);
 }
 
+TEST(UnrolledWalk, FindsOpsFarBeforeTheReader) {
+  // "first", a repeat of 4 copies, 40 ops in a chain, then "last" reading
+  // "first", the repeat's result and the chain's end: producers beyond the
+  // last few ops visited are found in the block's order.
+  std::string text = R"mlir(
+perf.graph @g {
+  %first = perf.op "first" : () -> tensor<4xf32>
+  %r = perf.repeat 4 (%first) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%h: tensor<4xf32>):
+    %b = perf.op "body"(%h) : (tensor<4xf32>) -> tensor<4xf32>
+    perf.yield %b : tensor<4xf32>
+  }
+  %c0 = perf.op "chain"(%first) : (tensor<4xf32>) -> tensor<4xf32>
+)mlir";
+  for (int i = 1; i < 40; ++i)
+    text += "  %c" + std::to_string(i) + " = perf.op \"chain\"(%c" +
+            std::to_string(i - 1) + ") : (tensor<4xf32>) -> tensor<4xf32>\n";
+  text += "  perf.op \"last\"(%first, %r, %c39, %c0) : (tensor<4xf32>, "
+          "tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> ()\n}\n";
+  Parsed p(text.c_str());
+  ASSERT_TRUE(p.graph);
+  UnrolledWalk walk;
+  std::vector<size_t> lastReads;
+  ASSERT_TRUE(succeeded(walk.run(p.graph, [&](Operation *op, CopyId copy) {
+    if (nameOf(op) == "last")
+      for (Value operand : op->getOperands()) {
+        auto [value, valueCopy] = walk.resolve(operand, copy);
+        lastReads.push_back(walk.instanceOf(value.getDefiningOp(), valueCopy));
+      }
+    return success();
+  })));
+  // first 0, the four body copies 1-4, the chain 5-44, last 45.
+  EXPECT_EQ(walk.numInstances(), 46u);
+  EXPECT_EQ(lastReads, (std::vector<size_t>{0, 4, 44, 5}));
+}
+
 TEST(UnrolledWalk, GraphWithoutRepeatsIsItsOwnOrder) {
   Parsed p(R"mlir(
 perf.graph @g {
