@@ -134,7 +134,7 @@ KernelDesc describeLinalg(linalg::LinalgOp op, ArrayRef<int64_t> ranges,
   return d;
 }
 
-LogicalResult lowerLinalg(OpBuilder &b, linalg::LinalgOp op) {
+LogicalResult lowerLinalg(OpBuilder &b, FrameworkOp fw, linalg::LinalgOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return op->emitOpError("has a dynamic shape; --perf-convert-linalg needs "
@@ -142,9 +142,11 @@ LogicalResult lowerLinalg(OpBuilder &b, linalg::LinalgOp op) {
   Type elementType =
       op.getNumDpsInits() ? elementTypeOf(op.getDpsInits()[0]) : b.getF32Type();
   KernelDesc desc = describeLinalg(op, ranges, elementType);
-  if (!buildKernelOp(b, op.getLoc(), desc))
+  WorkAttr kernel = buildKernelWork(b.getContext(), desc);
+  if (!kernel)
     return op->emitOpError("describes an empty ")
            << kernelKindName(desc.kind) << " kernel";
+  fw.appendWork(kernel);
   return success();
 }
 
@@ -218,8 +220,6 @@ struct ConvertLinalgToPerfPass
                               b.getStringAttr(op.getName().getStringRef()),
                               inputs, b.getI64IntegerAttr(0));
       values.map(op.getResults(), fw.getResults());
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&fw.getOrCreateBodyBlock());
       if (softmax) {
         auto type = cast<ShapedType>(softmax.getInput().getType());
         if (!type.hasStaticShape())
@@ -232,10 +232,11 @@ struct ConvertLinalgToPerfPass
         d.dtype = getDType(type.getElementType());
         d.rows = type.getNumElements() / cols;
         d.cols = cols;
-        buildKernelOp(b, op.getLoc(), d);
+        if (WorkAttr kernel = buildKernelWork(b.getContext(), d))
+          fw.appendWork(kernel);
         continue;
       }
-      if (failed(lowerLinalg(b, linalgOp)))
+      if (failed(lowerLinalg(b, fw, linalgOp)))
         return failure();
     }
     (void)skipped;

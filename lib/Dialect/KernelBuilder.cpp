@@ -1,9 +1,9 @@
-//===- KernelBuilder.cpp - Kernel and collective ops from descriptions ----===//
+//===- KernelBuilder.cpp - Device work from descriptions -----------------===//
 //
-// The inverse of getKernelDesc. Importers, the linalg conversion and the
-// training synthesis describe device work as a KernelDesc and build it here,
-// so a kernel kind's attributes are spelt in one place (PerfOps.td) and read
-// back by one function per op.
+// The inverse of WorkAttr::getKernelDesc. Importers, the linalg conversion
+// and the training synthesis describe device work as a KernelDesc and build
+// it here, so a kind's attributes are spelt in one place (WorkSchema.cpp)
+// and read back by one function (getKernelDesc).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,198 +13,184 @@ using namespace perf;
 using namespace mlir;
 
 namespace {
+/// The attributes of one piece of work, in the order they are added.
+class WorkAttrs {
+public:
+  explicit WorkAttrs(MLIRContext *context) : b(context) {}
 
-/// Sets the attributes every kernel shares, leaving defaults unset so that
-/// printed IR stays minimal.
-template <typename OpT>
-OpT createKernel(OpBuilder &b, Location loc, const KernelDesc &d) {
-  auto op = OpT::create(b, loc, TypeRange(), ValueRange(),
-                        ArrayRef<NamedAttribute>());
-  op.setDtypeAttr(TypeAttr::get(getElementType(b.getContext(), d.dtype)));
+  void i64(StringRef name, int64_t value) {
+    attrs.append(name, b.getI64IntegerAttr(value));
+  }
+  /// Omitted when it is the kind's default.
+  void i64(StringRef name, int64_t value, int64_t dflt) {
+    if (value != dflt)
+      i64(name, value);
+  }
+  void f64(StringRef name, double value) {
+    attrs.append(name, b.getF64FloatAttr(value));
+  }
+  void str(StringRef name, StringRef value) {
+    if (!value.empty())
+      attrs.append(name, b.getStringAttr(value));
+  }
+  void flag(StringRef name, bool set) {
+    if (set)
+      attrs.append(name, b.getUnitAttr());
+  }
+  void pair(StringRef name, int64_t first, int64_t second) {
+    attrs.append(name, b.getDenseI64ArrayAttr({first, second}));
+  }
+  void attr(StringRef name, Attribute value) { attrs.append(name, value); }
+
+  WorkAttr build(WorkKind kind) {
+    return WorkAttr::get(b.getContext(), kind,
+                         attrs.getDictionary(b.getContext()));
+  }
+
+  Builder b;
+  NamedAttrList attrs;
+};
+
+void commonKernelAttrs(WorkAttrs &w, const KernelDesc &d) {
+  MLIRContext *context = w.b.getContext();
+  w.attr("dtype", TypeAttr::get(getElementType(context, d.dtype)));
   if (d.pass != KernelPass::Forward)
-    op.setPass(*symbolizeTrainingPass(kernelPassAttrName(d.kind, d.pass)));
-  if (d.tensorCores)
-    op.setTensorCoresAttr(b.getUnitAttr());
-  if (!d.name.empty())
-    op.setKernelNameAttr(b.getStringAttr(d.name));
-  return op;
+    w.attr("pass", TrainingPassAttr::get(
+                       context, *symbolizeTrainingPass(
+                                    kernelPassAttrName(d.kind, d.pass))));
+  w.flag("tensor_cores", d.tensorCores);
+  w.str("kernel_name", d.name);
 }
 
-DenseI64ArrayAttr pair(OpBuilder &b, int64_t first, int64_t second) {
-  return b.getDenseI64ArrayAttr({first, second});
+void window(WorkAttrs &w, const KernelDesc &d) {
+  w.i64("n", d.batch);
+  w.i64("c", d.c);
+  w.i64("h", d.h);
+  w.i64("w", d.w);
+  w.i64("r", d.r);
+  w.i64("s", d.s);
+  w.pair("stride", d.strideH, d.strideW);
+  w.pair("pad", d.padH, d.padW);
 }
-
-/// The input and window of a conv or pooling kernel.
-template <typename OpT>
-void setWindow(OpBuilder &b, OpT op, const KernelDesc &d) {
-  op.setNAttr(b.getI64IntegerAttr(d.batch));
-  op.setCAttr(b.getI64IntegerAttr(d.c));
-  op.setHAttr(b.getI64IntegerAttr(d.h));
-  op.setWAttr(b.getI64IntegerAttr(d.w));
-  op.setRAttr(b.getI64IntegerAttr(d.r));
-  op.setSAttr(b.getI64IntegerAttr(d.s));
-  op.setStrideAttr(pair(b, d.strideH, d.strideW));
-  op.setPadAttr(pair(b, d.padH, d.padW));
-}
-
-template <typename OpT>
-OpT createRowsCols(OpBuilder &b, Location loc, const KernelDesc &d) {
-  auto op = createKernel<OpT>(b, loc, d);
-  op.setRowsAttr(b.getI64IntegerAttr(d.rows));
-  op.setColsAttr(b.getI64IntegerAttr(d.cols));
-  return op;
-}
-
-template <typename OpT>
-OpT createElements(OpBuilder &b, Location loc, const KernelDesc &d) {
-  auto op = createKernel<OpT>(b, loc, d);
-  op.setElementsAttr(b.getI64IntegerAttr(d.numElements));
-  return op;
-}
-
 } // namespace
 
-KernelOpInterface perf::buildKernelOp(OpBuilder &b, Location loc,
-                                      const KernelDesc &d) {
+WorkAttr perf::buildKernelWork(MLIRContext *context, const KernelDesc &d) {
   if (!d.hasValidSizes())
     return nullptr;
-  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  WorkAttrs w(context);
+  commonKernelAttrs(w, d);
   KernelKind kind = d.hasWorkOverride() ? KernelKind::Generic : d.kind;
   switch (kind) {
-  case KernelKind::Gemm: {
-    auto op = createKernel<GemmOp>(b, loc, d);
-    if (d.batch != 1)
-      op.setBatchAttr(i64(d.batch));
-    op.setMAttr(i64(d.m));
-    op.setNAttr(i64(d.n));
-    op.setKAttr(i64(d.k));
-    if (d.transA)
-      op.setTransAAttr(b.getUnitAttr());
-    if (d.transB)
-      op.setTransBAttr(b.getUnitAttr());
-    return op;
-  }
-  case KernelKind::Conv2d: {
-    auto op = createKernel<Conv2dOp>(b, loc, d);
-    setWindow(b, op, d);
-    op.setKAttr(i64(d.outChannels));
+  case KernelKind::Gemm:
+    w.i64("batch", d.batch, 1);
+    w.i64("m", d.m);
+    w.i64("n", d.n);
+    w.i64("k", d.k);
+    w.flag("trans_a", d.transA);
+    w.flag("trans_b", d.transB);
+    return w.build(WorkKind::Gemm);
+  case KernelKind::Conv2d:
+    window(w, d);
+    w.i64("k", d.outChannels);
     if (d.dilationH != 1 || d.dilationW != 1)
-      op.setDilationAttr(pair(b, d.dilationH, d.dilationW));
-    if (d.groups != 1)
-      op.setGroupsAttr(i64(d.groups));
-    return op;
-  }
-  case KernelKind::Pooling: {
-    auto op = createKernel<PoolingOp>(b, loc, d);
-    setWindow(b, op, d);
-    return op;
-  }
-  case KernelKind::Elementwise: {
-    auto op = createElements<ElementwiseOp>(b, loc, d);
-    if (d.numInputs != 1)
-      op.setInputsAttr(i64(d.numInputs));
+      w.pair("dilation", d.dilationH, d.dilationW);
+    w.i64("groups", d.groups, 1);
+    return w.build(WorkKind::Conv2d);
+  case KernelKind::Pooling:
+    window(w, d);
+    return w.build(WorkKind::Pooling);
+  case KernelKind::Elementwise:
+    w.i64("elements", d.numElements);
+    w.i64("inputs", d.numInputs, 1);
     if (d.flopsPerElement != 1.0)
-      op.setFlopsPerElementAttr(b.getF64FloatAttr(d.flopsPerElement));
-    if (!d.op.empty())
-      op.setFnAttr(b.getStringAttr(d.op));
-    return op;
-  }
+      w.f64("flops_per_element", d.flopsPerElement);
+    w.str("fn", d.op);
+    return w.build(WorkKind::Elementwise);
   case KernelKind::Reduce:
-    return createRowsCols<ReduceOp>(b, loc, d);
   case KernelKind::Softmax:
-    return createRowsCols<SoftmaxOp>(b, loc, d);
   case KernelKind::LayerNorm:
-    return createRowsCols<LayerNormOp>(b, loc, d);
-  case KernelKind::EmbeddingBag: {
-    auto op = createKernel<EmbeddingBagOp>(b, loc, d);
-    if (d.numTables != 1)
-      op.setTablesAttr(i64(d.numTables));
-    op.setRowsAttr(i64(d.tableRows));
-    op.setDimAttr(i64(d.dim));
-    op.setBatchAttr(i64(d.batch));
-    if (d.pooling != 1)
-      op.setPoolingAttr(i64(d.pooling));
-    return op;
-  }
-  case KernelKind::Memcpy: {
-    auto op = createKernel<MemcpyOp>(b, loc, d);
-    op.setBytesAttr(i64(static_cast<int64_t>(d.bytes)));
+    w.i64("rows", d.rows);
+    w.i64("cols", d.cols);
+    return w.build(kind == KernelKind::Reduce    ? WorkKind::Reduce
+                   : kind == KernelKind::Softmax ? WorkKind::Softmax
+                                                 : WorkKind::LayerNorm);
+  case KernelKind::EmbeddingBag:
+    w.i64("tables", d.numTables, 1);
+    w.i64("rows", d.tableRows);
+    w.i64("dim", d.dim);
+    w.i64("batch", d.batch);
+    w.i64("pooling", d.pooling, 1);
+    return w.build(WorkKind::EmbeddingBag);
+  case KernelKind::Memcpy:
+    w.i64("bytes", static_cast<int64_t>(d.bytes));
     if (d.copyKind != MemcpyKind::DeviceToDevice)
-      op.setKind(*symbolizeCopyDirection(memcpyKindName(d.copyKind)));
-    return op;
-  }
+      w.attr("kind",
+             CopyDirectionAttr::get(
+                 context, *symbolizeCopyDirection(memcpyKindName(d.copyKind))));
+    return w.build(WorkKind::Memcpy);
   case KernelKind::Transpose:
-    return createElements<TransposeOp>(b, loc, d);
   case KernelKind::Concat:
-    return createElements<ConcatOp>(b, loc, d);
-  case KernelKind::BatchNorm: {
-    auto op = createElements<BatchNormOp>(b, loc, d);
-    op.setChannelsAttr(i64(d.c));
-    return op;
-  }
-  case KernelKind::Attention: {
-    auto op = createKernel<AttentionOp>(b, loc, d);
-    op.setBatchAttr(i64(d.batch));
-    op.setHeadsAttr(i64(d.heads));
-    op.setSeqAttr(i64(d.m));
-    op.setHeadDimAttr(i64(d.k));
+    w.i64("elements", d.numElements);
+    return w.build(kind == KernelKind::Transpose ? WorkKind::Transpose
+                                                 : WorkKind::Concat);
+  case KernelKind::BatchNorm:
+    w.i64("elements", d.numElements);
+    w.i64("channels", d.c);
+    return w.build(WorkKind::BatchNorm);
+  case KernelKind::Attention:
+    w.i64("batch", d.batch);
+    w.i64("heads", d.heads);
+    w.i64("seq", d.m);
+    w.i64("head_dim", d.k);
     if (d.n > 0 && d.n != d.m)
-      op.setKvSeqAttr(i64(d.n));
-    return op;
-  }
+      w.i64("kv_seq", d.n);
+    return w.build(WorkKind::Attention);
   case KernelKind::Optimizer: {
     std::optional<OptimizerAlgorithm> algorithm =
         d.op.empty() ? OptimizerAlgorithm::SGD
                      : symbolizeOptimizerAlgorithm(d.op);
     if (!algorithm)
       return nullptr;
-    auto op = createElements<OptimizerOp>(b, loc, d);
+    w.i64("elements", d.numElements);
     if (*algorithm != OptimizerAlgorithm::SGD)
-      op.setAlgorithm(*algorithm);
-    return op;
+      w.attr("algorithm", OptimizerAlgorithmAttr::get(context, *algorithm));
+    return w.build(WorkKind::Optimizer);
   }
-  case KernelKind::Generic: {
-    auto op = createKernel<GenericKernelOp>(b, loc, d);
-    op.setFlopsAttr(b.getF64FloatAttr(d.totalFlops()));
-    op.setBytesAttr(b.getF64FloatAttr(d.totalBytes()));
-    if (!d.op.empty())
-      op.setFnAttr(b.getStringAttr(d.op));
-    return op;
-  }
+  case KernelKind::Generic:
+    w.f64("flops", d.totalFlops());
+    w.f64("bytes", d.totalBytes());
+    w.str("fn", d.op);
+    return w.build(WorkKind::Kernel);
   }
   return nullptr;
 }
 
-namespace {
-template <typename OpT>
-Operation *createCollective(OpBuilder &b, Location loc,
-                            const CollectiveDesc &d, ArrayRef<int64_t> group) {
-  auto op = OpT::create(b, loc, TypeRange(), ValueRange(),
-                        ArrayRef<NamedAttribute>());
-  op.setBytesAttr(b.getI64IntegerAttr(d.bytes));
-  op.setGroupAttr(b.getDenseI64ArrayAttr(group));
-  op.setDtypeAttr(TypeAttr::get(getElementType(b.getContext(), d.dtype)));
-  return op;
-}
-} // namespace
-
-Operation *perf::buildCollectiveOp(OpBuilder &b, Location loc,
+WorkAttr perf::buildCollectiveWork(MLIRContext *context,
                                    const CollectiveDesc &d,
                                    ArrayRef<int64_t> group) {
   if (d.bytes <= 0 || group.empty())
     return nullptr;
+  WorkKind kind;
   switch (d.kind) {
   case CollectiveKind::AllReduce:
-    return createCollective<AllReduceOp>(b, loc, d, group);
+    kind = WorkKind::AllReduce;
+    break;
   case CollectiveKind::AllGather:
-    return createCollective<AllGatherOp>(b, loc, d, group);
+    kind = WorkKind::AllGather;
+    break;
   case CollectiveKind::ReduceScatter:
-    return createCollective<ReduceScatterOp>(b, loc, d, group);
+    kind = WorkKind::ReduceScatter;
+    break;
   case CollectiveKind::AllToAll:
-    return createCollective<AllToAllOp>(b, loc, d, group);
+    kind = WorkKind::AllToAll;
+    break;
   case CollectiveKind::Broadcast:
   case CollectiveKind::SendRecv:
     return nullptr;
   }
-  return nullptr;
+  WorkAttrs w(context);
+  w.i64("bytes", d.bytes);
+  w.attr("group", w.b.getDenseI64ArrayAttr(group));
+  w.attr("dtype", TypeAttr::get(getElementType(context, d.dtype)));
+  return w.build(kind);
 }

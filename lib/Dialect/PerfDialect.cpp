@@ -1,7 +1,9 @@
 //===- PerfDialect.cpp - perf dialect registration ------------------------===//
 
 #include "perf/Dialect/PerfDialect.h"
+#include "mlir/Bytecode/BytecodeImplementation.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Dialect/WorkSchema.h"
 #include "perf/Support/InputFile.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -143,56 +145,123 @@ StringRef closestDeclared(StringRef name) {
 /// ignored and the kernel priced by a model). Every time is a finite
 /// non-negative number: a NaN, infinite or negative one would flow into the
 /// estimate unnoticed.
-LogicalResult PerfDialect::verifyOperationAttribute(Operation *op,
-                                                    NamedAttribute attr) {
-  StringRef name = attr.getName().getValue();
+LogicalResult perf::verifyPerfFact(function_ref<InFlightDiagnostic()> emitError,
+                                   StringRef name, Attribute value,
+                                   bool onMemcpy) {
   auto it = declaredAttributes().find(name);
   if (it == declaredAttributes().end()) {
-    InFlightDiagnostic diag = op->emitOpError("has no attribute '")
-                              << name << "'";
+    InFlightDiagnostic diag = emitError()
+                              << "has no attribute '" << name << "'";
     if (StringRef close = closestDeclared(name); !close.empty())
       diag << "; did you mean '" << close << "'?";
     return diag;
   }
-  if (!it->second.hasType(attr.getValue()))
-    return op->emitOpError("'") << name << "' must be " << it->second.expected
-                                << ", got " << attr.getValue();
-  if (name == PerfDialect::CopyInCallAttrHelper::getNameStr() &&
-      !isa<MemcpyOp>(op))
-    return op->emitOpError("'")
-           << name << "' is for a perf.memcpy (a copy that runs inside its "
-           << "runtime call)";
+  if (!it->second.hasType(value))
+    return emitError() << "'" << name << "' must be " << it->second.expected
+                       << ", got " << value;
+  if (name == PerfDialect::CopyInCallAttrHelper::getNameStr() && !onMemcpy)
+    return emitError() << "'" << name
+                       << "' is for a perf.memcpy (a copy that runs inside "
+                          "its runtime call)";
   if (name == PerfDialect::LaunchQueueDepthAttrHelper::getNameStr()) {
-    int64_t depth = cast<IntegerAttr>(attr.getValue()).getInt();
+    int64_t depth = cast<IntegerAttr>(value).getInt();
     if (depth < 0 || depth > UINT32_MAX)
-      return op->emitOpError("'")
-             << name << "' must be a number of kernels from 0 (no limit) to "
-             << UINT32_MAX << ", got " << depth;
+      return emitError() << "'" << name
+                         << "' must be a number of kernels from 0 (no limit) "
+                            "to "
+                         << UINT32_MAX << ", got " << depth;
     return success();
   }
   if (!name.ends_with("_us"))
     return success();
-  auto check = [&](double value) -> LogicalResult {
-    if (isFiniteAtLeast(value, 0))
+  auto check = [&](double v) -> LogicalResult {
+    if (isFiniteAtLeast(v, 0))
       return success();
-    return op->emitOpError("'") << name
-                                << "' must be a finite non-negative number of "
-                                   "microseconds, got "
-                                << value;
+    return emitError() << "'" << name
+                       << "' must be a finite non-negative number of "
+                          "microseconds, got "
+                       << v;
   };
-  if (auto f = dyn_cast<FloatAttr>(attr.getValue()))
+  if (auto f = dyn_cast<FloatAttr>(value))
     return check(f.getValueAsDouble());
-  if (auto i = dyn_cast<IntegerAttr>(attr.getValue()))
+  if (auto i = dyn_cast<IntegerAttr>(value))
     return check(i.getValue().signedRoundToDouble());
-  if (auto times = dyn_cast<DenseF64ArrayAttr>(attr.getValue()))
+  if (auto times = dyn_cast<DenseF64ArrayAttr>(value))
     for (double t : times.asArrayRef())
       if (failed(check(t)))
         return failure();
   return success();
 }
 
+LogicalResult PerfDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  return verifyPerfFact([&]() { return op->emitOpError(); },
+                        attr.getName().getValue(), attr.getValue(),
+                        /*onMemcpy=*/false);
+}
+
+namespace {
+/// Device work in bytecode: its kind and its attribute dictionary, so that
+/// reading a step does not parse each distinct piece of work as text.
+struct PerfBytecodeInterface : public BytecodeDialectInterface {
+  explicit PerfBytecodeInterface(Dialect *dialect)
+      : BytecodeDialectInterface(dialect) {}
+
+  /// The codes of the attributes written here (others are written as text).
+  enum AttrCode : uint64_t { kWork = 1 };
+
+  Attribute readAttribute(DialectBytecodeReader &reader) const override {
+    uint64_t code, kind;
+    if (failed(reader.readVarInt(code)))
+      return {};
+    if (code != kWork) {
+      reader.emitError() << "unknown perf attribute code " << code;
+      return {};
+    }
+    DictionaryAttr attrs;
+    if (failed(reader.readVarInt(kind)) || failed(reader.readAttribute(attrs)))
+      return {};
+    std::optional<WorkKind> workKind =
+        symbolizeWorkKind(static_cast<uint32_t>(kind));
+    if (!workKind) {
+      reader.emitError() << "unknown device work kind " << kind;
+      return {};
+    }
+    return WorkAttr::getChecked([&]() { return reader.emitError(); },
+                                getContext(), *workKind, attrs);
+  }
+
+  LogicalResult writeAttribute(Attribute attr,
+                               DialectBytecodeWriter &writer) const override {
+    auto work = dyn_cast<WorkAttr>(attr);
+    if (!work)
+      return failure();
+    writer.writeVarInt(kWork);
+    writer.writeVarInt(static_cast<uint64_t>(work.getKind()));
+    writer.writeAttribute(work.getAttrs());
+    return success();
+  }
+};
+} // namespace
+
+/// Device work written where an op belongs.
+static ParseResult refuseWorkAsOp(OpAsmParser &parser, OperationState &state) {
+  return parser.emitError(parser.getNameLoc())
+         << "'" << state.name.getStringRef()
+         << "' is device work, not an op: list it in the braces of the "
+            "perf.op that launches it";
+}
+
+std::optional<Dialect::ParseOpHook>
+PerfDialect::getParseOperationHook(StringRef opName) const {
+  if (!parseWorkMnemonic(opName))
+    return std::nullopt;
+  return ParseOpHook(refuseWorkAsOp);
+}
+
 void PerfDialect::initialize() {
   registerAttributes();
+  addInterfaces<PerfBytecodeInterface>();
   addOperations<
 #define GET_OP_LIST
 #include "perf/Dialect/PerfOps.cpp.inc"

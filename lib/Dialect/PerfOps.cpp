@@ -3,6 +3,7 @@
 #include "perf/Dialect/PerfOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "perf/Dialect/WorkSchema.h"
 #include "perf/Support/InputFile.h"
 #include "perf/Support/Limits.h"
 #include "llvm/ADT/StringExtras.h"
@@ -98,12 +99,6 @@ LogicalResult RepeatOp::verify() {
   return success();
 }
 
-Block &FrameworkOp::getOrCreateBodyBlock() {
-  if (getBody().empty())
-    getBody().push_back(new Block());
-  return getBody().front();
-}
-
 /// Whether `id` is a device or stream number: from 0 to max-devices.
 static LogicalResult verifyPlacement(Operation *op, StringRef name,
                                      int64_t id) {
@@ -126,252 +121,98 @@ LogicalResult SyncOp::verify() {
 LogicalResult FrameworkOp::verify() {
   if (getOpName().empty())
     return emitOpError("needs a non-empty op name");
-  if (failed(
-          verifyPlacement(*this, "device", static_cast<int64_t>(getDevice()))))
-    return failure();
-  if (Block *body = getBodyBlockOrNull())
-    for (Operation &op : *body)
-      if (!isa<KernelOpInterface, CollectiveOpInterface>(op))
-        return op.emitOpError("is not device work; only kernels, copies and "
-                              "collectives may appear in a perf.op");
-  return success();
+  // Each piece of work was checked when it was made (WorkAttr::verify).
+  return verifyPlacement(*this, "device", static_cast<int64_t>(getDevice()));
 }
 
-//===----------------------------------------------------------------------===//
-// Kernels
-//===----------------------------------------------------------------------===//
+ArrayRef<WorkAttr> FrameworkOp::getWorkList() {
+  ArrayAttr work = getWorkAttr();
+  if (!work)
+    return {};
+  // The verifier (Perf_WorkListAttr) has checked every element is a
+  // WorkAttr, which is one pointer as an Attribute is.
+  ArrayRef<Attribute> list = work.getValue();
+  return ArrayRef<WorkAttr>(reinterpret_cast<const WorkAttr *>(list.data()),
+                            list.size());
+}
 
-namespace {
-/// Device work takes its own attributes and dialect-prefixed ones written
-/// by passes (perf.latency_us); anything else is a misspelling that would
-/// otherwise be ignored without a word.
-LogicalResult verifyNoUnknownAttributes(Operation *op) {
-  for (NamedAttribute attr : op->getDiscardableAttrs()) {
-    if (attr.getName().getValue().contains('.'))
-      continue;
-    InFlightDiagnostic diag = op->emitOpError("has no attribute '")
-                              << attr.getName().getValue() << "'; it takes";
-    llvm::interleave(
-        op->getName().getAttributeNames(),
-        [&](StringAttr known) { diag << " '" << known.getValue() << "'"; },
-        [&] { diag << ","; });
-    return diag;
+void FrameworkOp::setWorkList(ArrayRef<WorkAttr> work) {
+  if (work.empty()) {
+    removeWorkAttr();
+    return;
   }
-  return success();
+  SmallVector<Attribute> list(work.begin(), work.end());
+  setWorkAttr(ArrayAttr::get(getContext(), list));
 }
 
-/// A training pass a kernel kind does not have (conv has no "bwd", an
-/// embedding lookup no "dgrad").
-LogicalResult verifyPassIn(Operation *op, TrainingPass pass,
-                           ArrayRef<TrainingPass> allowed) {
-  if (llvm::is_contained(allowed, pass))
+void FrameworkOp::appendWork(WorkAttr work) {
+  SmallVector<WorkAttr> list(getWorkList());
+  list.push_back(work);
+  setWorkList(list);
+}
+
+void FrameworkOp::setWork(size_t index, WorkAttr work) {
+  SmallVector<WorkAttr> list(getWorkList());
+  list[index] = work;
+  setWorkList(list);
+}
+
+InFlightDiagnostic FrameworkOp::emitWorkError(WorkAttr work) {
+  return emitError() << "'perf." << work.getKindName() << "' launched by '"
+                     << getOpName() << "': ";
+}
+
+/// `{ perf.gemm {...} ... }`: the work list, one piece a line.
+static ParseResult parseWorkList(OpAsmParser &parser, ArrayAttr &work) {
+  if (failed(parser.parseOptionalLBrace()))
     return success();
-  InFlightDiagnostic diag = op->emitOpError() << "'pass' must be one of";
-  for (TrainingPass a : allowed)
-    diag << " " << stringifyTrainingPass(a);
-  return diag << ", got " << stringifyTrainingPass(pass);
-}
-
-template <typename KernelT> KernelDesc commonDesc(KernelT op, KernelKind kind) {
-  KernelDesc d;
-  d.kind = kind;
-  d.dtype = op.getDtype() ? getDType(*op.getDtype()) : DType::F32;
-  d.pass = parseKernelPass(stringifyTrainingPass(op.getPass()))
-               .value_or(KernelPass::Forward);
-  d.tensorCores = op.getTensorCores();
-  if (std::optional<StringRef> name = op.getKernelName())
-    d.name = name->str();
-  return d;
-}
-
-std::pair<int64_t, int64_t> pairOr(std::optional<ArrayRef<int64_t>> values,
-                                   int64_t dflt) {
-  if (!values || values->size() != 2)
-    return {dflt, dflt};
-  return {(*values)[0], (*values)[1]};
-}
-} // namespace
-
-// ODS has checked the sizes, the [h, w] pairs, the dtype and the enums before
-// this runs; what is left is what ODS cannot say.
-LogicalResult perf::detail::verifyKernelOp(Operation *op) {
-  if (failed(verifyNoUnknownAttributes(op)))
-    return failure();
-  // A step's or a repeat's body holds host ops, which launch the kernels.
-  if (isa_and_nonnull<GraphOp, RepeatOp>(op->getParentOp()))
-    return op->emitOpError("kernels must be launched from a perf.op");
-  auto kernel = cast<KernelOpInterface>(op);
-  if (failed(verifyPlacement(op, "device", kernel.getDeviceId())) ||
-      failed(verifyPlacement(op, "stream", kernel.getStreamId())))
-    return failure();
-  return success();
-}
-
-StringRef perf::defaultLaunchCall(Operation *op) {
-  return isa<MemcpyOp>(op) ? "cudaMemcpyAsync" : "cudaLaunchKernel";
-}
-
-KernelDesc GemmOp::getKernelDesc() {
-  KernelDesc d = commonDesc(*this, KernelKind::Gemm);
-  d.batch = getBatch();
-  d.m = getM();
-  d.n = getN();
-  d.k = getK();
-  d.transA = getTransA();
-  d.transB = getTransB();
-  return d;
-}
-
-LogicalResult Conv2dOp::verify() {
-  if (getC() % getGroups() != 0 || getK() % getGroups() != 0)
-    return emitOpError("'groups' (") << getGroups() << ") must divide c and k";
-  if (failed(verifyPassIn(
-          *this, getPass(),
-          {TrainingPass::Fwd, TrainingPass::Dgrad, TrainingPass::Wgrad})))
-    return failure();
-  KernelDesc d = getKernelDesc();
-  if (d.outH() <= 0 || d.outW() <= 0)
-    return emitOpError("output is empty: filter larger than padded input");
-  return success();
-}
-
-KernelDesc Conv2dOp::getKernelDesc() {
-  KernelDesc d = commonDesc(*this, KernelKind::Conv2d);
-  d.batch = getN();
-  d.c = getC();
-  d.h = getH();
-  d.w = getW();
-  d.outChannels = getK();
-  d.r = getR();
-  d.s = getS();
-  std::tie(d.strideH, d.strideW) = pairOr(getStride(), 1);
-  std::tie(d.padH, d.padW) = pairOr(getPad(), 0);
-  std::tie(d.dilationH, d.dilationW) = pairOr(getDilation(), 1);
-  d.groups = getGroups();
-  return d;
-}
-
-LogicalResult ElementwiseOp::verify() {
-  if (!isFiniteAtLeast(getFlopsPerElement().convertToDouble(), 0))
-    return emitOpError("'flops_per_element' must be finite and non-negative");
-  return success();
-}
-
-KernelDesc ElementwiseOp::getKernelDesc() {
-  KernelDesc d = commonDesc(*this, KernelKind::Elementwise);
-  d.numElements = getElements();
-  d.numInputs = getInputs();
-  d.flopsPerElement = getFlopsPerElement().convertToDouble();
-  if (std::optional<StringRef> fn = getFn())
-    d.op = fn->str();
-  return d;
-}
-
-#define PERF_ROWS_COLS_KERNEL(OpT, Kind)                                       \
-  KernelDesc OpT::getKernelDesc() {                                            \
-    KernelDesc d = commonDesc(*this, Kind);                                    \
-    d.rows = getRows();                                                        \
-    d.cols = getCols();                                                        \
-    return d;                                                                  \
+  MLIRContext *context = parser.getContext();
+  SmallVector<Attribute> list;
+  while (failed(parser.parseOptionalRBrace())) {
+    SMLoc at = parser.getCurrentLocation();
+    StringRef name;
+    if (failed(parser.parseOptionalKeyword(&name)))
+      return parser.emitError(at, "expected device work (perf.gemm, "
+                                  "perf.all_reduce, ...) or '}'");
+    std::optional<WorkKind> kind = parseWorkMnemonic(name);
+    if (!kind)
+      return parser.emitError(at)
+             << "'" << name
+             << "' is not device work; only kernels, copies and collectives "
+                "may appear in a perf.op";
+    NamedAttrList attrs;
+    if (parser.parseOptionalAttrDict(attrs))
+      return failure();
+    auto piece =
+        WorkAttr::getChecked([&]() { return parser.emitError(at); }, context,
+                             *kind, attrs.getDictionary(context));
+    if (!piece)
+      return failure();
+    list.push_back(piece);
   }
-PERF_ROWS_COLS_KERNEL(ReduceOp, KernelKind::Reduce)
-PERF_ROWS_COLS_KERNEL(SoftmaxOp, KernelKind::Softmax)
-PERF_ROWS_COLS_KERNEL(LayerNormOp, KernelKind::LayerNorm)
-#undef PERF_ROWS_COLS_KERNEL
-
-LogicalResult EmbeddingBagOp::verify() {
-  return verifyPassIn(*this, getPass(), {TrainingPass::Fwd, TrainingPass::Bwd});
-}
-
-KernelDesc EmbeddingBagOp::getKernelDesc() {
-  KernelDesc d = commonDesc(*this, KernelKind::EmbeddingBag);
-  d.numTables = getTables();
-  d.tableRows = getRows();
-  d.dim = getDim();
-  d.batch = getBatch();
-  d.pooling = getPooling();
-  return d;
-}
-
-KernelDesc MemcpyOp::getKernelDesc() {
-  KernelDesc d = commonDesc(*this, KernelKind::Memcpy);
-  d.bytes = static_cast<double>(getBytes());
-  d.copyKind = parseMemcpyKind(stringifyCopyDirection(getKind()))
-                   .value_or(MemcpyKind::DeviceToDevice);
-  return d;
-}
-
-#define PERF_ELEMENTS_KERNEL(OpT, Kind)                                        \
-  KernelDesc OpT::getKernelDesc() {                                            \
-    KernelDesc d = commonDesc(*this, Kind);                                    \
-    d.numElements = getElements();                                             \
-    return d;                                                                  \
-  }
-PERF_ELEMENTS_KERNEL(TransposeOp, KernelKind::Transpose)
-PERF_ELEMENTS_KERNEL(ConcatOp, KernelKind::Concat)
-#undef PERF_ELEMENTS_KERNEL
-
-KernelDesc PoolingOp::getKernelDesc() {
-  KernelDesc d = commonDesc(*this, KernelKind::Pooling);
-  d.batch = getN();
-  d.c = getC();
-  d.h = getH();
-  d.w = getW();
-  d.r = getR();
-  d.s = getS();
-  std::tie(d.strideH, d.strideW) = pairOr(getStride(), 1);
-  std::tie(d.padH, d.padW) = pairOr(getPad(), 0);
-  return d;
-}
-
-KernelDesc BatchNormOp::getKernelDesc() {
-  KernelDesc d = commonDesc(*this, KernelKind::BatchNorm);
-  d.numElements = getElements();
-  d.c = getChannels();
-  // Mean, variance, normalize, scale and shift.
-  d.flopsPerElement = 5;
-  return d;
-}
-
-KernelDesc AttentionOp::getKernelDesc() {
-  KernelDesc d = commonDesc(*this, KernelKind::Attention);
-  d.batch = getBatch();
-  d.heads = getHeads();
-  d.m = getSeq();
-  d.k = getHeadDim();
-  d.n = getKvSeq().value_or(0);
-  return d;
-}
-
-KernelDesc OptimizerOp::getKernelDesc() {
-  KernelDesc d = commonDesc(*this, KernelKind::Optimizer);
-  d.numElements = getElements();
-  d.op = stringifyOptimizerAlgorithm(getAlgorithm()).str();
-  bool adam = getAlgorithm() == OptimizerAlgorithm::Adam;
-  // SGD with momentum reads param, grad, momentum; Adam also two moments.
-  d.numInputs = adam ? 4 : 3;
-  d.flopsPerElement = adam ? 12 : 3;
-  return d;
-}
-
-LogicalResult GenericKernelOp::verify() {
-  if (!isFiniteAtLeast(getFlops().convertToDouble(), 0) ||
-      !isFiniteAtLeast(getBytes().convertToDouble(), 0))
-    return emitOpError("'flops' and 'bytes' must be finite and non-negative");
+  if (!list.empty())
+    work = ArrayAttr::get(context, list);
   return success();
 }
 
-KernelDesc GenericKernelOp::getKernelDesc() {
-  KernelDesc d = commonDesc(*this, KernelKind::Generic);
-  d.flops = getFlops().convertToDouble();
-  d.bytes = getBytes().convertToDouble();
-  if (std::optional<StringRef> fn = getFn())
-    d.op = fn->str();
-  return d;
+static void printWorkList(OpAsmPrinter &printer, FrameworkOp, ArrayAttr work) {
+  if (!work)
+    return;
+  printer << " {";
+  printer.increaseIndent();
+  for (Attribute piece : work) {
+    auto w = cast<WorkAttr>(piece);
+    printer.printNewline();
+    printer << "perf." << w.getKindName();
+    printer.printOptionalAttrDict(w.getAttrs().getValue());
+  }
+  printer.decreaseIndent();
+  printer.printNewline();
+  printer << "}";
 }
 
 //===----------------------------------------------------------------------===//
-// Collectives
+// Device work
 //===----------------------------------------------------------------------===//
 
 DType perf::getDType(Type t) {
@@ -423,81 +264,15 @@ Type perf::getElementType(MLIRContext *context, DType dtype) {
   return b.getF32Type();
 }
 
-bool perf::hasMeasuredLatency(Operation *op) {
-  if (hasDiscardable(op, kMeasuredLatencyAttr))
+bool perf::hasMeasuredLatency(WorkAttr work) {
+  if (work.has(kMeasuredLatencyAttr))
     return true;
-  auto model = getDiscardable<StringAttr>(op, kCostModelAttr);
-  return model && model.getValue() == "measured" &&
-         hasDiscardable(op, kLatencyAttr);
+  return work.getString(kCostModelAttr) == "measured" && work.has(kLatencyAttr);
 }
 
-TrainingPass perf::getTrainingPass(Operation *op) {
-  if (auto pass = op->getAttrOfType<TrainingPassAttr>("pass"))
-    return pass.getValue();
-  return TrainingPass::Fwd;
+StringRef perf::defaultLaunchCall(WorkAttr work) {
+  return work.isMemcpy() ? "cudaMemcpyAsync" : "cudaLaunchKernel";
 }
-
-template <typename CollectiveT>
-static LogicalResult verifyCollective(CollectiveT op, bool pointToPoint) {
-  if (failed(verifyNoUnknownAttributes(op)))
-    return failure();
-  if (failed(verifyPlacement(op, "device",
-                             static_cast<int64_t>(op.getDevice()))) ||
-      failed(
-          verifyPlacement(op, "stream", static_cast<int64_t>(op.getStream()))))
-    return failure();
-  ArrayRef<int64_t> group = op.getGroup();
-  if (group.empty())
-    return op.emitOpError("'group' must list at least one device");
-  if (pointToPoint && group.size() != 2)
-    return op.emitOpError("'group' must be [source, destination]");
-  llvm::SmallDenseSet<int64_t> seen;
-  for (int64_t d : group) {
-    if (d < 0)
-      return op.emitOpError("device ids in 'group' must be non-negative");
-    if (!withinLimit(d, kMaxDevices))
-      return op.emitOpError(limitExceeded("device id", d, kMaxDevices));
-    if (!seen.insert(d).second)
-      return op.emitOpError("device ") << d << " appears twice in 'group'";
-  }
-  return success();
-}
-
-LogicalResult AllReduceOp::verify() { return verifyCollective(*this, false); }
-LogicalResult AllGatherOp::verify() { return verifyCollective(*this, false); }
-LogicalResult ReduceScatterOp::verify() {
-  return verifyCollective(*this, false);
-}
-LogicalResult AllToAllOp::verify() {
-  if (failed(verifyCollective(*this, false)))
-    return failure();
-  std::optional<ArrayRef<int64_t>> splits = getSplitBytes();
-  if (!splits)
-    return success();
-  size_t n = getGroup().size();
-  if (splits->size() != n * n)
-    return emitOpError("'split_bytes' must have ")
-           << n * n << " entries (group size squared), not " << splits->size();
-  int64_t most = 0;
-  for (size_t i = 0; i < n; ++i) {
-    int64_t sent = 0;
-    for (size_t j = 0; j < n; ++j) {
-      int64_t b = (*splits)[i * n + j];
-      if (b < 0)
-        return emitOpError("'split_bytes' must be non-negative");
-      if (i != j)
-        sent += b;
-    }
-    most = std::max(most, sent);
-  }
-  if (most != static_cast<int64_t>(getBytes()))
-    return emitOpError("'bytes' must be the most a device sends in "
-                       "'split_bytes' (")
-           << most << ")";
-  return success();
-}
-LogicalResult SendOp::verify() { return verifyCollective(*this, true); }
-LogicalResult RecvOp::verify() { return verifyCollective(*this, true); }
 
 #define GET_OP_CLASSES
 #include "perf/Dialect/PerfOps.cpp.inc"

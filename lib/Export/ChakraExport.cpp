@@ -13,16 +13,19 @@
 using namespace perf;
 using namespace mlir;
 
-static std::optional<chakra::CommType> commTypeOf(Operation *op) {
-  if (isa<AllReduceOp>(op))
+static std::optional<chakra::CommType> commTypeOf(WorkAttr work) {
+  switch (work.getKind()) {
+  case WorkKind::AllReduce:
     return chakra::CommType::AllReduce;
-  if (isa<AllGatherOp>(op))
+  case WorkKind::AllGather:
     return chakra::CommType::AllGather;
-  if (isa<ReduceScatterOp>(op))
+  case WorkKind::ReduceScatter:
     return chakra::CommType::ReduceScatter;
-  if (isa<AllToAllOp>(op))
+  case WorkKind::AllToAll:
     return chakra::CommType::AllToAll;
-  return std::nullopt;
+  default:
+    return std::nullopt;
+  }
 }
 
 FailureOr<std::map<int64_t, chakra::Trace>>
@@ -62,30 +65,29 @@ perf::exportChakraTraces(GraphOp graph) {
       return op.emitOpError("is not supported by --export-chakra: run "
                             "--perf-unroll-repeat before it");
     auto fw = dyn_cast<FrameworkOp>(op);
-    if (!fw || !fw.getBodyBlockOrNull())
+    if (!fw)
       continue;
-    for (Operation &work : *fw.getBodyBlockOrNull()) {
-      auto latency = work.getAttrOfType<FloatAttr>(kLatencyAttr);
+    for (WorkAttr work : fw.getWorkList()) {
+      auto latency = work.getAs<FloatAttr>(kLatencyAttr);
       if (!latency)
-        return work.emitOpError("has no 'perf.latency_us'; run --estimate "
-                                "(or the cost passes) before --export-chakra");
+        return fw.emitWorkError(work)
+               << "has no 'perf.latency_us'; run --estimate (or the cost "
+                  "passes) before --export-chakra";
       uint64_t us = static_cast<uint64_t>(
           std::llround(std::max(0.0, latency.getValueAsDouble())));
-      std::string name =
-          (fw.getOpName() + "/" + work.getName().stripDialect()).str();
-      if (auto kernel = dyn_cast<KernelOpInterface>(work)) {
+      std::string name = (fw.getOpName() + "/" + work.getKindName()).str();
+      if (work.isKernel()) {
+        KernelDesc desc = work.getKernelDesc();
         chakra::Node node = chakra::makeComputeNode(0, name, us);
-        node.setInt64("num_ops", int64_t(kernel.getFlopCount()));
-        node.setInt64("tensor_size", int64_t(kernel.getByteCount()));
-        addNode(kernel.getDeviceId(), kernel.getStreamId(), std::move(node),
-                fw);
+        node.setInt64("num_ops", int64_t(desc.totalFlops()));
+        node.setInt64("tensor_size", int64_t(desc.totalBytes()));
+        addNode(work.getDeviceId(), work.getStreamId(), std::move(node), fw);
         continue;
       }
-      auto collective = cast<CollectiveOpInterface>(&work);
-      ArrayRef<int64_t> group = collective.getGroupIds();
-      int64_t bytes = collective.getByteCount();
-      int64_t stream = collective.getStreamId();
-      if (std::optional<chakra::CommType> type = commTypeOf(&work)) {
+      ArrayRef<int64_t> group = work.getGroupIds();
+      int64_t bytes = work.getCollectiveBytes();
+      int64_t stream = work.getStreamId();
+      if (std::optional<chakra::CommType> type = commTypeOf(work)) {
         for (int64_t rank : group)
           addNode(rank, stream,
                   chakra::makeCollectiveNode(0, name, *type, bytes, us), fw);

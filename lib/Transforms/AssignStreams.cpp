@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/RepeatedAttrs.h"
 #include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -48,6 +49,7 @@ struct AssignStreamsPass : perf::impl::AssignStreamsBase<AssignStreamsPass> {
     // Producers whose branch has already been continued by a consumer.
     llvm::DenseSet<Operation *> continued;
     int64_t next = 0, branches = 1;
+    RepeatedWorkUpdater<int64_t> onStream(&getContext());
     for (Operation &op : graph.getBodyBlock()) {
       auto fw = dyn_cast<FrameworkOp>(op);
       if (!fw)
@@ -76,10 +78,17 @@ struct AssignStreamsPass : perf::impl::AssignStreamsBase<AssignStreamsPass> {
         stream = hasProducer ? next : 0;
       }
       streamOf[fw] = *stream;
-      if (Block *body = fw.getBodyBlockOrNull())
-        for (Operation &k : *body)
-          if (isa<KernelOpInterface>(k))
-            k.setAttr("stream", b.getI64IntegerAttr(*stream));
+      // Every op of a branch gives its kernels one stream: each distinct
+      // work list is rewritten once per stream.
+      onStream.applyToEach(
+          fw, *stream, [](WorkAttr w) { return w.isKernel(); },
+          [&](NamedAttrList &attrs) {
+            // Stream 0 is the default, which a kernel leaves unwritten.
+            if (*stream)
+              attrs.set("stream", b.getI64IntegerAttr(*stream));
+            else
+              attrs.erase("stream");
+          });
     }
     graph->setAttr(kBranchesAttr, b.getI64IntegerAttr(branches));
   }

@@ -26,15 +26,16 @@ static constexpr const char *kAlgorithmNames =
 /// An all_to_all over its own group's ranks: `split_bytes` as given, else
 /// bytes / group size from every device to every other.
 static llvm::Expected<CollectiveEstimate>
-priceAllToAll(AllToAllOp op, const SystemSpec &system) {
+priceAllToAll(WorkAttr exchange, const SystemSpec &system) {
   SmallVector<int> ranks;
-  for (int64_t r : op.getGroup())
+  for (int64_t r : exchange.getGroupIds())
     ranks.push_back(int(r));
   size_t n = ranks.size();
-  std::vector<double> matrix(n * n, double(op.getBytes()) / double(n));
-  if (std::optional<ArrayRef<int64_t>> splits = op.getSplitBytes())
+  std::vector<double> matrix(n * n,
+                             double(exchange.getCollectiveBytes()) / double(n));
+  if (auto splits = exchange.getAs<DenseI64ArrayAttr>("split_bytes"))
     for (size_t i = 0; i < n * n; ++i)
-      matrix[i] = double((*splits)[i]);
+      matrix[i] = double(splits[i]);
   return estimateAllToAll(ranks, matrix, system);
 }
 
@@ -68,116 +69,173 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
       signalPassFailure();
   }
 
+  /// Where parameter-server transfers go: the PS/Worker rewrite's servers
+  /// (hosts, not GPUs of the system) and the workers they serve.
+  struct ParameterServers {
+    std::set<int64_t> servers;
+    unsigned workers = 0, numServers = 0, workersPerNode = 1;
+  };
+
   /// Prices the graph's collectives and shared host copies; interrupted
   /// after an error on an op.
   WalkResult priceGraph(GraphOp graph) {
-    Builder b(&getContext());
     // Collectives measured on hardware keep their latency, so a graph of
-    // only those needs no system (nor a target GPU).
-    bool hasCollectives = false;
-    graph.walk([&](Operation *op) {
-      hasCollectives |= (isa<CollectiveOpInterface>(op) ||
-                         hasDiscardable(op, kHostLinkShareAttr)) &&
-                        !hasMeasuredLatency(op);
-    });
-    if (!hasCollectives)
+    // only those needs no system (nor a target GPU): it is read when the
+    // first piece of work to price asks for it.
+    std::optional<SystemSpec> system;
+    ParameterServers ps;
+    auto loadSystem = [&]() -> LogicalResult {
+      if (system)
+        return success();
+      // Without a system of its own, a graph rewritten for a PAI
+      // architecture is priced on the system its workers were placed on.
+      std::string systemName = this->system;
+      auto pai = graph->getAttrOfType<DictionaryAttr>(kPaiArchitectureAttr);
+      if (pai)
+        if (auto placed = pai.getAs<StringAttr>("system");
+            placed && systemName.empty())
+          systemName = placed.str();
+      FailureOr<SystemSpec> spec = getGraphSystem(graph, systemName);
+      if (failed(spec))
+        return failure();
+      system = std::move(*spec);
+      // Parameter servers of a PS/Worker rewrite are hosts, not GPUs of the
+      // system; their transfers cross the network and the worker's PCIe.
+      if (pai) {
+        if (auto ids = pai.getAs<DenseI64ArrayAttr>("parameter_servers"))
+          ps.servers.insert(ids.asArrayRef().begin(), ids.asArrayRef().end());
+        auto get = [&](StringRef key) -> unsigned {
+          auto a = pai.getAs<IntegerAttr>(key);
+          return a ? unsigned(a.getInt()) : 0u;
+        };
+        ps.workers = get("workers");
+        ps.numServers = get("ps");
+        ps.workersPerNode = std::max(1u, get("gpus_per_node"));
+      }
+      return success();
+    };
+    // A step repeats its work lists: each distinct piece is priced once,
+    // and each distinct list rewritten once.
+    llvm::DenseMap<WorkAttr, WorkAttr> pricedWork;
+    llvm::DenseMap<ArrayAttr, ArrayAttr> pricedLists;
+    return graph.walk([&](FrameworkOp fw) {
+      ArrayAttr list = fw.getWorkAttr();
+      if (!list)
+        return WalkResult::advance();
+      auto [known, fresh] = pricedLists.try_emplace(list, list);
+      if (!fresh) {
+        if (known->second != list)
+          fw.setWorkAttr(known->second);
+        return WalkResult::advance();
+      }
+      SmallVector<WorkAttr> work(fw.getWorkList());
+      bool changed = false;
+      for (WorkAttr &w : work) {
+        auto [it, first] = pricedWork.try_emplace(w, w);
+        if (first && needsPricing(w)) {
+          if (failed(loadSystem()))
+            return WalkResult::interrupt();
+          FailureOr<WorkAttr> priced = priceWork(fw, w, *system, ps);
+          if (failed(priced))
+            return WalkResult::interrupt();
+          // The map may have grown: look the entry up again.
+          pricedWork[w] = *priced;
+        }
+        WorkAttr priced = pricedWork.lookup(w);
+        changed |= priced != w;
+        w = priced;
+      }
+      if (changed) {
+        fw.setWorkList(work);
+        pricedLists[list] = fw.getWorkAttr();
+      }
       return WalkResult::advance();
-    // Without a system of its own, a graph rewritten for a PAI
-    // architecture is priced on the system its workers were placed on.
-    std::string systemName = this->system;
-    if (auto pai = graph->getAttrOfType<DictionaryAttr>(kPaiArchitectureAttr))
-      if (auto placed = pai.getAs<StringAttr>("system");
-          placed && systemName.empty())
-        systemName = placed.str();
-    FailureOr<SystemSpec> system = getGraphSystem(graph, systemName);
-    if (failed(system))
-      return WalkResult::interrupt();
-    // Parameter servers of a PS/Worker rewrite are hosts, not GPUs of the
-    // system; their transfers cross the network and the worker's PCIe.
-    std::set<int64_t> servers;
-    unsigned workers = 0, numServers = 0, workersPerNode = 1;
-    if (auto pai = graph->getAttrOfType<DictionaryAttr>(kPaiArchitectureAttr)) {
-      if (auto ids = pai.getAs<DenseI64ArrayAttr>("parameter_servers"))
-        servers.insert(ids.asArrayRef().begin(), ids.asArrayRef().end());
-      auto get = [&](StringRef key) -> unsigned {
-        auto a = pai.getAs<IntegerAttr>(key);
-        return a ? unsigned(a.getInt()) : 0u;
-      };
-      workers = get("workers");
-      numServers = get("ps");
-      workersPerNode = std::max(1u, get("gpus_per_node"));
+    });
+  }
+
+  /// Whether this pass prices `work`: a collective or a shared host copy
+  /// that was not measured on hardware.
+  static bool needsPricing(WorkAttr work) {
+    return (work.isCollective() || work.has(kHostLinkShareAttr)) &&
+           !hasMeasuredLatency(work);
+  }
+
+  /// `work`, a piece of `op`'s, with the latency it is priced at when it is
+  /// a collective or a shared host copy; fails after an error on `op`.
+  FailureOr<WorkAttr> priceWork(FrameworkOp op, WorkAttr work,
+                                const SystemSpec &system,
+                                const ParameterServers &ps) {
+    Builder b(&getContext());
+    if (auto share = work.getAs<IntegerAttr>(kHostLinkShareAttr)) {
+      if (!work.isMemcpy() || hasMeasuredLatency(work))
+        return work;
+      return work.with([&](NamedAttrList &attrs) {
+        attrs.set(kLatencyAttr,
+                  b.getF64FloatAttr(hostCopyUs(
+                      double(work.getInt("bytes")), system,
+                      unsigned(std::max<int64_t>(1, share.getInt())))));
+        attrs.set(kCostModelAttr, b.getStringAttr("alpha-beta"));
+      });
     }
-    WalkResult inner = graph.walk([&](Operation *op) {
-      if (auto share = getDiscardable<IntegerAttr>(op, kHostLinkShareAttr)) {
-        if (auto copy = dyn_cast<MemcpyOp>(op);
-            copy && !hasMeasuredLatency(op)) {
-          op->setAttr(kLatencyAttr,
-                      b.getF64FloatAttr(hostCopyUs(
-                          double(copy.getBytes()), *system,
-                          unsigned(std::max<int64_t>(1, share.getInt())))));
-          op->setAttr(kCostModelAttr, b.getStringAttr("alpha-beta"));
-        }
-        return WalkResult::advance();
+    // A collective measured on hardware (an imported trace) keeps its
+    // latency.
+    if (!work.isCollective() || hasMeasuredLatency(work))
+      return work;
+    CollectiveKind kind = work.getCollectiveKind();
+    ArrayRef<int64_t> group = work.getGroupIds();
+    if (llvm::any_of(group,
+                     [&](int64_t r) { return ps.servers.count(r) > 0; })) {
+      if (kind != CollectiveKind::SendRecv) {
+        op.emitWorkError(work)
+            << "a parameter server takes part only in send/recv";
+        return failure();
       }
-      // A collective measured on hardware (an imported trace) keeps its
-      // latency.
-      auto collective = dyn_cast<CollectiveOpInterface>(op);
-      if (!collective || hasMeasuredLatency(op))
-        return WalkResult::advance();
-      CollectiveKind kind = collective.getCollectiveKind();
-      ArrayRef<int64_t> group = collective.getGroupIds();
-      if (llvm::any_of(group,
-                       [&](int64_t r) { return servers.count(r) > 0; })) {
-        if (kind != CollectiveKind::SendRecv) {
-          op->emitOpError("a parameter server takes part only in send/recv");
-          return WalkResult::interrupt();
-        }
-        op->setAttr(kLatencyAttr,
-                    b.getF64FloatAttr(parameterServerTransferUs(
-                        double(collective.getByteCount()), *system, workers,
-                        numServers, workersPerNode)));
-        op->setAttr(kCostModelAttr, b.getStringAttr("alpha-beta"));
-        op->setAttr(kAlgorithmAttr, b.getStringAttr("parameter-server"));
-        return WalkResult::advance();
+      return work.with([&](NamedAttrList &attrs) {
+        attrs.set(kLatencyAttr,
+                  b.getF64FloatAttr(parameterServerTransferUs(
+                      double(work.getCollectiveBytes()), system, ps.workers,
+                      ps.numServers, ps.workersPerNode)));
+        attrs.set(kCostModelAttr, b.getStringAttr("alpha-beta"));
+        attrs.set(kAlgorithmAttr, b.getStringAttr("parameter-server"));
+      });
+    }
+    for (int64_t rank : group)
+      if (rank >= int64_t(system.numGpus())) {
+        op.emitWorkError(work)
+            << "device " << rank << " is outside system '" << system.name
+            << "' of " << system.numGpus() << " GPUs";
+        return failure();
       }
-      for (int64_t rank : group)
-        if (rank >= int64_t(system->numGpus())) {
-          op->emitOpError()
-              << "device " << rank << " is outside system '" << system->name
-              << "' of " << system->numGpus() << " GPUs";
-          return WalkResult::interrupt();
-        }
-      CollectiveAlgorithm algo = defaultAlgorithm;
-      // The IR's enum spells NCCL's algorithms as the cost model does.
-      if (auto own = op->getAttrOfType<NcclAlgorithmAttr>("algorithm"))
-        algo =
-            *parseCollectiveAlgorithm(stringifyNcclAlgorithm(own.getValue()));
-      // Send/recv and all_to_all are NCCL point-to-point transfers: the
-      // pass-wide algorithm and protocol are for the tuned collectives.
-      bool p2p =
-          kind == CollectiveKind::SendRecv || kind == CollectiveKind::AllToAll;
-      if (p2p && !op->hasAttr("algorithm"))
-        algo = CollectiveAlgorithm::Auto;
-      llvm::Expected<CollectiveEstimate> estimate =
-          isa<AllToAllOp>(op) && algo == CollectiveAlgorithm::Auto
-              ? priceAllToAll(cast<AllToAllOp>(op), *system)
-              : estimateCollective(kind, double(collective.getByteCount()),
-                                   placeGroup(group, *system), *system, algo,
-                                   p2p ? CollectiveProtocol::Auto
-                                       : defaultProtocol);
-      if (!estimate) {
-        op->emitOpError() << llvm::toString(estimate.takeError());
-        return WalkResult::interrupt();
-      }
-      op->setAttr(kLatencyAttr, b.getF64FloatAttr(estimate->timeUs));
-      op->setAttr(kCostModelAttr, b.getStringAttr("nccl"));
-      op->setAttr(kAlgorithmAttr, b.getStringAttr(collectiveAlgorithmName(
-                                      estimate->algorithm)));
-      op->setAttr(kProtocolAttr,
-                  b.getStringAttr(collectiveProtocolName(estimate->protocol)));
-      return WalkResult::advance();
+    CollectiveAlgorithm algo = defaultAlgorithm;
+    // The IR's enum spells NCCL's algorithms as the cost model does.
+    if (auto own = work.getAs<NcclAlgorithmAttr>("algorithm"))
+      algo = *parseCollectiveAlgorithm(stringifyNcclAlgorithm(own.getValue()));
+    // Send/recv and all_to_all are NCCL point-to-point transfers: the
+    // pass-wide algorithm and protocol are for the tuned collectives.
+    bool p2p =
+        kind == CollectiveKind::SendRecv || kind == CollectiveKind::AllToAll;
+    if (p2p && !work.has("algorithm"))
+      algo = CollectiveAlgorithm::Auto;
+    llvm::Expected<CollectiveEstimate> estimate =
+        work.getKind() == WorkKind::AllToAll &&
+                algo == CollectiveAlgorithm::Auto
+            ? priceAllToAll(work, system)
+            : estimateCollective(kind, double(work.getCollectiveBytes()),
+                                 placeGroup(group, system), system, algo,
+                                 p2p ? CollectiveProtocol::Auto
+                                     : defaultProtocol);
+    if (!estimate) {
+      op.emitWorkError(work) << llvm::toString(estimate.takeError());
+      return failure();
+    }
+    return work.with([&](NamedAttrList &attrs) {
+      attrs.set(kLatencyAttr, b.getF64FloatAttr(estimate->timeUs));
+      attrs.set(kCostModelAttr, b.getStringAttr("nccl"));
+      attrs.set(kAlgorithmAttr,
+                b.getStringAttr(collectiveAlgorithmName(estimate->algorithm)));
+      attrs.set(kProtocolAttr,
+                b.getStringAttr(collectiveProtocolName(estimate->protocol)));
     });
-    return inner;
   }
 };
 } // namespace

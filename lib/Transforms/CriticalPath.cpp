@@ -14,6 +14,7 @@
 #include "perf/Support/HugePages.h"
 #include "perf/Support/KernelSignature.h"
 #include "perf/Support/Limits.h"
+#include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
@@ -28,8 +29,8 @@ namespace perf {
 using namespace perf;
 using namespace mlir;
 
-static double getF64(Operation *op, StringRef name, double dflt = 0) {
-  if (auto attr = getDiscardable<FloatAttr>(op, name))
+static double getF64(WorkAttr work, StringRef name, double dflt = 0) {
+  if (auto attr = work.getAs<FloatAttr>(name))
     return attr.getValueAsDouble();
   return dflt;
 }
@@ -55,6 +56,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     launchGraphs = llvm::json::Array();
     nextFlowId = 0;
     graphsSeen = 0;
+    readWorkCache.clear();
     if (failed(forEachGraph(getOperation(),
                             [&](GraphOp graph) { return runOnGraph(graph); })))
       return signalPassFailure();
@@ -86,28 +88,39 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
   }
 
   /// What a launch list says of a graph's ops and kernels, in the
-  /// schedule's order: a kernel's database key, a collective's bytes.
-  static LaunchGraph launchLabels(GraphOp graph, ArrayRef<Operation *> hostOps,
-                                  ArrayRef<Operation *> deviceOps) {
+  /// schedule's order: a kernel's database key, a collective's bytes. The
+  /// schedule's kernels are its host ops' work lists one after the other.
+  static LaunchGraph launchLabels(GraphOp graph,
+                                  ArrayRef<Operation *> hostOps) {
     LaunchGraph labels;
     labels.name = graph.getSymName().str();
     if (GpuAttr gpu = graph.getGpuTarget())
       labels.device = gpu.getSpec().name;
     labels.opNames = opNames(hostOps);
-    for (Operation *work : deviceOps) {
-      LaunchKernel k;
-      if (auto kernel = dyn_cast<KernelOpInterface>(work)) {
-        KernelDesc desc = kernel.getKernelDesc();
-        k.kind = kernelKindName(desc.kind).str();
-        k.dtype = dtypeName(desc.dtype).str();
-        k.signature = kernelSignature(desc);
-      } else if (auto collective = dyn_cast<CollectiveOpInterface>(work)) {
-        CollectiveDesc desc = collective.getCollectiveDesc();
-        k.kind = work->getName().stripDialect().str();
-        k.dtype = dtypeName(desc.dtype).str();
-        k.bytes = desc.bytes;
+    // A step repeats its kernels: each distinct one is described once.
+    llvm::DenseMap<WorkAttr, LaunchKernel> described;
+    for (Operation *op : hostOps) {
+      auto fw = dyn_cast<FrameworkOp>(op);
+      if (!fw)
+        continue;
+      for (WorkAttr work : fw.getWorkList()) {
+        auto [it, fresh] = described.try_emplace(work);
+        LaunchKernel &k = it->second;
+        if (fresh) {
+          if (work.isKernel()) {
+            KernelDesc desc = work.getKernelDesc();
+            k.kind = kernelKindName(desc.kind).str();
+            k.dtype = dtypeName(desc.dtype).str();
+            k.signature = kernelSignature(desc);
+          } else {
+            CollectiveDesc desc = work.getCollectiveDesc();
+            k.kind = work.getKindName().str();
+            k.dtype = dtypeName(desc.dtype).str();
+            k.bytes = desc.bytes;
+          }
+        }
+        labels.kernels.push_back(k);
       }
-      labels.kernels.push_back(std::move(k));
     }
     return labels;
   }
@@ -115,37 +128,47 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
   /// The names and figures the timeline shows for a graph's ops and kernels,
   /// in the schedule's order.
   static TimelineGraph timelineLabels(GraphOp graph,
-                                      ArrayRef<Operation *> hostOps,
-                                      ArrayRef<Operation *> deviceOps) {
+                                      ArrayRef<Operation *> hostOps) {
     TimelineGraph labels;
     labels.name = graph.getSymName().str();
     labels.device = "unknown GPU";
     if (GpuAttr gpu = graph.getGpuTarget())
       labels.device = gpu.getSpec().name;
     labels.opNames = opNames(hostOps);
-    for (Operation *work : deviceOps) {
-      TimelineKernel k;
-      auto fw = cast<FrameworkOp>(work->getParentOp());
-      if (auto kernel = dyn_cast<KernelOpInterface>(work)) {
-        KernelDesc desc = kernel.getKernelDesc();
-        k.kind = kernelKindName(desc.kind).str();
-        k.flops = desc.totalFlops();
-        k.bytes = desc.totalBytes();
-      } else {
-        k.kind = work->getName().stripDialect().str();
+    // Each distinct kernel is described once; its name may be its op's.
+    llvm::DenseMap<WorkAttr, TimelineKernel> described;
+    for (Operation *op : hostOps) {
+      auto fw = dyn_cast<FrameworkOp>(op);
+      if (!fw)
+        continue;
+      for (WorkAttr work : fw.getWorkList()) {
+        auto [it, fresh] = described.try_emplace(work);
+        TimelineKernel &d = it->second;
+        if (fresh) {
+          if (work.isKernel()) {
+            KernelDesc desc = work.getKernelDesc();
+            d.kind = kernelKindName(desc.kind).str();
+            d.flops = desc.totalFlops();
+            d.bytes = desc.totalBytes();
+          } else {
+            d.kind = work.getKindName().str();
+          }
+          d.name = work.getString("kernel_name").str();
+          if (auto model = work.getAs<StringAttr>(kCostModelAttr))
+            d.model = model.str();
+          // Measured on hardware: the latency the trace gave, kept in
+          // perf.measured_latency_us once moved to another GPU.
+          if (hasMeasuredLatency(work)) {
+            d.measuredStartUs = getF64(work, kMeasuredStartAttr, -1);
+            d.measuredLatencyUs =
+                getF64(work, kMeasuredLatencyAttr, getF64(work, kLatencyAttr));
+          }
+        }
+        TimelineKernel k = d;
+        if (!work.has("kernel_name"))
+          k.name = fw.getOpName().str() + " " + k.kind;
+        labels.kernels.push_back(std::move(k));
       }
-      auto traced = work->getAttrOfType<StringAttr>("kernel_name");
-      k.name = traced ? traced.str() : fw.getOpName().str() + " " + k.kind;
-      if (auto model = getDiscardable<StringAttr>(work, kCostModelAttr))
-        k.model = model.str();
-      // Measured on hardware: the latency the trace gave, kept in
-      // perf.measured_latency_us once moved to another GPU.
-      if (hasMeasuredLatency(work)) {
-        k.measuredStartUs = getF64(work, kMeasuredStartAttr, -1);
-        k.measuredLatencyUs =
-            getF64(work, kMeasuredLatencyAttr, getF64(work, kLatencyAttr));
-      }
-      labels.kernels.push_back(std::move(k));
     }
     return labels;
   }
@@ -162,7 +185,34 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     SmallVector<ScheduledKernel> kernels;
   };
 
-  static FailureOr<HostOpTemplate> readHostOp(Operation &op) {
+  /// What the schedule needs of a piece of work, the same wherever it is
+  /// launched (but for a collective's device, its op's); failure when it
+  /// has no price. A step launches the same work many times: each distinct
+  /// piece is read once.
+  llvm::DenseMap<WorkAttr, ScheduledKernel> readWorkCache;
+
+  FailureOr<ScheduledKernel> readWork(WorkAttr work) {
+    if (auto it = readWorkCache.find(work); it != readWorkCache.end())
+      return it->second;
+    auto latency = work.getAs<FloatAttr>(kLatencyAttr);
+    if (!latency)
+      return failure();
+    ScheduledKernel k;
+    k.latencyUs = latency.getValueAsDouble();
+    k.launchUs = getF64(work, kLaunchAttr);
+    k.copyInCall = work.has(kCopyInCallAttr);
+    k.stream = work.getStreamId();
+    if (work.isKernel()) {
+      k.device = work.getDeviceId();
+    } else {
+      ArrayRef<int64_t> group = work.getGroupIds();
+      k.group.assign(group.begin(), group.end());
+    }
+    readWorkCache.try_emplace(work, k);
+    return k;
+  }
+
+  FailureOr<HostOpTemplate> readHostOp(Operation &op) {
     HostOpTemplate t;
     ScheduledOp &sop = t.op;
     if (auto sync = dyn_cast<SyncOp>(op)) {
@@ -190,31 +240,21 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
       sop.t3 = o[2];
       sop.t5 = o[3];
     }
-    if (Block *body = fw.getBodyBlockOrNull())
-      for (Operation &work : *body) {
-        auto latency = getDiscardable<FloatAttr>(&work, kLatencyAttr);
-        if (!latency)
-          return work.emitOpError(
-              "has no 'perf.latency_us'; run --perf-kernel-cost (and "
-              "--perf-comm-cost for collectives) first");
-        ScheduledKernel k;
-        k.latencyUs = latency.getValueAsDouble();
-        k.launchUs = getF64(&work, kLaunchAttr);
-        k.copyInCall = hasDiscardable(&work, kCopyInCallAttr);
-        if (auto kernel = dyn_cast<KernelOpInterface>(work)) {
-          k.device = kernel.getDeviceId();
-          k.stream = kernel.getStreamId();
-        } else {
-          k.device = fw.getDevice();
-          auto collective = cast<CollectiveOpInterface>(&work);
-          k.stream = collective.getStreamId();
-          ArrayRef<int64_t> group = collective.getGroupIds();
-          k.group.assign(group.begin(), group.end());
-          if (!llvm::is_contained(k.group, k.device))
-            k.group.push_back(k.device);
-        }
-        t.kernels.push_back(std::move(k));
+    for (WorkAttr work : fw.getWorkList()) {
+      FailureOr<ScheduledKernel> k = readWork(work);
+      if (failed(k))
+        return fw.emitWorkError(work)
+               << "has no 'perf.latency_us'; run --perf-kernel-cost (and "
+                  "--perf-comm-cost for collectives) first";
+      // A collective runs on the device of the op that launches it, which
+      // takes part.
+      if (work.isCollective()) {
+        k->device = fw.getDevice();
+        if (!llvm::is_contained(k->group, k->device))
+          k->group.push_back(k->device);
       }
+      t.kernels.push_back(std::move(*k));
+    }
     return t;
   }
 
@@ -227,21 +267,20 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     constexpr uint32_t kNotForwarded = ~0u;
     std::vector<uint32_t> forwardOf;
     std::vector<SmallVector<uint32_t, 2>> forwarded;
-    // Host ops and device work in the schedule's order, a repeated op once
-    // per copy: for the per-op annotations, the timeline and the launch
-    // list only (16 bytes a kernel that an estimate does not need).
+    // Host ops in the schedule's order, a repeated op once per copy: for
+    // the per-op annotations, the timeline and the launch list only (8
+    // bytes an op that an estimate does not need). Op i's kernels are
+    // schedule.ops()[i].kernels, its work list in order.
     const bool keepOps = annotate || !timeline.empty() || !launchList.empty();
-    SmallVector<Operation *> hostOps, deviceOps;
+    SmallVector<Operation *> hostOps;
     // A repeated op's attributes are read for its first copy only.
     llvm::DenseMap<Operation *, HostOpTemplate> repeated;
 
     UnrolledWalk::Size size = UnrolledWalk::unrolledSize(graph);
     schedule.reserve(size.hostOps, size.deviceWork);
     reserveHuge(forwardOf, size.hostOps);
-    if (keepOps) {
+    if (keepOps)
       reserveHuge(hostOps, size.hostOps);
-      reserveHuge(deviceOps, size.deviceWork);
-    }
     UnrolledWalk unrolled;
     LogicalResult walked = unrolled.run(graph, [&](Operation *op, CopyId copy) {
       HostOpTemplate read;
@@ -287,14 +326,10 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
           forwardOf.back() = forwarded.size();
           forwarded.push_back(sop.deps);
         }
-        if (Block *body = fw.getBodyBlockOrNull())
-          for (auto [k, work] : llvm::zip_equal(t->kernels, *body)) {
-            // The template of an op that runs once is not needed again.
-            sop.kernels.push_back(schedule.addKernel(
-                copy == 0 ? std::move(k) : ScheduledKernel(k)));
-            if (keepOps)
-              deviceOps.push_back(&work);
-          }
+        for (ScheduledKernel &k : t->kernels)
+          // The template of an op that runs once is not needed again.
+          sop.kernels.push_back(schedule.addKernel(
+              copy == 0 ? std::move(k) : ScheduledKernel(k)));
       }
       schedule.addOp(std::move(sop));
       if (keepOps)
@@ -315,11 +350,11 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
       options.hostTailUs = tail.getValueAsDouble();
     ScheduleResult result = schedule.run(options);
     if (!launchList.empty())
-      launchGraphs.push_back(launchListGraph(
-          schedule, result, launchLabels(graph, hostOps, deviceOps)));
+      launchGraphs.push_back(
+          launchListGraph(schedule, result, launchLabels(graph, hostOps)));
     if (!timeline.empty()) {
       // Graphs share the trace, a thousand process ids apart.
-      appendTimelineEvents(schedule, timelineLabels(graph, hostOps, deviceOps),
+      appendTimelineEvents(schedule, timelineLabels(graph, hostOps),
                            1000 * graphsSeen++, nextFlowId, timelineEvents);
     }
 
@@ -327,21 +362,34 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     // Per-op times are for reading the IR; without it (an estimate whose IR
     // is not printed) they are most of this pass's cost on large graphs.
     if (annotate) {
-      // Both times in one new attribute dictionary per op (a setAttr each
-      // would unique two dictionaries per op, the second one discarding
-      // the first).
+      // Both times in one new attribute dictionary per op and kernel (a
+      // setAttr each would unique two dictionaries per op, the second one
+      // discarding the first), and one new work list per op. An op in a
+      // repeat body keeps the times of its last copy.
       StringAttr startName = b.getStringAttr(kStartAttr);
       StringAttr endName = b.getStringAttr(kEndAttr);
-      auto annotateOne = [&](Operation *op, double startUs, double endUs) {
-        NamedAttrList attrs(op->getDiscardableAttrDictionary());
+      auto setTimes = [&](NamedAttrList &attrs, double startUs, double endUs) {
         attrs.set(startName, b.getF64FloatAttr(startUs));
         attrs.set(endName, b.getF64FloatAttr(endUs));
-        op->setDiscardableAttrs(attrs.getDictionary(&getContext()));
       };
-      for (auto [op, sop] : llvm::zip(hostOps, schedule.ops()))
-        annotateOne(op, sop.hostStartUs, sop.hostEndUs);
-      for (auto [op, k] : llvm::zip(deviceOps, schedule.kernels()))
-        annotateOne(op, k.startUs, k.endUs);
+      const std::vector<ScheduledKernel> &kernels = schedule.kernels();
+      SmallVector<WorkAttr> work;
+      for (auto [op, sop] : llvm::zip(hostOps, schedule.ops())) {
+        NamedAttrList attrs(op->getDiscardableAttrDictionary());
+        setTimes(attrs, sop.hostStartUs, sop.hostEndUs);
+        op->setDiscardableAttrs(attrs.getDictionary(&getContext()));
+        auto fw = dyn_cast<FrameworkOp>(op);
+        if (!fw || !fw.hasWork())
+          continue;
+        work.assign(fw.getWorkList().begin(), fw.getWorkList().end());
+        for (size_t i = 0, e = work.size(); i < e; ++i) {
+          const ScheduledKernel &k = kernels[sop.kernels[i]];
+          work[i] = work[i].with([&](NamedAttrList &pieceAttrs) {
+            setTimes(pieceAttrs, k.startUs, k.endUs);
+          });
+        }
+        fw.setWorkList(work);
+      }
     }
 
     SmallVector<Attribute> devices;

@@ -215,14 +215,8 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
         b.setInsertionPointAfter(op);
         FrameworkOp comm = createCommOp(
             b, op.getLoc(), kDdpBucketOpName, ValueRange{ready}, device,
-            [&](OpBuilder &body) {
-              AllReduceOp::create(
-                  body, op.getLoc(), body.getI64IntegerAttr(pending),
-                  body.getDenseI64ArrayAttr(group),
-                  /*dtype=*/TypeAttr(), body.getI64IntegerAttr(device),
-                  body.getI64IntegerAttr(commStream),
-                  /*algorithm=*/NcclAlgorithmAttr());
-            });
+            makeCollectiveWork(b.getContext(), WorkKind::AllReduce, pending,
+                               group, device, commStream));
         comm->setAttr(kBucketAttr, b.getI64IntegerAttr(bucket++));
         pending = 0;
       }

@@ -34,14 +34,15 @@ SystemSpec perf::singleNodeSystem(const GpuSpec &gpu, unsigned gpus) {
 
 int64_t perf::maxDeviceId(GraphOp graph) {
   int64_t maxId = 0;
-  graph.walk([&](Operation *op) {
-    if (auto fw = dyn_cast<FrameworkOp>(op))
-      maxId = std::max<int64_t>(maxId, fw.getDevice());
-    else if (auto k = dyn_cast<KernelOpInterface>(op))
-      maxId = std::max<int64_t>(maxId, k.getDeviceId());
-    else if (auto c = dyn_cast<CollectiveOpInterface>(op))
-      for (int64_t d : c.getGroupIds())
-        maxId = std::max(maxId, d);
+  graph.walk([&](FrameworkOp fw) {
+    maxId = std::max<int64_t>(maxId, fw.getDevice());
+    for (WorkAttr w : fw.getWorkList()) {
+      if (w.isKernel())
+        maxId = std::max(maxId, w.getDeviceId());
+      else
+        for (int64_t d : w.getGroupIds())
+          maxId = std::max(maxId, d);
+    }
   });
   return maxId;
 }
@@ -85,41 +86,43 @@ int64_t perf::saturatedBytes(double bytes) {
 }
 
 bool perf::isForwardOp(FrameworkOp op) {
-  if (Block *body = op.getBodyBlockOrNull())
-    for (Operation &k : *body)
-      if (isa<KernelOpInterface>(k) && getTrainingPass(&k) != TrainingPass::Fwd)
-        return false;
-  return true;
+  return llvm::none_of(op.getWorkList(), [](WorkAttr w) {
+    return w.isKernel() && w.getTrainingPass() != TrainingPass::Fwd;
+  });
 }
 
 bool perf::isOptimizerOp(FrameworkOp op) {
-  if (Block *body = op.getBodyBlockOrNull())
-    for (Operation &k : *body)
-      if (isa<OptimizerOp>(k))
-        return true;
-  return false;
+  return llvm::any_of(op.getWorkList(), [](WorkAttr w) {
+    return w.getKind() == WorkKind::Optimizer;
+  });
 }
 
-ElementwiseOp perf::masterCopyBack(OptimizerOp update) {
-  if (!update.getMasterWeights())
+WorkAttr perf::masterCopyBack(FrameworkOp op, size_t update) {
+  ArrayRef<WorkAttr> work = op.getWorkList();
+  if (update + 1 >= work.size() ||
+      work[update].getKind() != WorkKind::Optimizer ||
+      !work[update].has("master_weights"))
     return {};
-  auto copyBack = dyn_cast_or_null<ElementwiseOp>(update->getNextNode());
-  if (!copyBack || copyBack.getFn() != kMasterToModelFn)
+  WorkAttr copyBack = work[update + 1];
+  if (copyBack.getKind() != WorkKind::Elementwise ||
+      copyBack.getString("fn") != kMasterToModelFn)
     return {};
   return copyBack;
 }
 
-void perf::setUpdatedElements(OptimizerOp update, int64_t elements) {
-  update.setElements(elements);
-  if (ElementwiseOp copyBack = masterCopyBack(update))
-    copyBack.setElements(elements);
+void perf::setUpdatedElements(FrameworkOp op, size_t update, int64_t elements) {
+  IntegerAttr count = Builder(op.getContext()).getI64IntegerAttr(elements);
+  SmallVector<WorkAttr> work(op.getWorkList());
+  if (masterCopyBack(op, update))
+    work[update + 1] = work[update + 1].with("elements", count);
+  work[update] = work[update].with("elements", count);
+  op.setWorkList(work);
 }
 
 DType perf::parameterDType(FrameworkOp op) {
-  if (Block *body = op.getBodyBlockOrNull())
-    for (Operation &k : *body)
-      if (auto kernel = dyn_cast<KernelOpInterface>(k))
-        return kernel.getKernelDesc().dtype;
+  for (WorkAttr w : op.getWorkList())
+    if (w.isKernel())
+      return w.getKernelDesc().dtype;
   return DType::F32;
 }
 
@@ -132,9 +135,8 @@ int64_t perf::layoutDegree(GraphOp graph, StringRef attr) {
   return degree ? std::max<int64_t>(1, degree.getInt()) : 1;
 }
 
-bool perf::isExpertExchange(Operation *collective) {
-  Operation *parent = collective->getParentOp();
-  return parent && hasDiscardable(parent, kExpertExchangeAttr);
+bool perf::isExpertExchange(FrameworkOp op) {
+  return hasDiscardable(op, kExpertExchangeAttr);
 }
 
 LogicalResult perf::refuseLaterLayouts(GraphOp graph, StringRef pass,
@@ -168,24 +170,17 @@ int64_t perf::gradientBytes(FrameworkOp op) {
   // limits can still multiply past an int64, and the callers report the
   // limit.
   double bytes = 0;
-  Block *body = op.getBodyBlockOrNull();
-  if (!body)
-    return 0;
-  for (Operation &k : *body) {
-    if (getTrainingPass(&k) != TrainingPass::Wgrad)
+  for (WorkAttr w : op.getWorkList()) {
+    if (!w.isKernel() || w.getTrainingPass() != TrainingPass::Wgrad)
       continue;
-    auto kernel = dyn_cast<KernelOpInterface>(k);
-    if (!kernel)
-      continue;
-    KernelDesc d = kernel.getKernelDesc();
-    double elem = dtypeBytes(d.dtype);
-    if (auto gemm = dyn_cast<GemmOp>(k))
-      bytes += double(gemm.getM()) * double(gemm.getN()) * elem;
-    else if (auto conv = dyn_cast<Conv2dOp>(k))
-      bytes += double(conv.getK()) *
-               double(int64_t(conv.getC()) /
-                      std::max<int64_t>(1, conv.getGroups())) *
-               double(conv.getR()) * double(conv.getS()) * elem;
+    double elem = dtypeBytes(w.getKernelDesc().dtype);
+    if (w.getKind() == WorkKind::Gemm)
+      bytes += double(w.getInt("m")) * double(w.getInt("n")) * elem;
+    else if (w.getKind() == WorkKind::Conv2d)
+      bytes +=
+          double(w.getInt("k")) *
+          double(w.getInt("c") / std::max<int64_t>(1, w.getInt("groups", 1))) *
+          double(w.getInt("r")) * double(w.getInt("s")) * elem;
   }
   return saturatedBytes(bytes);
 }
@@ -197,16 +192,33 @@ SmallVector<int64_t> perf::iotaGroup(int64_t n, int64_t first) {
   return g;
 }
 
-FrameworkOp
-perf::createCommOp(OpBuilder &b, Location loc, StringRef name,
-                   ValueRange inputs, int64_t device,
-                   llvm::function_ref<void(OpBuilder &)> buildBody) {
+WorkAttr perf::withPlacement(WorkAttr work, StringRef field, int64_t id) {
+  if (id == 0)
+    return work.with(field, Attribute());
+  return work.with(field, Builder(work.getContext()).getI64IntegerAttr(id));
+}
+
+WorkAttr perf::makeCollectiveWork(MLIRContext *context, WorkKind kind,
+                                  int64_t bytes, ArrayRef<int64_t> group,
+                                  int64_t device, int64_t stream) {
+  Builder b(context);
+  NamedAttrList attrs;
+  attrs.append("bytes", b.getI64IntegerAttr(bytes));
+  attrs.append("group", b.getDenseI64ArrayAttr(group));
+  if (device != 0)
+    attrs.append("device", b.getI64IntegerAttr(device));
+  if (stream != 0)
+    attrs.append("stream", b.getI64IntegerAttr(stream));
+  return WorkAttr::get(context, kind, attrs.getDictionary(context));
+}
+
+FrameworkOp perf::createCommOp(OpBuilder &b, Location loc, StringRef name,
+                               ValueRange inputs, int64_t device,
+                               ArrayRef<WorkAttr> work) {
   SmallVector<Type> types(inputs.getTypes());
   auto op = FrameworkOp::create(b, loc, types, b.getStringAttr(name), inputs,
                                 b.getI64IntegerAttr(device));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&op.getOrCreateBodyBlock());
-  buildBody(b);
+  op.setWorkList(work);
   return op;
 }
 
@@ -217,8 +229,9 @@ Value perf::ensureResult(FrameworkOp &op) {
   SmallVector<Type> types{b.getNoneType()};
   auto rebuilt = FrameworkOp::create(b, op.getLoc(), types, op.getOpNameAttr(),
                                      op.getInputs(), op.getDeviceAttr());
+  // The dictionary holds the inherent attributes too, the work list among
+  // them.
   rebuilt->setAttrs(op->getAttrDictionary());
-  rebuilt.getBody().takeBody(op.getBody());
   op->erase();
   op = rebuilt;
   return rebuilt->getResult(0);

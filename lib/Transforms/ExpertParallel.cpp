@@ -105,11 +105,10 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
       auto fw = dyn_cast<FrameworkOp>(op);
       MoeLayer &layer = layers[layerOf(&op).value_or(-1)];
       bool forward = fw && isForwardOp(fw) && !fw->hasAttr(kRecomputedAttr);
-      Block *body = fw ? fw.getBodyBlockOrNull() : nullptr;
-      if (forward && body && !layer.tokens.count(*e))
-        for (Operation &k : *body)
-          if (auto gemm = dyn_cast<GemmOp>(k)) {
-            KernelDesc desc = gemm.getKernelDesc();
+      if (forward && !layer.tokens.count(*e))
+        for (WorkAttr w : fw.getWorkList())
+          if (w.getKind() == WorkKind::Gemm) {
+            KernelDesc desc = w.getKernelDesc();
             layer.tokens[*e] = desc.m;
             layer.tokenBytes[*e] =
                 double(desc.m) * double(desc.k) * dtypeBytes(desc.dtype);
@@ -203,12 +202,20 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
     if (removed <= 0)
       return;
     double total = 0;
-    graph.walk([&](OptimizerOp update) { total += update.getElements(); });
+    graph.walk([&](FrameworkOp fw) {
+      for (WorkAttr w : fw.getWorkList())
+        if (w.getKind() == WorkKind::Optimizer)
+          total += w.getInt("elements");
+    });
     if (total <= 0)
       return;
     double keep = std::max(0.0, 1.0 - removed / total);
-    graph.walk([&](OptimizerOp update) {
-      setUpdatedElements(update, int64_t(double(update.getElements()) * keep));
+    graph.walk([&](FrameworkOp fw) {
+      for (size_t i = 0, e = fw.getNumWork(); i < e; ++i)
+        if (WorkAttr update = fw.getWork(i);
+            update.getKind() == WorkKind::Optimizer)
+          setUpdatedElements(fw, i,
+                             int64_t(double(update.getInt("elements")) * keep));
     });
   }
 
@@ -217,11 +224,7 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
     ExtentScaler scaler{tokens, tokens * int64_t(devices)};
     for (OpResult r : op->getResults())
       r.setType(resizeType(r.getType(), scaler, /*exactOnly=*/true));
-    if (Block *body = op.getBodyBlockOrNull())
-      for (Operation &k : *body)
-        if (failed(resizeKernelExtent(&k, scaler, "--perf-expert-parallel")))
-          return failure();
-    return success();
+    return resizeWorkExtent(op, scaler, "--perf-expert-parallel");
   }
 
   /// The all_to_all that sends each device's tokens to their experts:
@@ -247,16 +250,12 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
       }
       most = std::max(most, row);
     }
+    WorkAttr exchange = makeCollectiveWork(b.getContext(), WorkKind::AllToAll,
+                                           most, iotaGroup(n));
+    if (!even)
+      exchange = exchange.with("split_bytes", b.getDenseI64ArrayAttr(split));
     FrameworkOp comm = createCommOp(
-        b, loc, combine ? "ep::combine" : "ep::dispatch", inputs, 0,
-        [&](OpBuilder &body) {
-          AllToAllOp::create(body, loc, body.getI64IntegerAttr(most),
-                             body.getDenseI64ArrayAttr(iotaGroup(n)),
-                             even ? DenseI64ArrayAttr()
-                                  : body.getDenseI64ArrayAttr(split),
-                             TypeAttr(), body.getI64IntegerAttr(0),
-                             body.getI64IntegerAttr(0), NcclAlgorithmAttr());
-        });
+        b, loc, combine ? "ep::combine" : "ep::dispatch", inputs, 0, exchange);
     if (layer >= 0)
       comm->setAttr(kLayerAttr, b.getI64IntegerAttr(layer));
     // Tensor and pipeline parallelism after this pass move these groups to

@@ -29,24 +29,20 @@ static bool isFusableActivation(StringRef fn) {
   return activations.contains(fn);
 }
 
-static StringRef fnOf(ElementwiseOp op) {
-  return op.getFn() ? *op.getFn() : StringRef();
-}
+static StringRef fnOf(WorkAttr work) { return work.getString("fn"); }
 
 /// Output elements of a forward convolution.
-static int64_t convOutputElements(Conv2dOp conv) {
+static int64_t convOutputElements(WorkAttr conv) {
   KernelDesc d = conv.getKernelDesc();
   return d.batch * d.outChannels * d.outH() * d.outW();
 }
 
-/// An element-wise kernel that can join `conv`'s epilogue.
-static ElementwiseOp epilogueCandidate(Operation *op, Conv2dOp conv) {
-  auto ew = dyn_cast_or_null<ElementwiseOp>(op);
-  if (!ew || ew.getPass() != TrainingPass::Fwd ||
-      ew.getDevice() != conv.getDevice() ||
-      static_cast<int64_t>(ew.getElements()) != convOutputElements(conv))
-    return nullptr;
-  return ew;
+/// Whether `work` is an element-wise kernel that can join `conv`'s epilogue.
+static bool isEpilogueCandidate(WorkAttr work, WorkAttr conv) {
+  return work.getKind() == WorkKind::Elementwise &&
+         work.getTrainingPass() == TrainingPass::Fwd &&
+         work.getDeviceId() == conv.getDeviceId() &&
+         work.getInt("elements") == convOutputElements(conv);
 }
 
 /// The single op that consumes every result of `op`, when there is one.
@@ -69,43 +65,46 @@ struct FuseConvBiasActPass
     int64_t fused = 0;
     for (Operation &op : graph.getBodyBlock()) {
       auto fw = dyn_cast<FrameworkOp>(op);
-      if (!fw || !fw.getBodyBlockOrNull())
+      if (!fw || !fw.hasWork())
         continue;
-      Block &body = *fw.getBodyBlockOrNull();
-      Operation *last = &body.back();
-      auto conv = dyn_cast<Conv2dOp>(last);
+      SmallVector<WorkAttr> work(fw.getWorkList());
+      size_t convIndex = work.size() - 1;
       // The convolution must end its op, or be followed there only by its
       // bias add.
-      ElementwiseOp bias;
-      if (!conv) {
-        auto ew = dyn_cast<ElementwiseOp>(last);
-        if (!ew || fnOf(ew) != "bias" || !last->getPrevNode())
+      bool bias = false;
+      if (work[convIndex].getKind() != WorkKind::Conv2d) {
+        WorkAttr last = work.back();
+        if (last.getKind() != WorkKind::Elementwise || fnOf(last) != "bias" ||
+            work.size() < 2)
           continue;
-        conv = dyn_cast<Conv2dOp>(last->getPrevNode());
-        if (!conv || !epilogueCandidate(last, conv))
+        --convIndex;
+        if (work[convIndex].getKind() != WorkKind::Conv2d ||
+            !isEpilogueCandidate(last, work[convIndex]))
           continue;
-        bias = ew;
+        bias = true;
       }
-      if (conv.getPass() != TrainingPass::Fwd || conv->hasAttr(kFusedAttr))
+      WorkAttr conv = work[convIndex];
+      if (conv.getTrainingPass() != TrainingPass::Fwd || conv.has(kFusedAttr))
         continue;
       SmallVector<Attribute> parts;
       if (bias) {
         parts.push_back(b.getStringAttr("bias"));
-        bias->erase();
+        work.pop_back();
       }
       // An activation op right after, that only this op feeds.
       if (FrameworkOp next = soleConsumer(fw))
-        if (Block *nextBody = next.getBodyBlockOrNull())
-          if (llvm::hasSingleElement(*nextBody) && next.getInputs().size() == 1)
-            if (ElementwiseOp act = epilogueCandidate(&nextBody->front(), conv))
-              if (isFusableActivation(fnOf(act))) {
-                parts.push_back(b.getStringAttr(fnOf(act)));
-                act->erase();
-                next.getBody().getBlocks().clear();
-              }
+        if (next.getNumWork() == 1 && next.getInputs().size() == 1) {
+          WorkAttr act = next.getWork(0);
+          if (isEpilogueCandidate(act, conv) &&
+              isFusableActivation(fnOf(act))) {
+            parts.push_back(b.getStringAttr(fnOf(act)));
+            next.setWorkList({});
+          }
+        }
       if (parts.empty())
         continue;
-      conv->setAttr(kFusedAttr, b.getArrayAttr(parts));
+      work[convIndex] = conv.with(kFusedAttr, b.getArrayAttr(parts));
+      fw.setWorkList(work);
       ++fused;
     }
     if (fused)

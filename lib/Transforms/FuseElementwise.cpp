@@ -22,54 +22,60 @@ namespace perf {
 using namespace perf;
 using namespace mlir;
 
-static ElementwiseOp asFusable(Operation *op) {
-  auto ew = dyn_cast_or_null<ElementwiseOp>(op);
-  if (!ew || ew.getPass() != TrainingPass::Fwd)
-    return nullptr;
-  return ew;
+static bool isFusable(WorkAttr work) {
+  return work.getKind() == WorkKind::Elementwise &&
+         work.getTrainingPass() == TrainingPass::Fwd;
 }
 
-static bool compatible(ElementwiseOp a, ElementwiseOp b) {
-  return a.getElements() == b.getElements() && a.getDevice() == b.getDevice() &&
-         a.getDtype() == b.getDtype();
+static bool compatible(WorkAttr a, WorkAttr b) {
+  return a.getInt("elements") == b.getInt("elements") &&
+         a.getDeviceId() == b.getDeviceId() && a.getDtype() == b.getDtype();
 }
 
-static StringRef fnOf(ElementwiseOp op) {
-  return op.getFn() ? *op.getFn() : StringRef("elementwise");
+static StringRef fnOf(WorkAttr work) {
+  auto fn = work.getAs<StringAttr>("fn");
+  return fn ? fn.getValue() : StringRef("elementwise");
 }
 
 /// The parts a (possibly already fused) kernel is made of.
-static void appendParts(Builder &b, ElementwiseOp op,
+static void appendParts(Builder &b, WorkAttr work,
                         SmallVectorImpl<Attribute> &parts) {
-  if (auto fused = op->getAttrOfType<ArrayAttr>(kFusedAttr)) {
+  if (auto fused = work.getAs<ArrayAttr>(kFusedAttr)) {
     parts.append(fused.begin(), fused.end());
     return;
   }
-  parts.push_back(b.getStringAttr(fnOf(op)));
+  parts.push_back(b.getStringAttr(fnOf(work)));
 }
 
-/// Folds `producer` into `consumer`, which reads the producer's output as
-/// one of its inputs; erases `producer`.
-static void fuseInto(Builder &b, ElementwiseOp producer,
-                     ElementwiseOp consumer) {
+/// `consumer` with `producer` folded in: the consumer reads the producer's
+/// output as one of its inputs. The caller drops `producer`.
+static WorkAttr fuseInto(Builder &b, WorkAttr producer, WorkAttr consumer) {
   SmallVector<Attribute> parts;
   appendParts(b, producer, parts);
   appendParts(b, consumer, parts);
   // The intermediate is no longer an input of the consumer.
-  int64_t inputs = std::max<int64_t>(1, int64_t(producer.getInputs()) +
-                                            int64_t(consumer.getInputs()) - 1);
-  double flops = producer.getFlopsPerElement().convertToDouble() +
-                 consumer.getFlopsPerElement().convertToDouble();
+  int64_t inputs = std::max<int64_t>(1, producer.getInt("inputs", 1) +
+                                            consumer.getInt("inputs", 1) - 1);
+  double flops = producer.getFloat("flops_per_element", 1.0) +
+                 consumer.getFloat("flops_per_element", 1.0);
   std::string fn;
   for (Attribute p : parts)
     fn += (fn.empty() ? "" : "+") + cast<StringAttr>(p).getValue().str();
-  consumer->setAttr("inputs", b.getI64IntegerAttr(inputs));
-  consumer->setAttr("flops_per_element", b.getF64FloatAttr(flops));
-  consumer->setAttr("fn", b.getStringAttr(fn));
-  consumer->setAttr(kFusedAttr, b.getArrayAttr(parts));
-  for (StringRef stale : {kLatencyAttr, kCostModelAttr})
-    consumer->removeAttr(stale);
-  producer->erase();
+  return consumer.with([&](NamedAttrList &attrs) {
+    // One input and one FLOP per element are the defaults, left unwritten.
+    if (inputs != 1)
+      attrs.set("inputs", b.getI64IntegerAttr(inputs));
+    else
+      attrs.erase("inputs");
+    if (flops != 1.0)
+      attrs.set("flops_per_element", b.getF64FloatAttr(flops));
+    else
+      attrs.erase("flops_per_element");
+    attrs.set("fn", b.getStringAttr(fn));
+    attrs.set(kFusedAttr, b.getArrayAttr(parts));
+    for (StringRef stale : {kLatencyAttr, kCostModelAttr})
+      attrs.erase(stale);
+  });
 }
 
 namespace {
@@ -85,40 +91,43 @@ struct FuseElementwisePass
     int64_t removed = 0;
     for (Operation &op : graph.getBodyBlock()) {
       auto fw = dyn_cast<FrameworkOp>(op);
-      if (!fw || !fw.getBodyBlockOrNull())
+      if (!fw || !fw.hasWork())
         continue;
-      Block &body = *fw.getBodyBlockOrNull();
+      SmallVector<WorkAttr> work(fw.getWorkList());
 
       // Across ops: the producer's last kernel feeds this op's first one
       // through a tensor nobody else reads.
-      if (ElementwiseOp first = asFusable(&body.front())) {
+      if (isFusable(work.front())) {
         for (Value in : fw.getInputs()) {
           auto producer = in.getDefiningOp<FrameworkOp>();
           if (!producer || !in.hasOneUse() || producer->getNumResults() != 1 ||
-              !producer.getBodyBlockOrNull())
+              !producer.hasWork())
             continue;
-          Block &pbody = *producer.getBodyBlockOrNull();
-          ElementwiseOp last = asFusable(&pbody.back());
-          if (!last || !compatible(last, first))
+          ArrayRef<WorkAttr> pwork = producer.getWorkList();
+          WorkAttr last = pwork.back();
+          if (!isFusable(last) || !compatible(last, work.front()))
             continue;
-          fuseInto(b, last, first);
+          work.front() = fuseInto(b, last, work.front());
           ++removed;
-          if (pbody.empty())
-            producer.getBody().getBlocks().clear();
+          producer.setWorkList(pwork.drop_back());
           break;
         }
       }
 
       // Within the op: consecutive element-wise kernels form a chain.
-      for (Operation *k = &body.front(); k && k->getNextNode();) {
-        Operation *next = k->getNextNode();
-        ElementwiseOp a = asFusable(k), c = asFusable(next);
-        if (a && c && compatible(a, c)) {
-          fuseInto(b, a, c);
+      SmallVector<WorkAttr> chained;
+      chained.reserve(work.size());
+      for (WorkAttr w : work) {
+        if (!chained.empty() && isFusable(chained.back()) && isFusable(w) &&
+            compatible(chained.back(), w)) {
+          w = fuseInto(b, chained.back(), w);
+          chained.pop_back();
           ++removed;
         }
-        k = next;
+        chained.push_back(w);
       }
+      if (ArrayRef<WorkAttr>(chained) != fw.getWorkList())
+        fw.setWorkList(chained);
     }
     if (removed)
       graph->setAttr(kFusedElementwiseAttr, b.getI64IntegerAttr(removed));

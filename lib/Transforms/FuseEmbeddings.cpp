@@ -27,26 +27,24 @@ using namespace mlir;
 
 namespace {
 /// The one embedding lookup a framework op launches, if that is all it does.
-EmbeddingBagOp soleLookup(FrameworkOp op) {
-  Block *body = op.getBodyBlockOrNull();
-  if (!body || !llvm::hasSingleElement(*body))
+WorkAttr soleLookup(FrameworkOp op) {
+  if (op.getNumWork() != 1 || op.getWork(0).getKind() != WorkKind::EmbeddingBag)
     return nullptr;
-  return dyn_cast<EmbeddingBagOp>(body->front());
+  return op.getWork(0);
 }
 
 /// Lookups that can share one batched kernel.
 using GroupKey =
     std::tuple<TrainingPass, int64_t, int64_t, Type, int64_t, int64_t, int64_t>;
 
-GroupKey keyOf(EmbeddingBagOp k) {
-  Type dtype = k.getDtype() ? *k.getDtype() : Type();
-  return {k.getPass(),
-          k.getDim(),
-          k.getBatch(),
-          dtype,
-          k.getDevice(),
-          k.getStream(),
-          int64_t(k.getTensorCores())};
+GroupKey keyOf(WorkAttr k) {
+  return {k.getTrainingPass(),
+          k.getInt("dim"),
+          k.getInt("batch"),
+          k.getDtype(),
+          k.getDeviceId(),
+          k.getStreamId(),
+          int64_t(k.has("tensor_cores"))};
 }
 
 struct FuseEmbeddingsPass : perf::impl::FuseEmbeddingsBase<FuseEmbeddingsPass> {
@@ -87,7 +85,7 @@ struct FuseEmbeddingsPass : perf::impl::FuseEmbeddingsBase<FuseEmbeddingsPass> {
       auto fw = dyn_cast<FrameworkOp>(op);
       if (!fw)
         continue;
-      EmbeddingBagOp lookup = soleLookup(fw);
+      WorkAttr lookup = soleLookup(fw);
       if (!lookup)
         continue;
       SmallVector<FrameworkOp> &group = open[keyOf(lookup)];
@@ -126,35 +124,38 @@ struct FuseEmbeddingsPass : perf::impl::FuseEmbeddingsBase<FuseEmbeddingsPass> {
           operands.push_back(v);
       llvm::append_range(resultTypes, member->getResultTypes());
       locs.push_back(member.getLoc());
-      EmbeddingBagOp k = soleLookup(member);
-      tables += k.getTables();
-      rowsSum += double(k.getRows()) * k.getTables();
-      poolingSum += double(k.getPooling()) * k.getTables();
+      WorkAttr k = soleLookup(member);
+      int64_t memberTables = k.getInt("tables", 1);
+      tables += memberTables;
+      rowsSum += double(k.getInt("rows")) * memberTables;
+      poolingSum += double(k.getInt("pooling", 1)) * memberTables;
     }
-    EmbeddingBagOp first = soleLookup(group.front());
+    WorkAttr first = soleLookup(group.front());
     auto fused =
         FrameworkOp::create(b, b.getFusedLoc(locs), resultTypes,
                             b.getStringAttr("batched_embedding_bag"), operands,
                             b.getI64IntegerAttr(last.getDevice()));
     fused->setAttr(kFusedOpsAttr, b.getI64IntegerAttr(group.size()));
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(&fused.getOrCreateBodyBlock());
-      // Clone the first lookup so dtype, placement and pass carry over, then
-      // widen it to all tables. Latency, measured or not, must be priced
-      // again.
-      Operation *kernel = b.clone(*first);
-      auto batched = cast<EmbeddingBagOp>(kernel);
-      batched.setTables(tables);
-      batched.setRows(static_cast<int64_t>(std::llround(rowsSum / tables)));
-      batched.setPooling(std::max<int64_t>(
-          1, static_cast<int64_t>(std::llround(poolingSum / tables))));
-      batched->removeAttr("kernel_name");
+    // The first lookup widened to all tables, so dtype, placement and pass
+    // carry over. Latency, measured or not, must be priced again.
+    fused.appendWork(first.with([&](NamedAttrList &attrs) {
+      attrs.set("tables", b.getI64IntegerAttr(tables));
+      attrs.set("rows", b.getI64IntegerAttr(static_cast<int64_t>(
+                            std::llround(rowsSum / tables))));
+      int64_t pooling = std::max<int64_t>(
+          1, static_cast<int64_t>(std::llround(poolingSum / tables)));
+      // One row per bag is the default, left unwritten.
+      if (pooling != 1)
+        attrs.set("pooling", b.getI64IntegerAttr(pooling));
+      else
+        attrs.erase("pooling");
       for (StringRef stale :
-           {kLatencyAttr, kCostModelAttr, kMeasuredLatencyAttr,
-            kMeasuredStartAttr, kStartAttr, kEndAttr, kLaunchAttr})
-        batched->removeAttr(stale);
-    }
+           {StringRef("kernel_name"), StringRef(kLatencyAttr),
+            StringRef(kCostModelAttr), StringRef(kMeasuredLatencyAttr),
+            StringRef(kMeasuredStartAttr), StringRef(kStartAttr),
+            StringRef(kEndAttr), StringRef(kLaunchAttr)})
+        attrs.erase(stale);
+    }));
     unsigned next = 0;
     for (FrameworkOp member : group) {
       for (Value result : member->getResults())

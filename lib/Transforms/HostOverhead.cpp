@@ -78,9 +78,23 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
       getOperation()->setAttr(
           kHostTailAttr,
           builder.getF64FloatAttr(scale * overheads.iterationTailUs()));
+    // Work and work lists repeat across a step's layers: each distinct one
+    // is priced once. Every launch is priced the same way, under one key.
+    RepeatedWorkUpdater<unsigned> launches(&getContext());
+    auto priceLaunch = [&](WorkAttr work) {
+      return launches.apply(work, 0, [&](NamedAttrList &attrs) {
+        // The function a trace says launched it, else the one that
+        // launches its kind.
+        auto traced = work.getAs<StringAttr>(kLaunchCallAttr);
+        StringRef call = traced ? traced.getValue() : defaultLaunchCall(work);
+        attrs.set(kLaunchAttr,
+                  builder.getF64FloatAttr(scale * overheads.runtimeCall(call)));
+      });
+    };
     getOperation().walk([&](Operation *op) {
       if (auto fw = dyn_cast<FrameworkOp>(op)) {
         attach(op, fw.getOpName());
+        launches.rewrite(fw, 0, priceLaunch);
       } else if (isa<SyncOp>(op)) {
         // A wait imported from a trace names its call: the host time before
         // it is that call's row (a call made outside every operator is a
@@ -89,13 +103,6 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
         auto call = op->getAttrOfType<StringAttr>("call");
         attach(op, call ? call.getValue() : "cudaDeviceSynchronize",
                call ? scale * overheads.syncCall(call.getValue()) : 0);
-      } else if (isa<KernelOpInterface, CollectiveOpInterface>(op)) {
-        // The function a trace says launched it, else the one that
-        // launches its kind.
-        auto traced = getDiscardable<StringAttr>(op, kLaunchCallAttr);
-        StringRef call = traced ? traced.getValue() : defaultLaunchCall(op);
-        setOne(op, kLaunchAttr,
-               builder.getF64FloatAttr(scale * overheads.runtimeCall(call)));
       }
     });
   }

@@ -10,6 +10,7 @@
 #include "perf/Transforms/GraphTarget.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/RepeatedAttrs.h"
+#include "llvm/ADT/DenseMap.h"
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -98,61 +99,97 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
       }
       int64_t moved = 0;
       std::map<std::string, int64_t> keptByKind;
-      // A step repeats its kernels (every layer of a transformer): each
-      // distinct one is priced once per graph, the distinct ones in
-      // parallel on the context's threads (the stack's models are
-      // thread-safe), and the prices written in program order.
+      // A step repeats its kernels (every layer of a transformer), and
+      // identical kernels are one WorkAttr: each is priced (or moved) once.
+      // Distinct work with one description (on another stream, say) is
+      // priced once per graph, the distinct descriptions in parallel on the
+      // context's threads (the stack's models are thread-safe), and each
+      // distinct work list rewritten once.
+      constexpr size_t kNoPrice = ~size_t(0);
+      struct Outcome {
+        /// The kernel with its price: known for a measured kernel when it
+        /// is first seen, for the others once the prices are in.
+        WorkAttr priced;
+        /// Index of its description among the distinct ones to price.
+        size_t price = kNoPrice;
+        /// Measured and moved to the target, or kept as measured (no
+        /// model covers it): counted per launch.
+        bool moved = false, kept = false;
+      };
+      llvm::DenseMap<WorkAttr, Outcome> outcomes;
       std::unordered_map<KernelDesc, size_t, KernelDescHash> distinctIndex;
       std::vector<const KernelDesc *> distinct;
-      std::vector<std::pair<KernelOpInterface, size_t>> toPrice;
+      SmallVector<FrameworkOp> withKernels;
       size_t missesBefore = stack->misses().size();
-      graph.walk([&](KernelOpInterface kernel) {
+      auto decide = [&](WorkAttr kernel) {
+        Outcome out;
         // A latency measured on the hardware (imported traces) beats any
         // model; measured on another GPU, it is moved to the target.
         if (hasMeasuredLatency(kernel)) {
           if (!move) {
-            restoreMeasured(kernel, builder);
-            return;
+            out.priced = restoreMeasured(kernel, builder);
+            return out;
           }
+          double measured = measuredLatency(kernel);
           RetargetedLatency priced = retargeter->retarget(
-              kernel.getKernelDesc(), measuredLatency(kernel),
-              measuredOn.getSpec(), *gpu);
-          kernel->setAttr(kMeasuredLatencyAttr,
-                          builder.getF64FloatAttr(measuredLatency(kernel)));
-          kernel->setAttr(kLatencyAttr,
-                          builder.getF64FloatAttr(priced.latencyUs));
-          kernel->setAttr(
-              kCostModelAttr,
-              builder.getStringAttr(priced.model.empty()
-                                        ? std::string("measured")
-                                        : "measured*" + priced.model));
-          if (priced.model.empty())
-            ++keptByKind[kernel->getName().stripDialect().str()];
-          else
-            ++moved;
-          return;
+              kernel.getKernelDesc(), measured, measuredOn.getSpec(), *gpu);
+          out.priced = kernel.with([&](NamedAttrList &attrs) {
+            attrs.set(kMeasuredLatencyAttr, builder.getF64FloatAttr(measured));
+            attrs.set(kLatencyAttr, builder.getF64FloatAttr(priced.latencyUs));
+            attrs.set(kCostModelAttr,
+                      builder.getStringAttr(priced.model.empty()
+                                                ? std::string("measured")
+                                                : "measured*" + priced.model));
+          });
+          out.kept = priced.model.empty();
+          out.moved = !out.kept;
+          return out;
         }
         auto [it, fresh] =
             distinctIndex.try_emplace(kernel.getKernelDesc(), distinct.size());
         if (fresh)
           distinct.push_back(&it->first);
-        toPrice.push_back({kernel, it->second});
+        out.price = it->second;
+        return out;
+      };
+      graph.walk([&](FrameworkOp fw) {
+        bool launchesKernels = false;
+        for (WorkAttr work : fw.getWorkList()) {
+          if (!work.isKernel())
+            continue;
+          launchesKernels = true;
+          auto [it, fresh] = outcomes.try_emplace(work);
+          if (fresh)
+            it->second = decide(work);
+          if (it->second.kept)
+            ++keptByKind[work.getKindName().str()];
+          else if (it->second.moved)
+            ++moved;
+        }
+        if (launchesKernels)
+          withKernels.push_back(fw);
       });
       std::vector<KernelCost> costs(distinct.size());
       mlir::parallelFor(&getContext(), 0, distinct.size(), [&](size_t i) {
         costs[i] = stack->estimate(*distinct[i], *gpu);
       });
-      // Both attributes in one update per distinct price (RepeatedAttrs.h).
+      // Both attributes in one new dictionary per distinct kernel.
       std::vector<std::pair<FloatAttr, StringAttr>> priceAttrs;
       priceAttrs.reserve(costs.size());
       for (const KernelCost &cost : costs)
         priceAttrs.push_back({builder.getF64FloatAttr(cost.latencyUs),
                               builder.getStringAttr(cost.model)});
-      RepeatedAttrUpdater<size_t> updater(&getContext());
-      for (auto [kernel, index] : toPrice)
-        updater.apply(kernel, index, [&](NamedAttrList &attrs) {
-          attrs.set(kLatencyAttr, priceAttrs[index].first);
-          attrs.set(kCostModelAttr, priceAttrs[index].second);
+      for (auto &[work, out] : outcomes)
+        if (out.price != kNoPrice)
+          out.priced = work.with([&](NamedAttrList &attrs) {
+            attrs.set(kLatencyAttr, priceAttrs[out.price].first);
+            attrs.set(kCostModelAttr, priceAttrs[out.price].second);
+          });
+      // One key: the graph's prices rewrite equal lists equally.
+      RepeatedWorkUpdater<int> updater(&getContext());
+      for (FrameworkOp fw : withKernels)
+        updater.rewrite(fw, 0, [&](WorkAttr work) {
+          return work.isKernel() ? outcomes.find(work)->second.priced : work;
         });
       if (move)
         graph->setAttr(kRetargetAttr, retargetSummary(builder, measuredOn,
@@ -197,8 +234,10 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
   static LogicalResult checkTraceDevice(GraphOp graph,
                                         DictionaryAttr traceDevice) {
     int64_t measured = 0, unmeasured = 0;
-    graph.walk([&](KernelOpInterface kernel) {
-      ++(hasMeasuredLatency(kernel) ? measured : unmeasured);
+    graph.walk([&](FrameworkOp fw) {
+      for (WorkAttr work : fw.getWorkList())
+        if (work.isKernel())
+          ++(hasMeasuredLatency(work) ? measured : unmeasured);
     });
     auto name = traceDevice.getAs<StringAttr>("name");
     StringRef device = name ? name.getValue() : "?";
@@ -225,21 +264,23 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
 
   /// The latency measured on the hardware: kept aside when an earlier run
   /// moved the kernel to another GPU.
-  static double measuredLatency(Operation *kernel) {
-    if (auto kept = getDiscardable<FloatAttr>(kernel, kMeasuredLatencyAttr))
+  static double measuredLatency(WorkAttr kernel) {
+    if (auto kept = kernel.getAs<FloatAttr>(kMeasuredLatencyAttr))
       return kept.getValueAsDouble();
-    return getDiscardable<FloatAttr>(kernel, kLatencyAttr).getValueAsDouble();
+    return kernel.getAs<FloatAttr>(kLatencyAttr).getValueAsDouble();
   }
 
   /// Back on the GPU it was measured on, a moved kernel takes its measured
   /// latency again.
-  static void restoreMeasured(Operation *kernel, Builder &builder) {
-    if (!hasDiscardable(kernel, kMeasuredLatencyAttr))
-      return;
-    kernel->setAttr(kLatencyAttr,
-                    builder.getF64FloatAttr(measuredLatency(kernel)));
-    kernel->setAttr(kCostModelAttr, builder.getStringAttr("measured"));
-    kernel->removeAttr(kMeasuredLatencyAttr);
+  static WorkAttr restoreMeasured(WorkAttr kernel, Builder &builder) {
+    if (!kernel.has(kMeasuredLatencyAttr))
+      return kernel;
+    double measured = measuredLatency(kernel);
+    return kernel.with([&](NamedAttrList &attrs) {
+      attrs.set(kLatencyAttr, builder.getF64FloatAttr(measured));
+      attrs.set(kCostModelAttr, builder.getStringAttr("measured"));
+      attrs.erase(kMeasuredLatencyAttr);
+    });
   }
 
   static DictionaryAttr

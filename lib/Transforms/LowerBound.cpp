@@ -13,6 +13,7 @@
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Schedule/Schedule.h"
 #include "perf/Support/KernelSignature.h"
+#include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
 #include "perf/Transforms/UnrolledWalk.h"
@@ -79,20 +80,20 @@ double macsOf(const KernelDesc &d) {
   }
 }
 
-std::string passName(Operation *kernel) {
-  return stringifyTrainingPass(getTrainingPass(kernel)).str();
+std::string passName(WorkAttr work) {
+  return stringifyTrainingPass(work.getTrainingPass()).str();
 }
 
 /// What makes two kernels the same benchmark: kind, pass, element type,
 /// shape signature and fused epilogue.
-std::string kernelKey(Operation *kernel, const KernelDesc &d) {
+std::string kernelKey(WorkAttr kernel, const KernelDesc &d) {
   std::string key = kernelKindName(d.kind).str() + "/" + passName(kernel) +
                     "/" + dtypeName(d.dtype).str() + "/" + kernelSignature(d);
-  if (auto fused = kernel->getAttrOfType<ArrayAttr>(kFusedAttr))
+  if (auto fused = kernel.getAs<ArrayAttr>(kFusedAttr))
     for (Attribute part : fused)
       if (auto s = dyn_cast<StringAttr>(part))
         key += "+" + s.str();
-  if (auto fn = kernel->getAttrOfType<StringAttr>("fn"))
+  if (auto fn = kernel.getAs<StringAttr>("fn"))
     key += "/" + fn.str();
   return key;
 }
@@ -111,7 +112,7 @@ FailureOr<GraphBound> analyze(GraphOp graph) {
   llvm::DenseMap<Operation *, SmallVector<size_t>> forwarded;
   llvm::StringMap<size_t> layerIds;
   llvm::StringSet<> kernelKeys;
-  std::vector<std::pair<Operation *, size_t>> kernelLayer;
+  std::vector<std::pair<WorkAttr, size_t>> kernelLayer;
   int64_t nextStream = 0;
 
   for (Operation &op : graph.getBodyBlock()) {
@@ -130,8 +131,7 @@ FailureOr<GraphBound> analyze(GraphOp graph) {
     }
     llvm::sort(deps);
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    Block *body = fw.getBodyBlockOrNull();
-    if (!body || body->empty()) {
+    if (!fw.hasWork()) {
       forwarded[fw] = std::move(deps);
       continue;
     }
@@ -149,44 +149,44 @@ FailureOr<GraphBound> analyze(GraphOp graph) {
     // of different layers.
     int64_t stream = nextStream++;
     std::string layerKey = layer.opName;
-    for (Operation &work : *body) {
-      auto latency = work.getAttrOfType<FloatAttr>(kLatencyAttr);
+    for (WorkAttr work : fw.getWorkList()) {
+      auto latency = work.getAs<FloatAttr>(kLatencyAttr);
       if (!latency)
-        return work.emitOpError("has no 'perf.latency_us'; run "
-                                "--perf-kernel-cost (and --perf-comm-cost "
-                                "for collectives) before --perf-lower-bound");
+        return fw.emitWorkError(work)
+               << "has no 'perf.latency_us'; run --perf-kernel-cost (and "
+                  "--perf-comm-cost for collectives) before "
+                  "--perf-lower-bound";
       ScheduledKernel k;
       k.latencyUs = latency.getValueAsDouble();
       k.stream = stream;
       Counts c;
       c.us = k.latencyUs;
-      if (auto kernel = dyn_cast<KernelOpInterface>(work)) {
-        KernelDesc d = kernel.getKernelDesc();
+      if (work.isKernel()) {
+        KernelDesc d = work.getKernelDesc();
         c.flops = d.totalFlops();
         c.bytes = d.totalBytes();
         c.macs = macsOf(d);
-        k.device = kernel.getDeviceId();
-        std::string key = kernelKey(&work, d);
+        k.device = work.getDeviceId();
+        std::string key = kernelKey(work, d);
         kernelKeys.insert(key);
         layerKey += "|" + key;
-        g.flopsByPass[passName(&work)] += c.flops;
+        g.flopsByPass[passName(work)] += c.flops;
       } else {
         k.device = fw.getDevice();
-        auto collective = cast<CollectiveOpInterface>(&work);
-        c.bytes = static_cast<double>(collective.getByteCount());
-        ArrayRef<int64_t> group = collective.getGroupIds();
+        c.bytes = static_cast<double>(work.getCollectiveBytes());
+        ArrayRef<int64_t> group = work.getGroupIds();
         k.group.assign(group.begin(), group.end());
         if (!llvm::is_contained(k.group, k.device))
           k.group.push_back(k.device);
-        std::string key = work.getName().stripDialect().str() + "/" +
-                          std::to_string(collective.getByteCount());
+        std::string key = work.getKindName().str() + "/" +
+                          std::to_string(work.getCollectiveBytes());
         kernelKeys.insert(key);
         layerKey += "|" + key;
       }
       layer.counts.add(c);
       ++layer.kernels;
       sop.kernels.push_back(schedule.addKernel(std::move(k)));
-      kernelLayer.push_back({&work, g.layers.size()});
+      kernelLayer.push_back({work, g.layers.size()});
     }
     auto [it, inserted] = layerIds.try_emplace(layerKey, g.layers.size());
     layer.uniqueId = it->second;
@@ -208,9 +208,8 @@ FailureOr<GraphBound> analyze(GraphOp graph) {
   for (size_t i : result.criticalPath) {
     const ScheduledKernel &k = schedule.kernels()[i];
     auto [work, layer] = kernelLayer[i];
-    g.criticalPath.push_back(
-        {work->getName().stripDialect().str() + "/" + passName(work),
-         g.layers[layer].name, k.startUs, k.endUs});
+    g.criticalPath.push_back({work.getKindName().str() + "/" + passName(work),
+                              g.layers[layer].name, k.startUs, k.endUs});
   }
   return g;
 }

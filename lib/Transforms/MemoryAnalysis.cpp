@@ -1,7 +1,6 @@
 //===- MemoryAnalysis.cpp - Device memory of one step ---------------------===//
 
 #include "perf/Transforms/MemoryAnalysis.h"
-#include "perf/Interfaces/KernelOpInterface.h"
 #include "perf/Support/DType.h"
 #include "perf/Support/HugePages.h"
 #include "perf/Transforms/DistributedUtils.h"
@@ -18,11 +17,18 @@ using namespace mlir;
 
 namespace {
 
+/// The element type a kernel runs in: its dtype, f32 when it gives none.
+DType kernelDType(WorkAttr kernel) {
+  Type dtype = kernel.getDtype();
+  return dtype ? getDType(dtype) : DType::F32;
+}
+
 /// State tensors an optimizer update keeps per weight: Adam's two moments
 /// or SGD's momentum, and the FP32 master copy of mixed precision.
-int64_t optimizerStatesPerWeight(OptimizerOp update) {
-  return (update.getAlgorithm() == OptimizerAlgorithm::Adam ? 2 : 1) +
-         (update.getMasterWeights() ? 1 : 0);
+int64_t optimizerStatesPerWeight(WorkAttr update) {
+  auto algorithm = update.getAs<OptimizerAlgorithmAttr>("algorithm");
+  bool adam = algorithm && algorithm.getValue() == OptimizerAlgorithm::Adam;
+  return (adam ? 2 : 1) + (update.has("master_weights") ? 1 : 0);
 }
 
 /// The embedding tables the forward lookups of `op` read, in bytes: the
@@ -31,13 +37,12 @@ int64_t optimizerStatesPerWeight(OptimizerOp update) {
 /// fallback below never sees it).
 double lookupTableBytes(FrameworkOp op) {
   double bytes = 0;
-  if (Block *body = op.getBodyBlockOrNull())
-    for (Operation &k : *body)
-      if (auto lookup = dyn_cast<EmbeddingBagOp>(k);
-          lookup && lookup.getPass() == TrainingPass::Fwd)
-        bytes += double(lookup.getTables()) * double(lookup.getRows()) *
-                 double(lookup.getDim()) *
-                 dtypeBytes(lookup.getKernelDesc().dtype);
+  for (WorkAttr lookup : op.getWorkList())
+    if (lookup.getKind() == WorkKind::EmbeddingBag &&
+        lookup.getTrainingPass() == TrainingPass::Fwd)
+      bytes += double(lookup.getInt("tables", 1)) *
+               double(lookup.getInt("rows")) * double(lookup.getInt("dim")) *
+               dtypeBytes(kernelDType(lookup));
   return bytes;
 }
 
@@ -45,13 +50,12 @@ double lookupTableBytes(FrameworkOp op) {
 std::optional<int64_t> sendDestination(FrameworkOp op) {
   if (op.getOpName() != "pp::send")
     return std::nullopt;
-  if (Block *body = op.getBodyBlockOrNull())
-    for (Operation &k : *body)
-      if (auto collective = dyn_cast<CollectiveOpInterface>(&k)) {
-        ArrayRef<int64_t> group = collective.getGroupIds();
-        if (group.size() == 2)
-          return group[1];
-      }
+  for (WorkAttr work : op.getWorkList())
+    if (work.isCollective()) {
+      ArrayRef<int64_t> group = work.getGroupIds();
+      if (group.size() == 2)
+        return group[1];
+    }
   return std::nullopt;
 }
 
@@ -61,12 +65,12 @@ std::optional<int64_t> sendDestination(FrameworkOp op) {
 bool writesInPlace(FrameworkOp op) {
   if (op->getNumOperands() == 0)
     return false;
-  if (!op.getBodyBlockOrNull())
+  if (!op.hasWork())
     return true;
   if (op.getOpName().ends_with("_"))
     return true;
-  for (Operation &k : *op.getBodyBlockOrNull())
-    if (isa<CollectiveOpInterface>(&k))
+  for (WorkAttr work : op.getWorkList())
+    if (work.isCollective())
       return op.getOpName() != "pp::send";
   return false;
 }
@@ -163,17 +167,18 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
         f.tableBytes = lookupTableBytes(fw);
     }
     if (f.optimizer)
-      for (Operation &k : *fw.getBodyBlockOrNull())
-        if (auto update = dyn_cast<OptimizerOp>(k))
-          f.optimizerStates += double(update.getElements()) *
+      for (WorkAttr update : fw.getWorkList())
+        if (update.getKind() == WorkKind::Optimizer)
+          f.optimizerStates += double(update.getInt("elements")) *
                                double(optimizerStatesPerWeight(update)) *
-                               dtypeBytes(update.getKernelDesc().dtype);
+                               dtypeBytes(kernelDType(update));
     f.gradient = f.forward || f.optimizer ? 0 : gradientBytes(fw);
     // ZeRO's reduce buckets: one, the largest, is in flight at a time.
     if (fw.getOpName() == kZeroReduceScatterOpName)
-      for (Operation &k : *fw.getBodyBlockOrNull())
-        if (auto rs = dyn_cast<ReduceScatterOp>(k))
-          f.zeroBucket = std::max(f.zeroBucket, double(rs.getBytes()));
+      for (WorkAttr work : fw.getWorkList())
+        if (work.getKind() == WorkKind::ReduceScatter)
+          f.zeroBucket =
+              std::max(f.zeroBucket, double(work.getCollectiveBytes()));
     f.inPlace = writesInPlace(fw);
     f.tensorSplit = hasDiscardable(fw, kTensorSplitAttr);
     f.resultDevice = sendDestination(fw).value_or(f.device);

@@ -135,14 +135,14 @@ struct PaiArchitecturePass
       // GPUs of the job on one server share its host PCIe link (T_d of the
       // paper multiplies by the local GPUs).
       int64_t sharers = std::min<int64_t>(perNode, workers);
-      createCommOp(b, loc, "pai::input", ValueRange{}, 0, [&](OpBuilder &ob) {
-        OperationState state(loc, MemcpyOp::getOperationName());
-        state.addAttribute("bytes", ob.getI64IntegerAttr(inputBytes));
-        state.addAttribute("kind", CopyDirectionAttr::get(ob.getContext(),
-                                                          CopyDirection::H2D));
-        state.addAttribute(kHostLinkShareAttr, ob.getI64IntegerAttr(sharers));
-        ob.create(state);
-      });
+      NamedAttrList copy;
+      copy.append("bytes", b.getI64IntegerAttr(inputBytes));
+      copy.append("kind",
+                  CopyDirectionAttr::get(b.getContext(), CopyDirection::H2D));
+      copy.append(kHostLinkShareAttr, b.getI64IntegerAttr(sharers));
+      createCommOp(b, loc, "pai::input", ValueRange{}, 0,
+                   WorkAttr::get(b.getContext(), WorkKind::Memcpy,
+                                 copy.getDictionary(b.getContext())));
     }
     // Each server holds an equal shard of the weights (the last the rest).
     auto shard = [&](int64_t j) {
@@ -151,17 +151,10 @@ struct PaiArchitecturePass
     };
     auto transfer = [&](StringRef name, int64_t bytes, int64_t from, int64_t to,
                         bool pull) {
-      createCommOp(b, loc, name, ValueRange{}, 0, [&](OpBuilder &ob) {
-        auto group = ob.getDenseI64ArrayAttr({from, to});
-        if (pull)
-          RecvOp::create(ob, loc, ob.getI64IntegerAttr(bytes), group,
-                         TypeAttr(), ob.getI64IntegerAttr(0),
-                         ob.getI64IntegerAttr(0), NcclAlgorithmAttr());
-        else
-          SendOp::create(ob, loc, ob.getI64IntegerAttr(bytes), group,
-                         TypeAttr(), ob.getI64IntegerAttr(0),
-                         ob.getI64IntegerAttr(0), NcclAlgorithmAttr());
-      });
+      createCommOp(b, loc, name, ValueRange{}, 0,
+                   makeCollectiveWork(b.getContext(),
+                                      pull ? WorkKind::Recv : WorkKind::Send,
+                                      bytes, {from, to}));
     };
     int64_t removedOptimizers = 0;
     if (a == "ps-worker" && weights > 0) {
@@ -186,12 +179,9 @@ struct PaiArchitecturePass
               ? NcclAlgorithmAttr::get(b.getContext(), NcclAlgorithm::Ring)
               : NcclAlgorithmAttr();
       createCommOp(b, loc, "pai::all_reduce", ValueRange{}, 0,
-                   [&](OpBuilder &ob) {
-                     AllReduceOp::create(ob, loc, ob.getI64IntegerAttr(weights),
-                                         ob.getDenseI64ArrayAttr(workerRanks),
-                                         TypeAttr(), ob.getI64IntegerAttr(0),
-                                         ob.getI64IntegerAttr(0), algorithm);
-                   });
+                   makeCollectiveWork(b.getContext(), WorkKind::AllReduce,
+                                      weights, workerRanks)
+                       .with("algorithm", algorithm));
     }
     graph->setAttr(
         kPaiArchitectureAttr,

@@ -21,6 +21,7 @@
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
 #include "perf/Transforms/UnrolledWalk.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -77,6 +78,7 @@ struct PaiBreakdownPass : perf::impl::PaiBreakdownBase<PaiBreakdownPass> {
       FailureOr<GpuSpec> gpu = getGraphGpu(graph);
       if (failed(gpu))
         return WalkResult::interrupt();
+      figures.clear();
       // The slowest device stands for the job (devices 1..N-1 of a
       // symmetric data- or tensor-parallel graph carry no kernels).
       int64_t worst = 0;
@@ -84,11 +86,11 @@ struct PaiBreakdownPass : perf::impl::PaiBreakdownBase<PaiBreakdownPass> {
       // Devices that run work of their own (collective-only peers and
       // parameter servers have no breakdown of their own).
       std::set<int64_t> working;
-      graph.walk([&](Operation *op) {
-        if (auto fw = dyn_cast<FrameworkOp>(op))
-          working.insert(fw.getDevice());
-        else if (auto k = dyn_cast<KernelOpInterface>(op))
-          working.insert(k.getDeviceId());
+      graph.walk([&](FrameworkOp fw) {
+        working.insert(fw.getDevice());
+        for (WorkAttr work : fw.getWorkList())
+          if (work.isKernel())
+            working.insert(work.getDeviceId());
       });
       working.erase(0);
       for (int64_t d : working) {
@@ -108,6 +110,37 @@ struct PaiBreakdownPass : perf::impl::PaiBreakdownBase<PaiBreakdownPass> {
       return signalPassFailure();
   }
 
+  /// What the breakdown reads of a kernel, from its description: read once
+  /// per distinct kernel of a graph (a step repeats them, and every device
+  /// is walked).
+  struct KernelFigures {
+    DType dtype = DType::F32;
+    /// A host-to-device copy: input I/O, not T_c.
+    bool copiedIn = false;
+    bool computeBound = false;
+    double flops = 0, bytes = 0;
+    /// The GPU's peak for the kernel's dtype and tensor-core use.
+    double peakFlops = 0;
+  };
+  /// Of the graph being broken down (the peaks are its GPU's).
+  llvm::DenseMap<WorkAttr, KernelFigures> figures;
+
+  const KernelFigures &figuresOf(WorkAttr kernel, const GpuSpec &gpu) {
+    auto [it, fresh] = figures.try_emplace(kernel);
+    KernelFigures &k = it->second;
+    if (!fresh)
+      return k;
+    KernelDesc d = kernel.getKernelDesc();
+    k.dtype = d.dtype;
+    k.copiedIn =
+        d.kind == KernelKind::Memcpy && d.copyKind == MemcpyKind::HostToDevice;
+    k.computeBound = isComputeBound(d.kind);
+    k.flops = d.totalFlops();
+    k.bytes = d.totalBytes();
+    k.peakFlops = gpu.peakFlops(d.dtype, d.tensorCores);
+    return k;
+  }
+
   /// The breakdown of one device (one cNode in the paper's terms). Work
   /// of micro-batches after the first (pipeline copies) counts for T_c but
   /// not for the weights, which move once per step.
@@ -116,24 +149,22 @@ struct PaiBreakdownPass : perf::impl::PaiBreakdownBase<PaiBreakdownPass> {
     Breakdown bd;
     const double eff = efficiency;
     double copiedIn = 0;
-    graph.walk([&](KernelOpInterface kernel) {
-      if (kernel.getDeviceId() != device)
-        return;
-      KernelDesc d = kernel.getKernelDesc();
-      if (d.kind == KernelKind::Memcpy) {
-        if (d.copyKind == MemcpyKind::HostToDevice) {
-          copiedIn += kernel.getByteCount();
-          return;
+    graph.walk([&](FrameworkOp fw) {
+      for (WorkAttr work : fw.getWorkList()) {
+        if (!work.isKernel() || work.getDeviceId() != device)
+          continue;
+        const KernelFigures &k = figuresOf(work, gpu);
+        if (k.copiedIn) {
+          copiedIn += k.bytes;
+          continue;
         }
-      }
-      if (isComputeBound(d.kind)) {
-        double flops = kernel.getFlopCount();
-        bd.flops += flops;
-        bd.tcCompute += flops / (eff * gpu.peakFlops(d.dtype, d.tensorCores));
-      } else {
-        double bytes = kernel.getByteCount();
-        bd.memBytes += bytes;
-        bd.tcMemory += bytes / (eff * gpu.memBandwidth);
+        if (k.computeBound) {
+          bd.flops += k.flops;
+          bd.tcCompute += k.flops / (eff * k.peakFlops);
+        } else {
+          bd.memBytes += k.bytes;
+          bd.tcMemory += k.bytes / (eff * gpu.memBandwidth);
+        }
       }
     });
     auto firstMicrobatch = [](Operation *op) {
@@ -147,10 +178,12 @@ struct PaiBreakdownPass : perf::impl::PaiBreakdownBase<PaiBreakdownPass> {
         weights += double(gradientBytes(op));
     });
     if (weights == 0)
-      graph.walk([&](OptimizerOp opt) {
-        if (int64_t(opt.getDevice()) == device)
-          weights +=
-              double(opt.getElements()) * dtypeBytes(opt.getKernelDesc().dtype);
+      graph.walk([&](FrameworkOp fw) {
+        for (WorkAttr work : fw.getWorkList())
+          if (work.getKind() == WorkKind::Optimizer &&
+              work.getDeviceId() == device)
+            weights += double(work.getInt("elements")) *
+                       dtypeBytes(figuresOf(work, gpu).dtype);
       });
     bd.weightBytes = weights;
     bd.inputBytes = inputBytes >= 0 ? double(inputBytes) : copiedIn;

@@ -39,7 +39,10 @@ int64_t linkStream(int64_t from, int64_t to) {
 
 double opFlops(Operation *op) {
   double flops = 0;
-  op->walk([&](KernelOpInterface k) { flops += k.getFlopCount(); });
+  if (auto fw = dyn_cast<FrameworkOp>(op))
+    for (WorkAttr w : fw.getWorkList())
+      if (w.isKernel())
+        flops += w.getFlopCount();
   return flops;
 }
 
@@ -50,12 +53,17 @@ double opFlops(Operation *op) {
 double opTimeUs(Operation *op, const GpuSpec &gpu) {
   static const RooflineModel roofline(1.0, 1.0);
   double us = 0;
-  op->walk([&](KernelOpInterface k) {
-    if (auto priced = k->getAttrOfType<FloatAttr>(kLatencyAttr))
+  auto fw = dyn_cast<FrameworkOp>(op);
+  if (!fw)
+    return us;
+  for (WorkAttr w : fw.getWorkList()) {
+    if (!w.isKernel())
+      continue;
+    if (auto priced = w.getAs<FloatAttr>(kLatencyAttr))
       us += priced.getValueAsDouble();
-    else if (auto cost = roofline.estimate(k.getKernelDesc(), gpu))
+    else if (auto cost = roofline.estimate(w.getKernelDesc(), gpu))
       us += cost->latencyUs;
-  });
+  }
   return us;
 }
 
@@ -292,23 +300,27 @@ struct PipelineParallelPass
 
     auto place = [&](Operation *clone, int64_t chunk) {
       const int64_t device = deviceOf(chunk);
-      if (auto fw = dyn_cast<FrameworkOp>(clone))
-        fw.setDeviceAttr(b.getI64IntegerAttr(device));
-      clone->walk([&](Operation *inner) {
-        if (inner != clone && inner->hasAttr("device"))
-          inner->setAttr("device", b.getI64IntegerAttr(device));
-        auto collective = dyn_cast<CollectiveOpInterface>(inner);
+      auto fw = dyn_cast<FrameworkOp>(clone);
+      if (!fw)
+        return;
+      fw.setDeviceAttr(b.getI64IntegerAttr(device));
+      if (!fw.hasWork())
+        return;
+      const bool exchange = isExpertExchange(fw);
+      SmallVector<WorkAttr> work(fw.getWorkList());
+      for (WorkAttr &w : work) {
+        w = withPlacement(w, "device", device);
         // A TP group moves to the stage's; an expert group's member r
         // (device 0's replica r, device r x tp after TP) to the stage's
         // replica r.
-        const bool exchange = collective && isExpertExchange(inner);
-        if (collective && (exchange || (tp > 1 && device > 0))) {
-          SmallVector<int64_t> group(collective.getGroupIds());
+        if (w.isCollective() && (exchange || (tp > 1 && device > 0))) {
+          SmallVector<int64_t> group(w.getGroupIds());
           for (int64_t &d : group)
             d = exchange ? device + d / tp * replicaStep : d + device;
-          inner->setAttr("group", b.getDenseI64ArrayAttr(group));
+          w = w.with("group", b.getDenseI64ArrayAttr(group));
         }
-      });
+      }
+      fw.setWorkList(work);
     };
 
     // A send of `values` (original values of micro-batch `mb`) from chunk
@@ -326,14 +338,9 @@ struct PipelineParallelPass
       SmallVector<int64_t> group{deviceOf(from), deviceOf(to)};
       FrameworkOp send = createCommOp(
           b, graph.getLoc(), "pp::send", inputs, deviceOf(from),
-          [&](OpBuilder &body) {
-            SendOp::create(body, graph.getLoc(), body.getI64IntegerAttr(bytes),
-                           body.getDenseI64ArrayAttr(group), TypeAttr(),
-                           body.getI64IntegerAttr(deviceOf(from)),
-                           body.getI64IntegerAttr(linkStream(stageOfChunk(from),
-                                                             stageOfChunk(to))),
-                           NcclAlgorithmAttr());
-          });
+          makeCollectiveWork(b.getContext(), WorkKind::Send, bytes, group,
+                             deviceOf(from),
+                             linkStream(stageOfChunk(from), stageOfChunk(to))));
       send->setAttr(kMicrobatchAttr, b.getI64IntegerAttr(mb));
       ++numSends;
       for (auto [v, r] : llvm::zip(values, send->getResults()))
@@ -454,15 +461,12 @@ struct PipelineParallelPass
         auto clone = FrameworkOp::create(b, fw.getLoc(), fw->getResultTypes(),
                                          fw.getOpNameAttr(), ValueRange{},
                                          b.getI64IntegerAttr(stage));
-        if (Block *body = fw.getBodyBlockOrNull()) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(&clone.getOrCreateBodyBlock());
-          for (Operation &k : *body)
-            b.clone(k);
-          for (auto opt : clone.getBodyBlockOrNull()->getOps<OptimizerOp>())
-            setUpdatedElements(opt,
-                               stageShare(int64_t(opt.getElements()), stage));
-        }
+        clone.setWorkList(fw.getWorkList());
+        for (size_t i = 0, e = clone.getNumWork(); i < e; ++i)
+          if (WorkAttr update = clone.getWork(i);
+              update.getKind() == WorkKind::Optimizer)
+            setUpdatedElements(clone, i,
+                               stageShare(update.getInt("elements"), stage));
         place(clone, stage);
         clone->setAttr(kStageAttr, b.getI64IntegerAttr(stage));
       }

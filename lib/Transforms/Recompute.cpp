@@ -29,9 +29,8 @@ bool isWeightFreeGemm(FrameworkOp op) {
   std::optional<int64_t> params = declaredParameters(op);
   if (!params || *params != 0)
     return false;
-  Block *body = op.getBodyBlockOrNull();
-  return body &&
-         llvm::any_of(*body, [](Operation &k) { return isa<GemmOp>(k); });
+  return llvm::any_of(op.getWorkList(),
+                      [](WorkAttr w) { return w.getKind() == WorkKind::Gemm; });
 }
 
 /// Megatron's selective recomputation: the ops from the first weight-free

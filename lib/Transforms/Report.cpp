@@ -136,12 +136,10 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
   // Sums over the unrolled graph (an op in a repeat body counts once per
   // copy) and the critical path's kernels, named by their place in the
   // unrolled launch order (--perf-critical-path's), found in one walk. Keyed
-  // by what the context uniques (op names, string attributes) while a
-  // million kernels are added up, by strings once at the end.
-  MLIRContext *context = graph->getContext();
-  StringAttr latencyName = StringAttr::get(context, kLatencyAttr);
-  StringAttr costModelName = StringAttr::get(context, kCostModelAttr);
-  llvm::DenseMap<OperationName, KindTotal> byKind;
+  // by work kinds and what the context uniques (op names, string
+  // attributes) while a million kernels are added up, by strings once at
+  // the end.
+  llvm::DenseMap<WorkKind, KindTotal> byKind;
   llvm::DenseMap<StringAttr, KindTotal> byOp;
   llvm::DenseMap<StringAttr, int64_t> byModel;
   int64_t comm = 0, unpriced = 0;
@@ -169,18 +167,33 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
   // names nothing and is left out.
   s.criticalPath.resize(pathIndices.size());
   size_t nextOnPath = 0;
+  // What the sums read of a piece of work, read once per distinct piece
+  // (a step repeats its kernels).
+  struct WorkFacts {
+    double latencyUs = 0;
+    StringAttr model;
+  };
+  llvm::DenseMap<WorkAttr, WorkFacts> facts;
+  auto factsOf = [&](WorkAttr work) -> const WorkFacts & {
+    auto [it, fresh] = facts.try_emplace(work);
+    if (fresh) {
+      if (auto latency = work.getAs<FloatAttr>(kLatencyAttr))
+        it->second.latencyUs = latency.getValueAsDouble();
+      it->second.model = work.getAs<StringAttr>(kCostModelAttr);
+    }
+    return it->second;
+  };
   // Adds an op's kernels `copies` times.
   auto addUp = [&](FrameworkOp fw, int64_t copies) {
     KindTotal &opTotal = byOp[fw.getOpNameAttr()];
-    for (Operation &work : *fw.getBodyBlockOrNull()) {
-      double us = 0;
-      if (auto latency = getDiscardable<FloatAttr>(&work, latencyName))
-        us = latency.getValueAsDouble() * double(copies);
-      byKind[work.getName()] += {us, copies};
+    for (WorkAttr work : fw.getWorkList()) {
+      const WorkFacts &f = factsOf(work);
+      double us = f.latencyUs * double(copies);
+      byKind[work.getKind()] += {us, copies};
       opTotal += {us, copies};
-      if (auto model = getDiscardable<StringAttr>(&work, costModelName))
-        byModel[model] += copies;
-      else if (isa<CollectiveOpInterface>(&work))
+      if (f.model)
+        byModel[f.model] += copies;
+      else if (work.isCollective())
         comm += copies;
       else
         unpriced += copies;
@@ -194,20 +207,20 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
   (void)unrolled.run(graph, [&](Operation *op, CopyId copy) {
     ++s.numOps;
     auto fw = dyn_cast<FrameworkOp>(op);
-    if (!fw || !fw.getBodyBlockOrNull())
+    if (!fw || !fw.hasWork())
       return success();
     if (copy == 0)
       addUp(fw, 1);
     else
       repeated = true;
-    for (Operation &work : *fw.getBodyBlockOrNull()) {
+    for (WorkAttr work : fw.getWorkList()) {
       for (; nextOnPath < pathIndices.size() &&
              pathIndices[place(nextOnPath)] <= kernelIndex;
            ++nextOnPath) {
         size_t n = place(nextOnPath);
         if (pathIndices[n] == kernelIndex)
-          s.criticalPath[n] = {work.getName().stripDialect(), fw.getOpName(),
-                               times[2 * n], times[2 * n + 1]};
+          s.criticalPath[n] = {work.getKindName(), fw.getOpName(), times[2 * n],
+                               times[2 * n + 1]};
       }
       ++kernelIndex;
     }
@@ -216,13 +229,12 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
   if (repeated)
     UnrolledWalk::forEachHostOp(graph, [&](Operation *op, int64_t copies) {
       auto fw = dyn_cast<FrameworkOp>(op);
-      if (fw && fw.getBodyBlockOrNull() &&
-          op->getBlock() != &graph.getBodyBlock())
+      if (fw && fw.hasWork() && op->getBlock() != &graph.getBodyBlock())
         addUp(fw, copies);
     });
   s.numKernels = kernelIndex;
-  for (const auto &[name, total] : byKind)
-    s.byKind[name.stripDialect().str()] += total;
+  for (const auto &[kind, total] : byKind)
+    s.byKind[stringifyWorkKind(kind).str()] += total;
   for (const auto &[name, total] : byOp)
     if (total.count > 0)
       s.byOp[name.str()] += total;

@@ -1,9 +1,9 @@
 //===- ReportOutput.cpp ---------------------------------------------------===//
 
 #include "perf/Transforms/ReportOutput.h"
-#include "perf/Interfaces/KernelOpInterface.h"
 #include "perf/Support/KernelSignature.h"
 #include "perf/Transforms/UnrolledWalk.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 #include <map>
 #include <tuple>
@@ -56,8 +56,8 @@ LogicalResult perf::writeReport(Operation *op, llvm::StringRef path,
 }
 
 LogicalResult perf::writeKernelList(ModuleOp module, llvm::StringRef path) {
-  // (device, dtype, kind, signature) -> kernel ops with that key, in the
-  // order the graphs first launch them, so a measurement campaign that stops
+  // (device, dtype, kind, signature) -> kernels with that key, in the order
+  // the graphs first launch them, so a measurement campaign that stops
   // early has the model's first kernels.
   using Key = std::tuple<std::string, std::string, std::string, std::string>;
   std::map<Key, size_t> index;
@@ -66,14 +66,28 @@ LogicalResult perf::writeKernelList(ModuleOp module, llvm::StringRef path) {
     std::string device;
     if (GpuAttr gpu = graph.getGpuTarget())
       device = gpu.getSpec().name;
-    graph.walk([&](KernelOpInterface kernel) {
-      KernelDesc desc = kernel.getKernelDesc();
-      Key key{device, dtypeName(desc.dtype).str(),
-              kernelKindName(desc.kind).str(), kernelSignature(desc)};
-      auto [it, inserted] = index.try_emplace(key, counts.size());
-      if (inserted)
-        counts.emplace_back(std::move(key), 0);
-      counts[it->second].second += UnrolledWalk::copiesOf(kernel);
+    // A step repeats its kernels: the key of each distinct one is made
+    // once per graph (the device is the graph's).
+    llvm::DenseMap<WorkAttr, size_t> entryOf;
+    graph.walk([&](FrameworkOp fw) {
+      if (!fw.hasWork())
+        return;
+      int64_t copies = UnrolledWalk::copiesOf(fw);
+      for (WorkAttr kernel : fw.getWorkList()) {
+        if (!kernel.isKernel())
+          continue;
+        auto [entry, fresh] = entryOf.try_emplace(kernel, 0);
+        if (fresh) {
+          KernelDesc desc = kernel.getKernelDesc();
+          Key key{device, dtypeName(desc.dtype).str(),
+                  kernelKindName(desc.kind).str(), kernelSignature(desc)};
+          auto [it, inserted] = index.try_emplace(key, counts.size());
+          if (inserted)
+            counts.emplace_back(std::move(key), 0);
+          entry->second = it->second;
+        }
+        counts[entry->second].second += copies;
+      }
     });
   });
   llvm::json::Array kernels;

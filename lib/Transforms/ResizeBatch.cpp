@@ -109,11 +109,13 @@ struct ResizeBatchPass : perf::impl::ResizeBatchBase<ResizeBatchPass> {
     graph.walk([&](Operation *op) {
       if (tooLarge)
         return;
+      if (auto fw = dyn_cast<FrameworkOp>(op))
+        if (failed(resizeWorkExtent(fw, s, "--perf-resize-batch"))) {
+          tooLarge = true;
+          return;
+        }
       for (OpResult r : op->getResults())
         r.setType(resizeType(r.getType(), s));
-      if (isa<GraphOp, FrameworkOp, SyncOp>(op))
-        return;
-      tooLarge = failed(resizeKernelExtent(op, s, "--perf-resize-batch"));
     });
     return failure(tooLarge);
   }

@@ -5,6 +5,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Support/Limits.h"
+#include "perf/Transforms/DistributedUtils.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace perf;
@@ -42,77 +43,124 @@ Type perf::resizeType(Type type, const ExtentScaler &s, bool exactOnly) {
   return type;
 }
 
-LogicalResult perf::resizeKernelExtent(Operation *op, const ExtentScaler &s,
-                                       StringRef pass) {
-  Builder b(op->getContext());
+/// `work` with its sizes that hold the extent scaled; fails, after an error
+/// on `op`, when one is past max-extent.
+static FailureOr<WorkAttr> resizeWork(FrameworkOp op, WorkAttr work,
+                                      const ExtentScaler &s, StringRef pass) {
+  Builder b(op.getContext());
+  NamedAttrList attrs(work.getAttrs());
   bool changed = false, tooLarge = false;
+  auto intAttr = [&](StringRef name) {
+    return dyn_cast_if_present<IntegerAttr>(attrs.get(name));
+  };
   // Scales the integer attribute `name` when it holds the extent.
   auto scaleAttr = [&](StringRef name) {
-    auto attr = op->getAttrOfType<IntegerAttr>(name);
+    IntegerAttr attr = intAttr(name);
     if (!attr || !s.holds(attr.getInt()))
       return false;
     std::optional<int64_t> scaled = s.scale(attr.getInt());
     if (!scaled) {
-      op->emitOpError() << pass << ": '" << name << "' of " << attr.getInt()
-                        << " scaled by " << s.to << "/" << s.from
-                        << " is above the limit " << kMaxExtent.name << " ("
-                        << kMaxExtent.max << ")";
+      op.emitWorkError(work)
+          << pass << ": '" << name << "' of " << attr.getInt() << " scaled by "
+          << s.to << "/" << s.from << " is above the limit " << kMaxExtent.name
+          << " (" << kMaxExtent.max << ")";
       tooLarge = true;
       return true;
     }
-    op->setAttr(name, b.getI64IntegerAttr(*scaled));
+    // A GEMM's batch of 1 is its default, left unwritten.
+    if (name == "batch" && work.getKind() == WorkKind::Gemm && *scaled == 1)
+      attrs.erase(name);
+    else
+      attrs.set(name, b.getI64IntegerAttr(*scaled));
     changed = true;
     return true;
   };
   auto exactThenMultiple = [&](ArrayRef<StringRef> names) {
     for (StringRef n : names)
-      if (auto a = op->getAttrOfType<IntegerAttr>(n))
+      if (IntegerAttr a = intAttr(n))
         if (a.getInt() == s.from)
           return (void)scaleAttr(n);
     for (StringRef n : names)
       if (scaleAttr(n))
         return;
   };
-  if (auto gemm = dyn_cast<GemmOp>(op)) {
-    // batch is a default-valued attribute: materialize it to scale it.
-    int64_t gemmBatch = static_cast<int64_t>(gemm.getBatch());
-    if (gemmBatch > 1 && s.holds(gemmBatch)) {
-      gemm->setAttr("batch", b.getI64IntegerAttr(gemmBatch));
+  switch (work.getKind()) {
+  case WorkKind::Gemm: {
+    int64_t gemmBatch = work.getInt("batch", 1);
+    if (gemmBatch > 1 && s.holds(gemmBatch))
       scaleAttr("batch");
-    } else {
+    else
       exactThenMultiple({"m", "n", "k"});
-    }
-  } else if (isa<EmbeddingBagOp, AttentionOp>(op)) {
+    break;
+  }
+  case WorkKind::EmbeddingBag:
+  case WorkKind::Attention:
     scaleAttr("batch");
-  } else if (isa<Conv2dOp, PoolingOp>(op)) {
+    break;
+  case WorkKind::Conv2d:
+  case WorkKind::Pooling:
     scaleAttr("n");
-  } else if (isa<ReduceOp, SoftmaxOp, LayerNormOp>(op)) {
+    break;
+  case WorkKind::Reduce:
+  case WorkKind::Softmax:
+  case WorkKind::LayerNorm:
     exactThenMultiple({"rows", "cols"});
-  } else if (isa<ElementwiseOp, ConcatOp, TransposeOp, BatchNormOp>(op)) {
-    if (getTrainingPass(op) == TrainingPass::Update)
-      return success();
+    break;
+  case WorkKind::Elementwise:
+  case WorkKind::Concat:
+  case WorkKind::Transpose:
+  case WorkKind::BatchNorm:
+    if (work.getTrainingPass() == TrainingPass::Update)
+      return work;
     scaleAttr("elements");
-  } else if (isa<MemcpyOp, AllToAllOp, AllGatherOp, SendOp, RecvOp>(op)) {
+    break;
+  case WorkKind::Memcpy:
+  case WorkKind::AllToAll:
+  case WorkKind::AllGather:
+  case WorkKind::Send:
+  case WorkKind::Recv:
     scaleAttr("bytes");
-  } else if (auto generic = dyn_cast<GenericKernelOp>(op)) {
+    break;
+  case WorkKind::Kernel: {
     // No shapes: FLOPs, bytes and a measured latency scale linearly.
     double ratio = double(s.to) / double(s.from);
-    generic.setFlopsAttr(
-        b.getF64FloatAttr(generic.getFlops().convertToDouble() * ratio));
-    generic.setBytesAttr(
-        b.getF64FloatAttr(generic.getBytes().convertToDouble() * ratio));
+    attrs.set("flops", b.getF64FloatAttr(work.getFloat("flops") * ratio));
+    attrs.set("bytes", b.getF64FloatAttr(work.getFloat("bytes") * ratio));
     for (StringRef latency : {kLatencyAttr, kMeasuredLatencyAttr})
-      if (auto lat = op->getAttrOfType<FloatAttr>(latency)) {
-        op->setAttr(latency, b.getF64FloatAttr(lat.getValueAsDouble() * ratio));
-        op->setAttr(kLatencyScaleAttr, b.getF64FloatAttr(ratio));
+      if (auto lat = work.getAs<FloatAttr>(latency)) {
+        attrs.set(latency, b.getF64FloatAttr(lat.getValueAsDouble() * ratio));
+        attrs.set(kLatencyScaleAttr, b.getF64FloatAttr(ratio));
       }
     // The scaled kernel is not the one the trace timed where it ran.
-    op->removeAttr(kMeasuredStartAttr);
-    return success();
+    attrs.erase(kMeasuredStartAttr);
+    return WorkAttr::get(op.getContext(), work.getKind(),
+                         attrs.getDictionary(op.getContext()));
   }
-  if (changed)
-    for (StringRef stale : {kLatencyAttr, kCostModelAttr, kMeasuredLatencyAttr,
-                            kMeasuredStartAttr})
-      op->removeAttr(stale);
-  return failure(tooLarge);
+  default:
+    break;
+  }
+  if (tooLarge)
+    return failure();
+  if (!changed)
+    return work;
+  for (StringRef stale :
+       {kLatencyAttr, kCostModelAttr, kMeasuredLatencyAttr, kMeasuredStartAttr})
+    attrs.erase(stale);
+  return WorkAttr::get(op.getContext(), work.getKind(),
+                       attrs.getDictionary(op.getContext()));
+}
+
+LogicalResult perf::resizeWorkExtent(FrameworkOp op, const ExtentScaler &s,
+                                     StringRef pass) {
+  if (!op.hasWork())
+    return success();
+  SmallVector<WorkAttr> work(op.getWorkList());
+  for (WorkAttr &w : work) {
+    FailureOr<WorkAttr> resized = resizeWork(op, w, s, pass);
+    if (failed(resized))
+      return failure();
+    w = *resized;
+  }
+  op.setWorkList(work);
+  return success();
 }

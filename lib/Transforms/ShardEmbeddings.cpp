@@ -15,6 +15,7 @@
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
 #include "perf/Transforms/UnrolledWalk.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -33,6 +34,25 @@ namespace {
 struct DeviceLoad {
   int64_t tables = 0;
   double tableBytes = 0, lookups = 0, bytesRead = 0;
+};
+
+/// One embedding lookup: the op that launches it, its place in that op's
+/// work, and the lookup itself.
+struct Lookup {
+  FrameworkOp parent;
+  size_t index;
+  WorkAttr work;
+
+  bool operator==(const Lookup &other) const {
+    return parent == other.parent && index == other.index;
+  }
+  int64_t tables() const { return work.getInt("tables", 1); }
+  int64_t rows() const { return work.getInt("rows"); }
+  int64_t dim() const { return work.getInt("dim"); }
+  int64_t batch() const { return work.getInt("batch"); }
+  int64_t pooling() const { return work.getInt("pooling", 1); }
+  TrainingPass pass() const { return work.getTrainingPass(); }
+  DType dtype() const { return work.getKernelDesc().dtype; }
 };
 
 struct ShardEmbeddingsPass
@@ -56,26 +76,29 @@ struct ShardEmbeddingsPass
   }
 
   /// What the strategy balances for one table of `e`.
-  double weightOf(EmbeddingBagOp e) {
-    double elem = dtypeBytes(e.getKernelDesc().dtype);
-    double lookups = double(e.getBatch()) * double(e.getPooling());
+  double weightOf(const Lookup &e) {
+    double elem = dtypeBytes(e.dtype());
+    double lookups = double(e.batch()) * double(e.pooling());
     if (strategy == "size")
-      return double(e.getRows()) * double(e.getDim()) * elem;
+      return double(e.rows()) * double(e.dim()) * elem;
     if (strategy == "lookup")
       return lookups;
-    return lookups * double(e.getDim()) * elem;
+    return lookups * double(e.dim()) * elem;
   }
 
   void runOnGraph(GraphOp graph, llvm::raw_ostream &os) {
     const int64_t n = devices;
     // Forward embedding kernels, in graph order.
-    SmallVector<EmbeddingBagOp> forward;
-    SmallVector<std::pair<FrameworkOp, EmbeddingBagOp>> all;
-    graph.walk([&](EmbeddingBagOp e) {
-      auto parent = e->getParentOfType<FrameworkOp>();
-      all.push_back({parent, e});
-      if (e.getPass() == TrainingPass::Fwd)
-        forward.push_back(e);
+    SmallVector<Lookup> forward;
+    SmallVector<Lookup> all;
+    graph.walk([&](FrameworkOp parent) {
+      for (auto [index, work] : llvm::enumerate(parent.getWorkList())) {
+        if (work.getKind() != WorkKind::EmbeddingBag)
+          continue;
+        all.push_back({parent, index, work});
+        if (all.back().pass() == TrainingPass::Fwd)
+          forward.push_back(all.back());
+      }
     });
     if (all.empty() || n == 1)
       return;
@@ -87,7 +110,7 @@ struct ShardEmbeddingsPass
     };
     SmallVector<Unit> units;
     for (size_t i = 0; i < forward.size(); ++i)
-      for (int64_t t = 0; t < int64_t(forward[i].getTables()); ++t)
+      for (int64_t t = 0; t < forward[i].tables(); ++t)
         units.push_back({i, weightOf(forward[i])});
     std::stable_sort(
         units.begin(), units.end(),
@@ -104,15 +127,15 @@ struct ShardEmbeddingsPass
 
     SmallVector<DeviceLoad> loads(n);
     for (size_t i = 0; i < forward.size(); ++i) {
-      EmbeddingBagOp e = forward[i];
-      double elem = dtypeBytes(e.getKernelDesc().dtype);
-      double lookups = double(e.getBatch()) * double(e.getPooling());
+      const Lookup &e = forward[i];
+      double elem = dtypeBytes(e.dtype());
+      double lookups = double(e.batch()) * double(e.pooling());
       for (int64_t d = 0; d < n; ++d) {
         int64_t c = counts[i][d];
         loads[d].tables += c;
-        loads[d].tableBytes += c * double(e.getRows()) * e.getDim() * elem;
+        loads[d].tableBytes += c * double(e.rows()) * e.dim() * elem;
         loads[d].lookups += c * lookups;
-        loads[d].bytesRead += c * lookups * e.getDim() * elem;
+        loads[d].bytesRead += c * lookups * e.dim() * elem;
       }
     }
 
@@ -120,44 +143,42 @@ struct ShardEmbeddingsPass
     SmallVector<int64_t> group = iotaGroup(n);
     SmallVector<bool> matched(forward.size(), false);
     int64_t numAllToAll = 0;
-    // Replaced kernels are erased after the loop: later backward kernels
-    // still compare their shapes with the forward ones.
-    SmallVector<Operation *> replaced;
-    for (auto [parent, e] : all) {
+    // Replaced kernels are dropped after the loop: later backward kernels
+    // still compare their shapes with the forward ones, and the indices of
+    // the others stay valid.
+    llvm::MapVector<Operation *, SmallVector<size_t>> replaced;
+    for (const Lookup &e : all) {
+      FrameworkOp parent = e.parent;
       // A backward kernel takes the placement of the forward kernel with the
       // same shape.
       size_t which = forward.size();
       for (size_t i = 0; i < forward.size(); ++i) {
-        EmbeddingBagOp f = forward[i];
-        if (f == e ||
-            (!matched[i] && e.getPass() != TrainingPass::Fwd &&
-             f.getTables() == e.getTables() && f.getRows() == e.getRows() &&
-             f.getDim() == e.getDim() && f.getBatch() == e.getBatch())) {
+        const Lookup &f = forward[i];
+        if (f == e || (!matched[i] && e.pass() != TrainingPass::Fwd &&
+                       f.tables() == e.tables() && f.rows() == e.rows() &&
+                       f.dim() == e.dim() && f.batch() == e.batch())) {
           which = i;
           break;
         }
       }
       if (which == forward.size())
         continue; // No forward twin: leave it where it is.
-      if (e.getPass() != TrainingPass::Fwd)
+      if (e.pass() != TrainingPass::Fwd)
         matched[which] = true;
-      bool isForward = e.getPass() == TrainingPass::Fwd;
-      double elem = dtypeBytes(e.getKernelDesc().dtype);
+      bool isForward = e.pass() == TrainingPass::Fwd;
+      double elem = dtypeBytes(e.dtype());
       int64_t maxTables =
           *std::max_element(counts[which].begin(), counts[which].end());
       int64_t a2aBytes =
-          int64_t(maxTables * double(e.getBatch()) * double(e.getDim()) * elem);
-      Location loc = e.getLoc();
+          int64_t(maxTables * double(e.batch()) * double(e.dim()) * elem);
+      // Work has no location of its own: the new ops take its op's.
+      Location loc = parent.getLoc();
 
       auto buildAllToAll = [&](ValueRange inputs) {
-        FrameworkOp comm = createCommOp(
-            b, loc, "emb::all_to_all", inputs, 0, [&](OpBuilder &body) {
-              AllToAllOp::create(
-                  body, loc, body.getI64IntegerAttr(a2aBytes),
-                  body.getDenseI64ArrayAttr(group), DenseI64ArrayAttr(),
-                  TypeAttr(), body.getI64IntegerAttr(0),
-                  body.getI64IntegerAttr(0), NcclAlgorithmAttr());
-            });
+        FrameworkOp comm =
+            createCommOp(b, loc, "emb::all_to_all", inputs, 0,
+                         makeCollectiveWork(&getContext(), WorkKind::AllToAll,
+                                            a2aBytes, group));
         ++numAllToAll;
         return comm;
       };
@@ -168,17 +189,18 @@ struct ShardEmbeddingsPass
             continue;
           // The device's bags: batch rows of dim per table it holds (what
           // the all_to_all then sends), so the memory analysis sees them.
-          Type looked = RankedTensorType::get(
-              {counts[which][d] * int64_t(e.getBatch()), int64_t(e.getDim())},
-              getElementType(&getContext(), e.getKernelDesc().dtype));
+          Type looked =
+              RankedTensorType::get({counts[which][d] * e.batch(), e.dim()},
+                                    getElementType(&getContext(), e.dtype()));
           auto op = FrameworkOp::create(b, loc, TypeRange{looked},
                                         parent.getOpNameAttr(), inputs,
                                         b.getI64IntegerAttr(d));
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(&op.getOrCreateBodyBlock());
-          Operation *clone = b.clone(*e.getOperation());
-          clone->setAttr("tables", b.getI64IntegerAttr(counts[which][d]));
-          clone->setAttr("device", b.getI64IntegerAttr(d));
+          // One table, like device 0, is the default and left unwritten.
+          int64_t tables = counts[which][d];
+          WorkAttr shard =
+              e.work.with("tables", tables == 1 ? Attribute()
+                                                : b.getI64IntegerAttr(tables));
+          op.appendWork(withPlacement(shard, "device", d));
           op->setAttr(kShardAttr, b.getI64IntegerAttr(d));
           done.push_back(op->getResult(0));
         }
@@ -193,8 +215,7 @@ struct ShardEmbeddingsPass
       // weights it declared.
       if (auto params = parent->getAttrOfType<IntegerAttr>(kParamsAttr);
           params && isForward) {
-        int64_t moved =
-            int64_t(e.getTables()) * int64_t(e.getRows()) * int64_t(e.getDim());
+        int64_t moved = e.tables() * e.rows() * e.dim();
         parent->setAttr(kParamsAttr, b.getI64IntegerAttr(std::max<int64_t>(
                                          0, params.getInt() - moved)));
       }
@@ -207,11 +228,17 @@ struct ShardEmbeddingsPass
         SmallVector<Value> commOut(comm->getResults());
         extra = buildLookups(commOut);
       }
-      replaced.push_back(e);
+      replaced[parent].push_back(e.index);
       parent->insertOperands(parent->getNumOperands(), extra);
     }
-    for (Operation *op : replaced)
-      op->erase();
+    for (auto &[op, indices] : replaced) {
+      auto parent = cast<FrameworkOp>(op);
+      SmallVector<WorkAttr> kept;
+      for (auto [index, work] : llvm::enumerate(parent.getWorkList()))
+        if (!llvm::is_contained(indices, index))
+          kept.push_back(work);
+      parent.setWorkList(kept);
+    }
 
     os << "Embedding shards @" << graph.getSymName() << " (" << n
        << " devices, strategy " << strategy << ")\n";

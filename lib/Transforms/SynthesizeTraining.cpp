@@ -43,12 +43,10 @@ static KernelDesc elementwiseWork(KernelPass pass, DType dtype,
 static bool isHalfPrecision(Type type) { return type.isF16() || type.isBF16(); }
 
 /// Element size of a kernel's dtype (f32 when absent).
-static int64_t dtypeSize(Operation *kernel) {
-  if (auto t = kernel->getAttrOfType<TypeAttr>("dtype")) {
-    Type type = t.getValue();
+static int64_t dtypeSize(WorkAttr kernel) {
+  if (Type type = kernel.getDtype())
     if (type.isIntOrFloat())
       return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
-  }
   return 4;
 }
 
@@ -58,20 +56,25 @@ static int64_t parameterCount(FrameworkOp op) {
   if (std::optional<int64_t> declared = declaredParameters(op))
     return *declared;
   int64_t params = 0;
-  if (Block *body = op.getBodyBlockOrNull())
-    for (Operation &k : *body) {
-      if (auto conv = dyn_cast<Conv2dOp>(k))
-        params += int64_t(conv.getK()) *
-                  (int64_t(conv.getC()) / conv.getGroups()) *
-                  int64_t(conv.getR()) * int64_t(conv.getS());
-      else if (auto gemm = dyn_cast<GemmOp>(k))
-        params += int64_t(gemm.getK()) * int64_t(gemm.getN());
-      else if (auto bn = dyn_cast<BatchNormOp>(k))
-        params += 2 * int64_t(bn.getChannels());
-      else if (auto emb = dyn_cast<EmbeddingBagOp>(k))
-        params += int64_t(emb.getTables()) * int64_t(emb.getRows()) *
-                  int64_t(emb.getDim());
+  for (WorkAttr k : op.getWorkList()) {
+    switch (k.getKind()) {
+    case WorkKind::Conv2d:
+      params += k.getInt("k") * (k.getInt("c") / k.getInt("groups", 1)) *
+                k.getInt("r") * k.getInt("s");
+      break;
+    case WorkKind::Gemm:
+      params += k.getInt("k") * k.getInt("n");
+      break;
+    case WorkKind::BatchNorm:
+      params += 2 * k.getInt("channels");
+      break;
+    case WorkKind::EmbeddingBag:
+      params += k.getInt("tables", 1) * k.getInt("rows") * k.getInt("dim");
+      break;
+    default:
+      break;
     }
+  }
   return params;
 }
 
@@ -163,28 +166,31 @@ struct SynthesizeTrainingPass
       signalPassFailure();
   }
 
-  /// Builds the backward kernel `desc` on the device and stream of the
-  /// forward `kernel`.
-  void buildOnStreamOf(OpBuilder &b, KernelOpInterface kernel,
+  /// Adds the backward kernel `desc` to `work`, on the device and stream of
+  /// the forward `kernel`.
+  void buildOnStreamOf(SmallVectorImpl<WorkAttr> &work, WorkAttr kernel,
                        const KernelDesc &desc) {
-    KernelOpInterface bwd = buildKernelOp(b, kernel->getLoc(), desc);
+    WorkAttr bwd = buildKernelWork(&getContext(), desc);
     if (!bwd)
       return;
+    Builder b(&getContext());
     if (int64_t device = kernel.getDeviceId())
-      bwd->setAttr("device", b.getI64IntegerAttr(device));
+      bwd = bwd.with("device", b.getI64IntegerAttr(device));
     if (int64_t stream = kernel.getStreamId())
-      bwd->setAttr("stream", b.getI64IntegerAttr(stream));
+      bwd = bwd.with("stream", b.getI64IntegerAttr(stream));
+    work.push_back(bwd);
   }
 
-  /// Emits the backward kernels of one forward kernel. `inputGrad`: some
-  /// input of the op needs a gradient; `weights`: the op has parameters.
-  void emitBackward(OpBuilder &b, KernelOpInterface kernel, FrameworkOp fwd,
-                    bool inputGrad, bool weights) {
+  /// Adds the backward kernels of one forward kernel to `work`. `inputGrad`:
+  /// some input of the op needs a gradient; `weights`: the op has
+  /// parameters.
+  void emitBackward(SmallVectorImpl<WorkAttr> &work, WorkAttr kernel,
+                    FrameworkOp fwd, bool inputGrad, bool weights) {
     const KernelDesc fwdDesc = kernel.getKernelDesc();
     KernelDesc d = fwdDesc;
     auto emit = [&](KernelPass pass) {
       d.pass = pass;
-      buildOnStreamOf(b, kernel, d);
+      buildOnStreamOf(work, kernel, d);
     };
     switch (fwdDesc.kind) {
     case KernelKind::Conv2d:
@@ -308,9 +314,8 @@ struct SynthesizeTrainingPass
     d.numElements = type.getNumElements();
     d.numInputs = 1;
     d.dtype = getDType(type.getElementType());
-    OpBuilder b(op.getContext());
-    b.setInsertionPointToEnd(&op.getOrCreateBodyBlock());
-    buildKernelOp(b, op.getLoc(), d);
+    if (WorkAttr dropout = buildKernelWork(op.getContext(), d))
+      op.appendWork(dropout);
   }
 
   /// ATen's native_dropout returns its output and a boolean mask, which its
@@ -329,7 +334,7 @@ struct SynthesizeTrainingPass
         FrameworkOp::create(b, op.getLoc(), types, op.getOpNameAttr(),
                             op.getInputs(), op.getDeviceAttr());
     withMask->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-    withMask.getBody().takeBody(op.getBody());
+    withMask.setWorkList(op.getWorkList());
     op->getResult(0).replaceAllUsesWith(withMask->getResult(0));
     op->erase();
     return withMask;
@@ -449,8 +454,7 @@ struct SynthesizeTrainingPass
             waitsFor[in].append(waits.begin(), waits.end());
           }
       };
-      Block *fwdBody = op.getBodyBlockOrNull();
-      if (!fwdBody && p <= 0) {
+      if (!op.hasWork() && p <= 0) {
         // Reshape-like ops: the gradient flows through without work.
         passThrough();
         continue;
@@ -466,10 +470,10 @@ struct SynthesizeTrainingPass
       // Parameters have the element type of the op's first kernel.
       int64_t elemSize = 4;
       Type opParamType = b.getF32Type();
-      if (fwdBody && !fwdBody->empty()) {
-        elemSize = dtypeSize(&fwdBody->front());
-        if (auto t = fwdBody->front().getAttrOfType<TypeAttr>("dtype"))
-          opParamType = t.getValue();
+      if (op.hasWork()) {
+        elemSize = dtypeSize(op.getWork(0));
+        if (Type t = op.getWork(0).getDtype())
+          opParamType = t;
       }
       // Mixed precision keeps a 16-bit weight's gradient in FP32.
       Type gradType = opParamType;
@@ -490,9 +494,14 @@ struct SynthesizeTrainingPass
           bwd->setAttr(kept, a);
 
       {
-        OpBuilder::InsertionGuard guard(b);
-        Block &body = bwd.getOrCreateBodyBlock();
-        b.setInsertionPointToEnd(&body);
+        SmallVector<WorkAttr> work;
+        // The backward kernels not launched from a forward kernel run on the
+        // op's device.
+        auto onOpDevice = [&](WorkAttr k) {
+          if (op.getDevice() != 0)
+            k = k.with("device", op.getDeviceAttr());
+          work.push_back(k);
+        };
         // Several consumers: their gradient contributions are summed first.
         for (Value r : op->getResults()) {
           size_t n = gradOf.lookup(r).size();
@@ -504,28 +513,24 @@ struct SynthesizeTrainingPass
                               getDType(mlir::getElementTypeOrSelf(r.getType())),
                               elements, static_cast<int64_t>(n),
                               static_cast<double>(n - 1), "grad_accumulate");
-          if (KernelOpInterface k = buildKernelOp(b, op.getLoc(), sum))
-            if (op.getDevice() != 0)
-              k->setAttr("device", op.getDeviceAttr());
+          if (WorkAttr k = buildKernelWork(&getContext(), sum))
+            onOpDevice(k);
         }
-        if (fwdBody)
-          for (Operation &k : llvm::reverse(*fwdBody))
-            if (auto kernel = dyn_cast<KernelOpInterface>(k))
-              emitBackward(b, kernel, op, inputGrad, p > 0);
+        for (WorkAttr kernel : llvm::reverse(op.getWorkList()))
+          if (kernel.isKernel())
+            emitBackward(work, kernel, op, inputGrad, p > 0);
         // A tied weight's gradient is added into its parameter's
         // (autograd's AccumulateGrad: one add over the weight).
         if (int64_t tied = std::min(declaredTiedParameters(op), p); tied > 0) {
           KernelDesc accumulate =
               elementwiseWork(KernelPass::BackwardWeight, getDType(opParamType),
                               tied, 2, 1.0, "grad_accumulate");
-          if (KernelOpInterface k = buildKernelOp(b, op.getLoc(), accumulate))
-            if (op.getDevice() != 0)
-              k->setAttr("device", op.getDeviceAttr());
+          if (WorkAttr k = buildKernelWork(&getContext(), accumulate))
+            onOpDevice(k);
         }
-        if (body.empty())
-          bwd.getBody().getBlocks().clear();
+        bwd.setWorkList(work);
       }
-      if (!bwd.getBodyBlockOrNull() && p <= 0) {
+      if (!bwd.hasWork() && p <= 0) {
         // No work (a sum): the gradient flows through, as in autograd.
         bwd->erase();
         passThrough();
@@ -554,8 +559,6 @@ struct SynthesizeTrainingPass
       auto opt = FrameworkOp::create(b, graph.getLoc(), TypeRange{},
                                      b.getStringAttr("optimizer::" + optimizer),
                                      grads, b.getI64IntegerAttr(0));
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(&opt.getOrCreateBodyBlock());
       KernelDesc update;
       update.kind = KernelKind::Optimizer;
       update.pass = KernelPass::Update;
@@ -565,16 +568,24 @@ struct SynthesizeTrainingPass
       const bool master = masterWeights && isHalfPrecision(type);
       if (master)
         update.dtype = DType::F32;
-      KernelOpInterface kernel = buildKernelOp(b, graph.getLoc(), update);
-      if (!master)
+      WorkAttr kernel = buildKernelWork(&getContext(), update);
+      if (!kernel)
         return;
-      cast<OptimizerOp>(kernel.getOperation()).setMasterWeights(true);
+      if (!master) {
+        opt.appendWork(kernel);
+        return;
+      }
       // The updated FP32 copy written back to the 16-bit weights (Megatron's
       // copy of main params to model params): a 4-byte read and a 2-byte
       // write per weight, the bytes of two 16-bit inputs and one output.
-      buildKernelOp(b, graph.getLoc(),
-                    elementwiseWork(KernelPass::Update, getDType(type),
-                                    elements, 2, 0.0, kMasterToModelFn));
+      SmallVector<WorkAttr, 2> work{
+          kernel.with("master_weights", b.getUnitAttr())};
+      if (WorkAttr copyBack = buildKernelWork(
+              &getContext(),
+              elementwiseWork(KernelPass::Update, getDType(type), elements, 2,
+                              0.0, kMasterToModelFn)))
+        work.push_back(copyBack);
+      opt.setWorkList(work);
     };
     if (optimizer == "none") {
       // Forward and backward only, as step-time benchmarks often measure.

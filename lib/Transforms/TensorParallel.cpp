@@ -49,60 +49,70 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
 
   /// A split of `size` (what `what` names) over the ranks leaves each at
   /// least one; finer is not tensor parallelism but an error in the options.
-  LogicalResult checkSplit(Operation *op, StringRef what, int64_t size) {
+  LogicalResult checkSplit(FrameworkOp op, WorkAttr kernel, StringRef what,
+                           int64_t size) {
     if (size >= devices)
       return success();
-    return op->emitOpError("--perf-tensor-parallel: devices=")
-           << int64_t(devices) << " splits the " << size << " " << what
+    return op.emitWorkError(kernel)
+           << "--perf-tensor-parallel: devices=" << int64_t(devices)
+           << " splits the " << size << " " << what
            << " finer than one per rank";
   }
 
+  /// `k` with its integer `name` divided N ways, rounded up.
+  WorkAttr divided(WorkAttr k, StringRef name, OpBuilder &b) {
+    return k.with(name, b.getI64IntegerAttr(divideUp(k.getInt(name), devices)));
+  }
+
   /// Splits a kernel between a column- and a row-parallel GEMM N ways.
-  void splitLocal(Operation *k, OpBuilder &b) {
+  WorkAttr splitLocal(WorkAttr k, OpBuilder &b) {
     auto div = [&](StringRef name) {
-      if (auto a = k->getAttrOfType<IntegerAttr>(name))
-        k->setAttr(name, b.getI64IntegerAttr(divideUp(a.getInt(), devices)));
+      return k.getAs<IntegerAttr>(name) ? divided(k, name, b) : k;
     };
-    if (isa<AttentionOp>(k))
-      div("heads");
-    else if (isa<ElementwiseOp, TransposeOp, ConcatOp>(k))
-      div("elements");
-    else if (isa<SoftmaxOp, ReduceOp, LayerNormOp>(k))
-      div("rows");
-    else if (auto g = dyn_cast<GenericKernelOp>(k)) {
-      g.setFlopsAttr(
-          b.getF64FloatAttr(g.getFlops().convertToDouble() / devices));
-      g.setBytesAttr(
-          b.getF64FloatAttr(g.getBytes().convertToDouble() / devices));
+    switch (k.getKind()) {
+    case WorkKind::Attention:
+      return div("heads");
+    case WorkKind::Elementwise:
+    case WorkKind::Transpose:
+    case WorkKind::Concat:
+      return div("elements");
+    case WorkKind::Softmax:
+    case WorkKind::Reduce:
+    case WorkKind::LayerNorm:
+      return div("rows");
+    case WorkKind::Kernel:
+      return k.with([&](NamedAttrList &attrs) {
+        attrs.set("flops", b.getF64FloatAttr(k.getFloat("flops") / devices));
+        attrs.set("bytes", b.getF64FloatAttr(k.getFloat("bytes") / devices));
+      });
+    default:
+      return k;
     }
   }
 
   /// Divides the largest dimension of a backward GEMM: its FLOPs shrink N
   /// ways whichever dimension the split follows.
-  void splitBackwardGemm(GemmOp g, OpBuilder &b) {
-    int64_t m = g.getM(), n = g.getN(), k = g.getK();
+  WorkAttr splitBackwardGemm(WorkAttr g, OpBuilder &b) {
+    int64_t m = g.getInt("m"), n = g.getInt("n"), k = g.getInt("k");
     if (m >= n && m >= k)
-      g.setMAttr(b.getI64IntegerAttr(divideUp(m, devices)));
-    else if (n >= k)
-      g.setNAttr(b.getI64IntegerAttr(divideUp(n, devices)));
-    else
-      g.setKAttr(b.getI64IntegerAttr(divideUp(k, devices)));
+      return divided(g, "m", b);
+    if (n >= k)
+      return divided(g, "n", b);
+    return divided(g, "k", b);
   }
 
   /// Under sequence parallelism a router's GEMM works on the rank's 1/N of
   /// the tokens: the m of its forward GEMM and of its input gradient (tokens
   /// x hidden), the k of its weight gradient (a sum over tokens).
-  void splitTokens(GemmOp g, OpBuilder &b) {
-    switch (g.getPass()) {
+  WorkAttr splitTokens(WorkAttr g, OpBuilder &b) {
+    switch (g.getTrainingPass()) {
     case TrainingPass::Fwd:
     case TrainingPass::Dgrad:
-      g.setMAttr(b.getI64IntegerAttr(divideUp(g.getM(), devices)));
-      break;
+      return divided(g, "m", b);
     case TrainingPass::Wgrad:
-      g.setKAttr(b.getI64IntegerAttr(divideUp(g.getK(), devices)));
-      break;
+      return divided(g, "k", b);
     default:
-      splitBackwardGemm(g, b);
+      return splitBackwardGemm(g, b);
     }
   }
 
@@ -116,23 +126,29 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
   /// sequence (gathered over the TP group before the experts' first GEMM,
   /// reduce-scattered after their last).
   void placeExpertExchanges(GraphOp graph, OpBuilder &b) {
-    graph.walk([&](AllToAllOp exchange) {
-      if (!isExpertExchange(exchange))
+    graph.walk([&](FrameworkOp fw) {
+      if (!isExpertExchange(fw))
         return;
-      SmallVector<int64_t> group(exchange.getGroup());
-      for (int64_t &d : group)
-        d *= devices;
-      exchange.setGroupAttr(b.getDenseI64ArrayAttr(group));
-      if (!sequenceParallel)
-        return;
-      exchange.setBytesAttr(
-          b.getI64IntegerAttr(divideUp(exchange.getBytes(), devices)));
-      if (std::optional<ArrayRef<int64_t>> split = exchange.getSplitBytes()) {
-        SmallVector<int64_t> shares(*split);
-        for (int64_t &bytes : shares)
-          bytes = divideUp(bytes, devices);
-        exchange.setSplitBytesAttr(b.getDenseI64ArrayAttr(shares));
+      SmallVector<WorkAttr> work(fw.getWorkList());
+      for (WorkAttr &exchange : work) {
+        if (exchange.getKind() != WorkKind::AllToAll)
+          continue;
+        SmallVector<int64_t> group(exchange.getGroupIds());
+        for (int64_t &d : group)
+          d *= devices;
+        exchange = exchange.with("group", b.getDenseI64ArrayAttr(group));
+        if (!sequenceParallel)
+          continue;
+        exchange = divided(exchange, "bytes", b);
+        if (auto split = exchange.getAs<DenseI64ArrayAttr>("split_bytes")) {
+          SmallVector<int64_t> shares(split.asArrayRef());
+          for (int64_t &bytes : shares)
+            bytes = divideUp(bytes, devices);
+          exchange =
+              exchange.with("split_bytes", b.getDenseI64ArrayAttr(shares));
+        }
       }
+      fw.setWorkList(work);
     });
   }
 
@@ -147,20 +163,11 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     StringRef name = kind == Exchange::AllReduce       ? "tp::all_reduce"
                      : kind == Exchange::ReduceScatter ? "sp::reduce_scatter"
                                                        : "sp::all_gather";
-    return createCommOp(b, loc, name, inputs, 0, [&](OpBuilder &body) {
-      auto size = body.getI64IntegerAttr(bytes);
-      auto ranks = body.getDenseI64ArrayAttr(group);
-      auto zero = body.getI64IntegerAttr(0);
-      if (kind == Exchange::AllReduce)
-        AllReduceOp::create(body, loc, size, ranks, TypeAttr(), zero, zero,
-                            NcclAlgorithmAttr());
-      else if (kind == Exchange::ReduceScatter)
-        ReduceScatterOp::create(body, loc, size, ranks, TypeAttr(), zero, zero,
-                                NcclAlgorithmAttr());
-      else
-        AllGatherOp::create(body, loc, size, ranks, TypeAttr(), zero, zero,
-                            NcclAlgorithmAttr());
-    });
+    WorkKind work = kind == Exchange::AllReduce       ? WorkKind::AllReduce
+                    : kind == Exchange::ReduceScatter ? WorkKind::ReduceScatter
+                                                      : WorkKind::AllGather;
+    return createCommOp(b, loc, name, inputs, 0,
+                        makeCollectiveWork(b.getContext(), work, bytes, group));
   }
 
   void addExchangeAfter(FrameworkOp op, Exchange kind, int64_t bytes,
@@ -270,8 +277,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
               ? llvm::any_of(op->getOperands(),
                              [&](Value v) { return splitValues.contains(v); })
               : carried;
-      Block *body = op.getBodyBlockOrNull();
-      if (!body) {
+      if (!op.hasWork()) {
         // A view or reshape of a split tensor is split.
         if (inside)
           markSplit(op);
@@ -286,14 +292,13 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       // keeps its weights whole: it is a few hidden x experts GEMMs), so
       // its results are replicated; under sequence parallelism it routes
       // the rank's 1/N of the sequence.
+      SmallVector<WorkAttr> work(op.getWorkList());
       if (op->hasAttr(kRouterAttr)) {
         if (sequenceParallel) {
-          for (Operation &k : *body) {
-            if (auto gemm = dyn_cast<GemmOp>(k))
-              splitTokens(gemm, b);
-            else
-              splitLocal(&k, b);
-          }
+          for (WorkAttr &k : work)
+            k = k.getKind() == WorkKind::Gemm ? splitTokens(k, b)
+                                              : splitLocal(k, b);
+          op.setWorkList(work);
           splitSequence(op, sequenceSplit, b);
         }
         continue;
@@ -301,34 +306,41 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       // Sequence parallelism: outside the tensor-parallel regions, an op
       // without a GEMM (layernorm, dropout, residual add) works on 1/N of
       // the sequence; embedding lookups stay whole.
-      if (sequenceParallel && !inside && llvm::none_of(*body, [](Operation &k) {
-            return isa<GemmOp, EmbeddingBagOp>(k);
+      if (sequenceParallel && !inside && llvm::none_of(work, [](WorkAttr k) {
+            return k.getKind() == WorkKind::Gemm ||
+                   k.getKind() == WorkKind::EmbeddingBag;
           })) {
-        for (Operation &k : *body)
-          splitLocal(&k, b);
+        for (WorkAttr &k : work)
+          k = splitLocal(k, b);
+        op.setWorkList(work);
         splitSequence(op, sequenceSplit, b);
         continue;
       }
       int64_t reduceBytes = 0;
-      for (Operation &k : *body) {
-        auto gemm = dyn_cast<GemmOp>(k);
-        if (!gemm) {
+      for (WorkAttr &kernel : work) {
+        if (kernel.getKind() != WorkKind::Gemm) {
           if (inside) {
-            if (auto ew = dyn_cast<ElementwiseOp>(k))
-              splitElementCounts.insert(int64_t(ew.getElements()));
-            splitLocal(&k, b);
+            if (kernel.getKind() == WorkKind::Elementwise)
+              splitElementCounts.insert(kernel.getInt("elements"));
+            kernel = splitLocal(kernel, b);
           }
           continue;
         }
+        WorkAttr &gemm = kernel;
+        const int64_t batch = gemm.getInt("batch", 1), m = gemm.getInt("m"),
+                      n = gemm.getInt("n"), k = gemm.getInt("k");
         int64_t elem = dtypeBytes(gemm.getKernelDesc().dtype);
         if (inside && declaredParameters(op) == 0) {
           // Activation x activation (attention scores and context): each
-          // rank multiplies its own heads, and the tensor stays split.
-          if (int64_t(gemm.getBatch()) >= devices)
-            gemm.setBatchAttr(
-                b.getI64IntegerAttr(divideUp(gemm.getBatch(), devices)));
-          else
-            gemm.setMAttr(b.getI64IntegerAttr(divideUp(gemm.getM(), devices)));
+          // rank multiplies its own heads, and the tensor stays split. A
+          // batch of 1 is the default, which the IR leaves out.
+          if (batch >= devices) {
+            int64_t share = divideUp(batch, devices);
+            gemm = gemm.with("batch", share == 1 ? Attribute()
+                                                 : b.getI64IntegerAttr(share));
+          } else {
+            gemm = divided(gemm, "m", b);
+          }
           continue;
         }
         // A product of replicated tensors without weights (LLaMA's rotary
@@ -337,32 +349,28 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
         if (!inside && declaredParameters(op) == 0)
           continue;
         if (!inside) {
-          if (failed(checkSplit(gemm, "output columns", gemm.getN())))
+          if (failed(checkSplit(op, gemm, "output columns", n)))
             return failure();
           columns.push_back(
-              {int64_t(gemm.getBatch()), int64_t(gemm.getM()),
-               int64_t(gemm.getN()), int64_t(gemm.getK()),
-               saturatedBytes(double(gemm.getBatch()) * double(gemm.getM()) *
-                              double(gemm.getK()) * elem)});
+              {batch, m, n, k,
+               saturatedBytes(double(batch) * double(m) * double(k) * elem)});
           if (sequenceParallel)
             columnInputs.push_back({op, columns.back().inputBytes});
-          gemm.setNAttr(b.getI64IntegerAttr(divideUp(gemm.getN(), devices)));
+          gemm = divided(gemm, "n", b);
           inside = true;
         } else {
-          if (failed(checkSplit(gemm, "input rows", gemm.getK())))
+          if (failed(checkSplit(op, gemm, "input rows", k)))
             return failure();
           int64_t outputBytes =
-              saturatedBytes(double(gemm.getBatch()) * double(gemm.getM()) *
-                             double(gemm.getN()) * elem);
+              saturatedBytes(double(batch) * double(m) * double(n) * elem);
           reduceBytes =
               saturatedBytes(double(reduceBytes) + double(outputBytes));
-          rows.push_back({int64_t(gemm.getBatch()), int64_t(gemm.getM()),
-                          int64_t(gemm.getN()), int64_t(gemm.getK()),
-                          outputBytes});
-          gemm.setKAttr(b.getI64IntegerAttr(divideUp(gemm.getK(), devices)));
+          rows.push_back({batch, m, n, k, outputBytes});
+          gemm = divided(gemm, "k", b);
           inside = false;
         }
       }
+      op.setWorkList(work);
       carried = inside;
       if (inside)
         markSplit(op);
@@ -379,12 +387,11 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     // dX = dY W^T of a layer Y = X W (X: m x k, W: k x n) is an m x k GEMM
     // over n: the latest layer of that shape in `layers`, taken out.
     auto takeLayer = [](SmallVector<ColumnLayer> &layers,
-                        GemmOp gemm) -> std::optional<ColumnLayer> {
+                        WorkAttr gemm) -> std::optional<ColumnLayer> {
       for (size_t i = layers.size(); i-- > 0;) {
         ColumnLayer c = layers[i];
-        if (c.batch == int64_t(gemm.getBatch()) &&
-            c.m == int64_t(gemm.getM()) && c.k == int64_t(gemm.getN()) &&
-            c.n == int64_t(gemm.getK())) {
+        if (c.batch == gemm.getInt("batch", 1) && c.m == gemm.getInt("m") &&
+            c.k == gemm.getInt("n") && c.n == gemm.getInt("k")) {
           layers.erase(layers.begin() + i);
           return c;
         }
@@ -392,39 +399,41 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       return std::nullopt;
     };
     for (FrameworkOp op : ops) {
-      Block *body = op.getBodyBlockOrNull();
-      if (!body || isForwardOp(op) || isOptimizerOp(op))
+      if (!op.hasWork() || isForwardOp(op) || isOptimizerOp(op))
         continue;
       // A router's backward is whole too, or along the rank's sequence.
       const bool router = op->hasAttr(kRouterAttr);
       if (router && !sequenceParallel)
         continue;
       int64_t reduceBytes = 0, gatherBytes = 0;
-      for (Operation &k : *body) {
-        if (auto gemm = dyn_cast<GemmOp>(k); gemm && router) {
-          splitTokens(gemm, b);
+      SmallVector<WorkAttr> work(op.getWorkList());
+      for (WorkAttr &k : work) {
+        const WorkKind kind = k.getKind();
+        if (kind == WorkKind::Gemm && router) {
+          k = splitTokens(k, b);
           continue;
         }
-        if (auto attn = dyn_cast<AttentionOp>(k)) {
-          splitLocal(attn, b);
+        if (kind == WorkKind::Attention) {
+          k = splitLocal(k, b);
           continue;
         }
         // Under sequence parallelism every backward kernel but the GEMMs
         // and lookups works on a split tensor (heads or sequence).
         if (sequenceParallel &&
-            isa<ElementwiseOp, LayerNormOp, SoftmaxOp, ReduceOp>(k)) {
-          splitLocal(&k, b);
+            (kind == WorkKind::Elementwise || kind == WorkKind::LayerNorm ||
+             kind == WorkKind::Softmax || kind == WorkKind::Reduce)) {
+          k = splitLocal(k, b);
           continue;
         }
-        if (auto ew = dyn_cast<ElementwiseOp>(k)) {
-          if (splitElementCounts.contains(int64_t(ew.getElements())))
-            splitLocal(ew, b);
+        if (kind == WorkKind::Elementwise) {
+          if (splitElementCounts.contains(k.getInt("elements")))
+            k = splitLocal(k, b);
           continue;
         }
-        auto gemm = dyn_cast<GemmOp>(k);
-        if (!gemm)
+        if (kind != WorkKind::Gemm)
           continue;
-        TrainingPass pass = gemm.getPass();
+        WorkAttr &gemm = k;
+        TrainingPass pass = gemm.getTrainingPass();
         if (pass == TrainingPass::Dgrad || pass == TrainingPass::Bwd) {
           if (std::optional<ColumnLayer> c = takeLayer(columns, gemm)) {
             reduceBytes =
@@ -438,8 +447,9 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
                   saturatedBytes(double(gatherBytes) + double(r->inputBytes));
           }
         }
-        splitBackwardGemm(gemm, b);
+        gemm = splitBackwardGemm(gemm, b);
       }
+      op.setWorkList(work);
       if (reduceBytes > 0)
         backwardReduces.push_back({op, reduceBytes});
       if (gatherBytes > 0)
@@ -448,9 +458,11 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     // The optimizer updates 1/N of the weights.
     for (FrameworkOp op : ops)
       if (isOptimizerOp(op))
-        for (Operation &k : *op.getBodyBlockOrNull())
-          if (auto opt = dyn_cast<OptimizerOp>(k))
-            setUpdatedElements(opt, divideUp(opt.getElements(), devices));
+        for (size_t i = 0, e = op.getNumWork(); i < e; ++i)
+          if (WorkAttr opt = op.getWork(i);
+              opt.getKind() == WorkKind::Optimizer)
+            setUpdatedElements(op, i,
+                               divideUp(opt.getInt("elements"), devices));
     for (auto *reduces :
          {&forwardReduces, &backwardReduces, &columnInputs, &backwardGathers})
       for (auto [op, bytes] : *reduces)

@@ -131,9 +131,7 @@ UnrolledWalk::Size UnrolledWalk::unrolledSize(GraphOp graph) {
   forEachHostOp(graph, [&](Operation *op, int64_t copies) {
     size.hostOps += static_cast<size_t>(copies);
     if (auto fw = dyn_cast<FrameworkOp>(op))
-      if (Block *body = fw.getBodyBlockOrNull())
-        size.deviceWork +=
-            static_cast<size_t>(copies) * body->getOperations().size();
+      size.deviceWork += static_cast<size_t>(copies) * fw.getNumWork();
   });
   return size;
 }

@@ -83,11 +83,12 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
     llvm::DenseMap<int64_t, Peers> groupOf;
     for (FrameworkOp fw : graph.getBodyBlock().getOps<FrameworkOp>())
       if (fw.getOpName() == kDdpBucketOpName)
-        for (Operation &k : *fw.getBodyBlockOrNull())
-          if (auto ar = dyn_cast<AllReduceOp>(k)) {
+        for (WorkAttr w : fw.getWorkList())
+          if (w.getKind() == WorkKind::AllReduce) {
             buckets.push_back(fw);
-            groupOf.try_emplace(fw.getDevice(), Peers{ar.getGroupAttr(),
-                                                      int64_t(ar.getStream())});
+            groupOf.try_emplace(
+                fw.getDevice(),
+                Peers{w.getAs<DenseI64ArrayAttr>("group"), w.getStreamId()});
           }
     if (buckets.empty())
       return graph.emitError() << "--perf-zero: graph @" << graph.getSymName()
@@ -96,7 +97,7 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
     OpBuilder b(&getContext());
     if (stage < 3) {
       for (FrameworkOp bucket : buckets)
-        toReduceScatter(b, bucket);
+        toReduceScatter(bucket);
     } else if (failed(shardWeights(b, graph, groupOf))) {
       return failure();
     }
@@ -106,19 +107,24 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
   }
 
   /// A DDP bucket's all_reduce becomes a reduce_scatter of the same bytes:
-  /// each replica keeps the reduced 1/N it updates.
-  static void toReduceScatter(OpBuilder &b, FrameworkOp bucket) {
+  /// each replica keeps the reduced 1/N it updates. It keeps what the
+  /// collective is (size, group, type, placement, algorithm), not what
+  /// passes wrote about the all_reduce (its price).
+  static void toReduceScatter(FrameworkOp bucket) {
     bucket.setOpName(kZeroReduceScatterOpName);
-    for (Operation &k :
-         llvm::make_early_inc_range(*bucket.getBodyBlockOrNull()))
-      if (auto ar = dyn_cast<AllReduceOp>(k)) {
-        b.setInsertionPoint(ar);
-        ReduceScatterOp::create(b, ar.getLoc(), ar.getBytesAttr(),
-                                ar.getGroupAttr(), ar.getDtypeAttr(),
-                                ar.getDeviceAttr(), ar.getStreamAttr(),
-                                ar.getAlgorithmAttr());
-        ar.erase();
-      }
+    SmallVector<WorkAttr> work(bucket.getWorkList());
+    for (WorkAttr &w : work) {
+      if (w.getKind() != WorkKind::AllReduce)
+        continue;
+      WorkAttr scatter = makeCollectiveWork(
+          bucket.getContext(), WorkKind::ReduceScatter, w.getCollectiveBytes(),
+          w.getGroupIds(), w.getDeviceId(), w.getStreamId());
+      for (StringRef kept : {"dtype", "algorithm"})
+        if (Attribute value = w.get(kept))
+          scatter = scatter.with(kept, value);
+      w = scatter;
+    }
+    bucket.setWorkList(work);
   }
 
   /// Every optimizer step updates 1/N of its elements; below stage 3 the
@@ -134,13 +140,16 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
       // the model) its own 1/N; the gather moves the model's weights, the
       // 16-bit ones the copy back writes where the update is FP32.
       double weightBytes = 0;
-      for (auto update : fw.getBodyBlockOrNull()->getOps<OptimizerOp>()) {
-        int64_t elements = update.getElements();
+      for (size_t i = 0, e = fw.getNumWork(); i < e; ++i) {
+        WorkAttr update = fw.getWork(i);
+        if (update.getKind() != WorkKind::Optimizer)
+          continue;
+        int64_t elements = update.getInt("elements");
         DType gathered = update.getKernelDesc().dtype;
-        if (ElementwiseOp copyBack = masterCopyBack(update))
+        if (WorkAttr copyBack = masterCopyBack(fw, i))
           gathered = copyBack.getKernelDesc().dtype;
         weightBytes += double(elements) * dtypeBytes(gathered);
-        setUpdatedElements(update, (elements + replicas - 1) / replicas);
+        setUpdatedElements(fw, i, (elements + replicas - 1) / replicas);
       }
       if (stage == 3 || weightBytes == 0)
         continue;
@@ -151,14 +160,10 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
       b.setInsertionPointAfter(fw);
       int64_t device = fw.getDevice();
       createCommOp(b, fw.getLoc(), "zero::all_gather", ValueRange{updated},
-                   device, [&](OpBuilder &body) {
-                     AllGatherOp::create(
-                         body, fw.getLoc(),
-                         body.getI64IntegerAttr(saturatedBytes(weightBytes)),
-                         peers.group, TypeAttr(),
-                         body.getI64IntegerAttr(device),
-                         body.getI64IntegerAttr(0), NcclAlgorithmAttr());
-                   });
+                   device,
+                   makeCollectiveWork(b.getContext(), WorkKind::AllGather,
+                                      saturatedBytes(weightBytes),
+                                      peers.group.asArrayRef(), device));
     }
   }
 
@@ -221,11 +226,9 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
           b.getStringAttr(name), ValueRange{}, b.getI64IntegerAttr(device));
       if (Attribute layer = before->getAttr(kLayerAttr))
         op->setAttr(kLayerAttr, layer);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&op.getOrCreateBodyBlock());
-      AllGatherOp::create(b, before.getLoc(), b.getI64IntegerAttr(bytes),
-                          peers.group, TypeAttr(), b.getI64IntegerAttr(device),
-                          b.getI64IntegerAttr(commStream), NcclAlgorithmAttr());
+      op.setWorkList(makeCollectiveWork(b.getContext(), WorkKind::AllGather,
+                                        bytes, peers.group.asArrayRef(), device,
+                                        commStream));
       return op.getResult(0);
     };
     auto readBy = [](Value weights, ArrayRef<FrameworkOp> readers) {
@@ -254,13 +257,10 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
         b.setInsertionPointAfter(last);
         FrameworkOp comm = createCommOp(
             b, last.getLoc(), kZeroReduceScatterOpName, ValueRange{ready},
-            device, [&](OpBuilder &body) {
-              ReduceScatterOp::create(
-                  body, last.getLoc(),
-                  body.getI64IntegerAttr(saturatedBytes(unit.gradientBytes)),
-                  peers.group, TypeAttr(), body.getI64IntegerAttr(device),
-                  body.getI64IntegerAttr(commStream), NcclAlgorithmAttr());
-            });
+            device,
+            makeCollectiveWork(b.getContext(), WorkKind::ReduceScatter,
+                               saturatedBytes(unit.gradientBytes),
+                               peers.group.asArrayRef(), device, commStream));
         if (id >= 0)
           comm->setAttr(kLayerAttr, b.getI64IntegerAttr(id));
       }

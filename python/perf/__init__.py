@@ -5,7 +5,7 @@
     report = perf.estimate("examples/mlp_training.mlir", device="H100")
     report["graphs"][0]["e2e_us"]
 
-Kernels are the perf dialect's kernel ops (docs/dialect.md) with their
+Kernels are the perf dialect's kinds of device work (docs/dialect.md) with their
 attributes as keyword arguments; steps are perf IR files (text or bytecode),
 ONNX models, or steps built from a HuggingFace config. The default model
 stack is the one `perf-opt --estimate` uses (the shipped learned models,
@@ -70,9 +70,9 @@ def _attribute(key, value, kind=None):
 
 
 def _kernel(kind, fields):
-    """The perf dialect op of a kernel: `perf.<kind> {...}`."""
+    """A kernel as a perf.op's work list writes it: `perf.<kind> {...}`."""
     if not isinstance(kind, str) or not kind.replace("_", "").isalnum():
-        raise Error("kernel kind must be a perf kernel op name such as 'gemm', got %r"
+        raise Error("kernel kind must be a perf kernel kind such as 'gemm', got %r"
                     % (kind,))
     attributes = [a for a in (_attribute(k, v, kind) for k, v in fields.items()) if a]
     return "perf.%s {%s}" % (kind, ", ".join(attributes))
@@ -108,7 +108,7 @@ class CostModel:
 
     def latency(self, kind, device, **attributes):
         """Prices one kernel on `device`: {"latency_us", "model", "flops",
-        "bytes"}. `kind` is a kernel op (gemm, conv2d, elementwise, softmax,
+        "bytes"}. `kind` is a kernel kind (gemm, conv2d, elementwise, softmax,
         layernorm, attention, ...), the keywords its attributes (m=, n=, k=,
         dtype="bf16", tensor_cores=True, ...), checked as the IR verifier
         checks them."""

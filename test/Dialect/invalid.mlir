@@ -2,7 +2,7 @@
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.gemm' op attribute 'm' failed to satisfy constraint: a positive 64-bit integer at most max-extent (2^40)}}
+    // expected-error @+1 {{'perf.gemm' attribute 'm' failed to satisfy constraint: a positive 64-bit integer at most max-extent (2^40)}}
     perf.gemm {m = 0, n = 4, k = 4}
   }
 }
@@ -11,7 +11,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.gemm' op requires attribute 'n'}}
+    // expected-error @+1 {{'perf.gemm' requires attribute 'n'}}
     perf.gemm {m = 4, k = 4}
   }
 }
@@ -20,7 +20,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.memcpy' op attribute 'kind' failed to satisfy constraint: the direction of a copy, #perf.copy<h2d|d2h|d2d>}}
+    // expected-error @+1 {{'perf.memcpy' attribute 'kind' failed to satisfy constraint: the direction of a copy, #perf.copy<h2d|d2h|d2d>}}
     perf.memcpy {bytes = 8, kind = "d2h"}
   }
 }
@@ -39,7 +39,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.conv2d' op attribute 'stride' failed to satisfy constraint: a pair [h, w] of positive integers at most max-extent, array<i64: h, w>}}
+    // expected-error @+1 {{'perf.conv2d' attribute 'stride' failed to satisfy constraint: a pair [h, w] of positive integers at most max-extent, array<i64: h, w>}}
     perf.conv2d {n = 1, c = 3, h = 8, w = 8, k = 4, r = 3, s = 3, stride = array<i64: 1, 1, 1>}
   }
 }
@@ -48,7 +48,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.conv2d' op 'groups' (2) must divide c and k}}
+    // expected-error @+1 {{'perf.conv2d' 'groups' (2) must divide c and k}}
     perf.conv2d {n = 1, c = 3, h = 8, w = 8, k = 4, r = 3, s = 3, groups = 2}
   }
 }
@@ -57,7 +57,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.conv2d' op output is empty: filter larger than padded input}}
+    // expected-error @+1 {{'perf.conv2d' output is empty: filter larger than padded input}}
     perf.conv2d {n = 1, c = 3, h = 2, w = 2, k = 4, r = 3, s = 3}
   }
 }
@@ -66,7 +66,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.embedding_bag' op 'pass' must be one of fwd bwd, got wgrad}}
+    // expected-error @+1 {{'perf.embedding_bag' 'pass' must be one of fwd bwd, got wgrad}}
     perf.embedding_bag {rows = 10, dim = 4, batch = 2, pass = #perf.pass<wgrad>}
   }
 }
@@ -75,7 +75,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.all_reduce' op device 1 appears twice in 'group'}}
+    // expected-error @+1 {{'perf.all_reduce' device 1 appears twice in 'group'}}
     perf.all_reduce {bytes = 8, group = array<i64: 0, 1, 1>}
   }
 }
@@ -84,7 +84,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.send' op 'group' must be [source, destination]}}
+    // expected-error @+1 {{'perf.send' 'group' must be [source, destination]}}
     perf.send {bytes = 8, group = array<i64: 0, 1, 2>}
   }
 }
@@ -98,7 +98,7 @@ perf.graph @g attributes {phase = "eval"} {
 // -----
 
 perf.graph @g {
-  // expected-error @+1 {{'perf.elementwise' op kernels must be launched from a perf.op}}
+  // expected-error @+1 {{'perf.elementwise' is device work, not an op: list it in the braces of the perf.op that launches it}}
   perf.elementwise {elements = 4}
 }
 
@@ -106,7 +106,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.sync' op is not device work; only kernels, copies and collectives may appear in a perf.op}}
+    // expected-error @+1 {{'perf.sync' is not device work; only kernels, copies and collectives may appear in a perf.op}}
     perf.sync
   }
 }
@@ -115,7 +115,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.gemm' op attribute 'dtype' failed to satisfy constraint: an integer or float element type}}
+    // expected-error @+1 {{'perf.gemm' attribute 'dtype' failed to satisfy constraint: an integer or float element type}}
     perf.gemm {m = 4, n = 4, k = 4, dtype = index}
   }
 }
@@ -144,7 +144,7 @@ perf.graph @g attributes {target = #perf.gpu<"H\FF100">} {
 // A misspelt attribute is an error, not ignored.
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.gemm' op has no attribute 'tarns_a'; it takes 'batch', 'device', 'dtype', 'k', 'kernel_name', 'm', 'n', 'pass', 'stream', 'tensor_cores', 'trans_a', 'trans_b'}}
+    // expected-error @+1 {{'perf.gemm' has no attribute 'tarns_a'; it takes 'batch', 'device', 'dtype', 'k', 'kernel_name', 'm', 'n', 'pass', 'stream', 'tensor_cores', 'trans_a', 'trans_b'}}
     perf.gemm {m = 4, n = 4, k = 4, tarns_a}
   }
 }
@@ -154,7 +154,7 @@ perf.graph @g {
 // A negative measured latency never reaches the estimate.
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.gemm' op 'perf.latency_us' must be a finite non-negative number of microseconds, got -5}}
+    // expected-error @+1 {{'perf.gemm' 'perf.latency_us' must be a finite non-negative number of microseconds, got -5}}
     perf.gemm {m = 4, n = 4, k = 4, perf.latency_us = -5.0, perf.cost_model = "measured"}
   }
 }
@@ -163,7 +163,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.gemm' op 'perf.latency_us' must be a finite non-negative number of microseconds, got nan}}
+    // expected-error @+1 {{'perf.gemm' 'perf.latency_us' must be a finite non-negative number of microseconds, got nan}}
     perf.gemm {m = 4, n = 4, k = 4, perf.latency_us = 0x7FF8000000000000 : f64}
   }
 }
@@ -173,7 +173,7 @@ perf.graph @g {
 // Sizes past max-extent would overflow the FLOP and byte counts.
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.elementwise' op attribute 'inputs' failed to satisfy constraint: a non-negative 64-bit integer at most max-extent (2^40)}}
+    // expected-error @+1 {{'perf.elementwise' attribute 'inputs' failed to satisfy constraint: a non-negative 64-bit integer at most max-extent (2^40)}}
     perf.elementwise {elements = 4, inputs = 9223372036854775807}
   }
 }
@@ -184,7 +184,7 @@ perf.graph @g {
 // attributes rather than a list per kernel kind.
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.conv2d' op attribute 'pad' failed to satisfy constraint: a pair [h, w] of non-negative integers at most max-extent, array<i64: h, w>}}
+    // expected-error @+1 {{'perf.conv2d' attribute 'pad' failed to satisfy constraint: a pair [h, w] of non-negative integers at most max-extent, array<i64: h, w>}}
     perf.conv2d {n = 1, c = 3, h = 8, w = 8, k = 4, r = 3, s = 3, pad = array<i64: 0, 2199023255552>}
   }
 }
@@ -193,7 +193,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.conv2d' op attribute 'pad' failed to satisfy constraint: a pair [h, w] of non-negative integers at most max-extent, array<i64: h, w>}}
+    // expected-error @+1 {{'perf.conv2d' attribute 'pad' failed to satisfy constraint: a pair [h, w] of non-negative integers at most max-extent, array<i64: h, w>}}
     perf.conv2d {n = 1, c = 3, h = 8, w = 8, k = 4, r = 3, s = 3, pad = array<i64: -1, 0>}
   }
 }
@@ -202,7 +202,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.conv2d' op 'pass' must be one of fwd dgrad wgrad, got bwd}}
+    // expected-error @+1 {{'perf.conv2d' 'pass' must be one of fwd dgrad wgrad, got bwd}}
     perf.conv2d {n = 1, c = 3, h = 8, w = 8, k = 4, r = 3, s = 3, pass = #perf.pass<bwd>}
   }
 }
@@ -213,7 +213,7 @@ perf.graph @g {
 // refused with the spelling it takes.
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.gemm' op attribute 'pass' failed to satisfy constraint: the training pass of a kernel, #perf.pass<fwd|bwd|dgrad|wgrad|update>}}
+    // expected-error @+1 {{'perf.gemm' attribute 'pass' failed to satisfy constraint: the training pass of a kernel, #perf.pass<fwd|bwd|dgrad|wgrad|update>}}
     perf.gemm {m = 4, n = 4, k = 4, pass = "dgrad"}
   }
 }
@@ -222,7 +222,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.all_reduce' op attribute 'algorithm' failed to satisfy constraint: the NCCL algorithm of a collective, #perf.nccl<tree|ring|collnet_direct|collnet_chain|nvls|nvls_tree|pat|auto>}}
+    // expected-error @+1 {{'perf.all_reduce' attribute 'algorithm' failed to satisfy constraint: the NCCL algorithm of a collective, #perf.nccl<tree|ring|collnet_direct|collnet_chain|nvls|nvls_tree|pat|auto>}}
     perf.all_reduce {bytes = 8, group = array<i64: 0, 1>, algorithm = "ring"}
   }
 }
@@ -231,7 +231,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.all_reduce' op device id is 70000, above the limit max-devices (65536)}}
+    // expected-error @+1 {{'perf.all_reduce' device id is 70000, above the limit max-devices (65536)}}
     perf.all_reduce {bytes = 8, group = array<i64: 0, 70000>}
   }
 }
@@ -247,7 +247,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.kernel' op 'flops' and 'bytes' must be finite and non-negative}}
+    // expected-error @+1 {{'perf.kernel' 'flops' and 'bytes' must be finite and non-negative}}
     perf.kernel {flops = 0x7FF0000000000000 : f64, bytes = 8.0}
   }
 }
@@ -257,7 +257,7 @@ perf.graph @g {
 // A misspelt perf.* attribute would leave the measured latency unread.
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.gemm' op has no attribute 'perf.latency_uss'; did you mean 'perf.latency_us'?}}
+    // expected-error @+1 {{'perf.gemm' has no attribute 'perf.latency_uss'; did you mean 'perf.latency_us'?}}
     perf.gemm {m = 4, n = 4, k = 4, perf.latency_uss = 5.0}
   }
 }
@@ -319,7 +319,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.repeat 2 : () -> () {
-    // expected-error @+1 {{'perf.gemm' op kernels must be launched from a perf.op}}
+    // expected-error @+1 {{'perf.gemm' is device work, not an op: list it in the braces of the perf.op that launches it}}
     perf.gemm {m = 1, n = 1, k = 1}
   }
 }
@@ -339,7 +339,7 @@ perf.graph @g {
 
 perf.graph @g {
   perf.op "a" : () -> () {
-    // expected-error @+1 {{'perf.repeat' op is not device work; only kernels, copies and collectives may appear in a perf.op}}
+    // expected-error @+1 {{'perf.repeat' is not device work; only kernels, copies and collectives may appear in a perf.op}}
     perf.repeat 2 : () -> () {
     }
   }
@@ -372,7 +372,7 @@ perf.graph @g attributes {perf.host_tail_us = -5.0 : f64} {
 // Only a copy runs inside its runtime call.
 perf.graph @g {
   perf.op "x" : () -> () {
-    // expected-error @+1 {{'perf.gemm' op 'perf.copy_in_call' is for a perf.memcpy (a copy that runs inside its runtime call)}}
+    // expected-error @+1 {{'perf.gemm' 'perf.copy_in_call' is for a perf.memcpy (a copy that runs inside its runtime call)}}
     perf.gemm {m = 4, n = 4, k = 4, perf.copy_in_call}
   }
 }

@@ -31,7 +31,7 @@
 // RANK1-NEXT: node 1 COMM_COLL {{.*}} ctrl=[0] data=[]
 // RANK1-NEXT: node 2 COMM_RECV 'to1/send' dur=7 size=4000 src=0 dst=1 ctrl=[] data=[]
 // RANK1-NEXT: node 3 COMP 'dev1/gemm' dur=2 ctrl=[2] data=[]
-// UNPRICED: error: 'perf.gemm' op has no 'perf.latency_us'
+// UNPRICED: error: 'perf.gemm' launched by '{{.*}}': has no 'perf.latency_us'
 // NOPREFIX: error: --export-chakra needs --chakra-prefix=<path>
 // BADFILE: bad.et: {{.+}}
 perf.graph @step attributes {target = #perf.gpu<"toy", sms = 1, fp32_tflops = 1, mem_bw_gbs = 1000>, phase = "training"} {

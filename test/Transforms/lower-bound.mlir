@@ -72,8 +72,8 @@ perf.graph @diamond attributes {target = #perf.gpu<"A100">} {
 
 perf.graph @unpriced attributes {target = #perf.gpu<"A100">} {
   %x = perf.op "input" : () -> tensor<4xf32>
+  // expected-error @+1 {{'perf.elementwise' launched by 'relu': has no 'perf.latency_us'; run --perf-kernel-cost}}
   perf.op "relu"(%x) : (tensor<4xf32>) -> () {
-    // expected-error @+1 {{has no 'perf.latency_us'; run --perf-kernel-cost}}
     perf.elementwise {elements = 4, fn = "relu"}
   }
 }

@@ -1,8 +1,8 @@
-//===- KernelBuilderTest.cpp - desc -> op -> desc for every kernel kind ---===//
+//===- KernelBuilderTest.cpp - desc -> work -> desc for every kernel kind -===//
 //
-// buildKernelOp is the inverse of getKernelDesc: every field of a kind
-// survives the round trip, the op verifies, and its FLOPs and bytes are the
-// description's.
+// buildKernelWork is the inverse of getKernelDesc: every field of a kind
+// survives the round trip, the work verifies, and its FLOPs and bytes are
+// the description's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,27 +20,29 @@ using namespace mlir;
 namespace {
 class KernelBuilder : public ::testing::Test {
 protected:
-  KernelBuilder() : builder(&context) {
-    context.loadDialect<PerfDialect>();
-    module = ModuleOp::create(builder.getUnknownLoc());
-    builder.setInsertionPointToEnd(module->getBody());
+  KernelBuilder() { context.loadDialect<PerfDialect>(); }
+
+  /// Whether `work` passes the verifier.
+  bool verifies(WorkAttr work) {
+    return succeeded(
+        WorkAttr::verify([&]() { return emitError(UnknownLoc::get(&context)); },
+                         work.getKind(), work.getAttrs()));
   }
 
-  /// Builds `d` and reads it back; the op must verify.
+  /// Builds `d` and reads it back; the work must verify.
   KernelDesc roundTrip(const KernelDesc &d) {
-    KernelOpInterface op = buildKernelOp(builder, builder.getUnknownLoc(), d);
-    EXPECT_TRUE(op) << kernelKindName(d.kind).str();
-    if (!op)
+    WorkAttr work = buildKernelWork(&context, d);
+    EXPECT_TRUE(work) << kernelKindName(d.kind).str();
+    if (!work)
       return {};
-    EXPECT_TRUE(succeeded(verify(op))) << kernelKindName(d.kind).str();
-    EXPECT_DOUBLE_EQ(op.getFlopCount(), d.totalFlops());
-    EXPECT_DOUBLE_EQ(op.getByteCount(), d.totalBytes());
-    return op.getKernelDesc();
+    EXPECT_TRUE(verifies(work)) << kernelKindName(d.kind).str();
+    KernelDesc back = work.getKernelDesc();
+    EXPECT_DOUBLE_EQ(back.totalFlops(), d.totalFlops());
+    EXPECT_DOUBLE_EQ(back.totalBytes(), d.totalBytes());
+    return back;
   }
 
   MLIRContext context;
-  OpBuilder builder;
-  OwningOpRef<ModuleOp> module;
 };
 
 KernelDesc desc(KernelKind kind, DType dtype = DType::F16) {
@@ -230,27 +232,25 @@ TEST_F(KernelBuilder, InvalidSizesBuildNothing) {
   gemm.m = 16;
   gemm.n = 0;
   gemm.k = 16;
-  EXPECT_FALSE(buildKernelOp(builder, builder.getUnknownLoc(), gemm));
+  EXPECT_FALSE(buildKernelWork(&context, gemm));
   // A 7x7 filter over an unpadded 5x5 input has no output.
   KernelDesc conv = desc(KernelKind::Conv2d);
   conv.batch = conv.c = conv.outChannels = 1;
   conv.h = conv.w = 5;
   conv.r = conv.s = 7;
-  EXPECT_FALSE(buildKernelOp(builder, builder.getUnknownLoc(), conv));
+  EXPECT_FALSE(buildKernelWork(&context, conv));
   // Groups must divide the channels.
   conv.r = conv.s = 3;
   conv.c = 3;
   conv.groups = 2;
-  EXPECT_FALSE(buildKernelOp(builder, builder.getUnknownLoc(), conv));
-  EXPECT_TRUE(module->getBody()->empty());
+  EXPECT_FALSE(buildKernelWork(&context, conv));
 }
 
 TEST_F(KernelBuilder, UnknownOptimizerBuildsNothing) {
   KernelDesc o = desc(KernelKind::Optimizer, DType::F32);
   o.numElements = 1000;
   o.op = "lamb";
-  EXPECT_FALSE(buildKernelOp(builder, builder.getUnknownLoc(), o));
-  EXPECT_TRUE(module->getBody()->empty());
+  EXPECT_FALSE(buildKernelWork(&context, o));
 }
 
 // The IR's enums and the MLIR-free cost core name the same things: every
@@ -294,20 +294,19 @@ TEST_F(KernelBuilder, Collectives) {
   c.kind = CollectiveKind::ReduceScatter;
   c.bytes = 4096;
   c.dtype = DType::BF16;
-  Operation *op =
-      buildCollectiveOp(builder, builder.getUnknownLoc(), c, {0, 1, 2, 3});
-  ASSERT_TRUE(op);
-  EXPECT_TRUE(isa<ReduceScatterOp>(op));
-  auto collective = cast<CollectiveOpInterface>(op);
-  EXPECT_EQ(collective.getByteCount(), 4096);
+  WorkAttr collective = buildCollectiveWork(&context, c, {0, 1, 2, 3});
+  ASSERT_TRUE(collective);
+  EXPECT_EQ(collective.getKind(), WorkKind::ReduceScatter);
+  EXPECT_TRUE(collective.isCollective());
+  EXPECT_EQ(collective.getCollectiveBytes(), 4096);
   EXPECT_EQ(collective.getGroupIds().size(), 4u);
   CollectiveDesc back = collective.getCollectiveDesc();
   EXPECT_EQ(back.kind, CollectiveKind::ReduceScatter);
   EXPECT_EQ(back.dtype, DType::BF16);
   EXPECT_EQ(back.bytes, 4096);
   EXPECT_EQ(back.groupSize, 4);
-  EXPECT_TRUE(succeeded(verify(op)));
+  EXPECT_TRUE(verifies(collective));
   c.bytes = 0;
-  EXPECT_FALSE(buildCollectiveOp(builder, builder.getUnknownLoc(), c, {0, 1}));
+  EXPECT_FALSE(buildCollectiveWork(&context, c, {0, 1}));
 }
 } // namespace

@@ -41,10 +41,19 @@ protected:
     std::vector<double> out;
     if (failed(pm.run(module)))
       return out;
-    module.walk([&](Operation *op) {
-      if (isa<CollectiveOpInterface>(op))
-        out.push_back(
-            op->getAttrOfType<FloatAttr>(kLatencyAttr).getValueAsDouble());
+    for (WorkAttr w : collectives(module))
+      out.push_back(w.getAs<FloatAttr>(kLatencyAttr).getValueAsDouble());
+    return out;
+  }
+
+  /// The collectives of every op, in order, of `kind` when given.
+  static std::vector<WorkAttr>
+  collectives(ModuleOp module, std::optional<WorkKind> kind = std::nullopt) {
+    std::vector<WorkAttr> out;
+    module.walk([&](FrameworkOp fw) {
+      for (WorkAttr w : fw.getWorkList())
+        if (w.isCollective() && (!kind || w.getKind() == *kind))
+          out.push_back(w);
     });
     return out;
   }
@@ -80,12 +89,11 @@ TEST_F(DistributedPasses, RingAllReduceOnDgxA100) {
   ASSERT_EQ(t.size(), 2u);
   EXPECT_NEAR(t[0], 28.8 + 1e8 / 160000, 1e-9);
   EXPECT_NEAR(t[1], 11.8 + 4.2e6 / 240000, 1e-9);
-  module->walk([](AllReduceOp op) {
-    EXPECT_EQ(op->getAttrOfType<StringAttr>(kAlgorithmAttr).getValue(), "ring");
-    EXPECT_EQ(op->getAttrOfType<StringAttr>(kProtocolAttr).getValue(),
-              "Simple");
-    EXPECT_EQ(op->getAttrOfType<StringAttr>(kCostModelAttr).getValue(), "nccl");
-  });
+  for (WorkAttr w : collectives(*module, WorkKind::AllReduce)) {
+    EXPECT_EQ(w.getString(kAlgorithmAttr), "ring");
+    EXPECT_EQ(w.getString(kProtocolAttr), "Simple");
+    EXPECT_EQ(w.getString(kCostModelAttr), "nccl");
+  }
 }
 
 TEST_F(DistributedPasses, ForcedTreeAndTheOpsOwnAlgorithm) {
@@ -100,9 +108,8 @@ TEST_F(DistributedPasses, ForcedTreeAndTheOpsOwnAlgorithm) {
   ASSERT_EQ(t.size(), 2u);
   EXPECT_NEAR(t[0], 32.4 + 1e8 / (1000 * 110.4 * 0.8), 1e-9);
   EXPECT_NEAR(t[1], 11.8 + 4.2e6 / 240000, 1e-9);
-  module->walk([](AllReduceOp op) {
-    EXPECT_EQ(op->getAttrOfType<StringAttr>(kAlgorithmAttr).getValue(), "tree");
-  });
+  for (WorkAttr w : collectives(*module, WorkKind::AllReduce))
+    EXPECT_EQ(w.getString(kAlgorithmAttr), "tree");
 }
 
 TEST_F(DistributedPasses, DefaultSystemIsOneNodeOfTheTarget) {
@@ -165,9 +172,8 @@ perf.graph @g attributes {target = #perf.gpu<"A100-SXM4-80GB">} {
   llvm::sys::fs::remove(path);
   ASSERT_EQ(t.size(), 1u);
   EXPECT_NEAR(t[0], 131.6 * 1.4 + 1e8 / 102400, 1e-6);
-  module->walk([](AllReduceOp op) {
-    EXPECT_EQ(op->getAttrOfType<StringAttr>(kAlgorithmAttr).getValue(), "ring");
-  });
+  for (WorkAttr w : collectives(*module, WorkKind::AllReduce))
+    EXPECT_EQ(w.getString(kAlgorithmAttr), "ring");
 }
 
 TEST_F(DistributedPasses, DataParallelBucketsPricedOnTheCommStream) {
@@ -200,11 +206,11 @@ perf.graph @g attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "trainin
   pm.addNestedPass<GraphOp>(createDataParallel(dp));
   ASSERT_TRUE(succeeded(pm.run(*module)));
   std::vector<int64_t> bytes, streams;
-  module->walk([&](AllReduceOp op) {
-    bytes.push_back(op.getBytes());
-    streams.push_back(op.getStream());
-    EXPECT_EQ(op.getGroup().size(), 8u);
-  });
+  for (WorkAttr w : collectives(*module, WorkKind::AllReduce)) {
+    bytes.push_back(w.getCollectiveBytes());
+    streams.push_back(w.getStreamId());
+    EXPECT_EQ(w.getGroupIds().size(), 8u);
+  }
   EXPECT_EQ(bytes, (std::vector<int64_t>{5000000, 1000000}));
   EXPECT_EQ(streams, (std::vector<int64_t>{1, 1}));
   std::vector<double> t = price(*module, "dgx-a100");

@@ -7,6 +7,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "perf/Support/GpuSpec.h"
+#include "perf/Support/KernelDesc.h"
 #include "llvm/ADT/Hashing.h"
 
 namespace perf {

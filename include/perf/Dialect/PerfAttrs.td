@@ -104,4 +104,112 @@ def Perf_NcclAlgorithmAttr : EnumAttr<Perf_Dialect, Perf_NcclAlgorithm, "nccl"> 
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Perf_WorkKind : I32EnumAttr<"WorkKind",
+    "a kind of device work: a kernel, a copy or a collective", [
+      I32EnumAttrCase<"Gemm", 0, "gemm">,
+      I32EnumAttrCase<"Conv2d", 1, "conv2d">,
+      I32EnumAttrCase<"Elementwise", 2, "elementwise">,
+      I32EnumAttrCase<"Reduce", 3, "reduce">,
+      I32EnumAttrCase<"Softmax", 4, "softmax">,
+      I32EnumAttrCase<"LayerNorm", 5, "layernorm">,
+      I32EnumAttrCase<"EmbeddingBag", 6, "embedding_bag">,
+      I32EnumAttrCase<"Memcpy", 7, "memcpy">,
+      I32EnumAttrCase<"Transpose", 8, "transpose">,
+      I32EnumAttrCase<"Concat", 9, "concat">,
+      I32EnumAttrCase<"Pooling", 10, "pooling">,
+      I32EnumAttrCase<"BatchNorm", 11, "batchnorm">,
+      I32EnumAttrCase<"Attention", 12, "attention">,
+      I32EnumAttrCase<"Optimizer", 13, "optimizer">,
+      I32EnumAttrCase<"Kernel", 14, "kernel">,
+      I32EnumAttrCase<"AllReduce", 15, "all_reduce">,
+      I32EnumAttrCase<"AllGather", 16, "all_gather">,
+      I32EnumAttrCase<"ReduceScatter", 17, "reduce_scatter">,
+      I32EnumAttrCase<"AllToAll", 18, "all_to_all">,
+      I32EnumAttrCase<"Send", 19, "send">,
+      I32EnumAttrCase<"Recv", 20, "recv">]> {
+  let cppNamespace = "::perf";
+  let genSpecializedAttr = 0;
+}
+
+def Perf_WorkAttr : Perf_Attr<"Work", "work"> {
+  let summary = "One piece of device work a perf.op launches";
+  let description = [{
+    A kernel, a copy or a collective: its kind and its attributes, those of
+    the kind (docs/dialect.md lists them; lib/Dialect/WorkSchema.cpp is the
+    table the verifier reads) and the `perf.*` facts passes write
+    (`perf.latency_us`). A perf.op prints its work list in braces, one piece
+    a line, as `perf.<kind> {attributes}`:
+
+    ```mlir
+    %y = perf.op "aten::linear"(%x) : (tensor<64x768xf16>) -> tensor<64x3072xf16> {
+      perf.gemm {m = 64, n = 3072, k = 768, dtype = f16}
+    }
+    ```
+    Standing alone it reads `#perf.work<gemm {m = 64, n = 3072, k = 768}>`.
+    Work is an attribute, not an op: a step repeats the same kernels in
+    every layer, and identical work is stored once however often it runs.
+  }];
+  let parameters = (ins EnumParameter<Perf_WorkKind>:$kind,
+                        "::mlir::DictionaryAttr":$attrs);
+  // An attribute holding its kind's default is left out (as ODS elides a
+  // default-valued attribute of an op), so that work prints as written and
+  // `device = 0` and no device are one attribute.
+  let skipDefaultBuilders = 1;
+  let builders = [
+    AttrBuilder<(ins "::perf::WorkKind":$kind, "::mlir::DictionaryAttr":$attrs), [{
+      return $_get($_ctxt, kind, ::perf::withoutDefaults(kind, attrs));
+    }]>
+  ];
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// "gemm", "all_reduce": the kind as written after `perf.`.
+    ::llvm::StringRef getKindName() const;
+    bool isCollective() const { return getKind() >= ::perf::WorkKind::AllReduce; }
+    bool isKernel() const { return !isCollective(); }
+    bool isMemcpy() const { return getKind() == ::perf::WorkKind::Memcpy; }
+
+    /// An attribute of the work, null when absent.
+    ::mlir::Attribute get(::llvm::StringRef name) const;
+    template <typename T> T getAs(::llvm::StringRef name) const {
+      return ::llvm::dyn_cast_if_present<T>(get(name));
+    }
+    bool has(::llvm::StringRef name) const { return bool(get(name)); }
+    /// An integer attribute, `otherwise` when absent.
+    int64_t getInt(::llvm::StringRef name, int64_t otherwise = 0) const;
+    /// A float attribute, `otherwise` when absent.
+    double getFloat(::llvm::StringRef name, double otherwise = 0) const;
+    /// A string attribute, empty when absent.
+    ::llvm::StringRef getString(::llvm::StringRef name) const;
+
+    /// The same work with `name` set to `value` (removed when null).
+    WorkAttr with(::llvm::StringRef name, ::mlir::Attribute value) const;
+    /// The same work with its attributes changed by `update`.
+    WorkAttr with(::llvm::function_ref<void(::mlir::NamedAttrList &)> update) const;
+    /// Work of another kind with the same attributes.
+    WorkAttr withKind(::perf::WorkKind kind) const;
+
+    int64_t getDeviceId() const { return getInt("device"); }
+    int64_t getStreamId() const { return getInt("stream"); }
+    /// The element type, null when not given.
+    ::mlir::Type getDtype() const;
+    /// The training pass of a kernel (fwd when not given).
+    ::perf::TrainingPass getTrainingPass() const;
+
+    /// The kernel as the MLIR-free cost models see it (kernels only).
+    ::perf::KernelDesc getKernelDesc() const;
+    /// FLOPs of a kernel (a multiply-add counts two).
+    double getFlopCount() const { return getKernelDesc().totalFlops(); }
+
+    /// Which collective the work is (collectives only).
+    ::perf::CollectiveKind getCollectiveKind() const;
+    /// The collective as the collective model sees it (collectives only).
+    ::perf::CollectiveDesc getCollectiveDesc() const;
+    /// Devices of a collective (send/recv: [source, destination]).
+    ::llvm::ArrayRef<int64_t> getGroupIds() const;
+    /// A collective's bytes per device.
+    int64_t getCollectiveBytes() const { return getInt("bytes"); }
+  }];
+}
+
 #endif // PERF_DIALECT_PERFATTRS_TD

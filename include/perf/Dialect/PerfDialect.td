@@ -21,6 +21,10 @@ def Perf_Dialect : Dialect {
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
+    /// Device work written where an op belongs (`perf.gemm` in a graph's
+    /// body) is refused with the reason, not as an unknown op.
+    std::optional<ParseOpHook>
+    getParseOperationHook(::llvm::StringRef opName) const override;
   }];
   // Discardable attributes: what the passes and importers write (and a
   // user may write by hand). The verifier rejects any other perf.* name

@@ -1,7 +1,7 @@
 //===- DistributedUtils.h - Helpers of the distributed passes ---*- C++ -*-===//
 //
 // What the parallelism, communication and breakdown passes share: the system
-// a graph runs on, the collective ops it holds, gradient sizes, and builders
+// a graph runs on, the collectives it launches, gradient sizes, and builders
 // of ops that launch one collective.
 //
 //===----------------------------------------------------------------------===//
@@ -48,20 +48,23 @@ int64_t saturatedBytes(double bytes);
 /// Whether a framework op belongs to the forward pass: every kernel it
 /// launches has pass "fwd" (an op without kernels counts as forward).
 bool isForwardOp(FrameworkOp op);
-/// Whether a framework op is an optimizer step (an optimizer kernel).
+/// Whether a framework op is an optimizer step (it launches an optimizer
+/// kernel).
 bool isOptimizerOp(FrameworkOp op);
 
 /// The element-wise kernel that follows a master-weight optimizer update
 /// and writes the updated FP32 copy back to the model's 16-bit weights.
 inline constexpr llvm::StringLiteral kMasterToModelFn = "master_to_model";
-/// The kernel after a master-weight `update` that writes it back to the
-/// model's 16-bit weights (its dtype is theirs); null for any other update.
-ElementwiseOp masterCopyBack(OptimizerOp update);
-/// Sets how many weights `update` changes, and the same count on the kernel
-/// after it that writes a master-weight update back to the model: the
-/// layouts that split or shrink the optimizer step (tensor, pipeline and
-/// expert parallelism, ZeRO) keep the two together.
-void setUpdatedElements(OptimizerOp update, int64_t elements);
+/// The kernel after the master-weight update `op.getWork(update)`, the next
+/// piece of `op`'s work, that writes it back to the model's 16-bit weights
+/// (its dtype is theirs); null for any other piece.
+WorkAttr masterCopyBack(FrameworkOp op, size_t update);
+/// Sets how many weights the optimizer update `op.getWork(update)` changes,
+/// and the same count on the kernel after it that writes a master-weight
+/// update back to the model: the layouts that split or shrink the optimizer
+/// step (tensor, pipeline and expert parallelism, ZeRO) keep the two
+/// together.
+void setUpdatedElements(FrameworkOp op, size_t update, int64_t elements);
 
 /// Trainable parameters an op declares: `perf.params`, else the ONNX
 /// importer's `onnx.params` (absent on an imported ONNX op means none);
@@ -78,11 +81,11 @@ DType parameterDType(FrameworkOp op);
 /// Bytes per element of an op's weights (of parameterDType).
 double parameterElementBytes(FrameworkOp op);
 
-/// Whether `collective` is one of expert parallelism's all_to_alls (its op
-/// carries perf.expert_exchange): its group spans the devices that hold a
+/// Whether `op` launches one of expert parallelism's all_to_alls (it
+/// carries perf.expert_exchange): their group spans the devices that hold a
 /// layer's other experts, which the later layout passes place differently
 /// from their own groups.
-bool isExpertExchange(mlir::Operation *collective);
+bool isExpertExchange(FrameworkOp op);
 
 /// The degree a layout pass recorded on `graph` under `attr`
 /// (kTensorParallelAttr, kExpertParallelAttr, kDataParallelAttr): 1 where
@@ -126,13 +129,24 @@ mlir::Value ensureResult(FrameworkOp &op);
 /// `0, 1, ..., n-1`.
 llvm::SmallVector<int64_t> iotaGroup(int64_t n, int64_t first = 0);
 
+/// `work` launched on device or stream `id` (`field` is "device" or
+/// "stream"). 0, their default, is left out, so the IR prints it as it
+/// prints work that never named one.
+WorkAttr withPlacement(WorkAttr work, llvm::StringRef field, int64_t id);
+
+/// A collective of `kind` (a collective kind) of `bytes` over `group`,
+/// launched on `device` and `stream` (left out at 0); no dtype, no
+/// algorithm.
+WorkAttr makeCollectiveWork(mlir::MLIRContext *context, WorkKind kind,
+                            int64_t bytes, llvm::ArrayRef<int64_t> group,
+                            int64_t device = 0, int64_t stream = 0);
+
 /// Creates `perf.op name(inputs)` on `device` whose results have the types
 /// of `inputs` (the same tensors, now available after the collective) and
-/// whose body holds the collective built by `buildBody`.
+/// which launches `work` (the collective).
 FrameworkOp createCommOp(mlir::OpBuilder &b, mlir::Location loc,
                          llvm::StringRef name, mlir::ValueRange inputs,
-                         int64_t device,
-                         llvm::function_ref<void(mlir::OpBuilder &)> buildBody);
+                         int64_t device, llvm::ArrayRef<WorkAttr> work);
 
 } // namespace perf
 

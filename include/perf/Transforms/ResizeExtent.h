@@ -10,9 +10,9 @@
 #ifndef PERF_TRANSFORMS_RESIZEEXTENT_H
 #define PERF_TRANSFORMS_RESIZEEXTENT_H
 
-#include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
 #include "mlir/Support/LLVM.h"
+#include "perf/Dialect/PerfOps.h"
 #include <optional>
 
 namespace perf {
@@ -31,14 +31,14 @@ struct ExtentScaler {
 mlir::Type resizeType(mlir::Type type, const ExtentScaler &s,
                       bool exactOnly = false);
 
-/// Scales the sizes of one kernel or collective op that hold the extent
-/// (a GEMM's batch or the m, n or k equal to it, else a multiple; rows,
-/// elements, bytes; a generic kernel's FLOPs, bytes and measured time) and
-/// drops the latency it was priced at. Optimizer updates keep their size.
-/// Emits an error naming `pass` and fails past max-extent.
-mlir::LogicalResult resizeKernelExtent(mlir::Operation *kernel,
-                                       const ExtentScaler &s,
-                                       llvm::StringRef pass);
+/// Scales the sizes that hold the extent in each kernel and collective `op`
+/// launches (a GEMM's batch or the m, n or k equal to it, else a multiple;
+/// rows, elements, bytes; a generic kernel's FLOPs, bytes and measured time)
+/// and drops the latency each changed one was priced at. Optimizer updates
+/// keep their size. Emits an error on `op` naming `pass` and fails past
+/// max-extent.
+mlir::LogicalResult resizeWorkExtent(FrameworkOp op, const ExtentScaler &s,
+                                     llvm::StringRef pass);
 
 } // namespace perf
 

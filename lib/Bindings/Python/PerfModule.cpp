@@ -16,6 +16,7 @@
 #include "mlir/Parser/Parser.h"
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Dialect/WorkSchema.h"
 #include "perf/Import/ModelConfigImport.h"
 #include "perf/Import/OnnxImport.h"
 #include "perf/Support/GpuSpec.h"
@@ -23,6 +24,7 @@
 #include "perf/Support/Version.h"
 #include "perf/Tools/Registration.h"
 #include "perf/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
@@ -177,17 +179,29 @@ public:
     stack = unwrap(createKernelCostStack(names, options));
   }
 
-  /// Prices the kernel op `text` (perf dialect syntax, checked by its
-  /// verifier) on `device`: latency, model, FLOPs, bytes.
+  /// Prices the kernel `text` (`perf.gemm {m = 1, ...}`, as a perf.op's work
+  /// list writes it, checked by its verifier) on `device`: latency, model,
+  /// FLOPs, bytes.
   py::tuple price(const std::string &text, const std::string &device) {
     GpuSpec gpu = lookupDevice(device);
+    llvm::StringRef kind = llvm::StringRef(text).ltrim().take_until(
+        [](char c) { return llvm::isSpace(c) || c == '{'; });
+    if (!parseWorkMnemonic(kind))
+      throw PerfError("'" + kind.str() + "' is unknown: not a kind of " +
+                      "device work (perf.gemm, perf.conv2d, ...)");
+    // Work is read as a perf.op's, so the text goes in one.
+    std::string ir = "perf.op \"kernel\" : () -> () {\n" + text + "\n}\n";
     Session session;
-    auto module = session.load("", text, 0, text);
+    auto module = session.load("", ir, 0, text);
     KernelDesc desc;
     int kernels = 0;
-    module->walk([&](KernelOpInterface kernel) {
-      desc = kernel.getKernelDesc();
-      ++kernels;
+    module->walk([&](FrameworkOp op) {
+      for (WorkAttr work : op.getWorkList()) {
+        if (!work.isKernel())
+          continue;
+        desc = work.getKernelDesc();
+        ++kernels;
+      }
     });
     if (kernels != 1)
       throw PerfError("expected one kernel op, got " + std::to_string(kernels));

@@ -340,8 +340,9 @@ private:
     double bwMs;
   };
   std::vector<Emitted> forward;
-  /// Each measured node's kernels and the node's measured time.
-  std::vector<std::pair<SmallVector<Operation *>, double>> measuredNodes;
+  /// Each measured node's op (all of whose work is its kernels) and the
+  /// node's measured time.
+  std::vector<std::pair<FrameworkOp, double>> measuredNodes;
 
   /// Repeats rows [begin, end) `count` times; the hidden state entering
   /// the block (the first row's first input) is the previous copy's last
@@ -448,20 +449,17 @@ private:
     for (const DeviceWork &w : work)
       kernels += std::holds_alternative<KernelDesc>(w);
     if (kernels) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(&op.getOrCreateBodyBlock());
-      SmallVector<Operation *> built;
+      SmallVector<WorkAttr> built;
       for (const DeviceWork &w : work) {
         const auto *k = std::get_if<KernelDesc>(&w);
         if (!k)
           continue;
-        if (KernelOpInterface kernel = buildKernelOp(b, loc, *k))
+        if (WorkAttr kernel = buildKernelWork(b.getContext(), *k))
           built.push_back(kernel);
       }
+      op.setWorkList(built);
       if (measured && !built.empty())
-        measuredNodes.push_back({built, n.fwMs * 1000});
-      if (op.getBodyBlockOrNull()->empty())
-        op.getBody().getBlocks().clear();
+        measuredNodes.push_back({op, n.fwMs * 1000});
     }
     forward.push_back({op, n.bwMs});
   }
@@ -473,16 +471,18 @@ private:
   /// are fitted on (splitIsolatedCost, with the fastest node as the launch).
   void removeIsolatedLaunches() {
     launchUs = 0;
-    for (const auto &[kernels, us] : measuredNodes)
+    for (const auto &[node, us] : measuredNodes)
       if (us > 0 && (launchUs == 0 || us < launchUs))
         launchUs = us;
-    for (const auto &[kernels, us] : measuredNodes) {
+    for (auto [op, us] : measuredNodes) {
       double streamed = splitIsolatedCost(us, launchUs).latencyUs;
-      for (Operation *kernel : kernels) {
-        kernel->setAttr(kLatencyAttr,
-                        b.getF64FloatAttr(streamed / kernels.size()));
-        kernel->setAttr(kCostModelAttr, b.getStringAttr("measured"));
-      }
+      SmallVector<WorkAttr> kernels(op.getWorkList());
+      for (WorkAttr &kernel : kernels)
+        kernel = kernel.with([&](NamedAttrList &attrs) {
+          attrs.set(kLatencyAttr, b.getF64FloatAttr(streamed / kernels.size()));
+          attrs.set(kCostModelAttr, b.getStringAttr("measured"));
+        });
+      op.setWorkList(kernels);
     }
   }
 
@@ -503,8 +503,6 @@ private:
           b.getI64IntegerAttr(0));
       if (Attribute layer = e.op->getAttr(kLayerAttr))
         bwd->setAttr(kLayerAttr, layer);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(&bwd.getOrCreateBodyBlock());
       // The node's backward is timed as a whole; its kernel carries twice
       // the forward kernels' FLOPs and bytes (a backward does about twice
       // the forward's work, at the same arithmetic intensity), so that
@@ -512,17 +510,19 @@ private:
       // instead of keeping the source GPU's time.
       KernelDesc d;
       d.pass = KernelPass::BackwardData;
-      if (Block *body = e.op.getBodyBlockOrNull()) {
-        for (KernelOpInterface fwd : body->getOps<KernelOpInterface>()) {
-          KernelDesc f = fwd.getKernelDesc();
-          if (d.flops == 0 && d.bytes == 0)
-            d.dtype = f.dtype;
-          d.flops += 2 * f.totalFlops();
-          d.bytes += 2 * f.totalBytes();
-        }
+      for (WorkAttr fwd : e.op.getWorkList()) {
+        if (!fwd.isKernel())
+          continue;
+        KernelDesc f = fwd.getKernelDesc();
+        if (d.flops == 0 && d.bytes == 0)
+          d.dtype = f.dtype;
+        d.flops += 2 * f.totalFlops();
+        d.bytes += 2 * f.totalBytes();
       }
-      if (KernelOpInterface kernel = buildKernelOp(b, e.op.getLoc(), d))
-        measuredNodes.push_back({{kernel}, e.bwMs * 1000});
+      if (WorkAttr kernel = buildKernelWork(b.getContext(), d)) {
+        bwd.appendWork(kernel);
+        measuredNodes.push_back({bwd, e.bwMs * 1000});
+      }
       grad = bwd.getResult(0);
     }
     graph.setPhase("training");
@@ -642,10 +642,10 @@ perf::readFxNodeMeasurements(StringRef path, StringRef device) {
     measured.device = gpu.getSpec();
     graph.walk([&](FrameworkOp node) {
       auto fwUs = node->getAttrOfType<FloatAttr>(kFxForwardUsAttr);
-      Block *body = node.getBodyBlockOrNull();
-      if (!fwUs || fwUs.getValueAsDouble() <= 0 || !body)
+      if (!fwUs || fwUs.getValueAsDouble() <= 0)
         return;
-      auto kernels = body->getOps<KernelOpInterface>();
+      auto kernels = llvm::make_filter_range(
+          node.getWorkList(), [](WorkAttr w) { return w.isKernel(); });
       if (std::distance(kernels.begin(), kernels.end()) != 1)
         return;
       KernelMeasurement row;

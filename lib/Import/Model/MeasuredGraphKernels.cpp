@@ -15,7 +15,6 @@
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Import/ModelConfigImport.h"
-#include "perf/Interfaces/KernelOpInterface.h"
 #include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
 #include "llvm/Support/SourceMgr.h"
@@ -57,32 +56,34 @@ perf::readMeasuredGraphKernels(llvm::StringRef path) {
                                  gpu.getSpec().name + "): one file per GPU");
     anyGraph = true;
     measured.device = gpu.getSpec();
-    graph.walk([&](KernelOpInterface kernel) {
-      // A trace import marks the kernels it timed "measured"; a retargeted
-      // graph keeps the time measured on the source in its own attribute.
-      auto us = kernel->getAttrOfType<FloatAttr>(kMeasuredLatencyAttr);
-      auto model = kernel->getAttrOfType<StringAttr>(kCostModelAttr);
-      if (!us && model && model.getValue() == "measured")
-        us = kernel->getAttrOfType<FloatAttr>(kLatencyAttr);
-      if (!us || us.getValueAsDouble() <= 0)
-        return;
-      KernelMeasurement row;
-      row.kernel = kernel.getKernelDesc();
-      // A generic kernel is only its FLOPs and bytes: nothing a model
-      // learns a kind's behaviour from.
-      if (row.kernel.kind == KernelKind::Generic)
-        return;
-      row.device = measured.device.name;
-      if (auto op = kernel->getParentOfType<FrameworkOp>())
+    graph.walk([&](FrameworkOp op) {
+      for (WorkAttr kernel : op.getWorkList()) {
+        if (!kernel.isKernel())
+          continue;
+        // A trace import marks the kernels it timed "measured"; a retargeted
+        // graph keeps the time measured on the source in its own attribute.
+        auto us = kernel.getAs<FloatAttr>(kMeasuredLatencyAttr);
+        auto model = kernel.getAs<StringAttr>(kCostModelAttr);
+        if (!us && model && model.getValue() == "measured")
+          us = kernel.getAs<FloatAttr>(kLatencyAttr);
+        if (!us || us.getValueAsDouble() <= 0)
+          continue;
+        KernelMeasurement row;
+        row.kernel = kernel.getKernelDesc();
+        // A generic kernel is only its FLOPs and bytes: nothing a model
+        // learns a kind's behaviour from.
+        if (row.kernel.kind == KernelKind::Generic)
+          continue;
+        row.device = measured.device.name;
         row.op = op.getOpName().str();
-      else
-        row.op = kernelKindName(row.kernel.kind).str();
-      row.latencyUs = us.getValueAsDouble();
-      row.file = path.str();
-      row.source = "trace";
-      if (auto line = dyn_cast<FileLineColLoc>(kernel->getLoc()))
-        row.line = line.getLine();
-      measured.rows.push_back(std::move(row));
+        row.latencyUs = us.getValueAsDouble();
+        row.file = path.str();
+        row.source = "trace";
+        // Work has no location of its own: errors name its perf.op's line.
+        if (auto line = dyn_cast<FileLineColLoc>(op.getLoc()))
+          row.line = line.getLine();
+        measured.rows.push_back(std::move(row));
+      }
     });
   }
   if (!anyGraph)

@@ -183,14 +183,13 @@ private:
       fw->setAttr(kExpertAttr, b.getI64IntegerAttr(expert));
     if (router)
       fw->setAttr(kRouterAttr, b.getUnitAttr());
-    if (!work.empty()) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(&fw.getOrCreateBodyBlock());
-      for (DeviceWork &w : work)
-        buildKernelOp(b, opLoc, std::get<KernelDesc>(w));
-      if (fw.getBodyBlockOrNull()->empty())
-        fw.getBody().getBlocks().clear();
-    }
+    // Kernels whose sizes the dialect refuses are left out.
+    SmallVector<WorkAttr> kernels;
+    for (DeviceWork &w : work)
+      if (WorkAttr kernel =
+              buildKernelWork(b.getContext(), std::get<KernelDesc>(w)))
+        kernels.push_back(kernel);
+    fw.setWorkList(kernels);
     return Tensor{fw.getResult(0), Shape(shape.begin(), shape.end()),
                   resultType};
   }

@@ -67,12 +67,11 @@ static Type tensorTypeOf(MLIRContext *ctx, const OnnxValueInfo *v) {
   return RankedTensorType::get(dims, elem);
 }
 
-/// Creates the kernel op for `kernel`; returns false when it has no work
-/// (shapes unknown), in which case nothing is created.
-static bool buildKernel(OpBuilder &b, Location loc, const OnnxKernel &kernel) {
+/// The kernel of `kernel`; null when it has no work (shapes unknown).
+static WorkAttr buildKernel(MLIRContext *ctx, const OnnxKernel &kernel) {
   KernelDesc d = kernel.desc;
   if (d.totalFlops() <= 0 && d.totalBytes() <= 0)
-    return false;
+    return nullptr;
   // The role names the kernel's operation ("conv", "bias", "relu").
   d.op = kernel.role;
   d.tensorCores = runsOnTensorCores(d.kind, d.dtype);
@@ -85,7 +84,7 @@ static bool buildKernel(OpBuilder &b, Location loc, const OnnxKernel &kernel) {
     d.bytes = d.totalBytes();
     d.kind = KernelKind::Generic;
   }
-  return static_cast<bool>(buildKernelOp(b, loc, d));
+  return buildKernelWork(ctx, d);
 }
 
 OwningOpRef<ModuleOp>
@@ -155,7 +154,6 @@ perf::buildPerfModuleFromOnnx(MLIRContext *ctx, const OnnxModel &model,
     state.addAttribute("op_name", b.getStringAttr("onnx::Input"));
     state.addAttribute("onnx.name", b.getStringAttr(name));
     state.addTypes(tensorTypeOf(ctx, v));
-    state.addRegion();
     Operation *op = b.create(state);
     ssa[name] = op->getResult(0);
   }
@@ -227,21 +225,20 @@ perf::buildPerfModuleFromOnnx(MLIRContext *ctx, const OnnxModel &model,
       state.addAttribute(kTrainingDropoutAttr, b.getUnitAttr());
     if (!ln.fusedInto.empty())
       state.addAttribute("onnx.fused_into", b.getStringAttr(ln.fusedInto));
-    state.addRegion();
     auto op = cast<FrameworkOp>(b.create(state));
     for (unsigned i = 0; i < n.outputs.size(); ++i)
       if (!n.outputs[i].empty())
         ssa[n.outputs[i]] = op->getResult(i);
     if (ln.kernels.empty())
       continue;
-    OpBuilder::InsertionGuard guard(b);
-    Block &body = op.getOrCreateBodyBlock();
-    b.setInsertionPointToEnd(&body);
-    for (const OnnxKernel &k : ln.kernels)
-      if (!buildKernel(b, loc, k))
+    SmallVector<WorkAttr> work;
+    for (const OnnxKernel &k : ln.kernels) {
+      if (WorkAttr kernel = buildKernel(ctx, k))
+        work.push_back(kernel);
+      else
         ++skippedKernels;
-    if (body.empty())
-      op.getBody().getBlocks().clear();
+    }
+    op.setWorkList(work);
   }
 
   if (skippedKernels)

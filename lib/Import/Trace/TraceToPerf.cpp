@@ -71,41 +71,45 @@ public:
   llvm::MapVector<StringRef, unsigned> unknownOps;
   std::vector<std::string> unknownStorage;
 
-  void setLatency(Operation *op, const DeviceEvent &event) {
-    op->setAttr(kLatencyAttr, b.getF64FloatAttr(event.dur));
-    // Where the trace ran it, from the iteration's start: the predicted
-    // timeline shows it beside the prediction.
-    if (origin)
-      op->setAttr(kMeasuredStartAttr,
-                  b.getF64FloatAttr(std::max(0.0, event.start - *origin)));
-    op->setAttr(kCostModelAttr, b.getStringAttr("measured"));
+  /// `work` as `event` ran it: its measured time, placement and name.
+  WorkAttr withLatency(WorkAttr work, const DeviceEvent &event) {
     // Its launch is priced as the call that made it (a memset's
     // cudaMemsetAsync, a ROCm trace's hipLaunchKernel), as the replay does;
     // the usual one goes unsaid. A call that launched several events (a
-    // cudaGraphLaunch) is paid once in the replay, and a kernel op pays its
+    // cudaGraphLaunch) is paid once in the replay, and a kernel pays its
     // own launch, so those kernels keep their kind's.
+    StringAttr launchCall;
     if (trace && event.runtimeIndex >= 0) {
       const RuntimeCall &call = trace->runtimeCalls()[event.runtimeIndex];
-      if (call.launched.size() == 1 && call.name != defaultLaunchCall(op))
-        op->setAttr(kLaunchCallAttr, b.getStringAttr(call.name));
+      if (call.launched.size() == 1 && call.name != defaultLaunchCall(work))
+        launchCall = b.getStringAttr(call.name);
     }
-    if (copiesPageableMemory(event))
-      op->setAttr(kCopyInCallAttr, b.getUnitAttr());
-    op->setAttr("device", b.getI64IntegerAttr(event.device));
-    op->setAttr("stream", b.getI64IntegerAttr(event.stream));
-    if (!isa<CollectiveOpInterface>(op))
-      op->setAttr("kernel_name", b.getStringAttr(event.name));
-    else
-      op->setAttr("trace.kernel_name", b.getStringAttr(event.name));
     ++measuredKernels;
+    return work.with([&](NamedAttrList &attrs) {
+      attrs.set(kLatencyAttr, b.getF64FloatAttr(event.dur));
+      // Where the trace ran it, from the iteration's start: the predicted
+      // timeline shows it beside the prediction.
+      if (origin)
+        attrs.set(kMeasuredStartAttr,
+                  b.getF64FloatAttr(std::max(0.0, event.start - *origin)));
+      attrs.set(kCostModelAttr, b.getStringAttr("measured"));
+      if (launchCall)
+        attrs.set(kLaunchCallAttr, launchCall);
+      if (copiesPageableMemory(event))
+        attrs.set(kCopyInCallAttr, b.getUnitAttr());
+      attrs.set("device", b.getI64IntegerAttr(event.device));
+      attrs.set("stream", b.getI64IntegerAttr(event.stream));
+      attrs.set(work.isCollective() ? "trace.kernel_name" : "kernel_name",
+                b.getStringAttr(event.name));
+    });
   }
 
-  /// Creates the op of inferred work; null when its sizes are not all
-  /// positive (shapes the trace did not record).
-  Operation *buildKernel(const DeviceWork &work, int64_t device) {
-    Operation *op = nullptr;
+  /// The inferred work; null when its sizes are not all positive (shapes
+  /// the trace did not record).
+  WorkAttr buildKernel(const DeviceWork &work, int64_t device) {
+    WorkAttr built;
     if (const auto *kernel = std::get_if<KernelDesc>(&work)) {
-      op = buildKernelOp(b, loc, *kernel);
+      built = buildKernelWork(ctx, *kernel);
     } else {
       const auto &collective = std::get<CollectiveDesc>(work);
       SmallVector<int64_t> group;
@@ -113,19 +117,19 @@ public:
         group.push_back(r);
       if (!llvm::is_contained(group, device))
         group.push_back(device);
-      op = buildCollectiveOp(b, loc, collective, group);
+      built = buildCollectiveWork(ctx, collective, group);
     }
-    if (!op) {
+    if (!built) {
       ++invalidInferred;
       return nullptr;
     }
     if (device != 0)
-      op->setAttr("device", b.getI64IntegerAttr(device));
-    return op;
+      built = built.with("device", b.getI64IntegerAttr(device));
+    return built;
   }
 
   /// A measured event no inferred kernel describes.
-  Operation *buildMeasured(const DeviceEvent &e) {
+  WorkAttr buildMeasured(const DeviceEvent &e) {
     KernelDesc d;
     if (e.kind == DeviceEventKind::Memcpy && e.bytes > 0) {
       d.kind = KernelKind::Memcpy;
@@ -137,36 +141,36 @@ public:
     } else {
       d.bytes = static_cast<double>(std::max<int64_t>(e.bytes, 0));
     }
-    Operation *op = buildKernelOp(b, loc, d);
-    setLatency(op, e);
-    return op;
+    return withLatency(buildKernelWork(ctx, d), e);
   }
 
-  /// Emits the device work of one op: measured events matched to the
-  /// inferred kernels when `measured` is given, else the inferred kernels.
+  /// The device work of one op, appended to `work`: measured events matched
+  /// to the inferred kernels when `measured` is given, else the inferred
+  /// kernels.
   void emitWork(ArrayRef<DeviceWork> inferred,
                 const std::vector<const DeviceEvent *> *measured,
-                int64_t device) {
+                int64_t device, SmallVectorImpl<WorkAttr> &work) {
     if (!measured) {
       for (const DeviceWork &k : inferred)
-        buildKernel(k, device);
+        if (WorkAttr built = buildKernel(k, device))
+          work.push_back(built);
       return;
     }
     std::vector<bool> used(inferred.size(), false);
     for (const DeviceEvent *e : *measured) {
       StringRef cls = classifyDeviceEvent(*e);
-      Operation *op = nullptr;
-      for (size_t i = 0; i < inferred.size() && !op; ++i) {
+      WorkAttr built;
+      for (size_t i = 0; i < inferred.size() && !built; ++i) {
         if (used[i] || !measuredMatches(cls, inferred[i]))
           continue;
         used[i] = true;
-        op = buildKernel(inferred[i], e->device);
+        built = buildKernel(inferred[i], e->device);
       }
-      if (op) {
-        setLatency(op, *e);
+      if (built) {
+        work.push_back(withLatency(built, *e));
         ++typedMeasured;
       } else {
-        buildMeasured(*e);
+        work.push_back(buildMeasured(*e));
       }
     }
     droppedInferred += llvm::count(used, false);
@@ -537,14 +541,13 @@ static OwningOpRef<ModuleOp> importKineto(MLIRContext *ctx, StringRef path,
     bool isWaitedFor = waitedFor.count(index);
     if (isWaitedFor)
       state.addTypes(b.getNoneType());
-    state.addRegion();
     auto op = cast<FrameworkOp>(b.create(state));
     if (isWaitedFor)
       orderToken[index] = op->getResult(0);
     if (!events.empty()) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(&op.getOrCreateBodyBlock());
-      gb.emitWork(inferred, &events, device);
+      SmallVector<WorkAttr> work;
+      gb.emitWork(inferred, &events, device, work);
+      op.setWorkList(work);
     }
     emitWaits(gb, trace, index, device);
   }
@@ -673,7 +676,6 @@ static OwningOpRef<ModuleOp> importEt(MLIRContext *ctx, StringRef path,
     state.addAttribute("trace.node", b.getI64IntegerAttr(node.id));
     if (device != 0)
       state.addAttribute("device", b.getI64IntegerAttr(device));
-    state.addRegion();
     auto op = cast<FrameworkOp>(b.create(state));
     for (auto [t, result] : llvm::zip(node.outputs, op->getResults()))
       tensorValue[t.tensorId] = result;
@@ -699,13 +701,9 @@ static OwningOpRef<ModuleOp> importEt(MLIRContext *ctx, StringRef path,
     } else {
       gb.noteUnknown(unknown);
     }
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(&op.getOrCreateBodyBlock());
-      gb.emitWork(inferred, kIndex ? &events : nullptr, device);
-    }
-    if (op.getBodyBlockOrNull()->empty())
-      op.getBody().getBlocks().clear();
+    SmallVector<WorkAttr> work;
+    gb.emitWork(inferred, kIndex ? &events : nullptr, device, work);
+    op.setWorkList(work);
     if (kIndex)
       emitWaits(gb, *kineto, *kIndex, device);
   }

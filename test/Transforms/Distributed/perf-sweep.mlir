@@ -78,7 +78,7 @@
 // W16-NEXT: allreduce-cluster 25 10 1 1 8000.0 980.0 2.0 3550.0 12532.0 6484.8
 // BADGRAPH: perf-sweep: error: --arch-graph: expected auto, on or off, got 'maybe'
 // BADLIST: perf-sweep: error: --tflops: expected positive numbers, got 'x'
-// LOCATED: bad.mlir:3:15: error: custom op 'perf.gemm' 'perf.gemm' op attribute 'm' failed to satisfy constraint: a positive 64-bit integer at most max-extent (2^40)
+// LOCATED: bad.mlir:3:5: error: custom op 'perf.op' 'perf.gemm' attribute 'm' failed to satisfy constraint: a positive 64-bit integer at most max-extent (2^40)
 // MISSING: perf-sweep: error: cannot read: No such file or directory ({{.*}}missing.mlir)
 // INF: perf-sweep: error: --tflops: expected positive numbers, got 'inf'
 // WORKERS: perf-sweep: error: --workers is 1000000, above the limit max-devices (65536)
