@@ -6,8 +6,9 @@ A step written out is read by MLIR before any pass of perf-opt runs. This
 times that read alone (`perf-opt --mlir-timing`, its "Parser" phase, which
 includes the verifier) for N host ops written three ways:
 
-  region      today's form: each perf.op holds its kernel as an op in its
-              body (an op, a region, a block and a nested op per kernel);
+  work list   today's form: each perf.op lists its kernel in braces, read
+              as a #perf.work attribute in its work list (identical
+              kernels are one attribute);
   attributes  each perf.op carries the same kernel fields as attributes and
               has no body (what a kernel held as an attribute of its op
               would cost to read);
@@ -39,7 +40,7 @@ KERNELS = [
     ("aten::layer_norm", "layernorm", [("rows", 4096), ("cols", 1024)]),
     ("aten::softmax", "softmax", [("rows", 4096), ("cols", 1024)]),
 ]
-SHAPES = ("region", "attributes", "bare")
+SHAPES = ("work list", "attributes", "bare")
 
 
 def write_graph(path, shape, ops):
@@ -51,7 +52,7 @@ def write_graph(path, shape, ops):
             name, kind, fields = KERNELS[i % len(KERNELS)]
             head = '  %%v%d = perf.op "%s"(%%v%d)' % (i, name, i - 1)
             signature = " : (%s) -> %s" % (TENSOR, TENSOR)
-            if shape == "region":
+            if shape == "work list":
                 body = ", ".join("%s = %d" % f for f in fields)
                 out.write("%s%s {\n    perf.%s {%s}\n  }\n" % (head, signature, kind, body))
             elif shape == "attributes":
@@ -99,9 +100,9 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for shape in SHAPES:
             print("op_shapes: %s, %d ops" % (shape, args.ops), file=sys.stderr)
-            text = os.path.join(work, shape + ".mlir")
+            text = os.path.join(work, shape.replace(" ", "-") + ".mlir")
             write_graph(text, shape, args.ops)
-            bytecode = os.path.join(work, shape + ".mlirbc")
+            bytecode = os.path.join(work, shape.replace(" ", "-") + ".mlirbc")
             subprocess.run([opt, text, "--strip-debuginfo", "--emit-bytecode",
                             "-o", bytecode], check=True)
             rows.append((shape,
