@@ -87,9 +87,30 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     return names;
   }
 
+  /// Calls `each` with every piece of work of `hostOps`, in the
+  /// schedule's order (the host ops' work lists one after the other), its
+  /// op, and its label. A step repeats its kernels: `describe` makes each
+  /// distinct piece's label once.
+  template <typename Label>
+  static void forEachLabelledWork(
+      ArrayRef<Operation *> hostOps, function_ref<Label(WorkAttr)> describe,
+      function_ref<void(FrameworkOp, WorkAttr, const Label &)> each) {
+    llvm::DenseMap<WorkAttr, Label> described;
+    for (Operation *op : hostOps) {
+      auto fw = dyn_cast<FrameworkOp>(op);
+      if (!fw)
+        continue;
+      for (WorkAttr work : fw.getWorkList()) {
+        auto it = described.find(work);
+        if (it == described.end())
+          it = described.try_emplace(work, describe(work)).first;
+        each(fw, work, it->second);
+      }
+    }
+  }
+
   /// What a launch list says of a graph's ops and kernels, in the
-  /// schedule's order: a kernel's database key, a collective's bytes. The
-  /// schedule's kernels are its host ops' work lists one after the other.
+  /// schedule's order: a kernel's database key, a collective's bytes.
   static LaunchGraph launchLabels(GraphOp graph,
                                   ArrayRef<Operation *> hostOps) {
     LaunchGraph labels;
@@ -97,16 +118,10 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     if (GpuAttr gpu = graph.getGpuTarget())
       labels.device = gpu.getSpec().name;
     labels.opNames = opNames(hostOps);
-    // A step repeats its kernels: each distinct one is described once.
-    llvm::DenseMap<WorkAttr, LaunchKernel> described;
-    for (Operation *op : hostOps) {
-      auto fw = dyn_cast<FrameworkOp>(op);
-      if (!fw)
-        continue;
-      for (WorkAttr work : fw.getWorkList()) {
-        auto [it, fresh] = described.try_emplace(work);
-        LaunchKernel &k = it->second;
-        if (fresh) {
+    forEachLabelledWork<LaunchKernel>(
+        hostOps,
+        [](WorkAttr work) {
+          LaunchKernel k;
           if (work.isKernel()) {
             KernelDesc desc = work.getKernelDesc();
             k.kind = kernelKindName(desc.kind).str();
@@ -118,10 +133,11 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
             k.dtype = dtypeName(desc.dtype).str();
             k.bytes = desc.bytes;
           }
-        }
-        labels.kernels.push_back(k);
-      }
-    }
+          return k;
+        },
+        [&](FrameworkOp, WorkAttr, const LaunchKernel &k) {
+          labels.kernels.push_back(k);
+        });
     return labels;
   }
 
@@ -135,16 +151,10 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     if (GpuAttr gpu = graph.getGpuTarget())
       labels.device = gpu.getSpec().name;
     labels.opNames = opNames(hostOps);
-    // Each distinct kernel is described once; its name may be its op's.
-    llvm::DenseMap<WorkAttr, TimelineKernel> described;
-    for (Operation *op : hostOps) {
-      auto fw = dyn_cast<FrameworkOp>(op);
-      if (!fw)
-        continue;
-      for (WorkAttr work : fw.getWorkList()) {
-        auto [it, fresh] = described.try_emplace(work);
-        TimelineKernel &d = it->second;
-        if (fresh) {
+    forEachLabelledWork<TimelineKernel>(
+        hostOps,
+        [](WorkAttr work) {
+          TimelineKernel d;
           if (work.isKernel()) {
             KernelDesc desc = work.getKernelDesc();
             d.kind = kernelKindName(desc.kind).str();
@@ -163,13 +173,15 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
             d.measuredLatencyUs =
                 getF64(work, kMeasuredLatencyAttr, getF64(work, kLatencyAttr));
           }
-        }
-        TimelineKernel k = d;
-        if (!work.has("kernel_name"))
-          k.name = fw.getOpName().str() + " " + k.kind;
-        labels.kernels.push_back(std::move(k));
-      }
-    }
+          return d;
+        },
+        [&](FrameworkOp fw, WorkAttr work, const TimelineKernel &d) {
+          TimelineKernel k = d;
+          // A kernel without its library name is named by its op.
+          if (!work.has("kernel_name"))
+            k.name = fw.getOpName().str() + " " + k.kind;
+          labels.kernels.push_back(std::move(k));
+        });
     return labels;
   }
 
