@@ -170,7 +170,7 @@ WorkAttr perf::buildCollectiveWork(MLIRContext *context,
                                    ArrayRef<int64_t> group) {
   if (d.bytes <= 0 || group.empty())
     return nullptr;
-  WorkKind kind;
+  WorkKind kind = WorkKind::AllReduce;
   switch (d.kind) {
   case CollectiveKind::AllReduce:
     kind = WorkKind::AllReduce;
