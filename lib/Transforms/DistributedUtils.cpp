@@ -192,12 +192,6 @@ SmallVector<int64_t> perf::iotaGroup(int64_t n, int64_t first) {
   return g;
 }
 
-WorkAttr perf::withPlacement(WorkAttr work, StringRef field, int64_t id) {
-  if (id == 0)
-    return work.with(field, Attribute());
-  return work.with(field, Builder(work.getContext()).getI64IntegerAttr(id));
-}
-
 WorkAttr perf::makeCollectiveWork(MLIRContext *context, WorkKind kind,
                                   int64_t bytes, ArrayRef<int64_t> group,
                                   int64_t device, int64_t stream) {
@@ -205,10 +199,9 @@ WorkAttr perf::makeCollectiveWork(MLIRContext *context, WorkKind kind,
   NamedAttrList attrs;
   attrs.append("bytes", b.getI64IntegerAttr(bytes));
   attrs.append("group", b.getDenseI64ArrayAttr(group));
-  if (device != 0)
-    attrs.append("device", b.getI64IntegerAttr(device));
-  if (stream != 0)
-    attrs.append("stream", b.getI64IntegerAttr(stream));
+  // Device and stream 0, the defaults, are left out by WorkAttr::get.
+  attrs.append("device", b.getI64IntegerAttr(device));
+  attrs.append("stream", b.getI64IntegerAttr(stream));
   return WorkAttr::get(context, kind, attrs.getDictionary(context));
 }
 

@@ -62,15 +62,10 @@ static WorkAttr fuseInto(Builder &b, WorkAttr producer, WorkAttr consumer) {
   for (Attribute p : parts)
     fn += (fn.empty() ? "" : "+") + cast<StringAttr>(p).getValue().str();
   return consumer.with([&](NamedAttrList &attrs) {
-    // One input and one FLOP per element are the defaults, left unwritten.
-    if (inputs != 1)
-      attrs.set("inputs", b.getI64IntegerAttr(inputs));
-    else
-      attrs.erase("inputs");
-    if (flops != 1.0)
-      attrs.set("flops_per_element", b.getF64FloatAttr(flops));
-    else
-      attrs.erase("flops_per_element");
+    // One input and one FLOP per element, the defaults, are left out by
+    // WorkAttr::get.
+    attrs.set("inputs", b.getI64IntegerAttr(inputs));
+    attrs.set("flops_per_element", b.getF64FloatAttr(flops));
     attrs.set("fn", b.getStringAttr(fn));
     attrs.set(kFusedAttr, b.getArrayAttr(parts));
     for (StringRef stale : {kLatencyAttr, kCostModelAttr})

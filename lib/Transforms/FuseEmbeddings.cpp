@@ -144,11 +144,8 @@ struct FuseEmbeddingsPass : perf::impl::FuseEmbeddingsBase<FuseEmbeddingsPass> {
                             std::llround(rowsSum / tables))));
       int64_t pooling = std::max<int64_t>(
           1, static_cast<int64_t>(std::llround(poolingSum / tables)));
-      // One row per bag is the default, left unwritten.
-      if (pooling != 1)
-        attrs.set("pooling", b.getI64IntegerAttr(pooling));
-      else
-        attrs.erase("pooling");
+      // One row per bag, the default, is left out by WorkAttr::get.
+      attrs.set("pooling", b.getI64IntegerAttr(pooling));
       for (StringRef stale :
            {StringRef("kernel_name"), StringRef(kLatencyAttr),
             StringRef(kCostModelAttr), StringRef(kMeasuredLatencyAttr),

@@ -309,7 +309,7 @@ struct PipelineParallelPass
       const bool exchange = isExpertExchange(fw);
       SmallVector<WorkAttr> work(fw.getWorkList());
       for (WorkAttr &w : work) {
-        w = withPlacement(w, "device", device);
+        w = w.with("device", b.getI64IntegerAttr(device));
         // A TP group moves to the stage's; an expert group's member r
         // (device 0's replica r, device r x tp after TP) to the stage's
         // replica r.

@@ -67,11 +67,8 @@ static FailureOr<WorkAttr> resizeWork(FrameworkOp op, WorkAttr work,
       tooLarge = true;
       return true;
     }
-    // A GEMM's batch of 1 is its default, left unwritten.
-    if (name == "batch" && work.getKind() == WorkKind::Gemm && *scaled == 1)
-      attrs.erase(name);
-    else
-      attrs.set(name, b.getI64IntegerAttr(*scaled));
+    // A GEMM's batch of 1, its default, is left out by WorkAttr::get.
+    attrs.set(name, b.getI64IntegerAttr(*scaled));
     changed = true;
     return true;
   };

@@ -197,10 +197,8 @@ struct ShardEmbeddingsPass
                                         b.getI64IntegerAttr(d));
           // One table, like device 0, is the default and left unwritten.
           int64_t tables = counts[which][d];
-          WorkAttr shard =
-              e.work.with("tables", tables == 1 ? Attribute()
-                                                : b.getI64IntegerAttr(tables));
-          op.appendWork(withPlacement(shard, "device", d));
+          WorkAttr shard = e.work.with("tables", b.getI64IntegerAttr(tables));
+          op.appendWork(shard.with("device", b.getI64IntegerAttr(d)));
           op->setAttr(kShardAttr, b.getI64IntegerAttr(d));
           done.push_back(op->getResult(0));
         }

@@ -336,8 +336,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
           // batch of 1 is the default, which the IR leaves out.
           if (batch >= devices) {
             int64_t share = divideUp(batch, devices);
-            gemm = gemm.with("batch", share == 1 ? Attribute()
-                                                 : b.getI64IntegerAttr(share));
+            gemm = gemm.with("batch", b.getI64IntegerAttr(share));
           } else {
             gemm = divided(gemm, "m", b);
           }

@@ -129,14 +129,8 @@ mlir::Value ensureResult(FrameworkOp &op);
 /// `0, 1, ..., n-1`.
 llvm::SmallVector<int64_t> iotaGroup(int64_t n, int64_t first = 0);
 
-/// `work` launched on device or stream `id` (`field` is "device" or
-/// "stream"). 0, their default, is left out, so the IR prints it as it
-/// prints work that never named one.
-WorkAttr withPlacement(WorkAttr work, llvm::StringRef field, int64_t id);
-
 /// A collective of `kind` (a collective kind) of `bytes` over `group`,
-/// launched on `device` and `stream` (left out at 0); no dtype, no
-/// algorithm.
+/// launched on `device` and `stream`; no dtype, no algorithm.
 WorkAttr makeCollectiveWork(mlir::MLIRContext *context, WorkKind kind,
                             int64_t bytes, llvm::ArrayRef<int64_t> group,
                             int64_t device = 0, int64_t stream = 0);
