@@ -29,6 +29,11 @@ llvm::hash_code perf::hash_value(const GpuSpec &spec) {
 #define GET_ATTRDEF_CLASSES
 #include "perf/Dialect/PerfAttrs.cpp.inc"
 
+WorkAttr WorkAttr::getUnverified(MLIRContext *context, WorkKind kind,
+                                 DictionaryAttr attrs) {
+  return mlir::detail::AttributeUniquer::get<WorkAttr>(context, kind, attrs);
+}
+
 void PerfDialect::registerAttributes() {
   addAttributes<
 #define GET_ATTRDEF_LIST

@@ -471,7 +471,8 @@ LogicalResult WorkAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     for (const WorkField &field : fields)
       if (field.required && !attrs.get(field.name))
         return error() << "requires attribute '" << field.name << "'";
-  return verifyKind(emitError, WorkAttr::get(attrs.getContext(), kind, attrs));
+  return verifyKind(emitError,
+                    WorkAttr::getUnverified(attrs.getContext(), kind, attrs));
 }
 
 Attribute WorkAttr::parse(AsmParser &parser, Type) {

@@ -163,6 +163,13 @@ def Perf_WorkAttr : Perf_Attr<"Work", "work"> {
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
+    /// The attribute as given, neither verified nor stripped of defaults:
+    /// for the verifier, whose kind checks read the work through its
+    /// accessors (get() would verify again in builds with assertions).
+    static WorkAttr getUnverified(::mlir::MLIRContext *context,
+                                  ::perf::WorkKind kind,
+                                  ::mlir::DictionaryAttr attrs);
+
     /// "gemm", "all_reduce": the kind as written after `perf.`.
     ::llvm::StringRef getKindName() const;
     bool isCollective() const { return getKind() >= ::perf::WorkKind::AllReduce; }
