@@ -190,7 +190,13 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     }
     return f;
   };
-  llvm::DenseMap<Operation *, OpFacts> repeatedFacts;
+  // The facts are read from an op's name, device, work list, perf.*
+  // attributes, whether it has operands and its result types: ops alike in
+  // these (every copy of a repeated op, and the layers of a step written
+  // out) share them, read once. An op of several results is read each time.
+  using FactsKey = std::tuple<StringAttr, ArrayAttr, DictionaryAttr, int64_t,
+                              unsigned, Type>;
+  llvm::DenseMap<FactsKey, OpFacts> sharedFacts;
 
   // What each framework op allocates, in launch order: its own results
   // (unless it writes in place), storages firstStorage[i] to
@@ -228,13 +234,17 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     };
     OpFacts read;
     const OpFacts *f = &read;
-    if (copy == 0) {
-      read = readFacts(fw);
-    } else {
-      auto it = repeatedFacts.find(fw);
-      if (it == repeatedFacts.end())
-        it = repeatedFacts.try_emplace(fw, readFacts(fw)).first;
+    if (fw->getNumResults() <= 1) {
+      auto [it, fresh] = sharedFacts.try_emplace(
+          FactsKey{fw.getOpNameAttr(), fw.getWorkAttr(),
+                   fw->getDiscardableAttrDictionary(), fw.getDevice(),
+                   unsigned(fw->getNumOperands() > 0),
+                   fw->getNumResults() ? fw->getResult(0).getType() : Type()});
+      if (fresh)
+        it->second = readFacts(fw);
       f = &it->second;
+    } else {
+      read = readFacts(fw);
     }
     int64_t device = f->device;
     opDevice.push_back(device);
