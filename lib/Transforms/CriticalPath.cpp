@@ -285,8 +285,12 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     // schedule.ops()[i].kernels, its work list in order.
     const bool keepOps = annotate || !timeline.empty() || !launchList.empty();
     SmallVector<Operation *> hostOps;
-    // A repeated op's attributes are read for its first copy only.
-    llvm::DenseMap<Operation *, HostOpTemplate> repeated;
+    // What the schedule reads of a framework op is its device, its work
+    // list and its perf.* attributes: ops alike in these (every copy of a
+    // repeated op, and the layers of a step written out) share one template,
+    // read once.
+    using TemplateKey = std::tuple<ArrayAttr, DictionaryAttr, int64_t>;
+    llvm::DenseMap<TemplateKey, HostOpTemplate> templates;
 
     UnrolledWalk::Size size = UnrolledWalk::unrolledSize(graph);
     schedule.reserve(size.hostOps, size.deviceWork);
@@ -296,21 +300,23 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     UnrolledWalk unrolled;
     LogicalResult walked = unrolled.run(graph, [&](Operation *op, CopyId copy) {
       HostOpTemplate read;
-      HostOpTemplate *t = &read;
-      if (copy == 0) {
+      const HostOpTemplate *t = &read;
+      if (auto fw = dyn_cast<FrameworkOp>(op)) {
+        auto [it, fresh] = templates.try_emplace(
+            TemplateKey{fw.getWorkAttr(), op->getDiscardableAttrDictionary(),
+                        fw.getDevice()});
+        if (fresh) {
+          FailureOr<HostOpTemplate> r = readHostOp(*op);
+          if (failed(r))
+            return failure();
+          it->second = std::move(*r);
+        }
+        t = &it->second;
+      } else {
         FailureOr<HostOpTemplate> r = readHostOp(*op);
         if (failed(r))
           return failure();
         read = std::move(*r);
-      } else {
-        auto it = repeated.find(op);
-        if (it == repeated.end()) {
-          FailureOr<HostOpTemplate> r = readHostOp(*op);
-          if (failed(r))
-            return failure();
-          it = repeated.try_emplace(op, std::move(*r)).first;
-        }
-        t = &it->second;
       }
       ScheduledOp sop = t->op;
       forwardOf.push_back(kNotForwarded);
@@ -338,10 +344,8 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
           forwardOf.back() = forwarded.size();
           forwarded.push_back(sop.deps);
         }
-        for (ScheduledKernel &k : t->kernels)
-          // The template of an op that runs once is not needed again.
-          sop.kernels.push_back(schedule.addKernel(
-              copy == 0 ? std::move(k) : ScheduledKernel(k)));
+        for (const ScheduledKernel &k : t->kernels)
+          sop.kernels.push_back(schedule.addKernel(k));
       }
       schedule.addOp(std::move(sop));
       if (keepOps)
