@@ -5,6 +5,7 @@
 #include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/GraphTarget.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace perf;
 using namespace mlir;
@@ -34,8 +35,12 @@ SystemSpec perf::singleNodeSystem(const GpuSpec &gpu, unsigned gpus) {
 
 int64_t perf::maxDeviceId(GraphOp graph) {
   int64_t maxId = 0;
+  // A step launches few distinct work lists: each is read once.
+  llvm::DenseSet<ArrayAttr> seen;
   graph.walk([&](FrameworkOp fw) {
     maxId = std::max<int64_t>(maxId, fw.getDevice());
+    if (!seen.insert(fw.getWorkAttr()).second)
+      return;
     for (WorkAttr w : fw.getWorkList()) {
       if (w.isKernel())
         maxId = std::max(maxId, w.getDeviceId());

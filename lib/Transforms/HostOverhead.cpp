@@ -55,17 +55,16 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
                     [&](NamedAttrList &attrs) { attrs.set(name, value); });
     };
     // T1, T2, T3 and T5 of `name`'s row; `t5`, when given, in the T5 slot.
-    // An op that enters an annotated region of a trace takes the region's
-    // T1.
-    auto attach = [&](Operation *op, StringRef name,
-                      std::optional<double> t5 = std::nullopt) {
-      auto region = getDiscardable<StringAttr>(op, kEnteredRegionAttr);
+    // An op that enters an annotated region of a trace (`region`) takes the
+    // region's T1.
+    auto overheadsOf = [&](StringRef name, StringAttr region,
+                           std::optional<double> t5 = std::nullopt) {
       double t1 = region ? overheads.entryT1(region.getValue(), name)
                          : overheads.get(name, Overhead::T1);
       double t[4] = {scale * t1, scale * overheads.get(name, Overhead::T2),
                      scale * overheads.get(name, Overhead::T3),
                      t5 ? *t5 : scale * overheads.get(name, Overhead::T5)};
-      setOne(op, kOverheadAttr, builder.getDenseF64ArrayAttr(t));
+      return builder.getDenseF64ArrayAttr(t);
     };
     // The launch queue the table was measured with goes with it.
     if (overheads.launchQueueDepth > 0)
@@ -91,9 +90,17 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
                   builder.getF64FloatAttr(scale * overheads.runtimeCall(call)));
       });
     };
+    // A framework op's overheads depend on its name and the trace region it
+    // enters only: made once per pair (a step repeats its op names).
+    llvm::DenseMap<std::pair<StringAttr, StringAttr>, Attribute> opOverheads;
     getOperation().walk([&](Operation *op) {
       if (auto fw = dyn_cast<FrameworkOp>(op)) {
-        attach(op, fw.getOpName());
+        auto region = getDiscardable<StringAttr>(op, kEnteredRegionAttr);
+        auto [it, fresh] =
+            opOverheads.try_emplace({fw.getOpNameAttr(), region});
+        if (fresh)
+          it->second = overheadsOf(fw.getOpName(), region);
+        setOne(op, kOverheadAttr, it->second);
         launches.rewrite(fw, 0, priceLaunch);
       } else if (isa<SyncOp>(op)) {
         // A wait imported from a trace names its call: the host time before
@@ -101,8 +108,11 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
         // top-level op of the trace), its own cost after the wait takes the
         // T5 slot.
         auto call = op->getAttrOfType<StringAttr>("call");
-        attach(op, call ? call.getValue() : "cudaDeviceSynchronize",
-               call ? scale * overheads.syncCall(call.getValue()) : 0);
+        setOne(op, kOverheadAttr,
+               overheadsOf(call ? call.getValue() : "cudaDeviceSynchronize",
+                           getDiscardable<StringAttr>(op, kEnteredRegionAttr),
+                           call ? scale * overheads.syncCall(call.getValue())
+                                : 0));
       }
     });
   }
