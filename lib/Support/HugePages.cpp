@@ -7,6 +7,9 @@
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 void perf::adviseHugePages(const void *data, size_t bytes) {
 #ifdef __linux__
@@ -19,5 +22,14 @@ void perf::adviseHugePages(const void *data, size_t bytes) {
 #else
   (void)data;
   (void)bytes;
+#endif
+}
+
+void perf::keepFreedMemoryForReuse() {
+#ifdef __GLIBC__
+  // Every block from the heap, none mapped on its own, and the heap's top
+  // never trimmed.
+  (void)mallopt(M_MMAP_MAX, 0);
+  (void)mallopt(M_TRIM_THRESHOLD, INT32_MAX);
 #endif
 }

@@ -7,12 +7,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/IR/DialectRegistry.h"
+#include "perf/Support/HugePages.h"
 #include "perf/Tools/PerfOptMain.h"
 #include "perf/Tools/Registration.h"
 #include "llvm/Support/InitLLVM.h"
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  perf::keepFreedMemoryForReuse();
   mlir::DialectRegistry registry;
   perf::registerPerfDialects(registry);
   return perf::perfOptMain(argc, argv, registry);

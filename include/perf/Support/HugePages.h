@@ -18,6 +18,14 @@ namespace perf {
 /// A hint: where the system has none, or for small ranges, nothing changes.
 void adviseHugePages(const void *data, size_t bytes);
 
+/// Makes the process keep memory it frees for its next allocations rather
+/// than give it back to the system. Each pass of an estimate fills arrays of
+/// a few hundred MB and frees them; given back (glibc maps blocks that large
+/// on their own and unmaps them on free) the next pass's arrays are fresh
+/// pages the kernel zeroes again. For tools, not libraries: it sets the
+/// process's allocator.
+void keepFreedMemoryForReuse();
+
 /// Reserves room for `count` elements in `array` (a std::vector or
 /// llvm::SmallVector) and advises huge pages for it.
 template <typename Array> void reserveHuge(Array &array, size_t count) {
