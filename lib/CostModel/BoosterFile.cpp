@@ -104,29 +104,24 @@ llvm::Error BoosterChecker::checkTree(const DocNode &tree, size_t index) {
     auto a = array(key, n);
     if (!a)
       return a.takeError();
-    std::vector<int64_t> &values = ints.emplace_back();
-    values.reserve(n);
-    for (size_t j = 0; j < n; ++j) {
-      std::optional<int64_t> i = (*a)->integerAt(j);
-      if (!i)
-        return bad(where + "." + key, "must hold integers");
-      values.push_back(*i);
-    }
+    if (!(*a)->appendIntegers(ints.emplace_back()))
+      return bad(where + "." + key, "must hold integers");
   }
   double largestLeaf = 0;
+  std::vector<double> numbers;
   for (const char *key : numberArrays) {
     auto a = array(key, n);
     if (!a)
       return a.takeError();
-    bool leafValues = llvm::StringRef(key) == "split_conditions";
-    for (size_t j = 0; j < n; ++j) {
-      std::optional<double> d = (*a)->numberAt(j);
-      if (!d || !std::isfinite(*d))
-        return bad(where + "." + key, "must hold finite numbers");
-      // A leaf's value is its split condition.
-      if (leafValues && ints[0][j] == -1)
-        largestLeaf = std::max(largestLeaf, std::abs(*d));
-    }
+    numbers.clear();
+    if (!(*a)->appendNumbers(numbers) ||
+        !llvm::all_of(numbers, [](double d) { return std::isfinite(d); }))
+      return bad(where + "." + key, "must hold finite numbers");
+    // A leaf's value is its split condition.
+    if (llvm::StringRef(key) == "split_conditions")
+      for (size_t j = 0; j < n; ++j)
+        if (ints[0][j] == -1)
+          largestLeaf = std::max(largestLeaf, std::abs(numbers[j]));
   }
   leafBound += largestLeaf;
   for (const char *key : {"categories", "categories_nodes",

@@ -99,6 +99,9 @@ public:
       return std::nullopt;
     return cost;
   }
+  llvm::Error prepare(llvm::ArrayRef<KernelKind> kinds) override {
+    return stack.prepare(kinds);
+  }
 
 private:
   KernelCostStack stack;

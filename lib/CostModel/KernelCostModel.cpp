@@ -154,6 +154,13 @@ std::vector<std::string> KernelCostStack::modelNames() const {
   return names;
 }
 
+llvm::Error KernelCostStack::prepare(llvm::ArrayRef<KernelKind> kinds) const {
+  for (const auto &model : models)
+    if (llvm::Error e = model->prepare(kinds))
+      return e;
+  return llvm::Error::success();
+}
+
 std::vector<KernelCostMiss> KernelCostStack::misses() const {
   std::vector<KernelCostMiss> all;
   for (const auto &model : models)
@@ -193,6 +200,12 @@ public:
         std::max(std::exp(logIsolated / n) - cost.latencyUs, 0.0);
     cost.model = modelName;
     return cost;
+  }
+  llvm::Error prepare(llvm::ArrayRef<KernelKind> kinds) override {
+    for (const auto &part : parts)
+      if (llvm::Error e = part->prepare(kinds))
+        return e;
+    return llvm::Error::success();
   }
 
 private:

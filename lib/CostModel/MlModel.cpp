@@ -424,86 +424,114 @@ MlModel::load(llvm::StringRef dir,
   if (boosterFiles.empty())
     return llvm::createStringError("no <kind>.ubj models in '" + dir +
                                    "' (run perf-train)");
-  // Boosters of kinds the caller will not price are not read: loading and
-  // checking them is most of the load time (the GEMM tile-residual booster
-  // prices GEMMs).
-  if (kinds)
-    for (auto it = boosterFiles.begin(); it != boosterFiles.end();) {
-      bool needed = llvm::any_of(*kinds, [&](KernelKind kind) {
-        return it->first == kernelKindName(kind) ||
-               (kind == KernelKind::Gemm && it->first == kMlGemmTileResidual);
-      });
-      it = needed ? std::next(it) : boosterFiles.erase(it);
-    }
-  // XGBoost itself is loaded only when some booster is read.
-  const xgboost::Api *xgb = nullptr;
-  if (!boosterFiles.empty()) {
-    llvm::Expected<const xgboost::Api &> api = xgboost::load();
-    if (!api)
-      return api.takeError();
-    xgb = &*api;
-  }
-  // The boosters are independent: read, inflate and parse them on all
-  // cores (a third of the load time of the shipped folder on two).
-  // Errors stay llvm::Errors (an InputError names its file and place).
-  struct Loaded {
-    BoosterHandle handle = nullptr;
-    llvm::Error error = llvm::Error::success();
-  };
-  std::vector<std::pair<std::string, std::string>> files(boosterFiles.begin(),
-                                                         boosterFiles.end());
-  std::vector<Loaded> loaded(files.size());
-  {
-    llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
-    for (size_t i = 0; i < files.size(); ++i)
-      pool.async([&, i] {
-        const std::string &path = files[i].second;
-        Loaded &out = loaded[i];
-        // Checked before XGBoost, which trusts its files, reads them.
-        llvm::Expected<std::string> bytes =
-            readBoosterFile(path, kMlFeatureCount);
-        if (!bytes) {
-          out.error = bytes.takeError();
-          return;
-        }
-        // XGBoost's last error is per thread: it is read here.
-        if (xgb->boosterCreate(nullptr, 0, &out.handle)) {
-          out.error = xgbError("creating a booster");
-          return;
-        }
-        // The buffer's first bytes tell XGBoost JSON from UBJSON.
-        if (xgb->boosterLoadModelFromBuffer(out.handle, bytes->data(),
-                                            bytes->size())) {
-          out.error = xgbError("loading " + path);
-          xgb->boosterFree(out.handle);
-          out.handle = nullptr;
-          return;
-        }
-        xgb->boosterSetParam(out.handle, "nthread", "1");
-        // The first prediction configures the booster: made here, before
-        // any pricing thread shares it.
-        (void)predictOneRow(out.handle,
-                            std::vector<float>(kMlFeatureCount, 0.0f));
-      });
-    pool.wait();
-  }
-  llvm::Error firstError = llvm::Error::success();
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (loaded[i].handle)
-      model->boosters[files[i].first] = loaded[i].handle;
-    if (loaded[i].error && !firstError)
-      firstError = std::move(loaded[i].error);
-    else
-      llvm::consumeError(std::move(loaded[i].error));
-  }
-  if (firstError)
-    return std::move(firstError);
   double sum = 0;
   for (const auto &entry : model->launch)
     sum += entry.second;
   model->defaultLaunchUs =
       model->launch.empty() ? 0 : sum / model->launch.size();
+  std::vector<KernelKind> wanted;
+  for (auto &[kind, path] : boosterFiles) {
+    auto booster = std::make_unique<Booster>();
+    booster->path = path;
+    model->boosters[kind] = std::move(booster);
+    if (!kinds)
+      if (std::optional<KernelKind> known = parseKernelKind(kind))
+        wanted.push_back(*known);
+  }
+  // Boosters of kinds the caller will not price yet are not read: reading
+  // and checking them is most of the load time.
+  if (kinds)
+    wanted.assign(kinds->begin(), kinds->end());
+  if (llvm::Error e = model->prepare(wanted))
+    return std::move(e);
   return model;
+}
+
+llvm::Error MlModel::prepare(llvm::ArrayRef<KernelKind> kinds) {
+  std::vector<Booster *> wanted;
+  auto want = [&](llvm::StringRef name) {
+    auto it = boosters.find(name);
+    if (it != boosters.end() && !it->second->handle.load())
+      wanted.push_back(it->second.get());
+  };
+  for (KernelKind kind : kinds) {
+    want(kernelKindName(kind));
+    // The tile-residual booster prices GEMMs too.
+    if (kind == KernelKind::Gemm)
+      want(kMlGemmTileResidual);
+  }
+  // By file, so the first error is the same whatever the order asked.
+  llvm::sort(wanted, [](const Booster *a, const Booster *b) {
+    return a->path < b->path;
+  });
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  return read(wanted);
+}
+
+llvm::Error MlModel::read(llvm::ArrayRef<Booster *> wanted) {
+  if (wanted.empty())
+    return llvm::Error::success();
+  // XGBoost itself is loaded only when some booster is read.
+  llvm::Expected<const xgboost::Api &> api = xgboost::load();
+  if (!api)
+    return api.takeError();
+  const xgboost::Api &xgb = *api;
+  auto readOne = [&xgb](Booster &booster) {
+    // Checked before XGBoost, which trusts its files, reads them.
+    llvm::Expected<std::string> bytes =
+        readBoosterFile(booster.path, kMlFeatureCount);
+    if (!bytes) {
+      booster.error = bytes.takeError();
+      return;
+    }
+    // XGBoost's last error is per thread: it is read here.
+    BoosterHandle handle = nullptr;
+    if (xgb.boosterCreate(nullptr, 0, &handle)) {
+      booster.error = xgbError("creating a booster");
+      return;
+    }
+    // The buffer's first bytes tell XGBoost JSON from UBJSON.
+    if (xgb.boosterLoadModelFromBuffer(handle, bytes->data(), bytes->size())) {
+      booster.error = xgbError("loading " + booster.path);
+      xgb.boosterFree(handle);
+      return;
+    }
+    xgb.boosterSetParam(handle, "nthread", "1");
+    // The first prediction configures the booster: made here, before any
+    // pricing thread shares it.
+    (void)predictOneRow(handle, std::vector<float>(kMlFeatureCount, 0.0f));
+    booster.handle.store(handle, std::memory_order_release);
+  };
+  auto readOnce = [&](Booster *booster) {
+    std::call_once(booster->once, readOne, *booster);
+  };
+  // The boosters are independent: read, inflate and parse them on all
+  // cores (a third of the load time of the shipped folder on two).
+  if (wanted.size() == 1) {
+    readOnce(wanted.front());
+  } else {
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
+    for (Booster *booster : wanted)
+      pool.async([&readOnce, booster] { readOnce(booster); });
+    pool.wait();
+  }
+  // Errors stay llvm::Errors (an InputError names its file and place); a
+  // booster that failed before fails again, by name.
+  static std::mutex reportLock;
+  std::lock_guard<std::mutex> lock(reportLock);
+  for (Booster *booster : wanted) {
+    if (booster->handle.load(std::memory_order_acquire))
+      continue;
+    if (booster->error) {
+      llvm::Error e = std::move(*booster->error);
+      booster->error.reset();
+      return e;
+    }
+    return llvm::createStringError("XGBoost model '" + booster->path +
+                                   "' could not be read (see the first "
+                                   "error)");
+  }
+  return llvm::Error::success();
 }
 
 double MlModel::launchUsFor(const GpuSpec &gpu) const {
@@ -516,17 +544,25 @@ void MlModel::calibrateLaunch(llvm::StringRef device, double launchUs) {
 }
 
 MlModel::~MlModel() {
-  if (boosters.empty())
-    return;
-  const xgboost::Api &xgb = xgboost::loaded();
-  for (auto &entry : boosters)
-    xgb.boosterFree(entry.second);
+  for (auto &entry : boosters) {
+    if (void *handle = entry.second->handle.load())
+      xgboost::loaded().boosterFree(handle);
+    if (entry.second->error)
+      llvm::consumeError(std::move(*entry.second->error));
+  }
+}
+
+void *MlModel::handleOf(llvm::StringRef kind) const {
+  auto it = boosters.find(kind);
+  return it == boosters.end()
+             ? nullptr
+             : it->second->handle.load(std::memory_order_acquire);
 }
 
 std::vector<std::string> MlModel::kinds() const {
   std::vector<std::string> out;
   for (const auto &entry : boosters)
-    if (entry.first() != kMlGemmTileResidual)
+    if (entry.first() != kMlGemmTileResidual && entry.second->handle.load())
       out.push_back(entry.first().str());
   llvm::sort(out);
   return out;
@@ -535,8 +571,8 @@ std::vector<std::string> MlModel::kinds() const {
 std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
                                             const GpuSpec &gpu) const {
   llvm::StringRef kind = kernelKindName(k.kind);
-  auto it = boosters.find(kind);
-  if (it == boosters.end())
+  void *booster = handleOf(kind);
+  if (!booster)
     return std::nullopt;
   // A type the kind's training rows did not have falls through.
   auto covered = coverage.find(kind);
@@ -546,7 +582,7 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
   auto max = maxExtent.find(kind);
   int64_t extent = mlParallelExtent(k);
   if (max == maxExtent.end() || extent <= max->second)
-    return estimateWithinCoverage(it->second, k, gpu);
+    return estimateWithinCoverage(booster, k, gpu);
   // Past the largest training extent the kernel is a longer run of the same
   // full-GPU waves: each further unit costs what the last ones did. The
   // marginal cost over the upper half of the training extents carries on,
@@ -560,7 +596,7 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
   // 614-667.
   int64_t top = max->second, half = std::max<int64_t>(top / 2, 1);
   std::optional<KernelCost> atTop =
-      estimateWithinCoverage(it->second, mlWithParallelExtent(k, top), gpu);
+      estimateWithinCoverage(booster, mlWithParallelExtent(k, top), gpu);
   if (!atTop)
     return std::nullopt;
   constexpr int kSlopePoints = 9;
@@ -568,7 +604,7 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
   for (int i = 0; i < kSlopePoints && top > half; ++i) {
     int64_t units = half + (top - half) * i / (kSlopePoints - 1);
     std::optional<KernelCost> at =
-        estimateWithinCoverage(it->second, mlWithParallelExtent(k, units), gpu);
+        estimateWithinCoverage(booster, mlWithParallelExtent(k, units), gpu);
     if (!at)
       return std::nullopt;
     prices.push_back({double(units), at->latencyUs});
@@ -621,12 +657,11 @@ MlModel::estimateWithinCoverage(void *booster, const KernelDesc &k,
   double isolatedUs =
       mlBaselineUs(k, gpu, launchUsFor(gpu)) * std::exp(*residual);
   // GEMM: the geometric mean with the booster over the tile model's price.
-  auto tileBooster = boosters.find(kMlGemmTileResidual);
-  double tileUs = gemmTile && tileBooster != boosters.end()
-                      ? mlGemmBaselineUs(k, gpu, *gemmTile)
-                      : 0;
+  void *tileBooster = handleOf(kMlGemmTileResidual);
+  double tileUs =
+      gemmTile && tileBooster ? mlGemmBaselineUs(k, gpu, *gemmTile) : 0;
   if (tileUs > 0)
-    if (std::optional<double> r = predictOneRow(tileBooster->second, f))
+    if (std::optional<double> r = predictOneRow(tileBooster, f))
       isolatedUs = std::sqrt(isolatedUs * tileUs * std::exp(*r));
   // A price that is not a finite non-negative number is no price: the
   // stack's next model answers (the booster checks bound the trees' output,

@@ -110,24 +110,42 @@ template <typename T> T readBig(const char *p) {
   return llvm::support::endian::read<T, llvm::endianness::big>(p);
 }
 
-/// Element `i` of a packed array, as the node it would have been read as.
-DocNode packedElement(char marker, llvm::StringRef bytes, size_t i) {
+/// A double that is an integer in range, as llvm::json::Value::getAsInteger
+/// reads one.
+std::optional<int64_t> wholeNumber(double value) {
+  double whole;
+  if (std::modf(value, &whole) == 0.0 &&
+      whole >= double(std::numeric_limits<int64_t>::min()) &&
+      whole <= double(std::numeric_limits<int64_t>::max()))
+    return int64_t(whole);
+  return std::nullopt;
+}
+
+/// Element `i` of a packed array: an integer or a floating-point number, as
+/// the node it would have been read as holds it (decoded in place: a booster
+/// has hundreds of thousands).
+struct PackedElement {
+  bool integral;
+  int64_t integer;
+  double number;
+};
+PackedElement packedElement(char marker, llvm::StringRef bytes, size_t i) {
   const char *p = bytes.data() + i * DocNode::packedElementSize(marker);
   switch (marker) {
   case 'i':
-    return DocNode::integer(readBig<int8_t>(p));
+    return {true, readBig<int8_t>(p), 0};
   case 'U':
-    return DocNode::integer(readBig<uint8_t>(p));
+    return {true, readBig<uint8_t>(p), 0};
   case 'I':
-    return DocNode::integer(readBig<int16_t>(p));
+    return {true, readBig<int16_t>(p), 0};
   case 'l':
-    return DocNode::integer(readBig<int32_t>(p));
+    return {true, readBig<int32_t>(p), 0};
   case 'L':
-    return DocNode::integer(readBig<int64_t>(p));
+    return {true, readBig<int64_t>(p), 0};
   case 'd':
-    return DocNode::number(llvm::bit_cast<float>(readBig<uint32_t>(p)));
+    return {false, 0, llvm::bit_cast<float>(readBig<uint32_t>(p))};
   default:
-    return DocNode::number(llvm::bit_cast<double>(readBig<uint64_t>(p)));
+    return {false, 0, llvm::bit_cast<double>(readBig<uint64_t>(p))};
   }
 }
 } // namespace
@@ -135,12 +153,8 @@ DocNode packedElement(char marker, llvm::StringRef bytes, size_t i) {
 std::optional<int64_t> DocNode::getAsInteger() const {
   if (kindOf == Kind::Integer)
     return integerValue;
-  // As llvm::json::Value::getAsInteger: a double that is an integer in range.
-  double whole;
-  if (kindOf == Kind::Number && std::modf(numberValue, &whole) == 0.0 &&
-      whole >= double(std::numeric_limits<int64_t>::min()) &&
-      whole <= double(std::numeric_limits<int64_t>::max()))
-    return int64_t(whole);
+  if (kindOf == Kind::Number)
+    return wholeNumber(numberValue);
   return std::nullopt;
 }
 
@@ -167,17 +181,101 @@ size_t DocNode::size() const {
 std::optional<int64_t> DocNode::integerAt(size_t i) const {
   if (kindOf != Kind::Array || i >= size())
     return std::nullopt;
-  if (packedMarker)
-    return packedElement(packedMarker, text, i).getAsInteger();
+  if (packedMarker) {
+    PackedElement e = packedElement(packedMarker, text, i);
+    return e.integral ? std::optional<int64_t>(e.integer)
+                      : wholeNumber(e.number);
+  }
   return items[i].getAsInteger();
 }
 
 std::optional<double> DocNode::numberAt(size_t i) const {
   if (kindOf != Kind::Array || i >= size())
     return std::nullopt;
-  if (packedMarker)
-    return packedElement(packedMarker, text, i).getAsNumber();
+  if (packedMarker) {
+    PackedElement e = packedElement(packedMarker, text, i);
+    return e.integral ? double(e.integer) : e.number;
+  }
   return items[i].getAsNumber();
+}
+
+namespace {
+/// Appends the `count` big-endian elements of type T at `p`, each as `as`
+/// reads it; false at the first it rejects.
+template <typename T, typename Out, typename As>
+bool appendPacked(const char *p, uint64_t count, std::vector<Out> &out, As as) {
+  out.reserve(out.size() + count);
+  for (uint64_t i = 0; i < count; ++i, p += sizeof(T)) {
+    std::optional<Out> value = as(readBig<T>(p));
+    if (!value)
+      return false;
+    out.push_back(*value);
+  }
+  return true;
+}
+
+/// Appends every element of a packed array of type `marker`, each read as
+/// an integer by `integer` or a floating-point number by `number`.
+template <typename Out, typename Integer, typename Number>
+bool appendPackedArray(char marker, llvm::StringRef bytes, uint64_t count,
+                       std::vector<Out> &out, Integer integer, Number number) {
+  const char *p = bytes.data();
+  auto asFloat = [&](uint32_t bits) {
+    return number(double(llvm::bit_cast<float>(bits)));
+  };
+  auto asDouble = [&](uint64_t bits) {
+    return number(llvm::bit_cast<double>(bits));
+  };
+  switch (marker) {
+  case 'i':
+    return appendPacked<int8_t>(p, count, out, integer);
+  case 'U':
+    return appendPacked<uint8_t>(p, count, out, integer);
+  case 'I':
+    return appendPacked<int16_t>(p, count, out, integer);
+  case 'l':
+    return appendPacked<int32_t>(p, count, out, integer);
+  case 'L':
+    return appendPacked<int64_t>(p, count, out, integer);
+  case 'd':
+    return appendPacked<uint32_t>(p, count, out, asFloat);
+  default:
+    return appendPacked<uint64_t>(p, count, out, asDouble);
+  }
+}
+} // namespace
+
+bool DocNode::appendIntegers(std::vector<int64_t> &out) const {
+  if (kindOf != Kind::Array)
+    return false;
+  if (packedMarker)
+    return appendPackedArray(
+        packedMarker, text, packedCount, out,
+        [](int64_t v) { return std::optional<int64_t>(v); }, wholeNumber);
+  for (const DocNode &item : items) {
+    std::optional<int64_t> v = item.getAsInteger();
+    if (!v)
+      return false;
+    out.push_back(*v);
+  }
+  return true;
+}
+
+bool DocNode::appendNumbers(std::vector<double> &out) const {
+  if (kindOf != Kind::Array)
+    return false;
+  if (packedMarker)
+    return appendPackedArray(
+        packedMarker, text, packedCount, out,
+        [](int64_t v) { return std::optional<double>(double(v)); },
+        [](double v) { return std::optional<double>(v); });
+  for (const DocNode &item : items) {
+    std::optional<double> v = item.getAsNumber();
+    if (!v)
+      return false;
+    out.push_back(*v);
+  }
+  return true;
 }
 
 const DocNode *DocNode::at(size_t i) const {

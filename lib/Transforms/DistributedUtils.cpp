@@ -115,13 +115,31 @@ WorkAttr perf::masterCopyBack(FrameworkOp op, size_t update) {
   return copyBack;
 }
 
-void perf::setUpdatedElements(FrameworkOp op, size_t update, int64_t elements) {
-  IntegerAttr count = Builder(op.getContext()).getI64IntegerAttr(elements);
-  SmallVector<WorkAttr> work(op.getWorkList());
-  if (masterCopyBack(op, update))
-    work[update + 1] = work[update + 1].with("elements", count);
-  work[update] = work[update].with("elements", count);
-  op.setWorkList(work);
+void perf::shareOptimizerUpdates(FrameworkOp op,
+                                 llvm::function_ref<int64_t(int64_t)> share) {
+  Builder b(op.getContext());
+  SmallVector<WorkAttr> work;
+  bool changed = false;
+  for (size_t i = 0, e = op.getNumWork(); i < e; ++i) {
+    WorkAttr w = op.getWork(i);
+    if (w.getKind() != WorkKind::Optimizer) {
+      work.push_back(w);
+      continue;
+    }
+    changed = true;
+    WorkAttr copyBack = masterCopyBack(op, i);
+    int64_t elements = share(w.getInt("elements"));
+    if (copyBack)
+      ++i;
+    if (elements <= 0)
+      continue;
+    IntegerAttr count = b.getI64IntegerAttr(elements);
+    work.push_back(w.with("elements", count));
+    if (copyBack)
+      work.push_back(copyBack.with("elements", count));
+  }
+  if (changed)
+    op.setWorkList(work);
 }
 
 DType perf::parameterDType(FrameworkOp op) {

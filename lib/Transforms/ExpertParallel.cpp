@@ -211,11 +211,9 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
       return;
     double keep = std::max(0.0, 1.0 - removed / total);
     graph.walk([&](FrameworkOp fw) {
-      for (size_t i = 0, e = fw.getNumWork(); i < e; ++i)
-        if (WorkAttr update = fw.getWork(i);
-            update.getKind() == WorkKind::Optimizer)
-          setUpdatedElements(fw, i,
-                             int64_t(double(update.getInt("elements")) * keep));
+      shareOptimizerUpdates(fw, [&](int64_t elements) {
+        return int64_t(double(elements) * keep);
+      });
     });
   }
 

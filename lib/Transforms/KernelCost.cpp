@@ -13,6 +13,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -41,8 +42,10 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
     // The stack is built once, when the pass manager starts, and shared by
     // every run of the pass (a pipeline run on many modules, or a clone of
     // the pass): its models load here, so a missing model folder or
-    // database is reported before any pass runs. The learned models load
-    // the boosters of every kernel kind.
+    // database is reported before any pass runs. The learned models read a
+    // kind's boosters when a graph first launches kernels of that kind
+    // (KernelCostStack::prepare): reading every kind's was most of the
+    // estimate of a small step.
     if (stack)
       return success();
     options = CostModelOptions();
@@ -51,8 +54,10 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
     options.databasePath = database;
     options.mlModelDir = mlModelDir;
     order = model.empty() ? std::string(models) : model;
+    CostModelOptions lazy = options;
+    lazy.pricedKinds.emplace();
     llvm::Expected<KernelCostStack> created =
-        createKernelCostStack(order, options);
+        createKernelCostStack(order, lazy);
     if (!created) {
       emitInputError(loc, created.takeError());
       return failure();
@@ -169,6 +174,14 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
         if (launchesKernels)
           withKernels.push_back(fw);
       });
+      std::set<KernelKind> kinds;
+      for (const KernelDesc *kernel : distinct)
+        kinds.insert(kernel->kind);
+      if (llvm::Error e = stack->prepare(
+              std::vector<KernelKind>(kinds.begin(), kinds.end()))) {
+        emitInputError(graph.getLoc(), std::move(e));
+        return WalkResult::interrupt();
+      }
       std::vector<KernelCost> costs(distinct.size());
       mlir::parallelFor(&getContext(), 0, distinct.size(), [&](size_t i) {
         costs[i] = stack->estimate(*distinct[i], *gpu);

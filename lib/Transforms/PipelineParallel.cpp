@@ -462,11 +462,9 @@ struct PipelineParallelPass
                                          fw.getOpNameAttr(), ValueRange{},
                                          b.getI64IntegerAttr(stage));
         clone.setWorkList(fw.getWorkList());
-        for (size_t i = 0, e = clone.getNumWork(); i < e; ++i)
-          if (WorkAttr update = clone.getWork(i);
-              update.getKind() == WorkKind::Optimizer)
-            setUpdatedElements(clone, i,
-                               stageShare(update.getInt("elements"), stage));
+        shareOptimizerUpdates(clone, [&](int64_t elements) {
+          return stageShare(elements, stage);
+        });
         place(clone, stage);
         clone->setAttr(kStageAttr, b.getI64IntegerAttr(stage));
       }

@@ -457,11 +457,9 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     // The optimizer updates 1/N of the weights.
     for (FrameworkOp op : ops)
       if (isOptimizerOp(op))
-        for (size_t i = 0, e = op.getNumWork(); i < e; ++i)
-          if (WorkAttr opt = op.getWork(i);
-              opt.getKind() == WorkKind::Optimizer)
-            setUpdatedElements(op, i,
-                               divideUp(opt.getInt("elements"), devices));
+        shareOptimizerUpdates(op, [&](int64_t elements) {
+          return divideUp(elements, devices);
+        });
     for (auto *reduces :
          {&forwardReduces, &backwardReduces, &columnInputs, &backwardGathers})
       for (auto [op, bytes] : *reduces)

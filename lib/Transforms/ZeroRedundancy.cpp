@@ -149,8 +149,10 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
         if (WorkAttr copyBack = masterCopyBack(fw, i))
           gathered = copyBack.getKernelDesc().dtype;
         weightBytes += double(elements) * dtypeBytes(gathered);
-        setUpdatedElements(fw, i, (elements + replicas - 1) / replicas);
       }
+      shareOptimizerUpdates(fw, [&](int64_t elements) {
+        return (elements + replicas - 1) / replicas;
+      });
       if (stage == 3 || weightBytes == 0)
         continue;
       auto it = groupOf.find(fw.getDevice());

@@ -1,9 +1,10 @@
 #include "perf/CostModel/MlModel.h"
-#include "perf/CostModel/RooflineModel.h"
 #include "perf/CostModel/ModelTraining.h"
+#include "perf/CostModel/RooflineModel.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
 using namespace perf;
@@ -49,6 +50,72 @@ TEST(MlModel, LearnsResidualAndPricesUnseenGpu) {
   gemm.kind = KernelKind::Gemm;
   gemm.m = gemm.n = gemm.k = 64;
   EXPECT_FALSE((*model)->estimate(gemm, gpus[2]));
+  llvm::sys::fs::remove_directories(dir);
+}
+
+// A model built for no kinds reads no booster; prepare() reads a kind's when
+// it is asked for, and a bad booster fails only the kind that needs it,
+// naming its file.
+TEST(MlModel, ReadsTheBoostersOfPreparedKindsOnly) {
+  GpuSpec v100 = *lookupGpu("V100"), a100 = *lookupGpu("A100");
+  std::vector<KernelDesc> kernels;
+  for (int64_t n = 1 << 12; n <= (1 << 20); n *= 2) {
+    KernelDesc k;
+    k.kind = KernelKind::Elementwise;
+    k.numElements = n;
+    kernels.push_back(k);
+  }
+  std::vector<MlSample> samples;
+  for (const KernelDesc &k : kernels)
+    samples.push_back({&k, &v100, 2 * mlBaselineUs(k, v100)});
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("perf-ml-lazy", dir));
+  llvm::SmallString<128> path(dir), bad(dir);
+  llvm::sys::path::append(path, "elementwise.ubj");
+  llvm::sys::path::append(bad, "softmax.ubj");
+  MlTrainOptions options;
+  options.rounds = 50;
+  options.threads = 1;
+  ASSERT_FALSE(bool(trainMlModel(samples, options, path)));
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(bad, ec);
+    ASSERT_FALSE(ec);
+    out << "{\"learner\": 1}";
+  }
+
+  // Read eagerly, the folder's bad booster fails the load.
+  auto eager = MlModel::load(dir);
+  ASSERT_FALSE(bool(eager));
+  EXPECT_NE(llvm::toString(eager.takeError()).find("softmax.ubj"),
+            std::string::npos);
+
+  auto model = MlModel::load(dir, std::set<KernelKind>{});
+  ASSERT_TRUE(bool(model)) << llvm::toString(model.takeError());
+  EXPECT_TRUE((*model)->kinds().empty());
+  EXPECT_FALSE((*model)->estimate(kernels[0], a100));
+  std::vector<KernelKind> elementwise = {KernelKind::Elementwise};
+  ASSERT_FALSE(bool((*model)->prepare(elementwise)));
+  EXPECT_EQ((*model)->kinds(), std::vector<std::string>{"elementwise"});
+  std::optional<KernelCost> cost = (*model)->estimate(kernels[0], a100);
+  ASSERT_TRUE(cost);
+  EXPECT_NEAR(cost->latencyUs / mlBaselineUs(kernels[0], a100), 2.0, 0.05);
+  // Prepared again: nothing more to read. A kind without a booster is no
+  // error (it falls through).
+  std::vector<KernelKind> more = {KernelKind::Elementwise, KernelKind::Gemm};
+  EXPECT_FALSE(bool((*model)->prepare(more)));
+
+  std::vector<KernelKind> softmax = {KernelKind::Softmax};
+  llvm::Error e = (*model)->prepare(softmax);
+  ASSERT_TRUE(bool(e));
+  EXPECT_NE(llvm::toString(std::move(e)).find("softmax.ubj"),
+            std::string::npos);
+  // Asked again, it fails again, by name.
+  e = (*model)->prepare(softmax);
+  ASSERT_TRUE(bool(e));
+  EXPECT_NE(llvm::toString(std::move(e)).find("softmax.ubj"),
+            std::string::npos);
+  EXPECT_EQ((*model)->kinds(), std::vector<std::string>{"elementwise"});
   llvm::sys::fs::remove_directories(dir);
 }
 

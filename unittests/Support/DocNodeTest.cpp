@@ -69,6 +69,41 @@ TEST(DocNode, PackedArraysAreReadElementByElement) {
   EXPECT_EQ(doc->get("missing"), nullptr);
 }
 
+TEST(DocNode, WholeArraysReadAsTheirElements) {
+  std::string bytes = sample();
+  llvm::Expected<DocNode> doc = parseUbjsonInput(bytes, "sample.ubj");
+  ASSERT_TRUE(bool(doc)) << llvm::toString(doc.takeError());
+  const DocNode &a = doc->fields()[0].second;
+  std::vector<int64_t> ints = {5};
+  ASSERT_TRUE(a.appendIntegers(ints));
+  EXPECT_EQ(ints, (std::vector<int64_t>{5, 1, -2, 70000}));
+  std::vector<double> numbers;
+  ASSERT_TRUE(a.appendNumbers(numbers));
+  EXPECT_EQ(numbers, (std::vector<double>{1, -2, 70000}));
+  const DocNode *b = doc->getArray("b");
+  ASSERT_TRUE(b);
+  numbers.clear();
+  ASSERT_TRUE(b->appendNumbers(numbers));
+  EXPECT_EQ(numbers, (std::vector<double>{0.5, -1.25}));
+  // 0.5 is no integer.
+  ints.clear();
+  EXPECT_FALSE(b->appendIntegers(ints));
+  // Not an array.
+  EXPECT_FALSE(doc->appendNumbers(numbers));
+
+  llvm::json::Value json = llvm::json::Array{1, 2.0, 2.5};
+  DocNode view = DocNode::fromJson(json);
+  numbers.clear();
+  ASSERT_TRUE(view.appendNumbers(numbers));
+  EXPECT_EQ(numbers, (std::vector<double>{1, 2, 2.5}));
+  ints.clear();
+  EXPECT_FALSE(view.appendIntegers(ints));
+  llvm::json::Value whole = llvm::json::Array{3, 4.0};
+  ints.clear();
+  ASSERT_TRUE(DocNode::fromJson(whole).appendIntegers(ints));
+  EXPECT_EQ(ints, (std::vector<int64_t>{3, 4}));
+}
+
 TEST(DocNode, PackedCountPastTheBytesIsAnErrorAtItsOffset) {
   // [$l#U 3: 12 bytes promised, 4 present.
   std::string bytes =

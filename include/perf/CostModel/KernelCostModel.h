@@ -11,6 +11,7 @@
 
 #include "perf/Support/GpuSpec.h"
 #include "perf/Support/KernelDesc.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -77,6 +78,15 @@ public:
   /// Distinct kernels this model declined for lack of data, in the order
   /// first seen. Only lookup models (db) record any.
   virtual std::vector<KernelCostMiss> misses() const { return {}; }
+  /// Reads what pricing kernels of `kinds` needs and is not read yet: a
+  /// model built with CostModelOptions::pricedKinds reads the rest when a
+  /// caller prepares for it (the ml model, its other boosters). Safe to call
+  /// from several threads and while others estimate; estimate() itself
+  /// never reads files, so a kind not prepared falls through.
+  virtual llvm::Error prepare(llvm::ArrayRef<KernelKind> kinds) {
+    (void)kinds;
+    return llvm::Error::success();
+  }
 };
 
 /// Options every model may read.
@@ -94,10 +104,10 @@ struct CostModelOptions {
   /// Rows of output a CTA of the batched embedding kernel computes (the
   /// `rows_per_block` kernel argument of the DLRM paper, Sec. III-B1).
   unsigned embeddingRowsPerBlock = 4;
-  /// The kernel kinds that will be priced, when the caller knows them (a
-  /// pass knows its module's): models skip loading what prices only other
-  /// kinds (ml reads only their boosters), and kernels of other kinds fall
-  /// through them. Unset: every kind.
+  /// The kernel kinds priced from the start, when the caller knows them:
+  /// models skip loading what prices only other kinds (ml reads only their
+  /// boosters; an empty set, none), and kernels of other kinds fall through
+  /// them until KernelCostModel::prepare reads theirs. Unset: every kind.
   std::optional<std::set<KernelKind>> pricedKinds;
 };
 
@@ -149,6 +159,9 @@ public:
   std::vector<std::string> modelNames() const;
   /// The misses of every model in the stack (see KernelCostModel::misses).
   std::vector<KernelCostMiss> misses() const;
+  /// Prepares every model of the stack for `kinds`
+  /// (KernelCostModel::prepare); the first error.
+  llvm::Error prepare(llvm::ArrayRef<KernelKind> kinds) const;
 
 private:
   std::vector<std::unique_ptr<KernelCostModel>> models;

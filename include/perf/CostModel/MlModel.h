@@ -19,8 +19,10 @@
 #include "perf/CostModel/TileModel.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
+#include <atomic>
 #include <map>
 #include <mutex>
+#include <optional>
 
 namespace perf {
 
@@ -113,8 +115,8 @@ class MlModel : public KernelCostModel {
 public:
   /// Loads every <kind>.ubj (or older <kind>.json) booster in `dir`, gzipped
   /// or not (kind as kernelKindName); with `kinds`, only theirs (the rest
-  /// of the folder is still read and checked; kernels of other kinds fall
-  /// through).
+  /// of the folder is still read and checked; the other boosters are read
+  /// by prepare(), and until then kernels of their kinds fall through).
   static llvm::Expected<std::unique_ptr<MlModel>>
   load(llvm::StringRef dir,
        const std::optional<std::set<KernelKind>> &kinds = std::nullopt);
@@ -122,7 +124,11 @@ public:
   llvm::StringRef name() const override { return "ml"; }
   std::optional<KernelCost> estimate(const KernelDesc &kernel,
                                      const GpuSpec &gpu) const override;
-  /// Kinds whose booster was loaded: the folder's, or those of `kinds`.
+  /// Reads and checks the boosters of `kinds` not read yet, in parallel
+  /// (GEMM's two); the first error names its file.
+  llvm::Error prepare(llvm::ArrayRef<KernelKind> kinds) override;
+  /// Kinds whose booster is loaded: the folder's, or those of `kinds` and
+  /// of prepare().
   std::vector<std::string> kinds() const;
   /// The fixed cost used for `gpu`: its calibration if known, else the mean
   /// of the calibrated devices (the training GPUs), else 0.
@@ -133,11 +139,26 @@ public:
 
 private:
   MlModel() = default;
+  /// One booster file of the folder, read once, when its kind is first
+  /// prepared. The map of them is fixed once load() returns, so estimate()
+  /// reads a handle while another thread may be preparing other kinds.
+  struct Booster {
+    std::string path;
+    std::once_flag once;
+    /// Set (release) once XGBoost has read and configured it.
+    std::atomic<void *> handle{nullptr};
+    /// Why it could not be read; reported by the prepare() that tried.
+    std::optional<llvm::Error> error;
+  };
+  /// Reads `wanted` (boosters not read yet) on all cores.
+  llvm::Error read(llvm::ArrayRef<Booster *> wanted);
+  void *handleOf(llvm::StringRef kind) const;
   /// The price of a kernel no larger than the training rows of its kind.
   std::optional<KernelCost> estimateWithinCoverage(void *booster,
                                                    const KernelDesc &kernel,
                                                    const GpuSpec &gpu) const;
-  llvm::StringMap<void *> boosters;
+  /// Per kind (and the GEMM tile residual), its booster file.
+  llvm::StringMap<std::unique_ptr<Booster>> boosters;
   /// launch.json of the model directory, plus calibrateLaunch.
   LaunchCalibration launch;
   double defaultLaunchUs = 0;

@@ -68,6 +68,11 @@ public:
   size_t size() const;
   std::optional<int64_t> integerAt(size_t i) const;
   std::optional<double> numberAt(size_t i) const;
+  /// Arrays: every element read as integerAt (numberAt), appended to `out`;
+  /// false if one is not an integer (a number), or this is not an array.
+  /// A packed array is decoded in one loop.
+  bool appendIntegers(std::vector<int64_t> &out) const;
+  bool appendNumbers(std::vector<double> &out) const;
   const DocNode *at(size_t i) const;
 
   /// Objects: the value of `key` (the last, were a key repeated, as XGBoost

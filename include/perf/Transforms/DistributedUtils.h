@@ -59,12 +59,15 @@ inline constexpr llvm::StringLiteral kMasterToModelFn = "master_to_model";
 /// piece of `op`'s work, that writes it back to the model's 16-bit weights
 /// (its dtype is theirs); null for any other piece.
 WorkAttr masterCopyBack(FrameworkOp op, size_t update);
-/// Sets how many weights the optimizer update `op.getWork(update)` changes,
-/// and the same count on the kernel after it that writes a master-weight
-/// update back to the model: the layouts that split or shrink the optimizer
-/// step (tensor, pipeline and expert parallelism, ZeRO) keep the two
-/// together.
-void setUpdatedElements(FrameworkOp op, size_t update, int64_t elements);
+/// Sets how many weights each optimizer update of `op` changes to
+/// `share(elements it changed)`, and the same count on the kernel after it
+/// that writes a master-weight update back to the model: the layouts that
+/// split or shrink the optimizer step (tensor, pipeline and expert
+/// parallelism, ZeRO) keep the two together. An update whose share is 0 or
+/// less (a pipeline stage that holds no weights, experts all moved away)
+/// launches nothing: it goes from the work list, with its copy back.
+void shareOptimizerUpdates(FrameworkOp op,
+                           llvm::function_ref<int64_t(int64_t)> share);
 
 /// Trainable parameters an op declares: `perf.params`, else the ONNX
 /// importer's `onnx.params` (absent on an imported ONNX op means none);
