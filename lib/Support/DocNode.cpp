@@ -2,10 +2,12 @@
 
 #include "perf/Support/DocNode.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/Endian.h"
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 using namespace perf;
 
@@ -121,6 +123,37 @@ std::optional<int64_t> wholeNumber(double value) {
   return std::nullopt;
 }
 
+/// Calls `fn` with a value of the C++ type of UBJSON's numeric `marker`
+/// (one packedElementSize knows).
+template <typename Fn> decltype(auto) visitPackedType(char marker, Fn &&fn) {
+  switch (marker) {
+  case 'i':
+    return fn(int8_t());
+  case 'U':
+    return fn(uint8_t());
+  case 'I':
+    return fn(int16_t());
+  case 'l':
+    return fn(int32_t());
+  case 'L':
+    return fn(int64_t());
+  case 'd':
+    return fn(float());
+  default:
+    return fn(double());
+  }
+}
+
+/// The big-endian T at `p`, a float read through its bits.
+template <typename T> T readPacked(const char *p) {
+  if constexpr (std::is_same_v<T, float>)
+    return llvm::bit_cast<float>(readBig<uint32_t>(p));
+  else if constexpr (std::is_same_v<T, double>)
+    return llvm::bit_cast<double>(readBig<uint64_t>(p));
+  else
+    return readBig<T>(p);
+}
+
 /// Element `i` of a packed array: an integer or a floating-point number, as
 /// the node it would have been read as holds it (decoded in place: a booster
 /// has hundreds of thousands).
@@ -130,23 +163,14 @@ struct PackedElement {
   double number;
 };
 PackedElement packedElement(char marker, llvm::StringRef bytes, size_t i) {
-  const char *p = bytes.data() + i * DocNode::packedElementSize(marker);
-  switch (marker) {
-  case 'i':
-    return {true, readBig<int8_t>(p), 0};
-  case 'U':
-    return {true, readBig<uint8_t>(p), 0};
-  case 'I':
-    return {true, readBig<int16_t>(p), 0};
-  case 'l':
-    return {true, readBig<int32_t>(p), 0};
-  case 'L':
-    return {true, readBig<int64_t>(p), 0};
-  case 'd':
-    return {false, 0, llvm::bit_cast<float>(readBig<uint32_t>(p))};
-  default:
-    return {false, 0, llvm::bit_cast<double>(readBig<uint64_t>(p))};
-  }
+  return visitPackedType(marker, [&](auto type) -> PackedElement {
+    using T = decltype(type);
+    T value = readPacked<T>(bytes.data() + i * sizeof(T));
+    if constexpr (std::is_floating_point_v<T>)
+      return {false, 0, double(value)};
+    else
+      return {true, int64_t(value), 0};
+  });
 }
 } // namespace
 
@@ -200,16 +224,15 @@ std::optional<double> DocNode::numberAt(size_t i) const {
 }
 
 namespace {
-/// Appends the `count` big-endian elements of type T at `p`, each as `as`
-/// reads it; false at the first it rejects.
-template <typename T, typename Out, typename As>
-bool appendPacked(const char *p, uint64_t count, std::vector<Out> &out, As as) {
-  out.reserve(out.size() + count);
-  for (uint64_t i = 0; i < count; ++i, p += sizeof(T)) {
-    std::optional<Out> value = as(readBig<T>(p));
-    if (!value)
+/// Appends `as(value)` for each of `values`; false at the first it rejects.
+template <typename Out, typename Range, typename As>
+bool appendEach(const Range &values, std::vector<Out> &out, As as) {
+  out.reserve(out.size() + llvm::size(values));
+  for (const auto &value : values) {
+    std::optional<Out> read = as(value);
+    if (!read)
       return false;
-    out.push_back(*value);
+    out.push_back(*read);
   }
   return true;
 }
@@ -219,29 +242,16 @@ bool appendPacked(const char *p, uint64_t count, std::vector<Out> &out, As as) {
 template <typename Out, typename Integer, typename Number>
 bool appendPackedArray(char marker, llvm::StringRef bytes, uint64_t count,
                        std::vector<Out> &out, Integer integer, Number number) {
-  const char *p = bytes.data();
-  auto asFloat = [&](uint32_t bits) {
-    return number(double(llvm::bit_cast<float>(bits)));
-  };
-  auto asDouble = [&](uint64_t bits) {
-    return number(llvm::bit_cast<double>(bits));
-  };
-  switch (marker) {
-  case 'i':
-    return appendPacked<int8_t>(p, count, out, integer);
-  case 'U':
-    return appendPacked<uint8_t>(p, count, out, integer);
-  case 'I':
-    return appendPacked<int16_t>(p, count, out, integer);
-  case 'l':
-    return appendPacked<int32_t>(p, count, out, integer);
-  case 'L':
-    return appendPacked<int64_t>(p, count, out, integer);
-  case 'd':
-    return appendPacked<uint32_t>(p, count, out, asFloat);
-  default:
-    return appendPacked<uint64_t>(p, count, out, asDouble);
-  }
+  return visitPackedType(marker, [&](auto type) {
+    using T = decltype(type);
+    return appendEach(llvm::seq<uint64_t>(0, count), out, [&](uint64_t i) {
+      T value = readPacked<T>(bytes.data() + i * sizeof(T));
+      if constexpr (std::is_floating_point_v<T>)
+        return number(double(value));
+      else
+        return integer(int64_t(value));
+    });
+  });
 }
 } // namespace
 
@@ -252,13 +262,8 @@ bool DocNode::appendIntegers(std::vector<int64_t> &out) const {
     return appendPackedArray(
         packedMarker, text, packedCount, out,
         [](int64_t v) { return std::optional<int64_t>(v); }, wholeNumber);
-  for (const DocNode &item : items) {
-    std::optional<int64_t> v = item.getAsInteger();
-    if (!v)
-      return false;
-    out.push_back(*v);
-  }
-  return true;
+  return appendEach(items, out,
+                    [](const DocNode &item) { return item.getAsInteger(); });
 }
 
 bool DocNode::appendNumbers(std::vector<double> &out) const {
@@ -269,13 +274,8 @@ bool DocNode::appendNumbers(std::vector<double> &out) const {
         packedMarker, text, packedCount, out,
         [](int64_t v) { return std::optional<double>(double(v)); },
         [](double v) { return std::optional<double>(v); });
-  for (const DocNode &item : items) {
-    std::optional<double> v = item.getAsNumber();
-    if (!v)
-      return false;
-    out.push_back(*v);
-  }
-  return true;
+  return appendEach(items, out,
+                    [](const DocNode &item) { return item.getAsNumber(); });
 }
 
 const DocNode *DocNode::at(size_t i) const {
