@@ -154,11 +154,18 @@ std::vector<std::string> KernelCostStack::modelNames() const {
   return names;
 }
 
-llvm::Error KernelCostStack::prepare(llvm::ArrayRef<KernelKind> kinds) const {
+/// Prepares each of `models` for `kinds`; the first error.
+static llvm::Error
+prepareEach(llvm::ArrayRef<std::unique_ptr<KernelCostModel>> models,
+            llvm::ArrayRef<KernelKind> kinds) {
   for (const auto &model : models)
     if (llvm::Error e = model->prepare(kinds))
       return e;
   return llvm::Error::success();
+}
+
+llvm::Error KernelCostStack::prepare(llvm::ArrayRef<KernelKind> kinds) const {
+  return prepareEach(models, kinds);
 }
 
 std::vector<KernelCostMiss> KernelCostStack::misses() const {
@@ -202,10 +209,7 @@ public:
     return cost;
   }
   llvm::Error prepare(llvm::ArrayRef<KernelKind> kinds) override {
-    for (const auto &part : parts)
-      if (llvm::Error e = part->prepare(kinds))
-        return e;
-    return llvm::Error::success();
+    return prepareEach(parts, kinds);
   }
 
 private:

@@ -429,21 +429,20 @@ MlModel::load(llvm::StringRef dir,
     sum += entry.second;
   model->defaultLaunchUs =
       model->launch.empty() ? 0 : sum / model->launch.size();
-  std::vector<KernelKind> wanted;
+  std::vector<Booster *> every;
   for (auto &[kind, path] : boosterFiles) {
     auto booster = std::make_unique<Booster>();
     booster->path = path;
+    every.push_back(booster.get());
     model->boosters[kind] = std::move(booster);
-    if (!kinds)
-      if (std::optional<KernelKind> known = parseKernelKind(kind))
-        wanted.push_back(*known);
   }
   // Boosters of kinds the caller will not price yet are not read: reading
   // and checking them is most of the load time.
-  if (kinds)
-    wanted.assign(kinds->begin(), kinds->end());
-  if (llvm::Error e = model->prepare(wanted))
-    return std::move(e);
+  llvm::Error error = kinds ? model->prepare(std::vector<KernelKind>(
+                                  kinds->begin(), kinds->end()))
+                            : model->read(every);
+  if (error)
+    return std::move(error);
   return model;
 }
 
@@ -517,8 +516,7 @@ llvm::Error MlModel::read(llvm::ArrayRef<Booster *> wanted) {
   }
   // Errors stay llvm::Errors (an InputError names its file and place); a
   // booster that failed before fails again, by name.
-  static std::mutex reportLock;
-  std::lock_guard<std::mutex> lock(reportLock);
+  std::lock_guard<std::mutex> lock(errorLock);
   for (Booster *booster : wanted) {
     if (booster->handle.load(std::memory_order_acquire))
       continue;

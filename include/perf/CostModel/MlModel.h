@@ -159,6 +159,8 @@ private:
                                                    const GpuSpec &gpu) const;
   /// Per kind (and the GEMM tile residual), its booster file.
   llvm::StringMap<std::unique_ptr<Booster>> boosters;
+  /// Held while a prepare() takes the errors of the boosters it read.
+  std::mutex errorLock;
   /// launch.json of the model directory, plus calibrateLaunch.
   LaunchCalibration launch;
   double defaultLaunchUs = 0;
