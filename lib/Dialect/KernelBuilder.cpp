@@ -16,7 +16,8 @@ namespace {
 /// The attributes of one piece of work, in the order they are added.
 class WorkAttrs {
 public:
-  explicit WorkAttrs(MLIRContext *context) : b(context) {}
+  WorkAttrs(MLIRContext *context, function_ref<InFlightDiagnostic()> emitError)
+      : b(context), emitError(emitError) {}
 
   void i64(StringRef name, int64_t value) {
     attrs.append(name, b.getI64IntegerAttr(value));
@@ -42,13 +43,24 @@ public:
   }
   void attr(StringRef name, Attribute value) { attrs.append(name, value); }
 
+  /// Null when the attributes break the kind's schema (a size above
+  /// max-extent), which is reported: sizes come from files perf did not
+  /// write, and an unchecked get would assert or make invalid IR.
   WorkAttr build(WorkKind kind) {
-    return WorkAttr::get(b.getContext(), kind,
-                         attrs.getDictionary(b.getContext()));
+    MLIRContext *context = b.getContext();
+    auto atUnknown = [context] {
+      return mlir::emitError(UnknownLoc::get(context));
+    };
+    if (emitError)
+      return WorkAttr::getChecked(emitError, context, kind,
+                                  attrs.getDictionary(context));
+    return WorkAttr::getChecked(atUnknown, context, kind,
+                                attrs.getDictionary(context));
   }
 
   Builder b;
   NamedAttrList attrs;
+  function_ref<InFlightDiagnostic()> emitError;
 };
 
 void commonKernelAttrs(WorkAttrs &w, const KernelDesc &d) {
@@ -74,10 +86,11 @@ void window(WorkAttrs &w, const KernelDesc &d) {
 }
 } // namespace
 
-WorkAttr perf::buildKernelWork(MLIRContext *context, const KernelDesc &d) {
+WorkAttr perf::buildKernelWork(MLIRContext *context, const KernelDesc &d,
+                               function_ref<InFlightDiagnostic()> emitError) {
   if (!d.hasValidSizes())
     return nullptr;
-  WorkAttrs w(context);
+  WorkAttrs w(context, emitError);
   commonKernelAttrs(w, d);
   KernelKind kind = d.hasWorkOverride() ? KernelKind::Generic : d.kind;
   switch (kind) {
@@ -188,7 +201,7 @@ WorkAttr perf::buildCollectiveWork(MLIRContext *context,
   case CollectiveKind::SendRecv:
     return nullptr;
   }
-  WorkAttrs w(context);
+  WorkAttrs w(context, nullptr);
   w.i64("bytes", d.bytes);
   w.attr("group", w.b.getDenseI64ArrayAttr(group));
   w.attr("dtype", TypeAttr::get(getElementType(context, d.dtype)));

@@ -246,6 +246,39 @@ TEST_F(KernelBuilder, InvalidSizesBuildNothing) {
   EXPECT_FALSE(buildKernelWork(&context, conv));
 }
 
+// Sizes above max-extent (2^40) break the schema: nothing is built (an
+// unchecked build would assert, or make IR perf-opt cannot read back) and
+// the schema's error is reported, through the caller's emitter when it
+// gives one.
+TEST_F(KernelBuilder, SizesAboveMaxExtentAreErrors) {
+  std::vector<std::string> reported;
+  ScopedDiagnosticHandler capture(&context, [&](Diagnostic &diag) {
+    reported.push_back(diag.str());
+    return success();
+  });
+  KernelDesc e = desc(KernelKind::Elementwise);
+  e.numElements = (int64_t(1) << 40) + 1;
+  EXPECT_FALSE(buildKernelWork(&context, e));
+  EXPECT_FALSE(buildKernelWork(&context, e, [&] {
+    return emitError(UnknownLoc::get(&context)) << "relu: ";
+  }));
+  CollectiveDesc c;
+  c.bytes = (int64_t(1) << 40) + 1;
+  EXPECT_FALSE(buildCollectiveWork(&context, c, {0, 1}));
+  std::string elements = "'perf.elementwise' attribute 'elements' failed to "
+                         "satisfy constraint: a positive 64-bit integer at "
+                         "most max-extent (2^40)";
+  EXPECT_EQ(reported,
+            (std::vector<std::string>{
+                elements, "relu: " + elements,
+                "'perf.all_reduce' attribute 'bytes' failed to satisfy "
+                "constraint: a non-negative 64-bit integer at most "
+                "max-extent (2^40)"}));
+  e.numElements = int64_t(1) << 40;
+  EXPECT_TRUE(buildKernelWork(&context, e));
+  EXPECT_EQ(reported.size(), 3u);
+}
+
 TEST_F(KernelBuilder, UnknownOptimizerBuildsNothing) {
   KernelDesc o = desc(KernelKind::Optimizer, DType::F32);
   o.numElements = 1000;

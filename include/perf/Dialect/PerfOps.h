@@ -35,12 +35,18 @@ llvm::StringRef defaultLaunchCall(WorkAttr work);
 /// The kernel `desc` describes: the inverse of WorkAttr::getKernelDesc, and
 /// the one place kernels are built from a description. A typed kind whose
 /// FLOPs or bytes are overridden becomes a generic kernel. Returns null when
-/// the sizes are not ones the kind accepts (KernelDesc::hasValidSizes) or an
-/// optimizer's `op` is not an algorithm perf.optimizer knows.
-WorkAttr buildKernelWork(mlir::MLIRContext *context, const KernelDesc &desc);
+/// the sizes are not ones the kind accepts (KernelDesc::hasValidSizes), an
+/// optimizer's `op` is not an algorithm perf.optimizer knows, or a field is
+/// beyond what the kind's schema allows (a size above max-extent). The last
+/// is an error, reported through `emitError` (at an unknown location when
+/// none is given).
+WorkAttr buildKernelWork(
+    mlir::MLIRContext *context, const KernelDesc &desc,
+    llvm::function_ref<mlir::InFlightDiagnostic()> emitError = nullptr);
 
 /// The collective `desc` describes over `group` (null for a kind the dialect
-/// has no work kind for, or a non-positive size).
+/// has no work kind for, or a size that is not positive; a size above
+/// max-extent is also reported as an error).
 WorkAttr buildCollectiveWork(mlir::MLIRContext *context,
                              const CollectiveDesc &desc,
                              llvm::ArrayRef<int64_t> group);

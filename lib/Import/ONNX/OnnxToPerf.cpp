@@ -67,8 +67,10 @@ static Type tensorTypeOf(MLIRContext *ctx, const OnnxValueInfo *v) {
   return RankedTensorType::get(dims, elem);
 }
 
-/// The kernel of `kernel`; null when it has no work (shapes unknown).
-static WorkAttr buildKernel(MLIRContext *ctx, const OnnxKernel &kernel) {
+/// The kernel of `kernel`; null when it has no work (shapes unknown) or a
+/// size beyond the dialect's limits, which goes to `emitError`.
+static WorkAttr buildKernel(MLIRContext *ctx, const OnnxKernel &kernel,
+                            function_ref<InFlightDiagnostic()> emitError) {
   KernelDesc d = kernel.desc;
   if (d.totalFlops() <= 0 && d.totalBytes() <= 0)
     return nullptr;
@@ -84,7 +86,7 @@ static WorkAttr buildKernel(MLIRContext *ctx, const OnnxKernel &kernel) {
     d.bytes = d.totalBytes();
     d.kind = KernelKind::Generic;
   }
-  return buildKernelWork(ctx, d);
+  return buildKernelWork(ctx, d, emitError);
 }
 
 OwningOpRef<ModuleOp>
@@ -233,8 +235,19 @@ perf::buildPerfModuleFromOnnx(MLIRContext *ctx, const OnnxModel &model,
       continue;
     SmallVector<WorkAttr> work;
     for (const OnnxKernel &k : ln.kernels) {
-      if (WorkAttr kernel = buildKernel(ctx, k))
+      // Shapes within the tensor limits can still make a kernel size above
+      // max-extent; pricing without it would be a silent wrong answer.
+      bool beyondLimits = false;
+      auto emitBeyondLimits = [&] {
+        beyondLimits = true;
+        return emitError(loc)
+               << "node '" << n.name << "' (" << n.opType << "): its " << k.role
+               << " kernel is beyond the limits: ";
+      };
+      if (WorkAttr kernel = buildKernel(ctx, k, emitBeyondLimits))
         work.push_back(kernel);
+      else if (beyondLimits)
+        return nullptr;
       else
         ++skippedKernels;
     }

@@ -225,3 +225,7 @@ one_node(helper.make_node("Relu", ["X"], ["Y"]),
 one_node(helper.make_node("MatMul", ["X", "W"], ["Y"]),
          [value("X", [1 << 23, 1 << 24]), value("W", [1 << 24, 1 << 23])], 2,
          "huge_work.onnx")
+# A tensor within max-tensor-elements (2^42 elements) whose element-wise
+# kernel is above max-extent.
+one_node(helper.make_node("Relu", ["X"], ["Y"], name="big_relu"),
+         [value("X", [1 << 21, 1 << 21])], 2, "huge_kernel.onnx")
