@@ -142,7 +142,13 @@ LogicalResult lowerLinalg(OpBuilder &b, FrameworkOp fw, linalg::LinalgOp op) {
   Type elementType =
       op.getNumDpsInits() ? elementTypeOf(op.getDpsInits()[0]) : b.getF32Type();
   KernelDesc desc = describeLinalg(op, ranges, elementType);
-  WorkAttr kernel = buildKernelWork(b.getContext(), desc);
+  bool beyondLimits = false;
+  WorkAttr kernel = buildKernelWork(b.getContext(), desc, [&] {
+    beyondLimits = true;
+    return op->emitOpError("describes a kernel beyond the limits: ");
+  });
+  if (!kernel && beyondLimits)
+    return failure();
   if (!kernel)
     return op->emitOpError("describes an empty ")
            << kernelKindName(desc.kind) << " kernel";
@@ -232,8 +238,15 @@ struct ConvertLinalgToPerfPass
         d.dtype = getDType(type.getElementType());
         d.rows = type.getNumElements() / cols;
         d.cols = cols;
-        if (WorkAttr kernel = buildKernelWork(b.getContext(), d))
+        bool beyondLimits = false;
+        if (WorkAttr kernel = buildKernelWork(b.getContext(), d, [&] {
+              beyondLimits = true;
+              return softmax.emitOpError(
+                  "describes a kernel beyond the limits: ");
+            }))
           fw.appendWork(kernel);
+        else if (beyondLimits)
+          return failure();
         continue;
       }
       if (failed(lowerLinalg(b, fw, linalgOp)))

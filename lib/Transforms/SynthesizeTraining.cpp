@@ -166,11 +166,24 @@ struct SynthesizeTrainingPass
       signalPassFailure();
   }
 
+  /// The graph being made a training step, where a kernel beyond the
+  /// dialect's limits is reported (a weight of n x k elements above
+  /// max-extent, for its optimizer update); the pass then fails.
+  std::optional<Location> graphLoc;
+  bool kernelBeyondLimits = false;
+
+  WorkAttr buildTrainingKernel(const KernelDesc &desc) {
+    return buildKernelWork(&getContext(), desc, [&] {
+      kernelBeyondLimits = true;
+      return emitError(*graphLoc) << "--perf-synthesize-training: ";
+    });
+  }
+
   /// Adds the backward kernel `desc` to `work`, on the device and stream of
   /// the forward `kernel`.
   void buildOnStreamOf(SmallVectorImpl<WorkAttr> &work, WorkAttr kernel,
                        const KernelDesc &desc) {
-    WorkAttr bwd = buildKernelWork(&getContext(), desc);
+    WorkAttr bwd = buildTrainingKernel(desc);
     if (!bwd)
       return;
     Builder b(&getContext());
@@ -314,7 +327,7 @@ struct SynthesizeTrainingPass
     d.numElements = type.getNumElements();
     d.numInputs = 1;
     d.dtype = getDType(type.getElementType());
-    if (WorkAttr dropout = buildKernelWork(op.getContext(), d))
+    if (WorkAttr dropout = buildTrainingKernel(d))
       op.appendWork(dropout);
   }
 
@@ -380,6 +393,7 @@ struct SynthesizeTrainingPass
   }
 
   LogicalResult runOnGraph(GraphOp graph) {
+    graphLoc = graph.getLoc();
     if (graph.getPhase() != "inference")
       return graph.emitError("--perf-synthesize-training: graph @")
              << graph.getSymName() << " is already a " << graph.getPhase()
@@ -513,7 +527,7 @@ struct SynthesizeTrainingPass
                               getDType(mlir::getElementTypeOrSelf(r.getType())),
                               elements, static_cast<int64_t>(n),
                               static_cast<double>(n - 1), "grad_accumulate");
-          if (WorkAttr k = buildKernelWork(&getContext(), sum))
+          if (WorkAttr k = buildTrainingKernel(sum))
             onOpDevice(k);
         }
         for (WorkAttr kernel : llvm::reverse(op.getWorkList()))
@@ -525,7 +539,7 @@ struct SynthesizeTrainingPass
           KernelDesc accumulate =
               elementwiseWork(KernelPass::BackwardWeight, getDType(opParamType),
                               tied, 2, 1.0, "grad_accumulate");
-          if (WorkAttr k = buildKernelWork(&getContext(), accumulate))
+          if (WorkAttr k = buildTrainingKernel(accumulate))
             onOpDevice(k);
         }
         bwd.setWorkList(work);
@@ -568,7 +582,7 @@ struct SynthesizeTrainingPass
       const bool master = masterWeights && isHalfPrecision(type);
       if (master)
         update.dtype = DType::F32;
-      WorkAttr kernel = buildKernelWork(&getContext(), update);
+      WorkAttr kernel = buildTrainingKernel(update);
       if (!kernel)
         return;
       if (!master) {
@@ -580,8 +594,7 @@ struct SynthesizeTrainingPass
       // write per weight, the bytes of two 16-bit inputs and one output.
       SmallVector<WorkAttr, 2> work{
           kernel.with("master_weights", b.getUnitAttr())};
-      if (WorkAttr copyBack = buildKernelWork(
-              &getContext(),
+      if (WorkAttr copyBack = buildTrainingKernel(
               elementwiseWork(KernelPass::Update, getDType(type), elements, 2,
                               0.0, kMasterToModelFn)))
         work.push_back(copyBack);
@@ -603,6 +616,8 @@ struct SynthesizeTrainingPass
           << " has no parameters; no optimizer step is added";
     }
 
+    if (kernelBeyondLimits)
+      return failure();
     graph.setPhase("training");
     graph->setAttr(kGradBytesAttr, b.getI64IntegerAttr(totalGradBytes));
     graph->setAttr(kParametersAttr, b.getI64IntegerAttr(totalParams));

@@ -315,6 +315,8 @@ public:
       emitMeasuredBackward();
     if (measured)
       removeIsolatedLaunches();
+    if (kernelBeyondLimits)
+      return nullptr;
     return module;
   }
 
@@ -325,6 +327,10 @@ public:
   std::string unknownList;
 
 private:
+  /// Whether a node's kernel was above the dialect's limits (reported at
+  /// the node's line; the import fails).
+  bool kernelBeyondLimits = false;
+
   OpBuilder b;
   Location fileLoc;
   bool measured, training;
@@ -452,9 +458,13 @@ private:
       SmallVector<WorkAttr> built;
       for (const DeviceWork &w : work) {
         const auto *k = std::get_if<KernelDesc>(&w);
-        if (!k)
-          continue;
-        if (WorkAttr kernel = buildKernelWork(b.getContext(), *k))
+        if (!k || kernelBeyondLimits)
+          continue; // Beyond the limits: reported once; the import fails.
+        if (WorkAttr kernel = buildKernelWork(b.getContext(), *k, [&] {
+              kernelBeyondLimits = true;
+              return emitError(loc)
+                     << "node '" << n.name << "' (" << traced.name << "): ";
+            }))
           built.push_back(kernel);
       }
       op.setWorkList(built);
@@ -587,6 +597,8 @@ OwningOpRef<ModuleOp> perf::importFxCsv(MLIRContext *ctx, StringRef contents,
   }
   FxStepBuilder builder(ctx, loc, options.measured, training);
   OwningOpRef<ModuleOp> module = builder.build(*nodes, layers);
+  if (!module)
+    return nullptr;
   if (device) {
     auto gpu = GpuAttr::get(ctx, *device);
     for (GraphOp graph : module->getOps<GraphOp>()) {

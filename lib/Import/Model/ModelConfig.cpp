@@ -261,6 +261,13 @@ llvm::Error perf::checkStepOptions(const TransformerConfig &c,
   if (params > double(kMaxExtent.max))
     return error(limitExceeded("the model's parameter count (a lower bound)",
                                saturated(params), kMaxExtent));
+  // Every step holds the hidden states of all its tokens, one kernel's
+  // elements (a residual add's, a layer norm's).
+  double activations = double(s.batch) * double(s.seq) * double(c.hidden);
+  if (activations > double(kMaxExtent.max))
+    return error(limitExceeded("--batch x --seq x hidden_size, the elements "
+                               "of the step's hidden states",
+                               saturated(activations), kMaxExtent));
   double ops = 10 * layers + 2 * sparse * double(c.experts);
   if (ops > double(kMaxGraphOps.max))
     return error(limitExceeded("the step's op count (a lower bound)",

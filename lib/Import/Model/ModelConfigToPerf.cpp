@@ -98,6 +98,8 @@ public:
       t5();
       break;
     }
+    if (kernelBeyondLimits)
+      return nullptr;
     return module;
   }
 
@@ -117,6 +119,8 @@ private:
   /// The expert of a mixture-of-experts layer being emitted, -1 outside:
   /// expert parallelism places each expert's ops on a device.
   int64_t expert = -1;
+  /// Whether a kernel's sizes were above the dialect's limits (reported).
+  bool kernelBeyondLimits = false;
   /// Whether a mixture-of-experts router is being emitted: tensor
   /// parallelism keeps its weights whole on every rank.
   bool router = false;
@@ -183,11 +187,19 @@ private:
       fw->setAttr(kExpertAttr, b.getI64IntegerAttr(expert));
     if (router)
       fw->setAttr(kRouterAttr, b.getUnitAttr());
-    // Kernels whose sizes the dialect refuses are left out.
+    // A kernel above the dialect's limits (a batch and sequence whose
+    // activations pass max-extent) fails the import at its op; one the
+    // rules gave no work is left out.
     SmallVector<WorkAttr> kernels;
     for (DeviceWork &w : work)
-      if (WorkAttr kernel =
-              buildKernelWork(b.getContext(), std::get<KernelDesc>(w)))
+      if (kernelBeyondLimits)
+        break; // Reported once; the import fails.
+      else if (WorkAttr kernel = buildKernelWork(
+                   b.getContext(), std::get<KernelDesc>(w), [&] {
+                     kernelBeyondLimits = true;
+                     return emitError(opLoc)
+                            << "'" << fullName << "' (" << traced.name << "): ";
+                   }))
         kernels.push_back(kernel);
     fw.setWorkList(kernels);
     return Tensor{fw.getResult(0), Shape(shape.begin(), shape.end()),
@@ -1125,6 +1137,8 @@ OwningOpRef<ModuleOp> perf::importModelConfig(MLIRContext *ctx,
   }
   StepBuilder builder(ctx, loc, *config, options);
   OwningOpRef<ModuleOp> module = builder.build("step");
+  if (!module)
+    return nullptr;
   module->getOperation()->setAttr(kModelConfigAttr, StringAttr::get(ctx, path));
   if (options.phase == StepPhase::Decode)
     module->walk([&](GraphOp graph) { graph.setPhase("decode"); });

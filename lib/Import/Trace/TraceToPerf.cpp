@@ -63,6 +63,9 @@ public:
   Location loc;
   unsigned measuredKernels = 0, typedMeasured = 0, droppedInferred = 0;
   unsigned invalidInferred = 0, syncs = 0;
+  /// Whether an inferred kernel was above the dialect's limits (reported;
+  /// the import fails rather than price the op without it).
+  bool kernelBeyondLimits = false;
   /// Start of the measured iteration, when known before the kernels are
   /// built.
   std::optional<double> origin;
@@ -109,7 +112,10 @@ public:
   WorkAttr buildKernel(const DeviceWork &work, int64_t device) {
     WorkAttr built;
     if (const auto *kernel = std::get_if<KernelDesc>(&work)) {
-      built = buildKernelWork(ctx, *kernel);
+      built = buildKernelWork(ctx, *kernel, [&] {
+        kernelBeyondLimits = true;
+        return emitError(loc) << "an inferred kernel is beyond the limits: ";
+      });
     } else {
       const auto &collective = std::get<CollectiveDesc>(work);
       SmallVector<int64_t> group;
@@ -141,7 +147,14 @@ public:
     } else {
       d.bytes = static_cast<double>(std::max<int64_t>(e.bytes, 0));
     }
-    return withLatency(buildKernelWork(ctx, d), e);
+    return withLatency(buildKernelWork(ctx, d,
+                                       [&] {
+                                         kernelBeyondLimits = true;
+                                         return emitError(loc)
+                                                << "device event '" << e.name
+                                                << "' is beyond the limits: ";
+                                       }),
+                       e);
   }
 
   /// The device work of one op, appended to `work`: measured events matched
@@ -559,6 +572,8 @@ static OwningOpRef<ModuleOp> importKineto(MLIRContext *ctx, StringRef path,
                    << "'";
     return nullptr;
   }
+  if (gb.kernelBeyondLimits)
+    return nullptr;
   const KinetoLinkStats &stats = trace.linkStats();
   if (stats.deviceUnlinked || stats.otherProcessEvents)
     emitWarning(loc) << stats.deviceUnlinked << " of " << stats.deviceEvents
@@ -722,6 +737,8 @@ static OwningOpRef<ModuleOp> importEt(MLIRContext *ctx, StringRef path,
     module->getOperation()->setAttr("trace.measured_kernels",
                                     b.getI64IntegerAttr(gb.measuredKernels));
   }
+  if (gb.kernelBeyondLimits)
+    return nullptr;
   gb.warnUnknown();
   if (gb.invalidInferred)
     emitWarning(loc) << gb.invalidInferred
