@@ -51,10 +51,9 @@ public:
     auto atUnknown = [context] {
       return mlir::emitError(UnknownLoc::get(context));
     };
-    if (emitError)
-      return WorkAttr::getChecked(emitError, context, kind,
-                                  attrs.getDictionary(context));
-    return WorkAttr::getChecked(atUnknown, context, kind,
+    function_ref<InFlightDiagnostic()> emit =
+        emitError ? emitError : function_ref<InFlightDiagnostic()>(atUnknown);
+    return WorkAttr::getChecked(emit, context, kind,
                                 attrs.getDictionary(context));
   }
 

@@ -394,6 +394,7 @@ struct SynthesizeTrainingPass
 
   LogicalResult runOnGraph(GraphOp graph) {
     graphLoc = graph.getLoc();
+    kernelBeyondLimits = false;
     if (graph.getPhase() != "inference")
       return graph.emitError("--perf-synthesize-training: graph @")
              << graph.getSymName() << " is already a " << graph.getPhase()
