@@ -37,28 +37,33 @@ struct StepBuilder {
   Schedule schedule;
   const GpuSpec &gpu;
   RooflineModel roofline{0.7, 0.8};
+  /// Every op's host costs (the baseline's constants): one spec.
+  uint32_t hostOp = schedule.addOpSpec(hostCosts());
 
-  /// `kernel` on `stream` of device 0, priced by the roofline.
-  ScheduledKernel launch(const KernelDesc &kernel, int64_t stream) const {
-    ScheduledKernel k;
-    k.stream = stream;
-    k.latencyUs = roofline.estimate(kernel, gpu)->latencyUs;
-    return k;
-  }
-
-  /// Adds an op waiting for the ops `deps` that launches `work` (none: a
-  /// host op without device work); returns the op's index.
-  size_t addOp(std::vector<size_t> deps,
-               std::optional<ScheduledKernel> work = std::nullopt) {
-    ScheduledOp op;
+  static OpSpec hostCosts() {
+    OpSpec op;
     op.t1 = kT1;
     op.t3 = kT3;
-    op.deps.assign(deps.begin(), deps.end());
-    if (work) {
-      work->launchUs = kT4;
-      op.kernels.push_back(schedule.addKernel(std::move(*work)));
-    }
-    return schedule.addOp(std::move(op));
+    return op;
+  }
+
+  /// `kernel` on `stream` of device 0, priced by the roofline once and kept
+  /// as a spec for every launch of it.
+  uint32_t price(const KernelDesc &kernel, int64_t stream) {
+    KernelSpec k;
+    k.stream = stream;
+    k.latencyUs = roofline.estimate(kernel, gpu)->latencyUs;
+    k.launchUs = kT4;
+    return schedule.addKernelSpec(std::move(k));
+  }
+
+  /// Adds an op waiting for the ops `deps` that launches the kernel spec
+  /// `work` (none: a host op without device work); returns the op's index.
+  uint32_t addOp(llvm::ArrayRef<uint32_t> deps,
+                 std::optional<uint32_t> work = std::nullopt) {
+    if (work)
+      schedule.addKernel(*work);
+    return static_cast<uint32_t>(schedule.addOp(hostOp, deps));
   }
 };
 
@@ -87,10 +92,12 @@ int main(int argc, char **argv) {
     llvm::errs() << "error: " << llvm::toString(allReduce.takeError()) << "\n";
     return 1;
   }
-  ScheduledKernel allReduceWork;
+  KernelSpec allReduceWork;
   allReduceWork.stream = 2;
   allReduceWork.latencyUs = allReduce->timeUs;
+  allReduceWork.launchUs = kT4;
   allReduceWork.group = {0, 1};
+  uint32_t allReduceSpec = step.schedule.addKernelSpec(allReduceWork);
 
   KernelDesc gemm;
   gemm.kind = KernelKind::Gemm;
@@ -108,36 +115,41 @@ int main(int argc, char **argv) {
   KernelDesc softmax = layerNorm;
   softmax.kind = KernelKind::Softmax;
 
+  uint32_t gemm0Spec = step.price(gemm, 0), gemm1Spec = step.price(gemm, 1),
+           geluSpec = step.price(gelu, 0), addSpec = step.price(add, 0),
+           layerNormSpec = step.price(layerNorm, 0),
+           softmaxSpec = step.price(softmax, 0);
+
   // The blocks of gen_step.py, cut where n is reached.
   long long written = 0;
-  size_t last = step.addOp({});
+  uint32_t last = step.addOp({});
   for (long long block = 0; written < n; ++block) {
     // The view launches nothing: its readers wait for what it reads, as the
     // critical-path pass forwards a kernel-less op's dependencies.
-    size_t input = last;
+    uint32_t input = last;
     step.addOp({});
-    size_t gemm0 = 0, geluOp = 0;
+    uint32_t gemm0 = 0, geluOp = 0;
     auto more = [&] { return written < n && ++written; };
     if (more())
-      last = gemm0 = step.addOp({input}, step.launch(gemm, 0));
+      last = gemm0 = step.addOp({input}, gemm0Spec);
     if (more())
-      last = geluOp = step.addOp({gemm0}, step.launch(gelu, 0));
+      last = geluOp = step.addOp({gemm0}, geluSpec);
     if (more())
-      last = step.addOp({input}, step.launch(gemm, 1));
+      last = step.addOp({input}, gemm1Spec);
     if (more())
-      last = step.addOp({geluOp, last}, step.launch(add, 0));
+      last = step.addOp({geluOp, last}, addSpec);
     if (more())
-      last = step.addOp({last}, step.launch(layerNorm, 0));
+      last = step.addOp({last}, layerNormSpec);
     if (more())
-      last = step.addOp({last}, step.launch(softmax, 0));
+      last = step.addOp({last}, softmaxSpec);
     if (block % 4 == 3 && more())
-      step.addOp({last}, allReduceWork);
+      step.addOp({last}, allReduceSpec);
   }
-  ScheduledOp sync;
-  sync.kind = ScheduledOp::Kind::Sync;
+  OpSpec sync;
+  sync.kind = OpSpec::Kind::Sync;
   sync.t1 = kT1;
   sync.t5 = kT5;
-  step.schedule.addOp(std::move(sync));
+  step.schedule.addOp(sync);
 
   ScheduleResult result = step.schedule.run();
   double seconds =

@@ -12,7 +12,6 @@ llvm::json::Object perf::launchListGraph(const Schedule &schedule,
                                          const ScheduleResult &result,
                                          const LaunchGraph &graph) {
   const std::vector<ScheduledOp> &ops = schedule.ops();
-  const std::vector<ScheduledKernel> &kernels = schedule.kernels();
   // The launch number of each op's last kernel on each (device, stream):
   // what a consumer on another stream waits for (a stream runs its
   // launches in order, so the last one covers the rest).
@@ -21,23 +20,24 @@ llvm::json::Object perf::launchListGraph(const Schedule &schedule,
   llvm::json::Array launches;
   for (size_t i = 0; i < ops.size(); ++i) {
     const ScheduledOp &op = ops[i];
+    const OpSpec &spec = schedule.opSpec(i);
     const std::string &name = i < graph.opNames.size() ? graph.opNames[i] : "";
-    if (op.kind == ScheduledOp::Kind::Sync) {
+    if (spec.kind == OpSpec::Kind::Sync) {
       launches.push_back(llvm::json::Object{{"type", "sync"},
                                             {"op", int64_t(i)},
                                             {"name", name},
-                                            {"device", op.device},
-                                            {"stream", op.syncStream}});
+                                            {"device", spec.device},
+                                            {"stream", spec.syncStream}});
       continue;
     }
     for (size_t k : op.kernels) {
-      const ScheduledKernel &sk = kernels[k];
+      const KernelSpec &sk = schedule.kernelSpec(k);
       const LaunchKernel &what =
           k < graph.kernels.size() ? graph.kernels[k] : LaunchKernel();
       std::pair<int64_t, int64_t> place{sk.device, sk.stream};
       // Producers' last launches elsewhere, each once, in launch order.
       std::set<int64_t> after;
-      for (size_t dep : op.deps)
+      for (size_t dep : schedule.deps(i))
         for (const auto &[where, launch] : lastOfOp[dep])
           if (where != place)
             after.insert(launch);

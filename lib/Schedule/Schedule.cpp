@@ -14,7 +14,7 @@
 using namespace perf;
 
 static_assert(sizeof(void *) != 8 ||
-                  (sizeof(ScheduledKernel) <= 72 && sizeof(ScheduledOp) <= 104),
+                  (sizeof(ScheduledKernel) <= 32 && sizeof(ScheduledOp) <= 40),
               "a step holds one of each per kernel and op: keep them small");
 
 void KernelRange::push_back(size_t kernel) {
@@ -36,21 +36,60 @@ void KernelRange::push_back(size_t kernel) {
 void Schedule::reserve(size_t ops, size_t kernels) {
   reserveHuge(opList, ops);
   reserveHuge(kernelList, kernels);
+  // Most ops wait for one or two others.
+  depList.reserve(ops + ops / 2);
 }
 
-size_t Schedule::addKernel(ScheduledKernel kernel) {
-  // Kernel indices are kept in 32 bits while the schedule runs, op indices
-  // in ScheduledOp::deps.
+uint32_t Schedule::addKernelSpec(KernelSpec spec) {
+  if (kernelSpecs.size() == UINT32_MAX)
+    llvm::report_fatal_error("a schedule holds at most 2^32 - 1 kernel specs");
+  kernelSpecs.push_back(std::move(spec));
+  return static_cast<uint32_t>(kernelSpecs.size() - 1);
+}
+
+size_t Schedule::addKernel(uint32_t spec) {
+  // Kernel indices are kept in 32 bits while the schedule runs.
   if (kernelList.size() == UINT32_MAX)
     llvm::report_fatal_error("a schedule holds at most 2^32 - 1 kernels");
-  kernelList.push_back(std::move(kernel));
+  if (spec >= kernelSpecs.size())
+    llvm::report_fatal_error("a kernel names a spec the schedule lacks");
+  ScheduledKernel kernel;
+  kernel.spec = spec;
+  kernelList.push_back(kernel);
   return kernelList.size() - 1;
 }
 
-size_t Schedule::addOp(ScheduledOp op) {
+uint32_t Schedule::addOpSpec(const OpSpec &spec) {
+  if (opSpecs.size() == UINT32_MAX)
+    llvm::report_fatal_error("a schedule holds at most 2^32 - 1 op specs");
+  opSpecs.push_back(spec);
+  return static_cast<uint32_t>(opSpecs.size() - 1);
+}
+
+size_t Schedule::addOp(uint32_t spec, llvm::ArrayRef<uint32_t> deps) {
   if (opList.size() == UINT32_MAX)
     llvm::report_fatal_error("a schedule holds at most 2^32 - 1 ops");
-  opList.push_back(std::move(op));
+  if (spec >= opSpecs.size())
+    llvm::report_fatal_error("an op names a spec the schedule lacks");
+  if (depList.size() + deps.size() > UINT32_MAX)
+    llvm::report_fatal_error("a schedule holds at most 2^32 - 1 "
+                             "dependencies");
+  ScheduledOp op;
+  op.spec = spec;
+  op.firstDep = static_cast<uint32_t>(depList.size());
+  for (uint32_t dep : deps) {
+    if (dep >= opList.size())
+      llvm::report_fatal_error("an op depends on an op added after it");
+    depList.push_back(dep);
+  }
+  auto mine = depList.begin() + op.firstDep;
+  std::sort(mine, depList.end());
+  depList.erase(std::unique(mine, depList.end()), depList.end());
+  // The kernels added since the previous op are this op's.
+  for (size_t k = firstUnowned; k < kernelList.size(); ++k)
+    op.kernels.push_back(k);
+  firstUnowned = kernelList.size();
+  opList.push_back(op);
   return opList.size() - 1;
 }
 
@@ -74,6 +113,7 @@ using Runs = std::map<int64_t, std::vector<uint32_t>>;
 /// a run that is not in order (a negative kernel gap) is sorted first.
 static double unionLength(Runs &runs,
                           const std::vector<ScheduledKernel> &kernels,
+                          const std::vector<KernelSpec> &specs,
                           bool kernelsOnly) {
   auto before = [&](uint32_t a, uint32_t b) {
     return std::tie(kernels[a].startUs, kernels[a].endUs) <
@@ -106,7 +146,7 @@ static double unionLength(Runs &runs,
       std::push_heap(heap.begin(), heap.end(), later);
     }
     const ScheduledKernel &k = kernels[index];
-    if (!kernelsOnly || k.group.empty())
+    if (!kernelsOnly || specs[k.spec].group.empty())
       busy.add(k.startUs, k.endUs);
   }
   return busy.length();
@@ -121,27 +161,32 @@ using LaunchQueues = std::map<int64_t, LaunchQueue>;
 /// filling the result fields of every op and kernel.
 static void walkStep(std::vector<ScheduledOp> &opList,
                      std::vector<ScheduledKernel> &kernelList,
-                     HostClocks &hostTime, StreamClocks &streams,
-                     LaunchQueues &queues, const ScheduleOptions &options) {
+                     const std::vector<OpSpec> &opSpecs,
+                     const std::vector<KernelSpec> &kernelSpecs,
+                     const std::vector<uint32_t> &depList, HostClocks &hostTime,
+                     StreamClocks &streams, LaunchQueues &queues,
+                     const ScheduleOptions &options) {
   auto streamOf = [&](int64_t device, int64_t stream) -> StreamState & {
     return streams[{device, stream}];
   };
 
-  for (ScheduledOp &op : opList) {
+  for (size_t i = 0, e = opList.size(); i < e; ++i) {
+    ScheduledOp &op = opList[i];
+    const OpSpec &spec = opSpecs[op.spec];
     op.deviceEndUs = 0;
-    double &host = hostTime[op.device];
+    double &host = hostTime[spec.device];
     op.hostStartUs = host;
-    host += op.t1;
+    host += spec.t1;
 
-    if (op.kind == ScheduledOp::Kind::Sync) {
+    if (spec.kind == OpSpec::Kind::Sync) {
       // The host blocks until the device (or one stream) drains.
       for (auto &[key, state] : streams)
-        if (key.first == op.device &&
-            (op.syncStream < 0 || key.second == op.syncStream))
+        if (key.first == spec.device &&
+            (spec.syncStream < 0 || key.second == spec.syncStream))
           host = std::max(host, state.readyUs);
       // Then the call's own cost (a cudaFree that initializes the
       // allocator, the return from a synchronize).
-      host += op.t5;
+      host += spec.t5;
       op.hostEndUs = host;
       continue;
     }
@@ -150,7 +195,9 @@ static void walkStep(std::vector<ScheduledOp> &opList,
     // the kernel that finished last is the one waited for.
     double depReady = 0;
     int64_t depKernel = -1;
-    for (size_t dep : op.deps) {
+    size_t depsEnd = i + 1 < e ? opList[i + 1].firstDep : depList.size();
+    for (size_t d = op.firstDep; d < depsEnd; ++d) {
+      size_t dep = depList[d];
       const ScheduledOp &producer = opList[dep];
       for (size_t k : producer.kernels)
         if (kernelList[k].endUs > depReady) {
@@ -160,22 +207,24 @@ static void walkStep(std::vector<ScheduledOp> &opList,
     }
 
     if (op.kernels.empty()) {
-      host += op.t5;
+      host += spec.t5;
       op.hostEndUs = host;
       continue;
     }
 
-    host += op.t2;
-    for (size_t i = 0, e = op.kernels.size(); i < e; ++i) {
-      ScheduledKernel &k = kernelList[op.kernels[i]];
+    host += spec.t2;
+    for (size_t j = 0, n = op.kernels.size(); j < n; ++j) {
+      ScheduledKernel &k = kernelList[op.kernels[j]];
+      const KernelSpec &ks = kernelSpecs[k.spec];
       // A full launch queue holds the call until the oldest work ends.
       LaunchQueue &queue =
-          queues.try_emplace(op.device, options.launchQueueDepth).first->second;
+          queues.try_emplace(spec.device, options.launchQueueDepth)
+              .first->second;
       host = queue.admit(host);
       // Algorithm 1, line 11: the kernel starts once its stream is free
       // (plus the inter-kernel gap) and half-way through its launch call.
       double launchReady =
-          host + launchReadyAfterUs(k.launchUs, k.latencyUs, k.copyInCall);
+          host + launchReadyAfterUs(ks.launchUs, ks.latencyUs, ks.copyInCall);
       double start = launchReady;
       k.boundBy = ScheduledKernel::Bound::Host;
       k.predecessor = -1;
@@ -187,42 +236,42 @@ static void walkStep(std::vector<ScheduledOp> &opList,
           k.predecessor = pred;
         }
       };
-      if (k.group.empty()) {
-        StreamState &s = streamOf(k.device, k.stream);
+      if (ks.group.empty()) {
+        StreamState &s = streamOf(ks.device, ks.stream);
         waitFor(s.last >= 0 ? s.readyUs + options.kernelGapUs : 0,
                 ScheduledKernel::Bound::Stream, s.last);
       } else {
         // A collective starts when every participant's stream is free.
-        for (int64_t d : k.group) {
-          StreamState &s = streamOf(d, k.stream);
+        for (int64_t d : ks.group) {
+          StreamState &s = streamOf(d, ks.stream);
           waitFor(s.last >= 0 ? s.readyUs + options.kernelGapUs : 0,
-                  d == k.device ? ScheduledKernel::Bound::Stream
-                                : ScheduledKernel::Bound::Participants,
+                  d == ks.device ? ScheduledKernel::Bound::Stream
+                                 : ScheduledKernel::Bound::Participants,
                   s.last);
         }
       }
       waitFor(depReady, ScheduledKernel::Bound::Dependency, depKernel);
       k.startUs = start;
-      k.endUs = start + k.latencyUs;
-      size_t index = op.kernels[i];
-      if (k.group.empty()) {
-        StreamState &s = streamOf(k.device, k.stream);
+      k.endUs = start + ks.latencyUs;
+      size_t index = op.kernels[j];
+      if (ks.group.empty()) {
+        StreamState &s = streamOf(ks.device, ks.stream);
         s.readyUs = k.endUs;
         s.last = static_cast<int64_t>(index);
       } else {
-        for (int64_t d : k.group) {
-          StreamState &s = streamOf(d, k.stream);
+        for (int64_t d : ks.group) {
+          StreamState &s = streamOf(d, ks.stream);
           s.readyUs = k.endUs;
           s.last = static_cast<int64_t>(index);
         }
       }
       op.deviceEndUs = std::max(op.deviceEndUs, k.endUs);
       queue.launched(k.endUs);
-      host += k.launchUs;
-      if (i + 1 != e)
-        host += op.t5;
+      host += ks.launchUs;
+      if (j + 1 != n)
+        host += spec.t5;
     }
-    host += op.t3;
+    host += spec.t3;
     op.hostEndUs = host;
   }
   for (auto &[device, host] : hostTime)
@@ -244,7 +293,8 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
   StreamClocks streams;
   LaunchQueues queues;
   ScheduleResult result;
-  walkStep(opList, kernelList, hostTime, streams, queues, options);
+  walkStep(opList, kernelList, opSpecs, kernelSpecs, depList, hostTime, streams,
+           queues, options);
 
   // Totals per device: its busy intervals per stream.
   std::map<int64_t, Runs> busy;
@@ -254,15 +304,16 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
   double lastKernelEnd = -1;
   for (size_t i = 0; i < kernelList.size(); ++i) {
     const ScheduledKernel &k = kernelList[i];
-    result.sumKernelUs += k.latencyUs;
+    const KernelSpec &ks = kernelSpecs[k.spec];
+    result.sumKernelUs += ks.latencyUs;
     // A kernel keeps its device busy, a collective every participant.
-    const int64_t device = k.device;
-    const int64_t *where = k.group.empty() ? &device : k.group.data();
-    const int64_t *whereEnd = where + (k.group.empty() ? 1 : k.group.size());
+    const int64_t device = ks.device;
+    const int64_t *where = ks.group.empty() ? &device : ks.group.data();
+    const int64_t *whereEnd = where + (ks.group.empty() ? 1 : ks.group.size());
     for (const int64_t *it = where; it != whereEnd; ++it) {
       int64_t d = *it;
-      busy[d][k.stream].push_back(static_cast<uint32_t>(i));
-      if (!k.group.empty())
+      busy[d][ks.stream].push_back(static_cast<uint32_t>(i));
+      if (!ks.group.empty())
         communicates.insert(d);
       DeviceTimes &dt = devices[d];
       dt.device = d;
@@ -274,12 +325,13 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
     }
   }
   for (auto &[d, runs] : busy)
-    devices[d].activeUs = unionLength(runs, kernelList, /*kernelsOnly=*/false);
+    devices[d].activeUs =
+        unionLength(runs, kernelList, kernelSpecs, /*kernelsOnly=*/false);
   // Exposed communication: busy time minus the time some kernel covers.
   for (int64_t d : communicates)
     devices[d].exposedCommUs =
         devices[d].activeUs -
-        unionLength(busy[d], kernelList, /*kernelsOnly=*/true);
+        unionLength(busy[d], kernelList, kernelSpecs, /*kernelsOnly=*/true);
   for (auto &[d, t] : hostTime) {
     DeviceTimes &dt = devices[d];
     dt.device = d;
@@ -310,7 +362,8 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
     std::vector<ScheduledKernel> firstKernels = kernelList;
     double previousEnd = stepEnd(hostTime, streams);
     for (unsigned i = 1; i < options.iterations; ++i) {
-      walkStep(opList, kernelList, hostTime, streams, queues, options);
+      walkStep(opList, kernelList, opSpecs, kernelSpecs, depList, hostTime,
+               streams, queues, options);
       double end = stepEnd(hostTime, streams);
       result.steadyStateUs = end - previousEnd;
       previousEnd = end;

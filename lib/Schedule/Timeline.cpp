@@ -58,9 +58,9 @@ json::Object metadata(llvm::StringRef what, int64_t pid,
 }
 } // namespace
 
-void perf::appendTimelineEvents(Schedule &schedule, const TimelineGraph &graph,
-                                int64_t pidBase, int64_t &nextFlowId,
-                                json::Array &events) {
+void perf::appendTimelineEvents(const Schedule &schedule,
+                                const TimelineGraph &graph, int64_t pidBase,
+                                int64_t &nextFlowId, json::Array &events) {
   const std::vector<ScheduledOp> &ops = schedule.ops();
   const std::vector<ScheduledKernel> &kernels = schedule.kernels();
   // Tracks in use, named once each below.
@@ -72,17 +72,18 @@ void perf::appendTimelineEvents(Schedule &schedule, const TimelineGraph &graph,
 
   for (size_t i = 0; i < ops.size(); ++i) {
     const ScheduledOp &op = ops[i];
-    int64_t pid = pidBase + op.device;
+    const OpSpec &spec = schedule.opSpec(i);
+    int64_t pid = pidBase + spec.device;
     tracks[pid].insert(kHostTrack);
     llvm::StringRef name =
         i < graph.opNames.size() ? llvm::StringRef(graph.opNames[i]) : "op";
-    bool sync = op.kind == ScheduledOp::Kind::Sync;
+    bool sync = spec.kind == OpSpec::Kind::Sync;
     events.push_back(slice(name, sync ? "sync" : "host", pid, kHostTrack,
                            op.hostStartUs, op.hostEndUs,
-                           json::Object{{"T1_us", op.t1},
-                                        {"T2_us", op.t2},
-                                        {"T3_us", op.t3},
-                                        {"T5_us", op.t5}}));
+                           json::Object{{"T1_us", spec.t1},
+                                        {"T2_us", spec.t2},
+                                        {"T3_us", spec.t3},
+                                        {"T5_us", spec.t5}}));
     // The host op's phases as nested slices, in the order the schedule
     // spends them (Schedule.cpp): T1, then for a sync the wait and T5; for
     // an op with kernels T2, each launch (T4) with T5 between launches, T3.
@@ -92,54 +93,55 @@ void perf::appendTimelineEvents(Schedule &schedule, const TimelineGraph &graph,
         events.push_back(slice(what, "overhead", pid, kHostTrack, t, t + dur));
       t += dur;
     };
-    phase("T1 framework", op.t1);
+    phase("T1 framework", spec.t1);
     if (sync) {
-      double wait = op.hostEndUs - op.t5 - t;
+      double wait = op.hostEndUs - spec.t5 - t;
       phase("wait", wait > 0 ? wait : 0);
-      phase("T5", op.t5);
+      phase("T5", spec.t5);
       continue;
     }
     if (op.kernels.empty()) {
-      phase("T5", op.t5);
+      phase("T5", spec.t5);
       continue;
     }
-    phase("T2 dispatch", op.t2);
+    phase("T2 dispatch", spec.t2);
     for (size_t j = 0; j < op.kernels.size(); ++j) {
       size_t k = op.kernels[j];
       const ScheduledKernel &kernel = kernels[k];
+      const KernelSpec &ks = schedule.kernelSpec(k);
       const TimelineKernel &info = kernelInfo(k);
       double launchStart = t;
-      phase("T4 launch", kernel.launchUs);
+      phase("T4 launch", ks.launchUs);
       // The launch's arrow leaves the host where the kernel becomes ready
       // (half-way through the call, Algorithm 1) and ends on the kernel.
       int64_t id = nextFlowId++;
       events.push_back(flow("s", "launch", id, pid, kHostTrack,
-                            launchStart + kernel.launchUs / 2));
+                            launchStart + ks.launchUs / 2));
       // A collective runs on every participant; a kernel on its device.
-      std::vector<int64_t> devices(kernel.group.begin(), kernel.group.end());
+      std::vector<int64_t> devices(ks.group.begin(), ks.group.end());
       if (devices.empty())
-        devices.push_back(kernel.device);
+        devices.push_back(ks.device);
       for (int64_t device : devices) {
         int64_t kpid = pidBase + device;
-        int64_t tid = streamTrack(kernel.stream);
+        int64_t tid = streamTrack(ks.stream);
         tracks[kpid].insert(tid);
         json::Object args{{"kind", std::string(info.kind)},
                           {"model", std::string(info.model)},
-                          {"T4_us", kernel.launchUs},
-                          {"latency_us", kernel.latencyUs}};
+                          {"T4_us", ks.launchUs},
+                          {"latency_us", ks.latencyUs}};
         if (info.flops > 0)
           args["flops"] = info.flops;
         if (info.bytes > 0)
           args["bytes"] = info.bytes;
-        if (!kernel.group.empty())
-          args["group"] = json::Array(kernel.group);
+        if (!ks.group.empty())
+          args["group"] = json::Array(ks.group);
         events.push_back(
-            slice(info.name, kernel.group.empty() ? "kernel" : "collective",
-                  kpid, tid, kernel.startUs, kernel.endUs, std::move(args)));
-        if (device == kernel.device)
+            slice(info.name, ks.group.empty() ? "kernel" : "collective", kpid,
+                  tid, kernel.startUs, kernel.endUs, std::move(args)));
+        if (device == ks.device)
           events.push_back(flow("f", "launch", id, kpid, tid, kernel.startUs));
-        if (info.measuredStartUs >= 0 && device == kernel.device) {
-          int64_t mtid = kMeasuredTrackBase + kernel.stream;
+        if (info.measuredStartUs >= 0 && device == ks.device) {
+          int64_t mtid = kMeasuredTrackBase + ks.stream;
           tracks[kpid].insert(mtid);
           events.push_back(
               slice(info.name, "measured", kpid, mtid, info.measuredStartUs,
@@ -152,8 +154,9 @@ void perf::appendTimelineEvents(Schedule &schedule, const TimelineGraph &graph,
           (kernel.boundBy == ScheduledKernel::Bound::Dependency ||
            kernel.boundBy == ScheduledKernel::Bound::Participants)) {
         const ScheduledKernel &from = kernels[kernel.predecessor];
-        if (from.stream != kernel.stream || from.device != kernel.device ||
-            !from.group.empty()) {
+        const KernelSpec &fromSpec = schedule.kernelSpec(kernel.predecessor);
+        if (fromSpec.stream != ks.stream || fromSpec.device != ks.device ||
+            !fromSpec.group.empty()) {
           int64_t wait = nextFlowId++;
           llvm::StringRef why =
               kernel.boundBy == ScheduledKernel::Bound::Dependency
@@ -161,17 +164,17 @@ void perf::appendTimelineEvents(Schedule &schedule, const TimelineGraph &graph,
                   : "waits for participant";
           // Flow events bind to the slice enclosing their time: the
           // source's last instant inside it, the target's first.
-          events.push_back(flow("s", why, wait, pidBase + from.device,
-                                streamTrack(from.stream),
-                                from.endUs - 1e-3 * from.latencyUs));
-          events.push_back(flow("f", why, wait, pidBase + kernel.device,
-                                streamTrack(kernel.stream), kernel.startUs));
+          events.push_back(flow("s", why, wait, pidBase + fromSpec.device,
+                                streamTrack(fromSpec.stream),
+                                from.endUs - 1e-3 * fromSpec.latencyUs));
+          events.push_back(flow("f", why, wait, pidBase + ks.device,
+                                streamTrack(ks.stream), kernel.startUs));
         }
       }
       if (j + 1 != op.kernels.size())
-        phase("T5", op.t5);
+        phase("T5", spec.t5);
     }
-    phase("T3", op.t3);
+    phase("T3", spec.t3);
   }
 
   for (const auto &[pid, tids] : tracks) {

@@ -190,26 +190,27 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
   int64_t nextFlowId = 0;
   int64_t graphsSeen = 0;
 
-  /// What the schedule needs of a host op, read from its attributes; the
-  /// same for every copy of a repeated op.
+  /// What the schedule needs of a host op, read from its attributes and
+  /// kept in the schedule as specs; the same for every copy of a repeated
+  /// op.
   struct HostOpTemplate {
-    ScheduledOp op;
-    SmallVector<ScheduledKernel> kernels;
+    uint32_t opSpec = 0;
+    SmallVector<uint32_t, 2> kernelSpecs;
   };
 
   /// What the schedule needs of a piece of work, the same wherever it is
   /// launched (but for a collective's device, its op's); failure when it
   /// has no price. A step launches the same work many times: each distinct
   /// piece is read once.
-  llvm::DenseMap<WorkAttr, ScheduledKernel> readWorkCache;
+  llvm::DenseMap<WorkAttr, KernelSpec> readWorkCache;
 
-  FailureOr<ScheduledKernel> readWork(WorkAttr work) {
+  FailureOr<KernelSpec> readWork(WorkAttr work) {
     if (auto it = readWorkCache.find(work); it != readWorkCache.end())
       return it->second;
     auto latency = work.getAs<FloatAttr>(kLatencyAttr);
     if (!latency)
       return failure();
-    ScheduledKernel k;
+    KernelSpec k;
     k.latencyUs = latency.getValueAsDouble();
     k.launchUs = getF64(work, kLaunchAttr);
     k.copyInCall = work.has(kCopyInCallAttr);
@@ -224,11 +225,12 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     return k;
   }
 
-  FailureOr<HostOpTemplate> readHostOp(Operation &op) {
+  /// Reads what the schedule needs of `op` and keeps it in `schedule`.
+  FailureOr<HostOpTemplate> readHostOp(Operation &op, Schedule &schedule) {
     HostOpTemplate t;
-    ScheduledOp &sop = t.op;
+    OpSpec sop;
     if (auto sync = dyn_cast<SyncOp>(op)) {
-      sop.kind = ScheduledOp::Kind::Sync;
+      sop.kind = OpSpec::Kind::Sync;
       sop.device = sync.getDevice();
       sop.syncStream = sync.getStream() ? int64_t(*sync.getStream()) : -1;
       if (auto o = getDiscardable<DenseF64ArrayAttr>(&op, kOverheadAttr)) {
@@ -237,6 +239,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
         if (o.size() == 4)
           sop.t5 = o[3];
       }
+      t.opSpec = schedule.addOpSpec(sop);
       return t;
     }
     auto fw = dyn_cast<FrameworkOp>(op);
@@ -253,7 +256,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
       sop.t5 = o[3];
     }
     for (WorkAttr work : fw.getWorkList()) {
-      FailureOr<ScheduledKernel> k = readWork(work);
+      FailureOr<KernelSpec> k = readWork(work);
       if (failed(k))
         return fw.emitWorkError(work)
                << "has no 'perf.latency_us'; run --perf-kernel-cost (and "
@@ -265,8 +268,9 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
         if (!llvm::is_contained(k->group, k->device))
           k->group.push_back(k->device);
       }
-      t.kernels.push_back(std::move(*k));
+      t.kernelSpecs.push_back(schedule.addKernelSpec(std::move(*k)));
     }
+    t.opSpec = schedule.addOpSpec(sop);
     return t;
   }
 
@@ -279,6 +283,8 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     constexpr uint32_t kNotForwarded = ~0u;
     std::vector<uint32_t> forwardOf;
     std::vector<SmallVector<uint32_t, 2>> forwarded;
+    // The dependencies of the op being read.
+    SmallVector<uint32_t, 8> deps;
     // Host ops in the schedule's order, a repeated op once per copy: for
     // the per-op annotations, the timeline and the launch list only (8
     // bytes an op that an estimate does not need). Op i's kernels are
@@ -306,19 +312,19 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
             TemplateKey{fw.getWorkAttr(), op->getDiscardableAttrDictionary(),
                         fw.getDevice()});
         if (fresh) {
-          FailureOr<HostOpTemplate> r = readHostOp(*op);
+          FailureOr<HostOpTemplate> r = readHostOp(*op, schedule);
           if (failed(r))
             return failure();
           it->second = std::move(*r);
         }
         t = &it->second;
       } else {
-        FailureOr<HostOpTemplate> r = readHostOp(*op);
+        FailureOr<HostOpTemplate> r = readHostOp(*op, schedule);
         if (failed(r))
           return failure();
         read = std::move(*r);
       }
-      ScheduledOp sop = t->op;
+      deps.clear();
       forwardOf.push_back(kNotForwarded);
       if (auto fw = dyn_cast<FrameworkOp>(op)) {
         for (Value input : fw.getInputs()) {
@@ -330,24 +336,21 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
           // A kernel-less producer (Reshape, or an op emptied by fusion)
           // stands for its own producers.
           if (forwardOf[producer] != kNotForwarded) {
-            const SmallVector<uint32_t, 2> &deps =
-                forwarded[forwardOf[producer]];
-            sop.deps.insert(sop.deps.end(), deps.begin(), deps.end());
+            deps.append(forwarded[forwardOf[producer]]);
           } else {
-            sop.deps.push_back(producer);
+            deps.push_back(producer);
           }
         }
-        llvm::sort(sop.deps);
-        sop.deps.erase(std::unique(sop.deps.begin(), sop.deps.end()),
-                       sop.deps.end());
-        if (t->kernels.empty()) {
+        if (t->kernelSpecs.empty()) {
+          llvm::sort(deps);
+          deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
           forwardOf.back() = forwarded.size();
-          forwarded.push_back(sop.deps);
+          forwarded.emplace_back(deps.begin(), deps.end());
         }
-        for (const ScheduledKernel &k : t->kernels)
-          sop.kernels.push_back(schedule.addKernel(k));
+        for (uint32_t k : t->kernelSpecs)
+          schedule.addKernel(k);
       }
-      schedule.addOp(std::move(sop));
+      schedule.addOp(t->opSpec, deps);
       if (keepOps)
         hostOps.push_back(op);
       return success();

@@ -107,9 +107,9 @@ FailureOr<GraphBound> analyze(GraphOp graph) {
     g.target = gpu.getSpec().name;
 
   Schedule schedule;
-  llvm::DenseMap<Operation *, size_t> opIndex;
+  llvm::DenseMap<Operation *, uint32_t> opIndex;
   // Kernel-less ops (Reshape) pass their producers on to their consumers.
-  llvm::DenseMap<Operation *, SmallVector<size_t>> forwarded;
+  llvm::DenseMap<Operation *, SmallVector<uint32_t>> forwarded;
   llvm::StringMap<size_t> layerIds;
   llvm::StringSet<> kernelKeys;
   std::vector<std::pair<WorkAttr, size_t>> kernelLayer;
@@ -119,7 +119,7 @@ FailureOr<GraphBound> analyze(GraphOp graph) {
     auto fw = dyn_cast<FrameworkOp>(op);
     if (!fw)
       continue;
-    SmallVector<size_t> deps;
+    SmallVector<uint32_t> deps;
     for (Value in : fw.getInputs()) {
       Operation *def = in.getDefiningOp();
       if (!def)
@@ -142,9 +142,8 @@ FailureOr<GraphBound> analyze(GraphOp graph) {
       layer.name = name.str();
     else
       layer.name = layer.opName;
-    ScheduledOp sop;
+    OpSpec sop;
     sop.device = fw.getDevice();
-    sop.deps.assign(deps.begin(), deps.end());
     // Every layer on its own stream: only data dependencies order kernels
     // of different layers.
     int64_t stream = nextStream++;
@@ -156,7 +155,7 @@ FailureOr<GraphBound> analyze(GraphOp graph) {
                << "has no 'perf.latency_us'; run --perf-kernel-cost (and "
                   "--perf-comm-cost for collectives) before "
                   "--perf-lower-bound";
-      ScheduledKernel k;
+      KernelSpec k;
       k.latencyUs = latency.getValueAsDouble();
       k.stream = stream;
       Counts c;
@@ -185,14 +184,14 @@ FailureOr<GraphBound> analyze(GraphOp graph) {
       }
       layer.counts.add(c);
       ++layer.kernels;
-      sop.kernels.push_back(schedule.addKernel(std::move(k)));
+      schedule.addKernel(std::move(k));
       kernelLayer.push_back({work, g.layers.size()});
     }
     auto [it, inserted] = layerIds.try_emplace(layerKey, g.layers.size());
     layer.uniqueId = it->second;
     g.total.add(layer.counts);
     g.kernels += layer.kernels;
-    opIndex[fw] = schedule.addOp(std::move(sop));
+    opIndex[fw] = static_cast<uint32_t>(schedule.addOp(sop, deps));
     g.layers.push_back(std::move(layer));
   }
   g.uniqueLayers = layerIds.size();

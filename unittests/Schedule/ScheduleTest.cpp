@@ -9,21 +9,22 @@ namespace {
 /// An op with one kernel on (device, stream).
 size_t addOpWithKernel(Schedule &s, double latency, double t1, double t2,
                        double t3, double t4, double t5, int64_t stream = 0,
-                       std::vector<size_t> deps = {}, int64_t device = 0) {
-  ScheduledKernel k;
+                       std::vector<uint32_t> deps = {}, int64_t device = 0,
+                       bool copyInCall = false) {
+  KernelSpec k;
   k.device = device;
   k.stream = stream;
   k.latencyUs = latency;
   k.launchUs = t4;
-  ScheduledOp op;
+  k.copyInCall = copyInCall;
+  OpSpec op;
   op.device = device;
   op.t1 = t1;
   op.t2 = t2;
   op.t3 = t3;
   op.t5 = t5;
-  op.deps.assign(deps.begin(), deps.end());
-  op.kernels.push_back(s.addKernel(k));
-  return s.addOp(op);
+  s.addKernel(k);
+  return s.addOp(op, deps);
 }
 
 /// The step of CpuBound and GpuBound: three ops of one `latency` us kernel
@@ -110,8 +111,7 @@ TEST(Schedule, LaunchQueueBlocksTheHost) {
 // through the whole call, at 3 + 12 = 15, and end at 35.
 TEST(Schedule, CopyInCallStartsWithinItsCall) {
   Schedule inCall;
-  addOpWithKernel(inCall, 20, 1, 2, 3, 24, 5);
-  inCall.kernels()[0].copyInCall = true;
+  addOpWithKernel(inCall, 20, 1, 2, 3, 24, 5, 0, {}, 0, /*copyInCall=*/true);
   ScheduleResult r = inCall.run();
   EXPECT_DOUBLE_EQ(inCall.kernels()[0].startUs, 5);
   EXPECT_DOUBLE_EQ(inCall.kernels()[0].endUs, 25);
@@ -128,18 +128,19 @@ TEST(Schedule, CopyInCallStartsWithinItsCall) {
 //   host 10+4=14, +T3 = 19.
 TEST(Schedule, OverheadsWithinOneOp) {
   Schedule s;
-  ScheduledOp op;
+  OpSpec op;
   op.t1 = 1;
   op.t2 = 2;
   op.t3 = 5;
   op.t5 = 3;
   for (double lat : {10.0, 20.0}) {
-    ScheduledKernel k;
+    KernelSpec k;
     k.latencyUs = lat;
     k.launchUs = 4;
-    op.kernels.push_back(s.addKernel(k));
+    s.addKernel(k);
   }
-  s.addOp(op);
+  EXPECT_EQ(s.addOp(op), 0u);
+  EXPECT_EQ(s.ops()[0].kernels.size(), 2u);
   ScheduleOptions options;
   options.kernelGapUs = 0;
   ScheduleResult r = s.run(options);
@@ -166,7 +167,7 @@ TEST(Schedule, TwoStreamsOverlap) {
 // 0..100 then 100..150.
 TEST(Schedule, CrossStreamDependency) {
   Schedule s;
-  size_t a = addOpWithKernel(s, 100, 0, 0, 0, 0, 0, 0);
+  uint32_t a = addOpWithKernel(s, 100, 0, 0, 0, 0, 0, 0);
   addOpWithKernel(s, 50, 0, 0, 0, 0, 0, 1, {a});
   ScheduleResult r = s.run();
   EXPECT_DOUBLE_EQ(s.kernels()[1].startUs, 100);
@@ -180,10 +181,10 @@ TEST(Schedule, CrossStreamDependency) {
 TEST(Schedule, SyncBlocksTheHost) {
   Schedule s;
   addOpWithKernel(s, 100, 0, 0, 0, 0, 0);
-  ScheduledOp sync;
-  sync.kind = ScheduledOp::Kind::Sync;
+  OpSpec sync;
+  sync.kind = OpSpec::Kind::Sync;
   s.addOp(sync);
-  ScheduledOp cpu;
+  OpSpec cpu;
   cpu.t1 = 2;
   cpu.t5 = 10;
   s.addOp(cpu);
@@ -200,14 +201,12 @@ TEST(Schedule, CollectiveWaitsForAllParticipants) {
   Schedule s;
   addOpWithKernel(s, 100, 0, 0, 0, 0, 0, 0, {}, /*device=*/0);
   addOpWithKernel(s, 30, 0, 0, 0, 0, 0, 0, {}, /*device=*/1);
-  ScheduledKernel ar;
+  KernelSpec ar;
   ar.device = 0;
   ar.latencyUs = 20;
   ar.group = {0, 1};
-  ScheduledOp op;
-  op.device = 0;
-  op.kernels.push_back(s.addKernel(ar));
-  s.addOp(op);
+  s.addKernel(ar);
+  s.addOp(OpSpec());
   ScheduleOptions options;
   options.kernelGapUs = 0;
   ScheduleResult r = s.run(options);
@@ -258,12 +257,53 @@ TEST(Schedule, SteadyStateCpuBound) {
 TEST(Schedule, SteadyStateWithSync) {
   Schedule s;
   addOpWithKernel(s, 100, 8, 10, 0, 10, 0);
-  ScheduledOp sync;
-  sync.kind = ScheduledOp::Kind::Sync;
+  OpSpec sync;
+  sync.kind = OpSpec::Kind::Sync;
   s.addOp(sync);
   ScheduleOptions options;
   options.iterations = 4;
   ScheduleResult r = s.run(options);
   EXPECT_DOUBLE_EQ(r.e2eUs, 123);
   EXPECT_DOUBLE_EQ(r.steadyStateUs, 123);
+}
+
+// A step keeps each distinct kernel and op once (a spec) and launches it
+// many times. One op spec (T1=1, T4 in the kernel spec), three ops: two
+// launches of a 10 us kernel on stream 0, then a 10 us kernel on stream 1
+// that waits for both (given out of order and twice; kept sorted, once
+// each). Gap 1:
+//   op0: host 1, ready 1+2/2=2, kernel 2..12, host 3
+//   op1: host 4, ready 5, stream free at 13: 13..23, host 6
+//   op2: host 7, ready 8, stream 1 free, waits for op1: 23..33, host 9
+TEST(Schedule, SharedSpecs) {
+  Schedule s;
+  OpSpec op;
+  op.t1 = 1;
+  uint32_t opSpec = s.addOpSpec(op);
+  KernelSpec k;
+  k.latencyUs = 10;
+  k.launchUs = 2;
+  uint32_t onStream0 = s.addKernelSpec(k);
+  k.stream = 1;
+  uint32_t onStream1 = s.addKernelSpec(k);
+  s.addKernel(onStream0);
+  s.addOp(opSpec);
+  s.addKernel(onStream0);
+  s.addOp(opSpec);
+  s.addKernel(onStream1);
+  s.addOp(opSpec, {1, 0, 1});
+  EXPECT_EQ(s.deps(2), (llvm::ArrayRef<uint32_t>{0, 1}));
+  EXPECT_TRUE(s.deps(0).empty());
+  EXPECT_EQ(s.ops()[2].kernels[0], 2u);
+  EXPECT_EQ(s.kernelSpec(1).stream, 0);
+  EXPECT_EQ(s.kernelSpec(2).stream, 1);
+  ScheduleResult r = s.run();
+  EXPECT_DOUBLE_EQ(s.kernels()[0].startUs, 2);
+  EXPECT_DOUBLE_EQ(s.kernels()[1].startUs, 13);
+  EXPECT_DOUBLE_EQ(s.kernels()[2].startUs, 23);
+  EXPECT_EQ(s.kernels()[2].boundBy, ScheduledKernel::Bound::Dependency);
+  EXPECT_EQ(s.kernels()[2].predecessor, 1);
+  EXPECT_DOUBLE_EQ(s.ops()[2].hostEndUs, 9);
+  EXPECT_DOUBLE_EQ(r.e2eUs, 33);
+  EXPECT_EQ(r.criticalPath, (std::vector<size_t>{0, 1, 2}));
 }

@@ -50,25 +50,24 @@ Parsed parse(const json::Array &events) {
   return p;
 }
 
-size_t addOp(Schedule &s, int64_t device, std::vector<size_t> deps,
-             std::vector<ScheduledKernel> kernels) {
-  ScheduledOp op;
+size_t addOp(Schedule &s, int64_t device, std::vector<uint32_t> deps,
+             std::vector<KernelSpec> kernels) {
+  OpSpec op;
   op.device = device;
   op.t1 = 8;
   op.t2 = 10;
   op.t3 = 5;
   op.t5 = 5;
-  op.deps.assign(deps.begin(), deps.end());
-  for (ScheduledKernel &k : kernels) {
+  for (KernelSpec &k : kernels) {
     k.launchUs = 10;
-    op.kernels.push_back(s.addKernel(k));
+    s.addKernel(k);
   }
-  return s.addOp(op);
+  return s.addOp(op, deps);
 }
 
-ScheduledKernel kernelOn(int64_t stream, double latency,
-                         std::vector<int64_t> group = {}) {
-  ScheduledKernel k;
+KernelSpec kernelOn(int64_t stream, double latency,
+                    std::vector<int64_t> group = {}) {
+  KernelSpec k;
   k.stream = stream;
   k.latencyUs = latency;
   k.group.assign(group.begin(), group.end());
@@ -85,11 +84,11 @@ ScheduledKernel kernelOn(int64_t stream, double latency,
 ///   sync: host 99, T1 to 101, waits to 143 (stream 1), T5 to 146
 Parsed buildTrace() {
   Schedule s;
-  size_t gemm = addOp(s, 0, {}, {kernelOn(0, 100)});
+  uint32_t gemm = addOp(s, 0, {}, {kernelOn(0, 100)});
   addOp(s, 0, {gemm}, {kernelOn(1, 20)});
   addOp(s, 0, {}, {kernelOn(2, 50, {0, 1})});
-  ScheduledOp sync;
-  sync.kind = ScheduledOp::Kind::Sync;
+  OpSpec sync;
+  sync.kind = OpSpec::Kind::Sync;
   sync.t1 = 2;
   sync.t5 = 3;
   s.addOp(sync);

@@ -12,6 +12,7 @@
 #ifndef PERF_SCHEDULE_SCHEDULE_H
 #define PERF_SCHEDULE_SCHEDULE_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/SmallVector.h"
 #include <cstddef>
@@ -21,16 +22,13 @@
 
 namespace perf {
 
-/// Device work launched by a host op: a kernel, a copy or a collective.
-/// A step holds one per kernel launched (millions for a long step), so the
-/// fields are laid out to keep it at 72 bytes.
-struct ScheduledKernel {
-  /// What its start waited for last.
-  enum class Bound : uint8_t { Stream, Host, Dependency, Participants };
-
+/// What a piece of device work is and where it runs: a kernel, a copy or a
+/// collective, the same for every launch of it. A step launches a few
+/// distinct pieces millions of times, so the schedule keeps each spec once
+/// (Schedule::addKernelSpec) and a launch names its spec.
+struct KernelSpec {
   /// Within kMaxDevices (perf/Support/Limits.h).
   int32_t device = 0;
-  Bound boundBy = Bound::Host; // a result, see below
   /// A copy from or to pageable memory: it runs inside its launch call,
   /// which returns when it is done, so it starts half-way through the part
   /// of the call it does not cover (launchUs - latencyUs), not through the
@@ -43,12 +41,21 @@ struct ScheduledKernel {
   /// Devices that take part when this is a collective (the launching device
   /// included); empty for a kernel.
   llvm::SmallVector<int64_t, 0> group;
+};
 
-  // Results (and boundBy above).
+/// One launch of a KernelSpec and when it ran (32 bytes: a step holds one
+/// per kernel launched).
+struct ScheduledKernel {
+  /// What its start waited for last.
+  enum class Bound : uint8_t { Stream, Host, Dependency, Participants };
+
   double startUs = 0;
   double endUs = 0;
   /// Index (into Schedule::kernels()) of the kernel it waited for, or -1.
   int64_t predecessor = -1;
+  /// Index of its KernelSpec (Schedule::kernelSpec).
+  uint32_t spec = 0;
+  Bound boundBy = Bound::Host;
 };
 
 /// The kernels an op launches. An op's kernels are added to the schedule
@@ -70,8 +77,9 @@ private:
   uint64_t count : 24;
 };
 
-/// One host-side op in launch order (104 bytes: a step holds one per op).
-struct ScheduledOp {
+/// What a host-side op costs on its host thread, the same for ops alike (a
+/// step's layers repeat them), kept once each (Schedule::addOpSpec).
+struct OpSpec {
   enum class Kind : uint8_t { Compute, Sync };
   Kind kind = Kind::Compute;
   /// Host thread (one per device) that runs it; within kMaxDevices.
@@ -79,17 +87,21 @@ struct ScheduledOp {
   /// T1, T2, T3, T5 of Lin et al. A Sync pays T1 before its wait and T5
   /// (the synchronizing call's own cost) after it.
   double t1 = 0, t2 = 0, t3 = 0, t5 = 0;
-  /// Earlier ops (indices into Schedule::ops()) whose device work must
-  /// finish before this op's kernels start (data dependencies). Inline
-  /// storage for the usual one or two: a step of a million ops makes no
-  /// allocation per op.
-  llvm::SmallVector<uint32_t, 2> deps;
   /// For Sync: the stream waited for, or -1 for every stream of `device`.
   int64_t syncStream = -1;
+};
+
+/// One host-side op in launch order and when it ran (40 bytes: a step holds
+/// one per op).
+struct ScheduledOp {
+  /// Index of its OpSpec (Schedule::opSpec).
+  uint32_t spec = 0;
+  /// Where its dependencies start in the schedule's shared list
+  /// (Schedule::deps).
+  uint32_t firstDep = 0;
   /// Its kernels, in launch order.
   KernelRange kernels;
 
-  // Results.
   double hostStartUs = 0;
   double hostEndUs = 0;
   /// When its last kernel ends (0 without kernels).
@@ -151,23 +163,55 @@ public:
   /// Makes room for `ops` ops and `kernels` kernels, backed by huge pages
   /// where the system offers them (perf/Support/HugePages.h).
   void reserve(size_t ops, size_t kernels);
-  /// Adds a kernel and returns its index.
-  size_t addKernel(ScheduledKernel kernel);
-  /// Adds an op (its kernels added first) and returns its index.
-  size_t addOp(ScheduledOp op);
+
+  /// Keeps `spec` for kernels to launch and returns its index.
+  uint32_t addKernelSpec(KernelSpec spec);
+  /// Adds a launch of the kernel spec `spec` and returns its index.
+  size_t addKernel(uint32_t spec);
+  /// Adds a launch of `spec` (kept for this launch alone) and returns its
+  /// index.
+  size_t addKernel(KernelSpec spec) {
+    return addKernel(addKernelSpec(std::move(spec)));
+  }
+
+  /// Keeps `spec` for ops to run and returns its index.
+  uint32_t addOpSpec(const OpSpec &spec);
+  /// Adds an op of the op spec `spec` that launches the kernels added since
+  /// the previous op and waits for the device work of the earlier ops
+  /// `deps`; returns its index.
+  size_t addOp(uint32_t spec, llvm::ArrayRef<uint32_t> deps = {});
+  /// Adds an op of `spec` (kept for this op alone), as above.
+  size_t addOp(const OpSpec &spec, llvm::ArrayRef<uint32_t> deps = {}) {
+    return addOp(addOpSpec(spec), deps);
+  }
 
   /// Runs the critical-path walk, filling the result fields of every op and
   /// kernel.
   ScheduleResult run(const ScheduleOptions &options = {});
 
-  std::vector<ScheduledKernel> &kernels() { return kernelList; }
-  std::vector<ScheduledOp> &ops() { return opList; }
   const std::vector<ScheduledKernel> &kernels() const { return kernelList; }
   const std::vector<ScheduledOp> &ops() const { return opList; }
+  const KernelSpec &kernelSpec(size_t kernel) const {
+    return kernelSpecs[kernelList[kernel].spec];
+  }
+  const OpSpec &opSpec(size_t op) const { return opSpecs[opList[op].spec]; }
+  /// The ops whose device work op `op` waits for, in increasing order.
+  llvm::ArrayRef<uint32_t> deps(size_t op) const {
+    size_t end =
+        op + 1 < opList.size() ? opList[op + 1].firstDep : depList.size();
+    return llvm::ArrayRef<uint32_t>(depList).slice(opList[op].firstDep,
+                                                   end - opList[op].firstDep);
+  }
 
 private:
+  std::vector<KernelSpec> kernelSpecs;
+  std::vector<OpSpec> opSpecs;
   std::vector<ScheduledKernel> kernelList;
   std::vector<ScheduledOp> opList;
+  /// Every op's dependencies, op after op.
+  std::vector<uint32_t> depList;
+  /// The first kernel no op launches yet: the next op's first.
+  size_t firstUnowned = 0;
 };
 
 } // namespace perf

@@ -52,7 +52,7 @@ struct TimelineGraph {
 /// 0 of a process is its host thread, thread 1 + s its stream s, and thread
 /// kMeasuredTrackBase + s the measured times of stream s. Flow ids continue
 /// from `nextFlowId`, which is advanced.
-void appendTimelineEvents(Schedule &schedule, const TimelineGraph &graph,
+void appendTimelineEvents(const Schedule &schedule, const TimelineGraph &graph,
                           int64_t pidBase, int64_t &nextFlowId,
                           llvm::json::Array &events);
 
