@@ -14,7 +14,7 @@
 using namespace perf;
 
 static_assert(sizeof(void *) != 8 ||
-                  (sizeof(ScheduledKernel) <= 32 && sizeof(ScheduledOp) <= 40),
+                  (sizeof(ScheduledKernel) <= 24 && sizeof(ScheduledOp) <= 16),
               "a step holds one of each per kernel and op: keep them small");
 
 void KernelRange::push_back(size_t kernel) {
@@ -48,9 +48,9 @@ uint32_t Schedule::addKernelSpec(KernelSpec spec) {
 }
 
 size_t Schedule::addKernel(uint32_t spec) {
-  // Kernel indices are kept in 32 bits while the schedule runs.
-  if (kernelList.size() == UINT32_MAX)
-    llvm::report_fatal_error("a schedule holds at most 2^32 - 1 kernels");
+  // Kernel indices are kept in 31 bits (ScheduledKernel::predecessor).
+  if (kernelList.size() == INT32_MAX)
+    llvm::report_fatal_error("a schedule holds at most 2^31 - 1 kernels");
   if (spec >= kernelSpecs.size())
     llvm::report_fatal_error("a kernel names a spec the schedule lacks");
   ScheduledKernel kernel;
@@ -97,7 +97,7 @@ namespace {
 /// Where a stream stands: when it drains and which kernel ran last.
 struct StreamState {
   double readyUs = 0;
-  int64_t last = -1;
+  int32_t last = -1;
 };
 using StreamKey = std::pair<int64_t, int64_t>; // (device, stream)
 } // namespace
@@ -115,9 +115,12 @@ static double unionLength(Runs &runs,
                           const std::vector<ScheduledKernel> &kernels,
                           const std::vector<KernelSpec> &specs,
                           bool kernelsOnly) {
+  auto endOf = [&](uint32_t k) {
+    return kernels[k].startUs + specs[kernels[k].spec].latencyUs;
+  };
   auto before = [&](uint32_t a, uint32_t b) {
-    return std::tie(kernels[a].startUs, kernels[a].endUs) <
-           std::tie(kernels[b].startUs, kernels[b].endUs);
+    return std::make_pair(kernels[a].startUs, endOf(a)) <
+           std::make_pair(kernels[b].startUs, endOf(b));
   };
   using Head = std::pair<uint32_t, size_t>; // a kernel, its run
   std::vector<std::vector<uint32_t> *> lists;
@@ -147,7 +150,7 @@ static double unionLength(Runs &runs,
     }
     const ScheduledKernel &k = kernels[index];
     if (!kernelsOnly || specs[k.spec].group.empty())
-      busy.add(k.startUs, k.endUs);
+      busy.add(k.startUs, endOf(index));
   }
   return busy.length();
 }
@@ -163,7 +166,8 @@ static void walkStep(std::vector<ScheduledOp> &opList,
                      std::vector<ScheduledKernel> &kernelList,
                      const std::vector<OpSpec> &opSpecs,
                      const std::vector<KernelSpec> &kernelSpecs,
-                     const std::vector<uint32_t> &depList, HostClocks &hostTime,
+                     const std::vector<uint32_t> &depList,
+                     std::vector<OpTimes> *opTimes, HostClocks &hostTime,
                      StreamClocks &streams, LaunchQueues &queues,
                      const ScheduleOptions &options) {
   auto streamOf = [&](int64_t device, int64_t stream) -> StreamState & {
@@ -173,9 +177,12 @@ static void walkStep(std::vector<ScheduledOp> &opList,
   for (size_t i = 0, e = opList.size(); i < e; ++i) {
     ScheduledOp &op = opList[i];
     const OpSpec &spec = opSpecs[op.spec];
-    op.deviceEndUs = 0;
     double &host = hostTime[spec.device];
-    op.hostStartUs = host;
+    const double hostStart = host;
+    auto done = [&] {
+      if (opTimes)
+        (*opTimes)[i] = {hostStart, host};
+    };
     host += spec.t1;
 
     if (spec.kind == OpSpec::Kind::Sync) {
@@ -187,28 +194,30 @@ static void walkStep(std::vector<ScheduledOp> &opList,
       // Then the call's own cost (a cudaFree that initializes the
       // allocator, the return from a synchronize).
       host += spec.t5;
-      op.hostEndUs = host;
+      done();
       continue;
     }
 
     // Data dependencies: the producing ops' device work must be done, and
     // the kernel that finished last is the one waited for.
     double depReady = 0;
-    int64_t depKernel = -1;
+    int32_t depKernel = -1;
     size_t depsEnd = i + 1 < e ? opList[i + 1].firstDep : depList.size();
     for (size_t d = op.firstDep; d < depsEnd; ++d) {
       size_t dep = depList[d];
       const ScheduledOp &producer = opList[dep];
       for (size_t k : producer.kernels)
-        if (kernelList[k].endUs > depReady) {
-          depReady = kernelList[k].endUs;
-          depKernel = static_cast<int64_t>(k);
+        if (double end = kernelList[k].startUs +
+                         kernelSpecs[kernelList[k].spec].latencyUs;
+            end > depReady) {
+          depReady = end;
+          depKernel = static_cast<int32_t>(k);
         }
     }
 
     if (op.kernels.empty()) {
       host += spec.t5;
-      op.hostEndUs = host;
+      done();
       continue;
     }
 
@@ -229,7 +238,7 @@ static void walkStep(std::vector<ScheduledOp> &opList,
       k.boundBy = ScheduledKernel::Bound::Host;
       k.predecessor = -1;
       auto waitFor = [&](double ready, ScheduledKernel::Bound why,
-                         int64_t pred) {
+                         int32_t pred) {
         if (ready > start) {
           start = ready;
           k.boundBy = why;
@@ -252,27 +261,26 @@ static void walkStep(std::vector<ScheduledOp> &opList,
       }
       waitFor(depReady, ScheduledKernel::Bound::Dependency, depKernel);
       k.startUs = start;
-      k.endUs = start + ks.latencyUs;
+      const double end = start + ks.latencyUs;
       size_t index = op.kernels[j];
       if (ks.group.empty()) {
         StreamState &s = streamOf(ks.device, ks.stream);
-        s.readyUs = k.endUs;
-        s.last = static_cast<int64_t>(index);
+        s.readyUs = end;
+        s.last = static_cast<int32_t>(index);
       } else {
         for (int64_t d : ks.group) {
           StreamState &s = streamOf(d, ks.stream);
-          s.readyUs = k.endUs;
-          s.last = static_cast<int64_t>(index);
+          s.readyUs = end;
+          s.last = static_cast<int32_t>(index);
         }
       }
-      op.deviceEndUs = std::max(op.deviceEndUs, k.endUs);
-      queue.launched(k.endUs);
+      queue.launched(end);
       host += ks.launchUs;
       if (j + 1 != n)
         host += spec.t5;
     }
     host += spec.t3;
-    op.hostEndUs = host;
+    done();
   }
   for (auto &[device, host] : hostTime)
     host += options.hostTailUs;
@@ -293,8 +301,12 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
   StreamClocks streams;
   LaunchQueues queues;
   ScheduleResult result;
-  walkStep(opList, kernelList, opSpecs, kernelSpecs, depList, hostTime, streams,
-           queues, options);
+  opTimeList.clear();
+  if (options.opTimes)
+    opTimeList.resize(opList.size());
+  std::vector<OpTimes> *opTimes = options.opTimes ? &opTimeList : nullptr;
+  walkStep(opList, kernelList, opSpecs, kernelSpecs, depList, opTimes, hostTime,
+           streams, queues, options);
 
   // Totals per device: its busy intervals per stream.
   std::map<int64_t, Runs> busy;
@@ -317,10 +329,10 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
         communicates.insert(d);
       DeviceTimes &dt = devices[d];
       dt.device = d;
-      dt.endUs = std::max(dt.endUs, k.endUs);
+      dt.endUs = std::max(dt.endUs, k.startUs + ks.latencyUs);
     }
-    if (k.endUs > lastKernelEnd) {
-      lastKernelEnd = k.endUs;
+    if (k.startUs + ks.latencyUs > lastKernelEnd) {
+      lastKernelEnd = k.startUs + ks.latencyUs;
       lastKernel = static_cast<int64_t>(i);
     }
   }
@@ -358,17 +370,17 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
   // first step's per-op and per-kernel times are what the caller reads.
   result.steadyStateUs = result.e2eUs;
   if (options.iterations > 1) {
-    std::vector<ScheduledOp> firstOps = opList;
+    std::vector<OpTimes> firstOpTimes = opTimeList;
     std::vector<ScheduledKernel> firstKernels = kernelList;
     double previousEnd = stepEnd(hostTime, streams);
     for (unsigned i = 1; i < options.iterations; ++i) {
-      walkStep(opList, kernelList, opSpecs, kernelSpecs, depList, hostTime,
-               streams, queues, options);
+      walkStep(opList, kernelList, opSpecs, kernelSpecs, depList, opTimes,
+               hostTime, streams, queues, options);
       double end = stepEnd(hostTime, streams);
       result.steadyStateUs = end - previousEnd;
       previousEnd = end;
     }
-    opList = std::move(firstOps);
+    opTimeList = std::move(firstOpTimes);
     kernelList = std::move(firstKernels);
   }
   return result;

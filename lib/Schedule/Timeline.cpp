@@ -73,13 +73,14 @@ void perf::appendTimelineEvents(const Schedule &schedule,
   for (size_t i = 0; i < ops.size(); ++i) {
     const ScheduledOp &op = ops[i];
     const OpSpec &spec = schedule.opSpec(i);
+    const OpTimes &times = schedule.opTimes(i);
     int64_t pid = pidBase + spec.device;
     tracks[pid].insert(kHostTrack);
     llvm::StringRef name =
         i < graph.opNames.size() ? llvm::StringRef(graph.opNames[i]) : "op";
     bool sync = spec.kind == OpSpec::Kind::Sync;
     events.push_back(slice(name, sync ? "sync" : "host", pid, kHostTrack,
-                           op.hostStartUs, op.hostEndUs,
+                           times.hostStartUs, times.hostEndUs,
                            json::Object{{"T1_us", spec.t1},
                                         {"T2_us", spec.t2},
                                         {"T3_us", spec.t3},
@@ -87,7 +88,7 @@ void perf::appendTimelineEvents(const Schedule &schedule,
     // The host op's phases as nested slices, in the order the schedule
     // spends them (Schedule.cpp): T1, then for a sync the wait and T5; for
     // an op with kernels T2, each launch (T4) with T5 between launches, T3.
-    double t = op.hostStartUs;
+    double t = times.hostStartUs;
     auto phase = [&](llvm::StringRef what, double dur) {
       if (dur > 0)
         events.push_back(slice(what, "overhead", pid, kHostTrack, t, t + dur));
@@ -95,7 +96,7 @@ void perf::appendTimelineEvents(const Schedule &schedule,
     };
     phase("T1 framework", spec.t1);
     if (sync) {
-      double wait = op.hostEndUs - spec.t5 - t;
+      double wait = times.hostEndUs - spec.t5 - t;
       phase("wait", wait > 0 ? wait : 0);
       phase("T5", spec.t5);
       continue;
@@ -137,7 +138,7 @@ void perf::appendTimelineEvents(const Schedule &schedule,
           args["group"] = json::Array(ks.group);
         events.push_back(
             slice(info.name, ks.group.empty() ? "kernel" : "collective", kpid,
-                  tid, kernel.startUs, kernel.endUs, std::move(args)));
+                  tid, kernel.startUs, schedule.endUs(k), std::move(args)));
         if (device == ks.device)
           events.push_back(flow("f", "launch", id, kpid, tid, kernel.startUs));
         if (info.measuredStartUs >= 0 && device == ks.device) {
@@ -153,7 +154,6 @@ void perf::appendTimelineEvents(const Schedule &schedule,
       if (kernel.predecessor >= 0 &&
           (kernel.boundBy == ScheduledKernel::Bound::Dependency ||
            kernel.boundBy == ScheduledKernel::Bound::Participants)) {
-        const ScheduledKernel &from = kernels[kernel.predecessor];
         const KernelSpec &fromSpec = schedule.kernelSpec(kernel.predecessor);
         if (fromSpec.stream != ks.stream || fromSpec.device != ks.device ||
             !fromSpec.group.empty()) {
@@ -166,7 +166,8 @@ void perf::appendTimelineEvents(const Schedule &schedule,
           // source's last instant inside it, the target's first.
           events.push_back(flow("s", why, wait, pidBase + fromSpec.device,
                                 streamTrack(fromSpec.stream),
-                                from.endUs - 1e-3 * fromSpec.latencyUs));
+                                schedule.endUs(kernel.predecessor) -
+                                    1e-3 * fromSpec.latencyUs));
           events.push_back(flow("f", why, wait, pidBase + ks.device,
                                 streamTrack(ks.stream), kernel.startUs));
         }

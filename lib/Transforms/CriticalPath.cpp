@@ -361,6 +361,8 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     ScheduleOptions options;
     options.kernelGapUs = kernelGap;
     options.iterations = iterations;
+    // Only the annotations and the timeline read when each op ran.
+    options.opTimes = annotate || !timeline.empty();
     // Checked by the dialect's verifier: 0 to UINT32_MAX.
     if (auto depth = graph->getAttrOfType<IntegerAttr>(kLaunchQueueDepthAttr))
       options.launchQueueDepth = static_cast<unsigned>(depth.getInt());
@@ -393,18 +395,19 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
       };
       const std::vector<ScheduledKernel> &kernels = schedule.kernels();
       SmallVector<WorkAttr> work;
-      for (auto [op, sop] : llvm::zip(hostOps, schedule.ops())) {
+      for (auto [index, op, sop] : llvm::enumerate(hostOps, schedule.ops())) {
         NamedAttrList attrs(op->getDiscardableAttrDictionary());
-        setTimes(attrs, sop.hostStartUs, sop.hostEndUs);
+        const OpTimes &times = schedule.opTimes(index);
+        setTimes(attrs, times.hostStartUs, times.hostEndUs);
         op->setDiscardableAttrs(attrs.getDictionary(&getContext()));
         auto fw = dyn_cast<FrameworkOp>(op);
         if (!fw || !fw.hasWork())
           continue;
         work.assign(fw.getWorkList().begin(), fw.getWorkList().end());
         for (size_t i = 0, e = work.size(); i < e; ++i) {
-          const ScheduledKernel &k = kernels[sop.kernels[i]];
+          size_t k = sop.kernels[i];
           work[i] = work[i].with([&](NamedAttrList &pieceAttrs) {
-            setTimes(pieceAttrs, k.startUs, k.endUs);
+            setTimes(pieceAttrs, kernels[k].startUs, schedule.endUs(k));
           });
         }
         fw.setWorkList(work);
@@ -425,7 +428,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     SmallVector<double> pathTimes;
     for (size_t k : result.criticalPath) {
       pathTimes.push_back(schedule.kernels()[k].startUs);
-      pathTimes.push_back(schedule.kernels()[k].endUs);
+      pathTimes.push_back(schedule.endUs(k));
     }
     SmallVector<NamedAttribute> estimate = {
         b.getNamedAttr("e2e_us", b.getF64FloatAttr(result.e2eUs)),

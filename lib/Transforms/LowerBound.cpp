@@ -202,13 +202,13 @@ FailureOr<GraphBound> analyze(GraphOp graph) {
   ScheduleResult result = schedule.run(options);
   g.sequentialUs = result.sumKernelUs;
   g.parallelUs = 0;
-  for (const ScheduledKernel &k : schedule.kernels())
-    g.parallelUs = std::max(g.parallelUs, k.endUs);
+  for (size_t k = 0, e = schedule.kernels().size(); k < e; ++k)
+    g.parallelUs = std::max(g.parallelUs, schedule.endUs(k));
   for (size_t i : result.criticalPath) {
-    const ScheduledKernel &k = schedule.kernels()[i];
     auto [work, layer] = kernelLayer[i];
-    g.criticalPath.push_back({work.getKindName().str() + "/" + passName(work),
-                              g.layers[layer].name, k.startUs, k.endUs});
+    g.criticalPath.push_back(
+        {work.getKindName().str() + "/" + passName(work), g.layers[layer].name,
+         schedule.kernels()[i].startUs, schedule.endUs(i)});
   }
   return g;
 }

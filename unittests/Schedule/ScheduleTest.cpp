@@ -47,7 +47,7 @@ TEST(Schedule, CpuBound) {
   EXPECT_DOUBLE_EQ(s.kernels()[0].startUs, 23);
   EXPECT_DOUBLE_EQ(s.kernels()[1].startUs, 56);
   EXPECT_DOUBLE_EQ(s.kernels()[2].startUs, 89);
-  EXPECT_DOUBLE_EQ(s.ops()[2].hostEndUs, 99);
+  EXPECT_DOUBLE_EQ(s.opTimes(2).hostEndUs, 99);
   EXPECT_DOUBLE_EQ(r.e2eUs, 99);
   EXPECT_DOUBLE_EQ(r.gpuActiveUs, 6);
   EXPECT_DOUBLE_EQ(r.idleUs, 93);
@@ -86,7 +86,7 @@ TEST(Schedule, LaunchQueueBlocksTheHost) {
   ScheduleResult r1 = one.run(options);
   EXPECT_DOUBLE_EQ(one.kernels()[1].startUs, 128);
   EXPECT_DOUBLE_EQ(one.kernels()[2].startUs, 233);
-  EXPECT_DOUBLE_EQ(one.ops()[2].hostEndUs, 243);
+  EXPECT_DOUBLE_EQ(one.opTimes(2).hostEndUs, 243);
   EXPECT_DOUBLE_EQ(r1.e2eUs, 333);
 
   Schedule two;
@@ -114,7 +114,7 @@ TEST(Schedule, CopyInCallStartsWithinItsCall) {
   addOpWithKernel(inCall, 20, 1, 2, 3, 24, 5, 0, {}, 0, /*copyInCall=*/true);
   ScheduleResult r = inCall.run();
   EXPECT_DOUBLE_EQ(inCall.kernels()[0].startUs, 5);
-  EXPECT_DOUBLE_EQ(inCall.kernels()[0].endUs, 25);
+  EXPECT_DOUBLE_EQ(inCall.endUs(0), 25);
   EXPECT_DOUBLE_EQ(r.e2eUs, 30);
 
   Schedule async;
@@ -146,7 +146,7 @@ TEST(Schedule, OverheadsWithinOneOp) {
   ScheduleResult r = s.run(options);
   EXPECT_DOUBLE_EQ(s.kernels()[0].startUs, 5);
   EXPECT_DOUBLE_EQ(s.kernels()[1].startUs, 15);
-  EXPECT_DOUBLE_EQ(s.ops()[0].hostEndUs, 19);
+  EXPECT_DOUBLE_EQ(s.opTimes(0).hostEndUs, 19);
   EXPECT_DOUBLE_EQ(r.e2eUs, 35);
 }
 
@@ -189,8 +189,8 @@ TEST(Schedule, SyncBlocksTheHost) {
   cpu.t5 = 10;
   s.addOp(cpu);
   ScheduleResult r = s.run();
-  EXPECT_DOUBLE_EQ(s.ops()[1].hostEndUs, 100);
-  EXPECT_DOUBLE_EQ(s.ops()[2].hostEndUs, 112);
+  EXPECT_DOUBLE_EQ(s.opTimes(1).hostEndUs, 100);
+  EXPECT_DOUBLE_EQ(s.opTimes(2).hostEndUs, 112);
   EXPECT_DOUBLE_EQ(r.e2eUs, 112);
   EXPECT_TRUE(r.hostBound);
 }
@@ -234,7 +234,7 @@ TEST(Schedule, SteadyStateGpuBound) {
   EXPECT_DOUBLE_EQ(r.steadyStateUs, 303);
   EXPECT_DOUBLE_EQ(r.e2eUs, 325);
   EXPECT_DOUBLE_EQ(s.kernels()[2].startUs, 225);
-  EXPECT_DOUBLE_EQ(s.ops()[2].hostEndUs, 99);
+  EXPECT_DOUBLE_EQ(s.opTimes(2).hostEndUs, 99);
 }
 
 // The CpuBound step back to back: each step adds its 99 us of host work
@@ -303,7 +303,26 @@ TEST(Schedule, SharedSpecs) {
   EXPECT_DOUBLE_EQ(s.kernels()[2].startUs, 23);
   EXPECT_EQ(s.kernels()[2].boundBy, ScheduledKernel::Bound::Dependency);
   EXPECT_EQ(s.kernels()[2].predecessor, 1);
-  EXPECT_DOUBLE_EQ(s.ops()[2].hostEndUs, 9);
+  EXPECT_DOUBLE_EQ(s.opTimes(2).hostEndUs, 9);
   EXPECT_DOUBLE_EQ(r.e2eUs, 33);
   EXPECT_EQ(r.criticalPath, (std::vector<size_t>{0, 1, 2}));
+}
+
+// Without op times (what an estimate runs) the kernels and the result are
+// the same; a kernel ends its spec's latency after it starts.
+TEST(Schedule, WithoutOpTimes) {
+  Schedule with, without;
+  addThreeOpStep(with, 100);
+  addThreeOpStep(without, 100);
+  ScheduleOptions options;
+  options.opTimes = false;
+  ScheduleResult a = with.run(), b = without.run(options);
+  EXPECT_DOUBLE_EQ(a.e2eUs, 325);
+  EXPECT_DOUBLE_EQ(b.e2eUs, 325);
+  EXPECT_EQ(a.criticalPath, b.criticalPath);
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_DOUBLE_EQ(with.kernels()[k].startUs, without.kernels()[k].startUs);
+    EXPECT_DOUBLE_EQ(without.endUs(k), without.kernels()[k].startUs + 100);
+  }
+  EXPECT_DOUBLE_EQ(with.opTimes(2).hostEndUs, 99);
 }

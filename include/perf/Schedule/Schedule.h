@@ -43,16 +43,16 @@ struct KernelSpec {
   llvm::SmallVector<int64_t, 0> group;
 };
 
-/// One launch of a KernelSpec and when it ran (32 bytes: a step holds one
-/// per kernel launched).
+/// One launch of a KernelSpec and when it started (24 bytes: a step holds
+/// one per kernel launched). It ends its spec's latency later
+/// (Schedule::endUs).
 struct ScheduledKernel {
   /// What its start waited for last.
   enum class Bound : uint8_t { Stream, Host, Dependency, Participants };
 
   double startUs = 0;
-  double endUs = 0;
   /// Index (into Schedule::kernels()) of the kernel it waited for, or -1.
-  int64_t predecessor = -1;
+  int32_t predecessor = -1;
   /// Index of its KernelSpec (Schedule::kernelSpec).
   uint32_t spec = 0;
   Bound boundBy = Bound::Host;
@@ -91,8 +91,7 @@ struct OpSpec {
   int64_t syncStream = -1;
 };
 
-/// One host-side op in launch order and when it ran (40 bytes: a step holds
-/// one per op).
+/// One host-side op in launch order (16 bytes: a step holds one per op).
 struct ScheduledOp {
   /// Index of its OpSpec (Schedule::opSpec).
   uint32_t spec = 0;
@@ -101,11 +100,12 @@ struct ScheduledOp {
   uint32_t firstDep = 0;
   /// Its kernels, in launch order.
   KernelRange kernels;
+};
 
+/// When a host op ran on its host thread (Schedule::opTimes).
+struct OpTimes {
   double hostStartUs = 0;
   double hostEndUs = 0;
-  /// When its last kernel ends (0 without kernels).
-  double deviceEndUs = 0;
 };
 
 struct DeviceTimes {
@@ -156,6 +156,9 @@ struct ScheduleOptions {
   /// Host time after a step's last op (an iteration's tail in a trace):
   /// every host thread pays it at the end of every step.
   double hostTailUs = 0;
+  /// Keep when each op ran (Schedule::opTimes), which a timeline and the
+  /// per-op annotations read and an estimate does not: 16 bytes an op.
+  bool opTimes = true;
 };
 
 class Schedule {
@@ -194,6 +197,12 @@ public:
   const KernelSpec &kernelSpec(size_t kernel) const {
     return kernelSpecs[kernelList[kernel].spec];
   }
+  /// When kernel `kernel` ends.
+  double endUs(size_t kernel) const {
+    return kernelList[kernel].startUs + kernelSpec(kernel).latencyUs;
+  }
+  /// When op `op` ran; kept by a run with ScheduleOptions::opTimes.
+  const OpTimes &opTimes(size_t op) const { return opTimeList[op]; }
   const OpSpec &opSpec(size_t op) const { return opSpecs[opList[op].spec]; }
   /// The ops whose device work op `op` waits for, in increasing order.
   llvm::ArrayRef<uint32_t> deps(size_t op) const {
@@ -208,6 +217,7 @@ private:
   std::vector<OpSpec> opSpecs;
   std::vector<ScheduledKernel> kernelList;
   std::vector<ScheduledOp> opList;
+  std::vector<OpTimes> opTimeList;
   /// Every op's dependencies, op after op.
   std::vector<uint32_t> depList;
   /// The first kernel no op launches yet: the next op's first.
