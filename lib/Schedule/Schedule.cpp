@@ -107,6 +107,13 @@ using StreamKey = std::pair<int64_t, int64_t>; // (device, stream)
 /// interval would take 24: a step can hold millions).
 using Runs = std::map<int64_t, std::vector<uint32_t>>;
 
+/// When `kernel` ends: its spec's latency after its start (the sum the walk
+/// makes when it places the kernel, so the same time).
+static double endOf(const ScheduledKernel &kernel,
+                    const std::vector<KernelSpec> &specs) {
+  return kernel.startUs + specs[kernel.spec].latencyUs;
+}
+
 /// Length of the union of the runs' intervals, the collectives' left out
 /// with `kernelsOnly`. A stream's work is in order (each interval starts
 /// after the one before it ends), so the runs are merged instead of sorted;
@@ -115,12 +122,9 @@ static double unionLength(Runs &runs,
                           const std::vector<ScheduledKernel> &kernels,
                           const std::vector<KernelSpec> &specs,
                           bool kernelsOnly) {
-  auto endOf = [&](uint32_t k) {
-    return kernels[k].startUs + specs[kernels[k].spec].latencyUs;
-  };
   auto before = [&](uint32_t a, uint32_t b) {
-    return std::make_pair(kernels[a].startUs, endOf(a)) <
-           std::make_pair(kernels[b].startUs, endOf(b));
+    return std::make_pair(kernels[a].startUs, endOf(kernels[a], specs)) <
+           std::make_pair(kernels[b].startUs, endOf(kernels[b], specs));
   };
   using Head = std::pair<uint32_t, size_t>; // a kernel, its run
   std::vector<std::vector<uint32_t> *> lists;
@@ -150,7 +154,7 @@ static double unionLength(Runs &runs,
     }
     const ScheduledKernel &k = kernels[index];
     if (!kernelsOnly || specs[k.spec].group.empty())
-      busy.add(k.startUs, endOf(index));
+      busy.add(k.startUs, endOf(k, specs));
   }
   return busy.length();
 }
@@ -207,9 +211,7 @@ static void walkStep(std::vector<ScheduledOp> &opList,
       size_t dep = depList[d];
       const ScheduledOp &producer = opList[dep];
       for (size_t k : producer.kernels)
-        if (double end = kernelList[k].startUs +
-                         kernelSpecs[kernelList[k].spec].latencyUs;
-            end > depReady) {
+        if (double end = endOf(kernelList[k], kernelSpecs); end > depReady) {
           depReady = end;
           depKernel = static_cast<int32_t>(k);
         }
@@ -329,10 +331,10 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
         communicates.insert(d);
       DeviceTimes &dt = devices[d];
       dt.device = d;
-      dt.endUs = std::max(dt.endUs, k.startUs + ks.latencyUs);
+      dt.endUs = std::max(dt.endUs, endOf(k, kernelSpecs));
     }
-    if (k.startUs + ks.latencyUs > lastKernelEnd) {
-      lastKernelEnd = k.startUs + ks.latencyUs;
+    if (endOf(k, kernelSpecs) > lastKernelEnd) {
+      lastKernelEnd = endOf(k, kernelSpecs);
       lastKernel = static_cast<int64_t>(i);
     }
   }

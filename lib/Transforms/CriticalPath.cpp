@@ -278,11 +278,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     Schedule schedule;
     // The schedule's ops are the unrolled graph's host ops in the order
     // UnrolledWalk visits them: op i is instance i. A kernel-less op i
-    // forwards its dependencies, forwarded[forwardOf[i]] (a vector indexed
-    // by instance: the producers an op reads are mostly recent ones).
-    constexpr uint32_t kNotForwarded = ~0u;
-    std::vector<uint32_t> forwardOf;
-    std::vector<SmallVector<uint32_t, 2>> forwarded;
+    // forwards its dependencies, schedule.deps(i).
     // The dependencies of the op being read.
     SmallVector<uint32_t, 8> deps;
     // Host ops in the schedule's order, a repeated op once per copy: for
@@ -300,7 +296,6 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
 
     UnrolledWalk::Size size = UnrolledWalk::unrolledSize(graph);
     schedule.reserve(size.hostOps, size.deviceWork);
-    reserveHuge(forwardOf, size.hostOps);
     if (keepOps)
       reserveHuge(hostOps, size.hostOps);
     UnrolledWalk unrolled;
@@ -325,7 +320,6 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
         read = std::move(*r);
       }
       deps.clear();
-      forwardOf.push_back(kNotForwarded);
       if (auto fw = dyn_cast<FrameworkOp>(op)) {
         for (Value input : fw.getInputs()) {
           auto [value, valueCopy] = unrolled.resolve(input, copy);
@@ -335,17 +329,11 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
           size_t producer = unrolled.instanceOf(def, valueCopy);
           // A kernel-less producer (Reshape, or an op emptied by fusion)
           // stands for its own producers.
-          if (forwardOf[producer] != kNotForwarded) {
-            deps.append(forwarded[forwardOf[producer]]);
-          } else {
+          if (schedule.ops()[producer].kernels.empty())
+            deps.append(schedule.deps(producer).begin(),
+                        schedule.deps(producer).end());
+          else
             deps.push_back(producer);
-          }
-        }
-        if (t->kernelSpecs.empty()) {
-          llvm::sort(deps);
-          deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-          forwardOf.back() = forwarded.size();
-          forwarded.emplace_back(deps.begin(), deps.end());
         }
         for (uint32_t k : t->kernelSpecs)
           schedule.addKernel(k);

@@ -282,9 +282,9 @@ parseForEstimate(const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
   auto loadNow = [](Operation *op) { return !isa<perf::GraphOp>(op); };
   if (failed(reader.readTopLevel(&block, loadNow)))
     return nullptr;
-  while (reader.getNumOpsToMaterialize() > 0)
-    if (failed(reader.finalize()))
-      return nullptr;
+  // Reads every body left (the graphs).
+  if (failed(reader.finalize()))
+    return nullptr;
   OwningOpRef<ModuleOp> module =
       detail::constructContainerOpForParserIfNecessary<ModuleOp>(
           &block, context, fileLoc);
