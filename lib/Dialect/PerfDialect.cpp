@@ -5,6 +5,7 @@
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Dialect/WorkSchema.h"
 #include "perf/Support/InputFile.h"
+#include "perf/Support/Limits.h"
 #include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
@@ -172,8 +173,22 @@ LogicalResult perf::verifyPerfFact(function_ref<InFlightDiagnostic()> emitError,
                          << UINT32_MAX << ", got " << depth;
     return success();
   }
-  if (!name.ends_with("_us"))
-    return success();
+  if (!name.ends_with("_us")) {
+    // Every integer fact counts or indexes something (parameters, bytes,
+    // a degree, a layer): a negative one (perf.params = -5) was read as
+    // none, silently.
+    auto count = dyn_cast<IntegerAttr>(value);
+    if (!count || count.getType().isInteger(1))
+      return success();
+    const APInt &v = count.getValue();
+    if (!v.isNegative() && v.getActiveBits() <= 63 &&
+        withinLimit(v.getSExtValue(), kMaxCount))
+      return success();
+    SmallString<24> text;
+    v.toStringSigned(text);
+    return emitError() << "'" << name << "' must be an integer from 0 to "
+                       << "2^53 (" << kMaxCount.name << "), got " << text;
+  }
   auto check = [&](double v) -> LogicalResult {
     if (isFiniteAtLeast(v, 0))
       return success();

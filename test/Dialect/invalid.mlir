@@ -362,6 +362,23 @@ perf.graph @g attributes {perf.launch_queue_depth = -2} {
 
 // -----
 
+// An integer fact counts or indexes something: a negative parameter count
+// was read as none.
+perf.graph @g {
+  %x = perf.op "input" : () -> tensor<4x8xf32>
+  // expected-error @+1 {{'perf.op' op 'perf.params' must be an integer from 0 to 2^53 (max-count), got -5}}
+  %h = perf.op "aten::addmm"(%x) {perf.params = -5 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+}
+
+// -----
+
+// ... and one past 2^53 (9.0e15) stops products of it overflowing.
+// expected-error @+1 {{'perf.graph' op 'perf.grad_bytes' must be an integer from 0 to 2^53 (max-count), got 9007199254740993}}
+perf.graph @g attributes {perf.grad_bytes = 9007199254740993 : i64} {
+}
+
+// -----
+
 // An iteration's host tail is a duration.
 // expected-error @+1 {{'perf.graph' op 'perf.host_tail_us' must be a finite non-negative number of microseconds, got -5}}
 perf.graph @g attributes {perf.host_tail_us = -5.0 : f64} {

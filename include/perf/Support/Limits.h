@@ -33,6 +33,10 @@ inline constexpr Limit kMaxExtent{"max-extent", int64_t(1) << 40};
 /// Elements of one tensor (the product of its dimensions).
 inline constexpr Limit kMaxTensorElements{"max-tensor-elements", int64_t(1)
                                                                      << 48};
+/// An integer `perf.*` fact: a count, size, degree or index, some summed
+/// over a whole model (its parameters, its gradient bytes). Exact in a
+/// double, and a few hundred times it stays inside an int64.
+inline constexpr Limit kMaxCount{"max-count", int64_t(1) << 53};
 /// Devices, ranks, replicas, stages, microbatches, streams and device ids.
 inline constexpr Limit kMaxDevices{"max-devices", int64_t(1) << 16};
 /// Back-to-back steps of the critical-path walk (--estimate-iterations).
