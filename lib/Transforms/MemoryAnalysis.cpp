@@ -107,11 +107,13 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   };
 
   // A tensor's storage: its size and device, and the last op (by launch
-  // index) that reads it through any alias.
+  // index) that reads it through any alias. 16 bytes: a step holds about one
+  // a kernel, millions (devices are below max-devices, launch indices below
+  // max-unrolled-ops).
   struct Storage {
     double bytes = 0;
-    int64_t device = 0;
-    size_t lastUse = 0;
+    int32_t device = 0;
+    uint32_t lastUse = 0;
   };
   // Tensors are the results of the unrolled graph's host ops (each copy of
   // a repeated op allocates its own): slot slotBase[i] + r is result r of
@@ -132,7 +134,7 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   reserveHuge(storages, size.hostOps);
   // A storage read until the step's end (a cache kept for the next step):
   // its last use is the last framework op, known once the walk is done.
-  constexpr size_t kStepEnd = std::numeric_limits<size_t>::max();
+  constexpr uint32_t kStepEnd = std::numeric_limits<uint32_t>::max();
 
   // What an op's copies have in common, read from the IR once per op.
   struct OpFacts {
@@ -203,13 +205,12 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   // firstStorage[i + 1], and, for a backward op, its weight gradient, which
   // stays until the step ends; the device it runs on; the KV cache it
   // extends, held from the step's start and freed after it (copied into its
-  // result).
+  // result). Few ops hold a gradient or a cache: those two are kept as
+  // (launch index, bytes) for the ops that do, in launch order.
   std::vector<unsigned> firstStorage;
   reserveHuge(firstStorage, size.hostOps + 1);
-  std::vector<double> persistent, pastCache;
-  reserveHuge(persistent, size.hostOps);
-  reserveHuge(pastCache, size.hostOps);
-  std::vector<int64_t> opDevice;
+  std::vector<std::pair<uint32_t, double>> persistent, pastCache;
+  std::vector<int32_t> opDevice;
   reserveHuge(opDevice, size.hostOps);
   std::map<int64_t, double> heldAtStart;
   // Devices some of whose ops declare their weights (perf.params).
@@ -224,7 +225,7 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     auto fw = dyn_cast<FrameworkOp>(o);
     if (!fw)
       return success();
-    const size_t index = opDevice.size();
+    const auto index = static_cast<uint32_t>(opDevice.size());
     // The slot of the tensor an operand of this copy reads.
     auto slotOf = [&](Value v) -> size_t {
       auto [value, valueCopy] = unrolled.resolve(v, copy);
@@ -247,7 +248,7 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
       read = readFacts(fw);
     }
     int64_t device = f->device;
-    opDevice.push_back(device);
+    opDevice.push_back(static_cast<int32_t>(device));
     // Weights live on the device of the forward op that reads them.
     if (f->params) {
       declared.insert(device);
@@ -261,11 +262,10 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     if (f->optimizer)
       deviceMemory(device).optimizerStates += f->optimizerStates;
     int64_t gradient = f->gradient;
-    persistent.push_back(0);
     if (gradient > 0 && f->firstCopy) {
       deviceMemory(device).gradients += double(gradient) * gradientShare;
       fullGradients[device] += double(gradient);
-      persistent.back() = double(gradient) * gradientShare;
+      persistent.push_back({index, double(gradient) * gradientShare});
     }
     if (f->zeroBucket > 0)
       zeroBucket[device] = std::max(zeroBucket[device], f->zeroBucket);
@@ -296,14 +296,13 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
         size /= double(tp);
       storageOf[firstSlot + i] = storages.size();
       // A cache is kept for the next step: alive to the end of this one.
-      storages.push_back(
-          {size, f->resultDevice, f->kvCache ? kStepEnd : index});
+      storages.push_back({size, static_cast<int32_t>(f->resultDevice),
+                          f->kvCache ? kStepEnd : index});
     }
-    pastCache.push_back(0);
     if (f->pastCacheBytes > 0) {
       // A tensor-parallel rank caches its own heads.
       double past = f->pastCacheBytes / (isSplit ? double(tp) : 1.0);
-      pastCache.back() = past;
+      pastCache.push_back({index, past});
       heldAtStart[device] += past;
     }
     for (Value operand : fw->getOperands()) {
@@ -317,7 +316,7 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   firstStorage.push_back(storages.size());
   for (Storage &s : storages)
     if (s.lastUse == kStepEnd)
-      s.lastUse = numOps - 1;
+      s.lastUse = static_cast<uint32_t>(numOps - 1);
 
   // Walk the launch order: an op's inputs and outputs are alive while it
   // runs; storages whose last reader it is are freed after it (storages
@@ -343,13 +342,19 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   };
   for (auto [device, bytes] : heldAtStart)
     allocate(device, bytes);
+  auto nextPersistent = persistent.begin();
+  auto nextPastCache = pastCache.begin();
   for (size_t index = 0; index < numOps; ++index) {
-    allocate(opDevice[index], persistent[index]);
+    if (nextPersistent != persistent.end() && nextPersistent->first == index)
+      allocate(opDevice[index], (nextPersistent++)->second);
+    else
+      allocate(opDevice[index], 0);
     for (unsigned id = firstStorage[index]; id < firstStorage[index + 1]; ++id)
       allocate(storages[id].device, storages[id].bytes);
     for (unsigned i = freedBegin[index]; i < freedBegin[index + 1]; ++i)
       live[storages[freedAfter[i]].device] -= storages[freedAfter[i]].bytes;
-    live[opDevice[index]] -= pastCache[index];
+    if (nextPastCache != pastCache.end() && nextPastCache->first == index)
+      live[opDevice[index]] -= (nextPastCache++)->second;
   }
   for (auto &[d, m] : byDevice) {
     // Ops that do not declare their weights (traces, hand-written graphs)
