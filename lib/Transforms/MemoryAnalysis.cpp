@@ -209,7 +209,8 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   // (launch index, bytes) for the ops that do, in launch order.
   std::vector<unsigned> firstStorage;
   reserveHuge(firstStorage, size.hostOps + 1);
-  std::vector<std::pair<uint32_t, double>> persistent, pastCache;
+  using OpBytes = std::vector<std::pair<uint32_t, double>>;
+  OpBytes persistent, pastCache;
   std::vector<int32_t> opDevice;
   reserveHuge(opDevice, size.hostOps);
   std::map<int64_t, double> heldAtStart;
@@ -342,19 +343,21 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   };
   for (auto [device, bytes] : heldAtStart)
     allocate(device, bytes);
-  auto nextPersistent = persistent.begin();
-  auto nextPastCache = pastCache.begin();
+  // The bytes `list` holds for op `index` (0 when none), read in launch
+  // order from `next`.
+  auto bytesOf = [](const OpBytes &list, OpBytes::const_iterator &next,
+                    size_t index) {
+    return next != list.end() && next->first == index ? (next++)->second : 0.0;
+  };
+  OpBytes::const_iterator nextPersistent = persistent.begin();
+  OpBytes::const_iterator nextPastCache = pastCache.begin();
   for (size_t index = 0; index < numOps; ++index) {
-    if (nextPersistent != persistent.end() && nextPersistent->first == index)
-      allocate(opDevice[index], (nextPersistent++)->second);
-    else
-      allocate(opDevice[index], 0);
+    allocate(opDevice[index], bytesOf(persistent, nextPersistent, index));
     for (unsigned id = firstStorage[index]; id < firstStorage[index + 1]; ++id)
       allocate(storages[id].device, storages[id].bytes);
     for (unsigned i = freedBegin[index]; i < freedBegin[index + 1]; ++i)
       live[storages[freedAfter[i]].device] -= storages[freedAfter[i]].bytes;
-    if (nextPastCache != pastCache.end() && nextPastCache->first == index)
-      live[opDevice[index]] -= (nextPastCache++)->second;
+    live[opDevice[index]] -= bytesOf(pastCache, nextPastCache, index);
   }
   for (auto &[d, m] : byDevice) {
     // Ops that do not declare their weights (traces, hand-written graphs)
