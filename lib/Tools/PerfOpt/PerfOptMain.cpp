@@ -21,6 +21,7 @@
 #include "mlir/Support/Timing.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "perf/CostModel/KernelCostModel.h"
+#include "perf/Dialect/GraphTextReader.h"
 #include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Support/GpuSpec.h"
@@ -271,7 +272,7 @@ parseForEstimate(const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
   const llvm::MemoryBuffer *buffer =
       sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
   if (!isBytecode(buffer->getMemBufferRef()))
-    return parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
+    return perf::parseGraphText(sourceMgr, context);
   Location fileLoc =
       FileLineColLoc::get(context, buffer->getBufferIdentifier(), 0, 0);
   // Verified below, once every graph is read.
