@@ -7,8 +7,11 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "perf/CostModel/KernelCostModel.h"
+#include "perf/Dialect/GraphTextReader.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Transforms/Passes.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 #include <cstdlib>
@@ -161,7 +164,12 @@ int perfEstimateModuleWithOptions(const char *mlirText, const char *gpu,
       diagStream << d.getLocation() << ": " << d.str() << "\n";
       return mlir::success();
     });
-    module = mlir::parseSourceString<mlir::ModuleOp>(mlirText, &context);
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBuffer(mlirText, /*BufferName=*/"",
+                                         /*RequiresNullTerminator=*/false),
+        llvm::SMLoc());
+    module = parseGraphText(sourceMgr, &context);
   }
   if (!module)
     return fail(error, diagnostics);

@@ -122,8 +122,10 @@ void Reader::skipTrivia() {
       continue;
     }
     if (c == '/' && cur + 1 != end && cur[1] == '/') {
-      const void *newline = std::memchr(cur, '\n', end - cur);
-      cur = newline ? static_cast<const char *>(newline) : end;
+      // As MLIR's lexer, a comment ends at either line break.
+      cur += 2;
+      while (cur != end && *cur != '\n' && *cur != '\r')
+        ++cur;
       continue;
     }
     return;
@@ -209,14 +211,17 @@ std::optional<StringRef> Reader::scanBraced() {
   return std::nullopt;
 }
 
-/// A string without escapes (the text between the quotes); one with
-/// escapes is left to MLIR's parser.
+/// A string without escapes or control characters (the text between the
+/// quotes); any other is left to MLIR's parser.
 std::optional<StringRef> Reader::scanString() {
   if (!consume('"'))
     return std::nullopt;
   const char *begin = cur;
   while (cur != end && *cur != '"') {
-    if (*cur == '\\' || *cur == '\n' || *cur == '\r' || *cur == '\0')
+    // MLIR's lexer refuses some control characters in a string and reads
+    // others; none is read here.
+    if (*cur == '\\' ||
+        (static_cast<unsigned char>(*cur) < 0x20 && *cur != '\t'))
       return std::nullopt;
     ++cur;
   }
@@ -627,10 +632,9 @@ OwningOpRef<ModuleOp> perf::readGraphText(const llvm::SourceMgr &sourceMgr,
   return module;
 }
 
-OwningOpRef<ModuleOp>
-perf::parseGraphText(const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
-                     MLIRContext *context) {
-  if (OwningOpRef<ModuleOp> module = readGraphText(*sourceMgr, context))
+OwningOpRef<ModuleOp> perf::parseGraphText(const llvm::SourceMgr &sourceMgr,
+                                           MLIRContext *context) {
+  if (OwningOpRef<ModuleOp> module = readGraphText(sourceMgr, context))
     return module;
   return parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
 }

@@ -19,6 +19,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "perf/Comm/SystemSpec.h"
+#include "perf/Dialect/GraphTextReader.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
@@ -181,7 +182,7 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
   std::string diagnostics;
   llvm::raw_string_ostream diagStream(diagnostics);
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagStream);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseGraphText(sourceMgr, &context);
   if (!module) {
     p.error = diagnostics;
     return;

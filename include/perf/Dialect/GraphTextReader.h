@@ -36,11 +36,11 @@ namespace perf {
 mlir::OwningOpRef<mlir::ModuleOp>
 readGraphText(const llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context);
 
-/// Parses the main buffer of `sourceMgr` (text) and verifies it: through
-/// readGraphText when it can, else with MLIR's parser.
+/// Parses the main buffer of `sourceMgr` (text or bytecode) and verifies
+/// it: through readGraphText when it can, else with MLIR's parser, which
+/// reports any error.
 mlir::OwningOpRef<mlir::ModuleOp>
-parseGraphText(const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
-               mlir::MLIRContext *context);
+parseGraphText(const llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context);
 
 } // namespace perf
 

@@ -15,6 +15,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "perf/CostModel/KernelCostModel.h"
+#include "perf/Dialect/GraphTextReader.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Dialect/WorkSchema.h"
 #include "perf/Import/ModelConfigImport.h"
@@ -109,10 +110,9 @@ public:
       module = importOnnxFile(&context, path, options);
     } else if (!path.empty()) {
       auto buffer = unwrap(readInputFile(path));
-      auto sourceMgr = std::make_shared<llvm::SourceMgr>();
-      sourceMgr->AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-      module = mlir::parseSourceFile<mlir::ModuleOp>(
-          sourceMgr, mlir::ParserConfig(&context));
+      llvm::SourceMgr sourceMgr;
+      sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+      module = parseGraphText(sourceMgr, &context);
     } else {
       module = mlir::parseSourceString<mlir::ModuleOp>(
           ir, mlir::ParserConfig(&context), irName);

@@ -272,7 +272,7 @@ parseForEstimate(const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
   const llvm::MemoryBuffer *buffer =
       sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
   if (!isBytecode(buffer->getMemBufferRef()))
-    return perf::parseGraphText(sourceMgr, context);
+    return perf::parseGraphText(*sourceMgr, context);
   Location fileLoc =
       FileLineColLoc::get(context, buffer->getBufferIdentifier(), 0, 0);
   // Verified below, once every graph is read.
