@@ -150,7 +150,7 @@ StringRef Reader::scanBareIdentifier() {
   return StringRef(begin, cur - begin);
 }
 
-/// What follows `%` or `@`: digits, or `[a-zA-Z$._-][a-zA-Z0-9$._-]*`.
+/// What follows `%`: digits, or `[a-zA-Z$._-][a-zA-Z0-9$._-]*`.
 StringRef Reader::scanSuffixId() {
   const char *begin = cur;
   if (cur == end)
@@ -395,7 +395,8 @@ bool Reader::readGraph(Block &into) {
   skipTrivia();
   if (!consume('@'))
     return false;
-  StringRef symbol = scanSuffixId();
+  // A symbol is spelled as a bare identifier (MLIR's `@` identifier).
+  StringRef symbol = scanBareIdentifier();
   if (symbol.empty())
     return false;
   GraphOp::Properties properties;

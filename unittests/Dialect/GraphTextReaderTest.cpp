@@ -237,6 +237,9 @@ TEST_F(GraphTextReaderTest, LeavesErrorsToMlir) {
 })mlir",
        "step.mlir:2:15: custom op 'perf.op' 'perf.op' op attribute 'device' "
        "failed to satisfy constraint"},
+      // A symbol starts with a letter or '_' (found by fuzz-mlir).
+      {"perf.graph @-g {\n}\n",
+       "step.mlir:1:13: @ identifier expected to start with letter or '_'"},
       // A comment ends at a carriage return too (found by fuzz-mlir).
       {"perf.graph @g {\n  // one\rtwo\n}\n",
        "step.mlir:2:10: Dialect `' not found for custom op 'two'"},
