@@ -68,6 +68,12 @@ private:
   bool at(char c) const { return cur != end && *cur == c; }
   bool consume(char c);
   StringRef scanBareIdentifier();
+  StringRef peekBareIdentifier() {
+    const char *begin = cur;
+    StringRef identifier = scanBareIdentifier();
+    cur = begin;
+    return identifier;
+  }
   StringRef scanSuffixId();
   std::optional<unsigned> scanNumber();
   std::optional<StringRef> scanBraced();
@@ -79,6 +85,7 @@ private:
   const ParsedType *parseFunctionType();
   std::optional<ArrayAttr> parseWorkList(StringRef text);
 
+  Block *readAttributesAndOpenBody(OperationState &state);
   bool readModule(Block &into);
   bool readGraph(Block &into);
   bool readGraphBody(Block &body);
@@ -328,9 +335,7 @@ OwningOpRef<ModuleOp> Reader::read() {
   names.reserve((end - cur) / 200);
   Block top;
   for (skipTrivia(); cur != end; skipTrivia()) {
-    const char *begin = cur;
-    StringRef keyword = scanBareIdentifier();
-    cur = begin;
+    StringRef keyword = peekBareIdentifier();
     if (keyword == "module") {
       if (!readModule(top))
         return nullptr;
@@ -355,42 +360,43 @@ OwningOpRef<ModuleOp> Reader::read() {
   return module;
 }
 
-/// `module [attributes {...}] { graphs }`.
-bool Reader::readModule(Block &into) {
-  Location loc = locationAt(cur);
-  scanBareIdentifier();
-  OperationState state(loc, ModuleOp::getOperationName());
+/// `[attributes {...}] {` after a container op's name: its attributes
+/// (attr-dict-with-keyword), checked as its parser checks them, and the
+/// block of its body, to read into; null when the text is not that.
+Block *Reader::readAttributesAndOpenBody(OperationState &state) {
   skipTrivia();
-  const char *begin = cur;
-  if (scanBareIdentifier() == "attributes") {
+  if (peekBareIdentifier() == "attributes") {
+    scanBareIdentifier();
     if (!readAttrDict(state))
-      return false;
-  } else {
-    cur = begin;
+      return nullptr;
   }
   if (failed(state.name.verifyInherentAttrs(
-          state.attributes, [&] { return mlir::emitError(loc); })))
-    return false;
+          state.attributes, [&] { return mlir::emitError(state.location); })))
+    return nullptr;
   skipTrivia();
   if (!consume('{'))
+    return nullptr;
+  return &state.addRegion()->emplaceBlock();
+}
+
+/// `module [attributes {...}] { graphs }`.
+bool Reader::readModule(Block &into) {
+  OperationState state(locationAt(cur), ModuleOp::getOperationName());
+  scanBareIdentifier();
+  Block *body = readAttributesAndOpenBody(state);
+  if (!body)
     return false;
-  Region *body = state.addRegion();
-  body->emplaceBlock();
-  for (skipTrivia(); !consume('}'); skipTrivia()) {
-    const char *at = cur;
-    if (scanBareIdentifier() != GraphOp::getOperationName())
+  for (skipTrivia(); !consume('}'); skipTrivia())
+    if (peekBareIdentifier() != GraphOp::getOperationName() ||
+        !readGraph(*body))
       return false;
-    cur = at;
-    if (!readGraph(body->front()))
-      return false;
-  }
   into.push_back(Operation::create(state));
   return true;
 }
 
 /// `perf.graph @name [attributes {...}] { ops }`.
 bool Reader::readGraph(Block &into) {
-  Location loc = locationAt(cur);
+  OperationState state(locationAt(cur), graphName);
   scanBareIdentifier();
   skipTrivia();
   if (!consume('@'))
@@ -401,27 +407,13 @@ bool Reader::readGraph(Block &into) {
     return false;
   GraphOp::Properties properties;
   properties.sym_name = StringAttr::get(context, symbol);
-  OperationState state(loc, graphName);
   state.useProperties(properties);
-  skipTrivia();
-  const char *begin = cur;
-  if (scanBareIdentifier() == "attributes") {
-    if (!readAttrDict(state))
-      return false;
-  } else {
-    cur = begin;
-  }
-  if (failed(state.name.verifyInherentAttrs(
-          state.attributes, [&] { return mlir::emitError(loc); })))
+  Block *body = readAttributesAndOpenBody(state);
+  if (!body)
     return false;
-  skipTrivia();
-  if (!consume('{'))
-    return false;
-  Region *body = state.addRegion();
-  body->emplaceBlock();
   // A graph is isolated from above: its names are its own.
   names.clear();
-  if (!readGraphBody(body->front()))
+  if (!readGraphBody(*body))
     return false;
   into.push_back(Operation::create(state));
   return true;
@@ -457,9 +449,7 @@ bool Reader::readGraphBody(Block &body) {
         return false;
       skipTrivia();
     }
-    const char *begin = cur;
-    StringRef keyword = scanBareIdentifier();
-    cur = begin;
+    StringRef keyword = peekBareIdentifier();
     if (keyword == FrameworkOp::getOperationName()) {
       if (!readOp(body, resultNames, resultCounts))
         return false;

@@ -109,6 +109,29 @@ TEST_F(GraphTextReaderTest, BuildsTheModuleMlirBuilds) {
   EXPECT_EQ(printed(*fast.module), printed(*slow));
 }
 
+TEST_F(GraphTextReaderTest, ReadsAModuleOfGraphs) {
+  const char *text = R"mlir(module attributes {app.note = "two steps"} {
+  perf.graph @a {
+    %x = perf.op "x" : () -> tensor<2xf32>
+  }
+  perf.graph @b attributes {phase = "decode"} {
+    %x = perf.op "y" : () -> tensor<4xf32>
+    perf.sync
+  }
+}
+)mlir";
+  Reading fast = readFast(context, text);
+  ASSERT_TRUE(fast.module) << "declined";
+  OwningOpRef<ModuleOp> slow = readMlir(context, text);
+  ASSERT_TRUE(slow);
+  EXPECT_EQ(printed(*fast.module), printed(*slow));
+  // The module written in the text is the module, located at its keyword.
+  auto loc = cast<FileLineColLoc>(fast.module->getLoc());
+  EXPECT_EQ(loc.getLine(), 1u);
+  EXPECT_EQ(loc.getColumn(), 1u);
+  EXPECT_EQ(llvm::range_size(fast.module->getOps<perf::GraphOp>()), 2);
+}
+
 TEST_F(GraphTextReaderTest, LocatesOpsAtTheirNames) {
   Reading fast = readFast(context, kStep);
   ASSERT_TRUE(fast.module);
