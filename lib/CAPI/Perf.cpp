@@ -10,8 +10,6 @@
 #include "perf/Dialect/GraphTextReader.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Transforms/Passes.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 #include <cstdlib>
@@ -164,12 +162,7 @@ int perfEstimateModuleWithOptions(const char *mlirText, const char *gpu,
       diagStream << d.getLocation() << ": " << d.str() << "\n";
       return mlir::success();
     });
-    llvm::SourceMgr sourceMgr;
-    sourceMgr.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBuffer(mlirText, /*BufferName=*/"",
-                                         /*RequiresNullTerminator=*/false),
-        llvm::SMLoc());
-    module = parseGraphText(sourceMgr, &context);
+    module = parseGraphText(mlirText, /*bufferName=*/"", &context);
   }
   if (!module)
     return fail(error, diagnostics);

@@ -27,7 +27,11 @@ using namespace perf;
 
 namespace {
 
-/// The results a name in the text stands for: `%x` one, `%x:2` two.
+/// A name an op's results are given in the text and how many it stands
+/// for: `%x` one, `%x:2` two.
+using ResultName = std::pair<StringRef, unsigned>;
+
+/// The results a name in the text stands for.
 struct NamedResults {
   Operation *op;
   unsigned first;
@@ -89,10 +93,10 @@ private:
   bool readModule(Block &into);
   bool readGraph(Block &into);
   bool readGraphBody(Block &body);
-  bool readOp(Block &body, SmallVectorImpl<StringRef> &resultNames,
-              SmallVectorImpl<unsigned> &resultCounts);
+  bool readOp(Block &body, ArrayRef<ResultName> resultNames);
   bool readSync(Block &body);
   bool readAttrDict(OperationState &state);
+  bool checkInherentAttrs(OperationState &state);
   std::optional<Value> readOperand();
 
   MLIRContext *context;
@@ -297,7 +301,7 @@ std::optional<ArrayAttr> Reader::parseWorkList(StringRef text) {
   end = text.end() - 1;
   SmallVector<Attribute> list;
   bool valid = true;
-  for (skipTrivia(); cur != end && valid; skipTrivia()) {
+  for (skipTrivia(); cur != end; skipTrivia()) {
     std::optional<WorkKind> kind = parseWorkMnemonic(scanBareIdentifier());
     if (!kind) {
       valid = false;
@@ -314,7 +318,10 @@ std::optional<ArrayAttr> Reader::parseWorkList(StringRef text) {
       piece = WorkAttr::getChecked(
           [&] { return mlir::emitError(UnknownLoc::get(context)); }, context,
           *kind, attrs);
-    valid = static_cast<bool>(piece);
+    if (!piece) {
+      valid = false;
+      break;
+    }
     list.push_back(piece);
   }
   cur = resume;
@@ -370,8 +377,7 @@ Block *Reader::readAttributesAndOpenBody(OperationState &state) {
     if (!readAttrDict(state))
       return nullptr;
   }
-  if (failed(state.name.verifyInherentAttrs(
-          state.attributes, [&] { return mlir::emitError(state.location); })))
+  if (!checkInherentAttrs(state))
     return nullptr;
   skipTrivia();
   if (!consume('{'))
@@ -420,11 +426,9 @@ bool Reader::readGraph(Block &into) {
 }
 
 bool Reader::readGraphBody(Block &body) {
-  SmallVector<StringRef, 2> resultNames;
-  SmallVector<unsigned, 2> resultCounts;
+  SmallVector<ResultName, 2> resultNames;
   for (skipTrivia(); !consume('}'); skipTrivia()) {
     resultNames.clear();
-    resultCounts.clear();
     // `%a, %b =` or `%a:2 =`.
     if (at('%')) {
       do {
@@ -441,8 +445,7 @@ bool Reader::readGraphBody(Block &body) {
             return false;
           count = *number;
         }
-        resultNames.push_back(name);
-        resultCounts.push_back(count);
+        resultNames.push_back({name, count});
         skipTrivia();
       } while (consume(','));
       if (!consume('='))
@@ -451,7 +454,7 @@ bool Reader::readGraphBody(Block &body) {
     }
     StringRef keyword = peekBareIdentifier();
     if (keyword == FrameworkOp::getOperationName()) {
-      if (!readOp(body, resultNames, resultCounts))
+      if (!readOp(body, resultNames))
         return false;
     } else if (keyword == SyncOp::getOperationName() && resultNames.empty()) {
       if (!readSync(body))
@@ -478,6 +481,13 @@ bool Reader::readAttrDict(OperationState &state) {
   return true;
 }
 
+/// The attributes read so far that the op keeps in its properties, checked
+/// as its generated parser checks them after `attr-dict`.
+bool Reader::checkInherentAttrs(OperationState &state) {
+  return succeeded(state.name.verifyInherentAttrs(
+      state.attributes, [&] { return mlir::emitError(state.location); }));
+}
+
 /// `%x` or `%x#1`, defined earlier in the graph.
 std::optional<Value> Reader::readOperand() {
   skipTrivia();
@@ -498,10 +508,9 @@ std::optional<Value> Reader::readOperand() {
 }
 
 /// `perf.op "name"[(operands)] [{attrs}] : (types) -> types [{ work }]`.
-bool Reader::readOp(Block &body, SmallVectorImpl<StringRef> &resultNames,
-                    SmallVectorImpl<unsigned> &resultCounts) {
+bool Reader::readOp(Block &body, ArrayRef<ResultName> resultNames) {
   // MLIR's parser locates an op at its name.
-  Location loc = locationAt(cur);
+  OperationState state(locationAt(cur), opName);
   scanBareIdentifier();
   skipTrivia();
   std::optional<StringRef> quoted = scanString();
@@ -512,7 +521,6 @@ bool Reader::readOp(Block &body, SmallVectorImpl<StringRef> &resultNames,
   if (!opNameAttr)
     opNameAttr = StringAttr::get(context, *quoted);
   properties.op_name = opNameAttr;
-  OperationState state(loc, opName);
   state.useProperties(properties);
 
   skipTrivia();
@@ -536,8 +544,7 @@ bool Reader::readOp(Block &body, SmallVectorImpl<StringRef> &resultNames,
       return false;
     skipTrivia();
   }
-  if (failed(state.name.verifyInherentAttrs(
-          state.attributes, [&] { return mlir::emitError(loc); })))
+  if (!checkInherentAttrs(state))
     return false;
   if (!consume(':'))
     return false;
@@ -555,7 +562,7 @@ bool Reader::readOp(Block &body, SmallVectorImpl<StringRef> &resultNames,
       return false;
   ArrayRef<Type> results = type->type.getResults();
   unsigned named = 0;
-  for (unsigned count : resultCounts)
+  for (auto [name, count] : resultNames)
     named += count;
   // Results need no names; names must name them all.
   if (!resultNames.empty() && named != results.size())
@@ -576,7 +583,7 @@ bool Reader::readOp(Block &body, SmallVectorImpl<StringRef> &resultNames,
   Operation *op = Operation::create(state);
   body.push_back(op);
   unsigned first = 0;
-  for (auto [name, count] : llvm::zip_equal(resultNames, resultCounts)) {
+  for (auto [name, count] : resultNames) {
     if (!names.try_emplace(name, NamedResults{op, first, count}).second)
       return false;
     first += count;
@@ -586,16 +593,14 @@ bool Reader::readOp(Block &body, SmallVectorImpl<StringRef> &resultNames,
 
 /// `perf.sync [{attrs}]`.
 bool Reader::readSync(Block &body) {
-  Location loc = locationAt(cur);
+  OperationState state(locationAt(cur), syncName);
   scanBareIdentifier();
-  OperationState state(loc, syncName);
   SyncOp::Properties properties;
   state.useProperties(properties);
   skipTrivia();
   if (at('{') && !readAttrDict(state))
     return false;
-  if (failed(state.name.verifyInherentAttrs(
-          state.attributes, [&] { return mlir::emitError(loc); })))
+  if (!checkInherentAttrs(state))
     return false;
   body.push_back(Operation::create(state));
   return true;
@@ -618,7 +623,7 @@ OwningOpRef<ModuleOp> perf::readGraphText(const llvm::SourceMgr &sourceMgr,
   });
   Reader reader(buffer->getBuffer(), buffer->getBufferIdentifier(), context);
   OwningOpRef<ModuleOp> module = reader.read();
-  if (!module || reported || failed(verify(*module)) || reported)
+  if (!module || failed(verify(*module)) || reported)
     return nullptr;
   return module;
 }
@@ -628,4 +633,15 @@ OwningOpRef<ModuleOp> perf::parseGraphText(const llvm::SourceMgr &sourceMgr,
   if (OwningOpRef<ModuleOp> module = readGraphText(sourceMgr, context))
     return module;
   return parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
+}
+
+OwningOpRef<ModuleOp> perf::parseGraphText(StringRef text, StringRef bufferName,
+                                           MLIRContext *context) {
+  llvm::SourceMgr sourceMgr;
+  // Not copied: the buffer lives as long as the read.
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(text, bufferName,
+                                       /*RequiresNullTerminator=*/false),
+      llvm::SMLoc());
+  return parseGraphText(sourceMgr, context);
 }

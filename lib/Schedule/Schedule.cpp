@@ -319,6 +319,7 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
   for (size_t i = 0; i < kernelList.size(); ++i) {
     const ScheduledKernel &k = kernelList[i];
     const KernelSpec &ks = kernelSpecs[k.spec];
+    const double end = endOf(k, kernelSpecs);
     result.sumKernelUs += ks.latencyUs;
     // A kernel keeps its device busy, a collective every participant.
     const int64_t device = ks.device;
@@ -331,10 +332,10 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
         communicates.insert(d);
       DeviceTimes &dt = devices[d];
       dt.device = d;
-      dt.endUs = std::max(dt.endUs, endOf(k, kernelSpecs));
+      dt.endUs = std::max(dt.endUs, end);
     }
-    if (endOf(k, kernelSpecs) > lastKernelEnd) {
-      lastKernelEnd = endOf(k, kernelSpecs);
+    if (end > lastKernelEnd) {
+      lastKernelEnd = end;
       lastKernel = static_cast<int64_t>(i);
     }
   }

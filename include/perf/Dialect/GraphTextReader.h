@@ -42,6 +42,12 @@ readGraphText(const llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context);
 mlir::OwningOpRef<mlir::ModuleOp>
 parseGraphText(const llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context);
 
+/// The same for `text`, named `bufferName` in locations (as
+/// mlir::parseSourceString names it).
+mlir::OwningOpRef<mlir::ModuleOp> parseGraphText(llvm::StringRef text,
+                                                 llvm::StringRef bufferName,
+                                                 mlir::MLIRContext *context);
+
 } // namespace perf
 
 #endif // PERF_DIALECT_GRAPHTEXTREADER_H

@@ -114,8 +114,7 @@ public:
       sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
       module = parseGraphText(sourceMgr, &context);
     } else {
-      module = mlir::parseSourceString<mlir::ModuleOp>(
-          ir, mlir::ParserConfig(&context), irName);
+      module = parseGraphText(ir, irName, &context);
     }
     if (!module)
       fail("cannot read " + (path.empty() ? std::string("the IR") : path));
