@@ -5,16 +5,19 @@
 // prices every kernel with the roofline model and every all_reduce with the
 // collective model, and runs the critical-path walk. No IR is parsed or
 // built: this is what a compiler embedding the cost model pays per step.
+// The heap is set as perf-opt sets it (perf::tuneHeapForLargeGraphs), so the
+// two compare like for like.
 //
 //   perf-speed-inmemory N   prints the step time, kernel count and seconds
 //
 //===----------------------------------------------------------------------===//
 
-#include "perf/Schedule/Schedule.h"
 #include "perf/Comm/CollectiveModel.h"
 #include "perf/Comm/SystemSpec.h"
 #include "perf/CostModel/RooflineModel.h"
+#include "perf/Schedule/Schedule.h"
 #include "perf/Support/GpuSpec.h"
+#include "perf/Support/HugePages.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -77,6 +80,7 @@ int main(int argc, char **argv) {
                     "N >= 1)\n";
     return 2;
   }
+  perf::tuneHeapForLargeGraphs();
   auto started = std::chrono::steady_clock::now();
   const GpuSpec *gpu = lookupGpu("A100");
   const SystemSpec *system = lookupSystemPreset("dgx-a100");

@@ -16,6 +16,7 @@
 #include "mlir/Parser/Parser.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Dialect/WorkSchema.h"
+#include "perf/Support/HugePages.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SourceMgr.h"
@@ -427,8 +428,13 @@ bool Reader::readGraph(Block &into) {
 
 bool Reader::readGraphBody(Block &body) {
   SmallVector<ResultName, 2> resultNames;
+  unsigned opsRead = 0;
   for (skipTrivia(); !consume('}'); skipTrivia()) {
     resultNames.clear();
+    // A step of millions of ops grows the heap by gigabytes while it is
+    // read (perf/Support/HugePages.h).
+    if (++opsRead % 65536 == 0)
+      adviseHeapGrowth();
     // `%a, %b =` or `%a:2 =`.
     if (at('%')) {
       do {

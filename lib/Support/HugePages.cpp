@@ -2,18 +2,50 @@
 
 #include "perf/Support/HugePages.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
 
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
 #ifdef __GLIBC__
 #include <malloc.h>
+#include <unistd.h>
 #endif
+
+namespace {
+constexpr uintptr_t kHugePage = uintptr_t(2) << 20;
+
+/// How far the heap's huge-page advice has reached; zero until
+/// tuneHeapForLargeGraphs sets the heap up.
+std::atomic<uintptr_t> heapAdvisedEnd{0};
+
+/// Keeps a block allocated only to grow the heap from being optimized away.
+void *volatile heapGrowthBlock;
+
+/// The machine's memory in bytes, or 0 where unknown.
+uintptr_t physicalMemory() {
+#ifdef __linux__
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long pageSize = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && pageSize > 0)
+    return uintptr_t(pages) * uintptr_t(pageSize);
+#endif
+  return 0;
+}
+
+/// Grows glibc's heap by at least `bytes` (and its step) now: the block is
+/// carved from the heap's top, freed at once, and the top is not trimmed.
+void growHeap(size_t bytes) {
+  heapGrowthBlock = malloc(bytes);
+  free(heapGrowthBlock);
+}
+} // namespace
 
 void perf::adviseHugePages(const void *data, size_t bytes) {
 #ifdef __linux__
-  constexpr uintptr_t kHugePage = uintptr_t(2) << 20;
   uintptr_t first = reinterpret_cast<uintptr_t>(data);
   uintptr_t begin = (first + kHugePage - 1) & ~(kHugePage - 1);
   uintptr_t end = (first + bytes) & ~(kHugePage - 1);
@@ -25,11 +57,57 @@ void perf::adviseHugePages(const void *data, size_t bytes) {
 #endif
 }
 
-void perf::keepFreedMemoryForReuse() {
+bool perf::tuneHeapForLargeGraphs() {
 #ifdef __GLIBC__
   // Every block from the heap, none mapped on its own, and the heap's top
-  // never trimmed.
+  // never trimmed (-1: no threshold at all).
   (void)mallopt(M_MMAP_MAX, 0);
-  (void)mallopt(M_TRIM_THRESHOLD, INT32_MAX);
+  (void)mallopt(M_TRIM_THRESHOLD, -1);
+#ifdef __linux__
+  // The step is virtual memory: a page is backed when first touched, so a
+  // small graph costs no more. An eighth of the machine's memory at most, so
+  // that the system's overcommit check never refuses a step.
+  uintptr_t step =
+      std::min<uintptr_t>(uintptr_t(1) << 30, physicalMemory() / 8) &
+      ~(kHugePage - 1);
+  // A sanitizer's allocator refuses the option.
+  if (step < 16 * kHugePage || mallopt(M_TOP_PAD, int(step)) != 1)
+    return false;
+  // Grows the heap by its first step now, so that it is advised before the
+  // input is read into it.
+  uintptr_t before = reinterpret_cast<uintptr_t>(sbrk(0));
+  growHeap(kHugePage);
+  heapAdvisedEnd = (before + kHugePage - 1) & ~(kHugePage - 1);
+  adviseHeapGrowth();
+  return true;
+#endif
+#endif
+  return false;
+}
+
+void perf::reserveHeap(size_t bytes) {
+#if defined(__GLIBC__) && defined(__linux__)
+  if (!heapAdvisedEnd.load(std::memory_order_relaxed))
+    return;
+  growHeap(std::min<uintptr_t>(bytes, physicalMemory() / 2));
+  adviseHeapGrowth();
+#else
+  (void)bytes;
+#endif
+}
+
+void perf::adviseHeapGrowth() {
+#if defined(__GLIBC__) && defined(__linux__)
+  uintptr_t advised = heapAdvisedEnd.load(std::memory_order_relaxed);
+  if (!advised)
+    return;
+  uintptr_t end = reinterpret_cast<uintptr_t>(sbrk(0));
+  if (end < advised + kHugePage)
+    return;
+  // From the last whole huge page advised: a step's advice stops at the
+  // last 2 MB boundary below the heap's end, and the heap grows on from
+  // there.
+  heapAdvisedEnd = end & ~(kHugePage - 1);
+  adviseHugePages(reinterpret_cast<void *>(advised), end - advised);
 #endif
 }

@@ -14,7 +14,7 @@
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  perf::keepFreedMemoryForReuse();
+  perf::tuneHeapForLargeGraphs();
   mlir::DialectRegistry registry;
   perf::registerPerfDialects(registry);
   return perf::perfOptMain(argc, argv, registry);

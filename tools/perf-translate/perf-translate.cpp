@@ -1,11 +1,14 @@
 //===- perf-translate.cpp - Import to and export from perf IR -------------===//
 
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "perf/Support/HugePages.h"
 #include "perf/Support/ToolOptions.h"
 #include "perf/Support/Version.h"
 #include "perf/Tools/Registration.h"
 
 int main(int argc, char **argv) {
+  // A trace of millions of events becomes a module of as many ops.
+  perf::tuneHeapForLargeGraphs();
   // The linked libraries' options stay out of --help; the translations'
   // and mlir-translate's, registered below, are listed.
   perf::LibraryOptions libraryOptions;

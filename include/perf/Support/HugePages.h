@@ -18,13 +18,33 @@ namespace perf {
 /// A hint: where the system has none, or for small ranges, nothing changes.
 void adviseHugePages(const void *data, size_t bytes);
 
-/// Makes the process keep memory it frees for its next allocations rather
-/// than give it back to the system. Each pass of an estimate fills arrays of
-/// a few hundred MB and frees them; given back (glibc maps blocks that large
-/// on their own and unmaps them on free) the next pass's arrays are fresh
-/// pages the kernel zeroes again. For tools, not libraries: it sets the
-/// process's allocator.
-void keepFreedMemoryForReuse();
+/// Sets the process's heap for graphs of millions of ops. For tools, not
+/// libraries: it sets the process's allocator.
+/// - Memory freed is kept for the next allocations rather than given back to
+///   the system. Each pass of an estimate fills arrays of a few hundred MB and
+///   frees them; given back (glibc maps blocks that large on their own and
+///   unmaps them on free) the next pass's arrays are fresh pages the kernel
+///   zeroes again.
+/// - The heap grows in steps of up to 1 GiB (an eighth of the machine's
+///   memory at most), each step advised for huge pages (adviseHeapGrowth). A
+///   million-kernel IR is a few hundred MB of ops, attributes and use lists
+///   that every walk follows pointer by pointer; on 4 KB pages nearly every
+///   pointer is a TLB miss, which under a virtual machine's nested paging is
+///   a walk of two page tables.
+/// Returns whether the heap grows in advised steps: not where the allocator
+/// is not glibc's (a sanitizer's) or the system not Linux.
+bool tuneHeapForLargeGraphs();
+
+/// Grows the heap by `bytes` now, advised for huge pages, ahead of a phase
+/// that allocates that much without calls to adviseHeapGrowth on the way (a
+/// parse). Virtual memory until touched; half the machine's memory at most.
+/// Nothing unless tuneHeapForLargeGraphs ran.
+void reserveHeap(size_t bytes);
+
+/// Advises huge pages for the part of the heap grown since the last call.
+/// Nothing unless tuneHeapForLargeGraphs ran. Cheap (no system call unless
+/// the heap grew): call it where a phase that allocates much starts or runs.
+void adviseHeapGrowth();
 
 /// Reserves room for `count` elements in `array` (a std::vector or
 /// llvm::SmallVector) and advises huge pages for it.

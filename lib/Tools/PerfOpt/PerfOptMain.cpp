@@ -25,6 +25,7 @@
 #include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Support/GpuSpec.h"
+#include "perf/Support/HugePages.h"
 #include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
 #include "perf/Support/Limits.h"
@@ -259,6 +260,13 @@ struct RetargetGraphs : public PassInstrumentation {
   }
   perf::GpuSpec spec;
 };
+
+/// Before every pass, the heap the last one grew is advised for huge pages
+/// (perf::tuneHeapForLargeGraphs): the analyses of a large step allocate
+/// arrays of hundreds of MB.
+struct AdviseHeapGrowth : public PassInstrumentation {
+  void runBeforePass(Pass *, Operation *) override { perf::adviseHeapGrowth(); }
+};
 } // namespace
 
 /// Reads and verifies the input of an estimate. Bytecode is read with its
@@ -294,6 +302,14 @@ parseForEstimate(const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
   return module;
 }
 
+/// Grows the heap ahead of the parse by about what the input's IR takes
+/// (perf::reserveHeap): on bench/speed's steps, about 30 times a bytecode
+/// file without locations and 3.5 times a text file.
+static void reserveHeapFor(const llvm::MemoryBuffer &input) {
+  size_t size = input.getBufferSize();
+  perf::reserveHeap(isBytecode(input.getMemBufferRef()) ? 32 * size : 4 * size);
+}
+
 /// Parses `input`, runs the pass pipeline of the command line and prints
 /// nothing but the report (and any diagnostics, located). -mlir-timing
 /// reports the parse (with the verifier) beside the passes.
@@ -318,6 +334,7 @@ static LogicalResult runEstimateOnly(std::unique_ptr<llvm::MemoryBuffer> input,
   TimingScope parseTiming = root.nest("Parser");
   OwningOpRef<ModuleOp> module = parseForEstimate(sourceMgr, context);
   parseTiming.stop();
+  perf::adviseHeapGrowth();
   if (!module)
     return failure();
   // Passes that work per graph nest under perf.graph, as MlirOptMain nests
@@ -433,6 +450,7 @@ int perf::perfOptMain(int argc, char **argv, DialectRegistry &registry) {
     if (!config.shouldVerifyDiagnostics() &&
         unlocatedHandled.insert(pm.getContext()).second)
       perf::printUnlocatedDiagnosticsAs(pm.getContext(), "perf-opt");
+    pm.addInstrumentation(std::make_unique<AdviseHeapGrowth>());
     if (target) {
       perf::SetTargetOptions options;
       options.device = perfDevice;
@@ -461,6 +479,7 @@ int perf::perfOptMain(int argc, char **argv, DialectRegistry &registry) {
           : openInput(inputFilename);
   if (!input)
     return 1;
+  reserveHeapFor(*input);
   // Without an output file the estimate parses, prices and drops the graph:
   // no per-op times are written and nothing is printed, which is most of
   // the time on large graphs.

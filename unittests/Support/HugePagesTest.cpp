@@ -1,0 +1,129 @@
+#include "perf/Support/HugePages.h"
+#include "gtest/gtest.h"
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+using namespace perf;
+
+// A sanitizer's allocator is not glibc's: the heap cannot be tuned.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define PERF_OWN_ALLOCATOR 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) ||     \
+    __has_feature(thread_sanitizer)
+#define PERF_OWN_ALLOCATOR 1
+#endif
+#endif
+
+namespace {
+/// The system's transparent huge page mode ("always", "madvise" or "never"),
+/// or "" where it has none.
+std::string transparentHugePageMode() {
+  std::ifstream file("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  std::getline(file, line);
+  size_t open = line.find('['), close = line.find(']');
+  if (open == std::string::npos || close == std::string::npos)
+    return "";
+  return line.substr(open + 1, close - open - 1);
+}
+
+/// Whether the kernel would back `address` with huge pages
+/// (/proc/self/smaps's THPeligible of the mapping holding it): -1 where no
+/// mapping holds it.
+int hugePageEligible(const void *address) {
+  uintptr_t at = reinterpret_cast<uintptr_t>(address);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    uintptr_t begin, end;
+    char dash;
+    std::istringstream header(line);
+    if (line.find(':') == std::string::npos ||
+        line.find(':') > line.find(' ')) {
+      // A mapping's first line: "begin-end perms ...".
+      if (header >> std::hex >> begin >> dash >> end && dash == '-')
+        inside = begin <= at && at < end;
+      continue;
+    }
+    if (inside && line.rfind("THPeligible:", 0) == 0)
+      return std::atoi(line.c_str() + 12);
+  }
+  return -1;
+}
+
+/// Allocates `bytes` from the heap and reports its last byte's eligibility
+/// before and after adviseHeapGrowth (a block starts where the heap's free
+/// top did, in memory already advised, and ends where the heap grew).
+std::pair<int, int> eligibilityAroundAdvice(size_t bytes) {
+  char *block = static_cast<char *>(std::malloc(bytes));
+  const char *last = block + bytes - 1;
+  int before = hugePageEligible(last);
+  adviseHeapGrowth();
+  int after = hugePageEligible(last);
+  std::free(block);
+  return {before, after};
+}
+} // namespace
+
+// In a child process (a death test forks): the tuning sets the process's
+// allocator.
+TEST(HugePagesDeathTest, TheHeapGrowsInAdvisedSteps) {
+#if defined(PERF_OWN_ALLOCATOR) || !defined(__GLIBC__)
+  GTEST_SKIP() << "the allocator is not glibc's";
+#endif
+  std::string mode = transparentHugePageMode();
+  if (mode != "madvise" && mode != "always")
+    GTEST_SKIP() << "no transparent huge pages on this system";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        if (!tuneHeapForLargeGraphs())
+          std::exit(2);
+        // A block in the heap's first step is advised already.
+        auto first = eligibilityAroundAdvice(64 << 20);
+        if (first.first != 1 || first.second != 1)
+          std::exit(3);
+        // reserveHeap grows the heap ahead and advises it: a block of that
+        // size then lies in advised memory before any adviseHeapGrowth.
+        size_t reserved = size_t(3) << 29;
+        reserveHeap(reserved);
+        auto ahead = eligibilityAroundAdvice(reserved);
+        if (ahead.first != 1)
+          std::exit(4);
+        // A block beyond what the heap holds lies in a new part of it, which
+        // the kernel does not advise ("madvise" mode) until
+        // adviseHeapGrowth. Freed blocks stay in the heap: the part is
+        // still there, advised, for the next.
+        auto beyond = eligibilityAroundAdvice(2 * reserved);
+        if (beyond.second != 1)
+          std::exit(5);
+        if (mode == "madvise" && beyond.first != 0)
+          std::exit(6);
+        if (eligibilityAroundAdvice(2 * reserved).first != 1)
+          std::exit(7);
+        std::exit(0);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+TEST(HugePages, AdviceWithoutTuningChangesNothing) {
+#if defined(PERF_OWN_ALLOCATOR) || !defined(__GLIBC__)
+  GTEST_SKIP() << "the allocator is not glibc's";
+#endif
+  // Not tuned in this process: the heap's growth is left as it is.
+  std::string mode = transparentHugePageMode();
+  if (mode != "madvise")
+    GTEST_SKIP() << "needs the \"madvise\" mode";
+  size_t bytes = size_t(256) << 20;
+  char *block = static_cast<char *>(std::malloc(bytes));
+  adviseHeapGrowth();
+  reserveHeap(bytes);
+  // glibc maps a block this large on its own, never advised.
+  EXPECT_EQ(hugePageEligible(block + bytes / 2), 0);
+  std::free(block);
+}
