@@ -142,13 +142,12 @@ LogicalResult lowerLinalg(OpBuilder &b, FrameworkOp fw, linalg::LinalgOp op) {
   Type elementType =
       op.getNumDpsInits() ? elementTypeOf(op.getDpsInits()[0]) : b.getF32Type();
   KernelDesc desc = describeLinalg(op, ranges, elementType);
-  bool beyondLimits = false;
-  WorkAttr kernel = buildKernelWork(b.getContext(), desc, [&] {
-    beyondLimits = true;
+  FailureOr<WorkAttr> built = buildKernelWork(b.getContext(), desc, [&] {
     return op->emitOpError("describes a kernel beyond the limits: ");
   });
-  if (!kernel && beyondLimits)
+  if (failed(built))
     return failure();
+  WorkAttr kernel = *built;
   if (!kernel)
     return op->emitOpError("describes an empty ")
            << kernelKindName(desc.kind) << " kernel";
@@ -238,15 +237,13 @@ struct ConvertLinalgToPerfPass
         d.dtype = getDType(type.getElementType());
         d.rows = type.getNumElements() / cols;
         d.cols = cols;
-        bool beyondLimits = false;
-        if (WorkAttr kernel = buildKernelWork(b.getContext(), d, [&] {
-              beyondLimits = true;
-              return softmax.emitOpError(
-                  "describes a kernel beyond the limits: ");
-            }))
-          fw.appendWork(kernel);
-        else if (beyondLimits)
+        FailureOr<WorkAttr> kernel = buildKernelWork(b.getContext(), d, [&] {
+          return softmax.emitOpError("describes a kernel beyond the limits: ");
+        });
+        if (failed(kernel))
           return failure();
+        if (*kernel)
+          fw.appendWork(*kernel);
         continue;
       }
       if (failed(lowerLinalg(b, fw, linalgOp)))

@@ -43,18 +43,20 @@ public:
   }
   void attr(StringRef name, Attribute value) { attrs.append(name, value); }
 
-  /// Null when the attributes break the kind's schema (a size above
+  /// Failure when the attributes break the kind's schema (a size above
   /// max-extent), which is reported: sizes come from files perf did not
   /// write, and an unchecked get would assert or make invalid IR.
-  WorkAttr build(WorkKind kind) {
+  FailureOr<WorkAttr> build(WorkKind kind) {
     MLIRContext *context = b.getContext();
     auto atUnknown = [context] {
       return mlir::emitError(UnknownLoc::get(context));
     };
     function_ref<InFlightDiagnostic()> emit =
         emitError ? emitError : function_ref<InFlightDiagnostic()>(atUnknown);
-    return WorkAttr::getChecked(emit, context, kind,
-                                attrs.getDictionary(context));
+    if (WorkAttr work = WorkAttr::getChecked(emit, context, kind,
+                                             attrs.getDictionary(context)))
+      return work;
+    return failure();
   }
 
   Builder b;
@@ -85,10 +87,11 @@ void window(WorkAttrs &w, const KernelDesc &d) {
 }
 } // namespace
 
-WorkAttr perf::buildKernelWork(MLIRContext *context, const KernelDesc &d,
-                               function_ref<InFlightDiagnostic()> emitError) {
+FailureOr<WorkAttr>
+perf::buildKernelWork(MLIRContext *context, const KernelDesc &d,
+                      function_ref<InFlightDiagnostic()> emitError) {
   if (!d.hasValidSizes())
-    return nullptr;
+    return WorkAttr();
   WorkAttrs w(context, emitError);
   commonKernelAttrs(w, d);
   KernelKind kind = d.hasWorkOverride() ? KernelKind::Generic : d.kind;
@@ -162,7 +165,7 @@ WorkAttr perf::buildKernelWork(MLIRContext *context, const KernelDesc &d,
         d.op.empty() ? OptimizerAlgorithm::SGD
                      : symbolizeOptimizerAlgorithm(d.op);
     if (!algorithm)
-      return nullptr;
+      return WorkAttr();
     w.i64("elements", d.numElements);
     if (*algorithm != OptimizerAlgorithm::SGD)
       w.attr("algorithm", OptimizerAlgorithmAttr::get(context, *algorithm));
@@ -174,7 +177,7 @@ WorkAttr perf::buildKernelWork(MLIRContext *context, const KernelDesc &d,
     w.str("fn", d.op);
     return w.build(WorkKind::Kernel);
   }
-  return nullptr;
+  return WorkAttr();
 }
 
 WorkAttr perf::buildCollectiveWork(MLIRContext *context,
@@ -204,5 +207,6 @@ WorkAttr perf::buildCollectiveWork(MLIRContext *context,
   w.i64("bytes", d.bytes);
   w.attr("group", w.b.getDenseI64ArrayAttr(group));
   w.attr("dtype", TypeAttr::get(getElementType(context, d.dtype)));
-  return w.build(kind);
+  FailureOr<WorkAttr> work = w.build(kind);
+  return succeeded(work) ? *work : WorkAttr();
 }

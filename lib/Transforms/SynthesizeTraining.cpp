@@ -173,10 +173,14 @@ struct SynthesizeTrainingPass
   bool kernelBeyondLimits = false;
 
   WorkAttr buildTrainingKernel(const KernelDesc &desc) {
-    return buildKernelWork(&getContext(), desc, [&] {
-      kernelBeyondLimits = true;
+    FailureOr<WorkAttr> kernel = buildKernelWork(&getContext(), desc, [&] {
       return emitError(*graphLoc) << "--perf-synthesize-training: ";
     });
+    if (failed(kernel)) {
+      kernelBeyondLimits = true;
+      return nullptr;
+    }
+    return *kernel;
   }
 
   /// Adds the backward kernel `desc` to `work`, on the device and stream of

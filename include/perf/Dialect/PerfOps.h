@@ -34,13 +34,14 @@ llvm::StringRef defaultLaunchCall(WorkAttr work);
 
 /// The kernel `desc` describes: the inverse of WorkAttr::getKernelDesc, and
 /// the one place kernels are built from a description. A typed kind whose
-/// FLOPs or bytes are overridden becomes a generic kernel. Returns null when
-/// the sizes are not ones the kind accepts (KernelDesc::hasValidSizes), an
-/// optimizer's `op` is not an algorithm perf.optimizer knows, or a field is
-/// beyond what the kind's schema allows (a size above max-extent). The last
-/// is an error, reported through `emitError` (at an unknown location when
-/// none is given).
-WorkAttr buildKernelWork(
+/// FLOPs or bytes are overridden becomes a generic kernel.
+/// - Null when `desc` describes no kernel: sizes the kind does not accept
+///   (KernelDesc::hasValidSizes), or an optimizer's `op` that is not an
+///   algorithm perf.optimizer knows. A caller leaves the kernel out.
+/// - Failure when a field is beyond what the kind's schema allows (a size
+///   above max-extent): an error, reported through `emitError` (at an
+///   unknown location when none is given). A caller fails.
+mlir::FailureOr<WorkAttr> buildKernelWork(
     mlir::MLIRContext *context, const KernelDesc &desc,
     llvm::function_ref<mlir::InFlightDiagnostic()> emitError = nullptr);
 

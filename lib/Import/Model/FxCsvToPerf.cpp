@@ -460,12 +460,14 @@ private:
         const auto *k = std::get_if<KernelDesc>(&w);
         if (!k || kernelBeyondLimits)
           continue; // Beyond the limits: reported once; the import fails.
-        if (WorkAttr kernel = buildKernelWork(b.getContext(), *k, [&] {
-              kernelBeyondLimits = true;
-              return emitError(loc)
-                     << "node '" << n.name << "' (" << traced.name << "): ";
-            }))
-          built.push_back(kernel);
+        FailureOr<WorkAttr> kernel = buildKernelWork(b.getContext(), *k, [&] {
+          return emitError(loc)
+                 << "node '" << n.name << "' (" << traced.name << "): ";
+        });
+        if (failed(kernel))
+          kernelBeyondLimits = true;
+        else if (*kernel)
+          built.push_back(*kernel);
       }
       op.setWorkList(built);
       if (measured && !built.empty())
@@ -529,8 +531,13 @@ private:
         d.flops += 2 * f.totalFlops();
         d.bytes += 2 * f.totalBytes();
       }
-      if (WorkAttr kernel = buildKernelWork(b.getContext(), d)) {
-        bwd.appendWork(kernel);
+      FailureOr<WorkAttr> kernel = buildKernelWork(b.getContext(), d, [&] {
+        return e.op.emitError("the measured backward: ");
+      });
+      if (failed(kernel)) {
+        kernelBeyondLimits = true;
+      } else if (*kernel) {
+        bwd.appendWork(*kernel);
         measuredNodes.push_back({bwd, e.bwMs * 1000});
       }
       grad = bwd.getResult(0);

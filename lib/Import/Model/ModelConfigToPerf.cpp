@@ -191,16 +191,19 @@ private:
     // activations pass max-extent) fails the import at its op; one the
     // rules gave no work is left out.
     SmallVector<WorkAttr> kernels;
-    for (DeviceWork &w : work)
+    for (DeviceWork &w : work) {
       if (kernelBeyondLimits)
         break; // Reported once; the import fails.
-      else if (WorkAttr kernel = buildKernelWork(
-                   b.getContext(), std::get<KernelDesc>(w), [&] {
-                     kernelBeyondLimits = true;
-                     return emitError(opLoc)
-                            << "'" << fullName << "' (" << traced.name << "): ";
-                   }))
-        kernels.push_back(kernel);
+      FailureOr<WorkAttr> kernel =
+          buildKernelWork(b.getContext(), std::get<KernelDesc>(w), [&] {
+            return emitError(opLoc)
+                   << "'" << fullName << "' (" << traced.name << "): ";
+          });
+      if (failed(kernel))
+        kernelBeyondLimits = true;
+      else if (*kernel)
+        kernels.push_back(*kernel);
+    }
     fw.setWorkList(kernels);
     return Tensor{fw.getResult(0), Shape(shape.begin(), shape.end()),
                   resultType};

@@ -67,13 +67,15 @@ static Type tensorTypeOf(MLIRContext *ctx, const OnnxValueInfo *v) {
   return RankedTensorType::get(dims, elem);
 }
 
-/// The kernel of `kernel`; null when it has no work (shapes unknown) or a
-/// size beyond the dialect's limits, which goes to `emitError`.
-static WorkAttr buildKernel(MLIRContext *ctx, const OnnxKernel &kernel,
-                            function_ref<InFlightDiagnostic()> emitError) {
+/// The kernel of `kernel`; null when it has no work (shapes unknown),
+/// failure when a size is beyond the dialect's limits (reported through
+/// `emitError`).
+static FailureOr<WorkAttr>
+buildKernel(MLIRContext *ctx, const OnnxKernel &kernel,
+            function_ref<InFlightDiagnostic()> emitError) {
   KernelDesc d = kernel.desc;
   if (d.totalFlops() <= 0 && d.totalBytes() <= 0)
-    return nullptr;
+    return WorkAttr();
   // The role names the kernel's operation ("conv", "bias", "relu").
   d.op = kernel.role;
   d.tensorCores = runsOnTensorCores(d.kind, d.dtype);
@@ -237,17 +239,15 @@ perf::buildPerfModuleFromOnnx(MLIRContext *ctx, const OnnxModel &model,
     for (const OnnxKernel &k : ln.kernels) {
       // Shapes within the tensor limits can still make a kernel size above
       // max-extent; pricing without it would be a silent wrong answer.
-      bool beyondLimits = false;
-      auto emitBeyondLimits = [&] {
-        beyondLimits = true;
+      FailureOr<WorkAttr> kernel = buildKernel(ctx, k, [&] {
         return emitError(loc)
                << "node '" << n.name << "' (" << n.opType << "): its " << k.role
                << " kernel is beyond the limits: ";
-      };
-      if (WorkAttr kernel = buildKernel(ctx, k, emitBeyondLimits))
-        work.push_back(kernel);
-      else if (beyondLimits)
+      });
+      if (failed(kernel))
         return nullptr;
+      if (*kernel)
+        work.push_back(*kernel);
       else
         ++skippedKernels;
     }

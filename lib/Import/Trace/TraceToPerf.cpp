@@ -112,10 +112,13 @@ public:
   WorkAttr buildKernel(const DeviceWork &work, int64_t device) {
     WorkAttr built;
     if (const auto *kernel = std::get_if<KernelDesc>(&work)) {
-      built = buildKernelWork(ctx, *kernel, [&] {
-        kernelBeyondLimits = true;
+      FailureOr<WorkAttr> work = buildKernelWork(ctx, *kernel, [&] {
         return emitError(loc) << "an inferred kernel is beyond the limits: ";
       });
+      if (failed(work))
+        kernelBeyondLimits = true;
+      else
+        built = *work;
     } else {
       const auto &collective = std::get<CollectiveDesc>(work);
       SmallVector<int64_t> group;
@@ -134,7 +137,8 @@ public:
     return built;
   }
 
-  /// A measured event no inferred kernel describes.
+  /// A measured event no inferred kernel describes; null when it is beyond
+  /// the limits (reported; the import fails).
   WorkAttr buildMeasured(const DeviceEvent &e) {
     KernelDesc d;
     if (e.kind == DeviceEventKind::Memcpy && e.bytes > 0) {
@@ -147,14 +151,15 @@ public:
     } else {
       d.bytes = static_cast<double>(std::max<int64_t>(e.bytes, 0));
     }
-    return withLatency(buildKernelWork(ctx, d,
-                                       [&] {
-                                         kernelBeyondLimits = true;
-                                         return emitError(loc)
-                                                << "device event '" << e.name
-                                                << "' is beyond the limits: ";
-                                       }),
-                       e);
+    FailureOr<WorkAttr> work = buildKernelWork(ctx, d, [&] {
+      return emitError(loc)
+             << "device event '" << e.name << "' is beyond the limits: ";
+    });
+    if (failed(work)) {
+      kernelBeyondLimits = true;
+      return nullptr;
+    }
+    return withLatency(*work, e);
   }
 
   /// The device work of one op, appended to `work`: measured events matched
@@ -182,8 +187,8 @@ public:
       if (built) {
         work.push_back(withLatency(built, *e));
         ++typedMeasured;
-      } else {
-        work.push_back(buildMeasured(*e));
+      } else if (WorkAttr measured = buildMeasured(*e)) {
+        work.push_back(measured);
       }
     }
     droppedInferred += llvm::count(used, false);
