@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <sys/mman.h>
 
 using namespace perf;
 
@@ -56,6 +57,20 @@ int hugePageEligible(const void *address) {
   return -1;
 }
 
+/// Whether the kernel grants this process huge pages where it asks for them
+/// (a container or a prctl can forbid them, and an old kernel does not say).
+bool hugePagesGranted() {
+  size_t bytes = size_t(8) << 20;
+  void *region = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (region == MAP_FAILED)
+    return false;
+  adviseHugePages(region, bytes);
+  bool granted = hugePageEligible(static_cast<char *>(region) + bytes / 2) == 1;
+  munmap(region, bytes);
+  return granted;
+}
+
 /// Allocates `bytes` from the heap and reports its last byte's eligibility
 /// before and after adviseHeapGrowth (a block starts where the heap's free
 /// top did, in memory already advised, and ends where the heap grew).
@@ -77,8 +92,8 @@ TEST(HugePagesDeathTest, TheHeapGrowsInAdvisedSteps) {
   GTEST_SKIP() << "the allocator is not glibc's";
 #endif
   std::string mode = transparentHugePageMode();
-  if (mode != "madvise" && mode != "always")
-    GTEST_SKIP() << "no transparent huge pages on this system";
+  if ((mode != "madvise" && mode != "always") || !hugePagesGranted())
+    GTEST_SKIP() << "no transparent huge pages for this process";
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
@@ -117,8 +132,8 @@ TEST(HugePages, AdviceWithoutTuningChangesNothing) {
 #endif
   // Not tuned in this process: the heap's growth is left as it is.
   std::string mode = transparentHugePageMode();
-  if (mode != "madvise")
-    GTEST_SKIP() << "needs the \"madvise\" mode";
+  if (mode != "madvise" || !hugePagesGranted())
+    GTEST_SKIP() << "needs the \"madvise\" mode, granted to this process";
   size_t bytes = size_t(256) << 20;
   char *block = static_cast<char *>(std::malloc(bytes));
   adviseHeapGrowth();
