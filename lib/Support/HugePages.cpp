@@ -1,4 +1,4 @@
-//===- HugePages.cpp - Large arrays backed by huge pages ------------------===//
+//===- HugePages.cpp - Large arrays and heaps on huge pages ---------------===//
 
 #include "perf/Support/HugePages.h"
 

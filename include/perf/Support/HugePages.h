@@ -1,9 +1,11 @@
-//===- HugePages.h - Large arrays backed by huge pages ----------*- C++ -*-===//
+//===- HugePages.h - Large arrays and heaps on huge pages -------*- C++ -*-===//
 //
 // A million-kernel step fills a few hundred MB of arrays indexed by op and
 // kernel. Touched a 4 KB page at a time, their page faults were 40% of the
 // estimate; backed by 2 MB pages (Linux's transparent huge pages, which the
 // default "madvise" mode grants to ranges that ask) they are a few hundred.
+// The IR itself, a few hundred MB of ops on the heap, is walked pointer by
+// pointer: the tools put the whole heap on huge pages too.
 //
 //===----------------------------------------------------------------------===//
 
