@@ -18,6 +18,13 @@
 namespace {
 constexpr uintptr_t kHugePage = uintptr_t(2) << 20;
 
+uintptr_t hugePageBelow(uintptr_t address) {
+  return address & ~(kHugePage - 1);
+}
+uintptr_t hugePageAbove(uintptr_t address) {
+  return hugePageBelow(address + kHugePage - 1);
+}
+
 /// How far the heap's huge-page advice has reached; zero until
 /// tuneHeapForLargeGraphs sets the heap up.
 std::atomic<uintptr_t> heapAdvisedEnd{0};
@@ -47,8 +54,8 @@ void growHeap(size_t bytes) {
 void perf::adviseHugePages(const void *data, size_t bytes) {
 #ifdef __linux__
   uintptr_t first = reinterpret_cast<uintptr_t>(data);
-  uintptr_t begin = (first + kHugePage - 1) & ~(kHugePage - 1);
-  uintptr_t end = (first + bytes) & ~(kHugePage - 1);
+  uintptr_t begin = hugePageAbove(first);
+  uintptr_t end = hugePageBelow(first + bytes);
   if (end > begin)
     (void)madvise(reinterpret_cast<void *>(begin), end - begin, MADV_HUGEPAGE);
 #else
@@ -67,9 +74,8 @@ bool perf::tuneHeapForLargeGraphs() {
   // The step is virtual memory: a page is backed when first touched, so a
   // small graph costs no more. An eighth of the machine's memory at most, so
   // that the system's overcommit check never refuses a step.
-  uintptr_t step =
-      std::min<uintptr_t>(uintptr_t(1) << 30, physicalMemory() / 8) &
-      ~(kHugePage - 1);
+  uintptr_t step = hugePageBelow(
+      std::min<uintptr_t>(uintptr_t(1) << 30, physicalMemory() / 8));
   // A sanitizer's allocator refuses the option.
   if (step < 16 * kHugePage || mallopt(M_TOP_PAD, int(step)) != 1)
     return false;
@@ -77,7 +83,7 @@ bool perf::tuneHeapForLargeGraphs() {
   // input is read into it.
   uintptr_t before = reinterpret_cast<uintptr_t>(sbrk(0));
   growHeap(kHugePage);
-  heapAdvisedEnd = (before + kHugePage - 1) & ~(kHugePage - 1);
+  heapAdvisedEnd = hugePageAbove(before);
   adviseHeapGrowth();
   return true;
 #endif
@@ -107,7 +113,7 @@ void perf::adviseHeapGrowth() {
   // From the last whole huge page advised: a step's advice stops at the
   // last 2 MB boundary below the heap's end, and the heap grows on from
   // there.
-  heapAdvisedEnd = end & ~(kHugePage - 1);
+  heapAdvisedEnd = hugePageBelow(end);
   adviseHugePages(reinterpret_cast<void *>(advised), end - advised);
 #endif
 }

@@ -126,13 +126,13 @@ public:
   WorkAttr buildKernel(const DeviceWork &work, int64_t device) {
     WorkAttr built;
     if (const auto *kernel = std::get_if<KernelDesc>(&work)) {
-      FailureOr<WorkAttr> work = buildKernelWork(ctx, *kernel, [&] {
+      FailureOr<WorkAttr> kernelWork = buildKernelWork(ctx, *kernel, [&] {
         return emitError(loc) << "an inferred kernel is beyond the limits: ";
       });
-      if (failed(work))
+      if (failed(kernelWork))
         kernelBeyondLimits = true;
       else
-        built = *work;
+        built = *kernelWork;
     } else {
       const auto &collective = std::get<CollectiveDesc>(work);
       SmallVector<int64_t> group;

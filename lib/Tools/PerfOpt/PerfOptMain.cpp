@@ -334,7 +334,6 @@ static LogicalResult runEstimateOnly(std::unique_ptr<llvm::MemoryBuffer> input,
   TimingScope parseTiming = root.nest("Parser");
   OwningOpRef<ModuleOp> module = parseForEstimate(sourceMgr, context);
   parseTiming.stop();
-  perf::adviseHeapGrowth();
   if (!module)
     return failure();
   // Passes that work per graph nest under perf.graph, as MlirOptMain nests
