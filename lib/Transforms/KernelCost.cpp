@@ -183,9 +183,17 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
         return WalkResult::interrupt();
       }
       std::vector<KernelCost> costs(distinct.size());
-      mlir::parallelFor(&getContext(), 0, distinct.size(), [&](size_t i) {
+      auto price = [&](size_t i) {
         costs[i] = stack->estimate(*distinct[i], *gpu);
-      });
+      };
+      // The context's threads start when first given work, about a
+      // millisecond here, more than pricing a few hundred kernels takes.
+      constexpr size_t kFewToPriceInParallel = 256;
+      if (distinct.size() < kFewToPriceInParallel)
+        for (size_t i = 0; i < distinct.size(); ++i)
+          price(i);
+      else
+        mlir::parallelFor(&getContext(), 0, distinct.size(), price);
       // Both attributes in one new dictionary per distinct kernel.
       std::vector<std::pair<FloatAttr, StringAttr>> priceAttrs;
       priceAttrs.reserve(costs.size());

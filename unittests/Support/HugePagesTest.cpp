@@ -6,6 +6,8 @@
 #include <sstream>
 #include <string>
 #include <sys/mman.h>
+#include <thread>
+#include <unistd.h>
 
 using namespace perf;
 
@@ -121,6 +123,45 @@ TEST(HugePagesDeathTest, TheHeapGrowsInAdvisedSteps) {
           std::exit(6);
         if (eligibilityAroundAdvice(2 * reserved).first != 1)
           std::exit(7);
+        std::exit(0);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+// The heap's first step starts on a 2 MB boundary, so the first block carved
+// from it is advised from its first byte (below the boundary only 4 KB pages
+// could back it, a fault each), and another thread's blocks come from the
+// same heap instead of an arena of their own.
+TEST(HugePagesDeathTest, BlocksOfAnyThreadLieInTheAdvisedHeap) {
+#if defined(PERF_OWN_ALLOCATOR) || !defined(__GLIBC__)
+  GTEST_SKIP() << "the allocator is not glibc's";
+#endif
+  std::string mode = transparentHugePageMode();
+  if ((mode != "madvise" && mode != "always") || !hugePagesGranted())
+    GTEST_SKIP() << "no transparent huge pages for this process";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        if (!tuneHeapForLargeGraphs())
+          std::exit(2);
+        // Larger than what was left of the heap before the boundary, so it
+        // comes from the first step.
+        size_t bytes = size_t(1) << 20;
+        char *block = static_cast<char *>(std::malloc(bytes));
+        if (reinterpret_cast<uintptr_t>(block) % (uintptr_t(2) << 20) > 4096)
+          std::exit(3);
+        if (hugePageEligible(block) != 1)
+          std::exit(4);
+        char *threadBlock = nullptr;
+        std::thread([&] {
+          threadBlock = static_cast<char *>(std::malloc(bytes));
+        }).join();
+        uintptr_t heapEnd = reinterpret_cast<uintptr_t>(sbrk(0));
+        uintptr_t at = reinterpret_cast<uintptr_t>(threadBlock);
+        if (at < reinterpret_cast<uintptr_t>(block) || at >= heapEnd)
+          std::exit(5);
+        if (hugePageEligible(threadBlock) != 1)
+          std::exit(6);
         std::exit(0);
       },
       testing::ExitedWithCode(0), "");

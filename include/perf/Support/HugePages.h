@@ -32,7 +32,11 @@ void adviseHugePages(const void *data, size_t bytes);
 ///   million-kernel IR is a few hundred MB of ops, attributes and use lists
 ///   that every walk follows pointer by pointer; on 4 KB pages nearly every
 ///   pointer is a TLB miss, which under a virtual machine's nested paging is
-///   a walk of two page tables.
+///   a walk of two page tables. The first step starts on a 2 MB boundary and
+///   its first huge page is made at once (a small estimate's few MB would
+///   otherwise fault in 4 KB at a time).
+/// - Every thread allocates from this one heap: another thread's arena would
+///   be memory of its own on 4 KB pages.
 /// Returns whether the heap grows in advised steps: not where the allocator
 /// is not glibc's (a sanitizer's) or the system not Linux.
 bool tuneHeapForLargeGraphs();
