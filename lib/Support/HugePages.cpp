@@ -89,8 +89,6 @@ bool perf::tuneHeapForLargeGraphs() {
   // A sanitizer's allocator refuses the option.
   if (step < 16 * kHugePage || mallopt(M_TOP_PAD, int(step)) != 1)
     return false;
-  // Grows the heap by its first step now, so that it is advised before the
-  // input is read into it.
   // The heap continues from the next 2 MB boundary: what lies below it can
   // only be backed by 4 KB pages, a fault each (hundreds of faults, most of
   // a small estimate's time). malloc takes the break moved under it as
@@ -101,6 +99,8 @@ bool perf::tuneHeapForLargeGraphs() {
   if (aligned != before &&
       sbrk(intptr_t(aligned - before)) != reinterpret_cast<void *>(-1))
     before = aligned;
+  // Grows the heap by its first step now, so that it is advised before the
+  // input is read into it.
   growHeap(kHugePage);
   heapAdvisedEnd = before;
   adviseHeapGrowth();
