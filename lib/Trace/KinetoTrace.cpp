@@ -1122,12 +1122,10 @@ bool copiesPageableMemory(const DeviceEvent &event) {
          StringRef(event.name).contains("Pageable");
 }
 
-StringRef classifyDeviceEvent(const DeviceEvent &event) {
-  if (event.kind == DeviceEventKind::Memcpy)
-    return "memcpy";
-  if (event.kind == DeviceEventKind::Memset)
-    return "memset";
-  std::string lower = StringRef(event.name).lower();
+/// The class of a kernel named `name`: the name lowered and searched for a
+/// score of words.
+static StringRef classifyKernelName(StringRef name) {
+  std::string lower = name.lower();
   StringRef n(lower);
   if (n.contains("nccl") || n.contains("rccl"))
     return "nccl";
@@ -1150,6 +1148,24 @@ StringRef classifyDeviceEvent(const DeviceEvent &event) {
       n.contains("pointwise") || n.contains("triton"))
     return "elementwise";
   return "other";
+}
+
+StringRef classifyDeviceEvent(const DeviceEvent &event) {
+  if (event.kind == DeviceEventKind::Memcpy)
+    return "memcpy";
+  if (event.kind == DeviceEventKind::Memset)
+    return "memset";
+  // A trace launches the same few thousand kernels over and over, and its
+  // importer, analysis and replay each ask for every event's class: each
+  // name is classified once per thread. Bounded, for a process that reads
+  // trace after trace.
+  thread_local llvm::StringMap<StringRef> classOfName;
+  if (classOfName.size() >= (1u << 16))
+    classOfName.clear();
+  auto [it, fresh] = classOfName.try_emplace(event.name);
+  if (fresh)
+    it->second = classifyKernelName(event.name);
+  return it->second;
 }
 
 } // namespace trace

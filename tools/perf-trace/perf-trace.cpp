@@ -15,6 +15,7 @@
 #include "perf/Trace/KinetoTrace.h"
 #include "perf/Trace/TraceAnalysis.h"
 
+#include "perf/Support/HugePages.h"
 #include "perf/Support/Version.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
@@ -543,6 +544,8 @@ static int runLink(KinetoTrace &trace, raw_ostream &os) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  // A trace of millions of events is read whole and walked event by event.
+  perf::tuneHeapForLargeGraphs();
   StringRef usage = "usage: perf-trace <breakdown|overheads|replay|link> "
                     "trace.json[.gz] [options]\n";
   if (argc < 2) {

@@ -73,20 +73,7 @@ public:
   /// The trace the measured events come from (their launching calls).
   const KinetoTrace *trace = nullptr;
   llvm::MapVector<StringRef, unsigned> unknownOps;
-  /// Each kernel name's class (classifyDeviceEvent lowers the name and
-  /// searches it for a score of words): a trace launches the same few
-  /// thousand kernels over and over.
-  llvm::StringMap<StringRef> kernelClasses;
   std::vector<std::string> unknownStorage;
-
-  StringRef classOf(const DeviceEvent &event) {
-    if (event.kind != DeviceEventKind::Kernel)
-      return classifyDeviceEvent(event);
-    auto [it, fresh] = kernelClasses.try_emplace(event.name);
-    if (fresh)
-      it->second = classifyDeviceEvent(event);
-    return it->second;
-  }
 
   /// `work` as `event` ran it: its measured time, placement and name.
   WorkAttr withLatency(WorkAttr work, const DeviceEvent &event) {
@@ -190,7 +177,7 @@ public:
     }
     std::vector<bool> used(inferred.size(), false);
     for (const DeviceEvent *e : *measured) {
-      StringRef cls = classOf(*e);
+      StringRef cls = classifyDeviceEvent(*e);
       WorkAttr built;
       for (size_t i = 0; i < inferred.size() && !built; ++i) {
         if (used[i] || !measuredMatches(cls, inferred[i]))
