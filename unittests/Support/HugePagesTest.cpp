@@ -85,47 +85,63 @@ std::pair<int, int> eligibilityAroundAdvice(size_t bytes) {
   std::free(block);
   return {before, after};
 }
-} // namespace
 
-// In a child process (a death test forks): the tuning sets the process's
-// allocator.
-TEST(HugePagesDeathTest, TheHeapGrowsInAdvisedSteps) {
+/// Why the tuned heap cannot be observed in this process, or "" where it
+/// can: glibc's allocator, and huge pages granted where asked for.
+std::string whyTheTunedHeapCannotBeSeen() {
 #if defined(PERF_OWN_ALLOCATOR) || !defined(__GLIBC__)
-  GTEST_SKIP() << "the allocator is not glibc's";
-#endif
+  return "the allocator is not glibc's";
+#else
   std::string mode = transparentHugePageMode();
   if ((mode != "madvise" && mode != "always") || !hugePagesGranted())
-    GTEST_SKIP() << "no transparent huge pages for this process";
+    return "no transparent huge pages for this process";
+  return "";
+#endif
+}
+
+/// Runs `check` in a child process (a death test forks) whose heap is tuned
+/// (the tuning sets the process's allocator) and expects it to return 0.
+void expectInTunedProcess(int (*check)()) {
+  std::string why = whyTheTunedHeapCannotBeSeen();
+  if (!why.empty())
+    GTEST_SKIP() << why;
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
         if (!tuneHeapForLargeGraphs())
           std::exit(2);
-        // A block in the heap's first step is advised already.
-        auto first = eligibilityAroundAdvice(64 << 20);
-        if (first.first != 1 || first.second != 1)
-          std::exit(3);
-        // reserveHeap grows the heap ahead and advises it: a block of that
-        // size then lies in advised memory before any adviseHeapGrowth.
-        size_t reserved = size_t(3) << 29;
-        reserveHeap(reserved);
-        auto ahead = eligibilityAroundAdvice(reserved);
-        if (ahead.first != 1)
-          std::exit(4);
-        // A block beyond what the heap holds lies in a new part of it, which
-        // the kernel does not advise ("madvise" mode) until
-        // adviseHeapGrowth. Freed blocks stay in the heap: the part is
-        // still there, advised, for the next.
-        auto beyond = eligibilityAroundAdvice(2 * reserved);
-        if (beyond.second != 1)
-          std::exit(5);
-        if (mode == "madvise" && beyond.first != 0)
-          std::exit(6);
-        if (eligibilityAroundAdvice(2 * reserved).first != 1)
-          std::exit(7);
-        std::exit(0);
+        std::exit(check());
       },
       testing::ExitedWithCode(0), "");
+}
+} // namespace
+
+TEST(HugePagesDeathTest, TheHeapGrowsInAdvisedSteps) {
+  expectInTunedProcess([] {
+    // A block in the heap's first step is advised already.
+    auto first = eligibilityAroundAdvice(64 << 20);
+    if (first.first != 1 || first.second != 1)
+      return 3;
+    // reserveHeap grows the heap ahead and advises it: a block of that size
+    // then lies in advised memory before any adviseHeapGrowth.
+    size_t reserved = size_t(3) << 29;
+    reserveHeap(reserved);
+    auto ahead = eligibilityAroundAdvice(reserved);
+    if (ahead.first != 1)
+      return 4;
+    // A block beyond what the heap holds lies in a new part of it, which the
+    // kernel does not advise ("madvise" mode) until adviseHeapGrowth. Freed
+    // blocks stay in the heap: the part is still there, advised, for the
+    // next.
+    auto beyond = eligibilityAroundAdvice(2 * reserved);
+    if (beyond.second != 1)
+      return 5;
+    if (transparentHugePageMode() == "madvise" && beyond.first != 0)
+      return 6;
+    if (eligibilityAroundAdvice(2 * reserved).first != 1)
+      return 7;
+    return 0;
+  });
 }
 
 // The heap's first step starts on a 2 MB boundary, so the first block carved
@@ -133,38 +149,27 @@ TEST(HugePagesDeathTest, TheHeapGrowsInAdvisedSteps) {
 // could back it, a fault each), and another thread's blocks come from the
 // same heap instead of an arena of their own.
 TEST(HugePagesDeathTest, BlocksOfAnyThreadLieInTheAdvisedHeap) {
-#if defined(PERF_OWN_ALLOCATOR) || !defined(__GLIBC__)
-  GTEST_SKIP() << "the allocator is not glibc's";
-#endif
-  std::string mode = transparentHugePageMode();
-  if ((mode != "madvise" && mode != "always") || !hugePagesGranted())
-    GTEST_SKIP() << "no transparent huge pages for this process";
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      {
-        if (!tuneHeapForLargeGraphs())
-          std::exit(2);
-        // Larger than what was left of the heap before the boundary, so it
-        // comes from the first step.
-        size_t bytes = size_t(1) << 20;
-        char *block = static_cast<char *>(std::malloc(bytes));
-        if (reinterpret_cast<uintptr_t>(block) % (uintptr_t(2) << 20) > 4096)
-          std::exit(3);
-        if (hugePageEligible(block) != 1)
-          std::exit(4);
-        char *threadBlock = nullptr;
-        std::thread([&] {
-          threadBlock = static_cast<char *>(std::malloc(bytes));
-        }).join();
-        uintptr_t heapEnd = reinterpret_cast<uintptr_t>(sbrk(0));
-        uintptr_t at = reinterpret_cast<uintptr_t>(threadBlock);
-        if (at < reinterpret_cast<uintptr_t>(block) || at >= heapEnd)
-          std::exit(5);
-        if (hugePageEligible(threadBlock) != 1)
-          std::exit(6);
-        std::exit(0);
-      },
-      testing::ExitedWithCode(0), "");
+  expectInTunedProcess([] {
+    // Larger than what was left of the heap before the boundary, so it comes
+    // from the first step.
+    size_t bytes = size_t(1) << 20;
+    char *block = static_cast<char *>(std::malloc(bytes));
+    if (reinterpret_cast<uintptr_t>(block) % (uintptr_t(2) << 20) > 4096)
+      return 3;
+    if (hugePageEligible(block) != 1)
+      return 4;
+    char *threadBlock = nullptr;
+    std::thread([&] {
+      threadBlock = static_cast<char *>(std::malloc(bytes));
+    }).join();
+    uintptr_t heapEnd = reinterpret_cast<uintptr_t>(sbrk(0));
+    uintptr_t at = reinterpret_cast<uintptr_t>(threadBlock);
+    if (at < reinterpret_cast<uintptr_t>(block) || at >= heapEnd)
+      return 5;
+    if (hugePageEligible(threadBlock) != 1)
+      return 6;
+    return 0;
+  });
 }
 
 TEST(HugePages, AdviceWithoutTuningChangesNothing) {
