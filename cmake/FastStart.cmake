@@ -3,9 +3,9 @@
 # start.
 #
 # On the virtual machines perf is measured on, each page a process faults in
-# costs tens of microseconds and each shared library a few hundred (mapping,
-# relocating, its own faults). A 10k-kernel estimate took 15 ms, of which
-# the start was 9 (`perf-opt --version`). Measured with `perf stat` on that
+# costs tens of microseconds and each shared library about a millisecond
+# (mapping, relocating, its own faults). A 10k-kernel estimate took 15 ms,
+# of which the start was 9 (`perf-opt --version`). Measured with `perf stat` on that
 # estimate (docs/performance.md): libstdc++, libgcc and SQLite linked in
 # (their code is then relocated with the binary's, and three libraries fewer
 # are searched for and mapped) 15 -> 12 ms; no position-independent
