@@ -5,8 +5,8 @@
 # On the virtual machines perf is measured on, each page a process faults in
 # costs tens of microseconds and each shared library about a millisecond
 # (mapping, relocating, its own faults). A 10k-kernel estimate took 15 ms,
-# of which the start was 9 (`perf-opt --version`). Measured with `perf stat` on that
-# estimate (docs/performance.md): libstdc++, libgcc and SQLite linked in
+# of which the start was 9 (`perf-opt --version`). Measured with `perf stat`
+# on that estimate (docs/performance.md): libstdc++, libgcc and SQLite linked in
 # (their code is then relocated with the binary's, and three libraries fewer
 # are searched for and mapped) 15 -> 12 ms; no position-independent
 # executable (no relocation of the binary's 170 KB of vtables and tables at
@@ -41,10 +41,16 @@ else()
   target_link_libraries(PerfSQLite INTERFACE SQLite::SQLite3)
 endif()
 
+# Whether the fast-start link applies to this build.
+set(PERF_FAST_START_APPLIES OFF)
+if(PERF_FAST_START AND NOT PERF_SANITIZE AND NOT PERF_FUZZ
+   AND CMAKE_SYSTEM_NAME STREQUAL "Linux"
+   AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  set(PERF_FAST_START_APPLIES ON)
+endif()
+
 function(perf_link_for_fast_start target)
-  if(NOT PERF_FAST_START OR PERF_SANITIZE OR PERF_FUZZ
-     OR NOT CMAKE_SYSTEM_NAME STREQUAL "Linux"
-     OR NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  if(NOT PERF_FAST_START_APPLIES)
     return()
   endif()
   target_link_options(${target} PRIVATE
@@ -63,9 +69,7 @@ endfunction()
 # The link above, checked on the binary: no libstdc++, libgcc or SQLite to
 # load, no run path, and not position-independent.
 function(perf_test_fast_start target)
-  if(NOT PERF_FAST_START OR PERF_SANITIZE OR PERF_FUZZ
-     OR NOT CMAKE_SYSTEM_NAME STREQUAL "Linux"
-     OR NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang" OR NOT CMAKE_READELF)
+  if(NOT PERF_FAST_START_APPLIES OR NOT CMAKE_READELF)
     return()
   endif()
   add_test(NAME ${target}-fast-start-link
