@@ -82,9 +82,17 @@ size_t Schedule::addOp(uint32_t spec, llvm::ArrayRef<uint32_t> deps) {
       llvm::report_fatal_error("an op depends on an op added after it");
     depList.push_back(dep);
   }
+  // Most ops wait for one or two others: sorted without a sort's call.
   auto mine = depList.begin() + op.firstDep;
-  std::sort(mine, depList.end());
-  depList.erase(std::unique(mine, depList.end()), depList.end());
+  if (deps.size() == 2) {
+    if (mine[0] > mine[1])
+      std::swap(mine[0], mine[1]);
+    else if (mine[0] == mine[1])
+      depList.pop_back();
+  } else if (deps.size() > 2) {
+    std::sort(mine, depList.end());
+    depList.erase(std::unique(mine, depList.end()), depList.end());
+  }
   // The kernels added since the previous op are this op's.
   for (size_t k = firstUnowned; k < kernelList.size(); ++k)
     op.kernels.push_back(k);
@@ -100,6 +108,66 @@ struct StreamState {
   int32_t last = -1;
 };
 using StreamKey = std::pair<int64_t, int64_t>; // (device, stream)
+
+/// The clocks a walk keeps, in slots that each spec names once: a step has
+/// a few host threads and streams and millions of launches, and a map
+/// lookup per launch was a fifth of the walk.
+struct Clocks {
+  /// Per host thread (a device's), with whether an op ran on it yet.
+  std::vector<int64_t> hostDevice;
+  std::vector<double> host;
+  std::vector<uint8_t> hostUsed;
+  /// Per host thread: the driver's launch queue of its device.
+  std::vector<LaunchQueue> queues;
+  /// Per (device, stream); a stream no kernel ran on has `last` -1.
+  std::vector<StreamState> streams;
+  /// Per op spec: its host thread, and for a Sync the streams it waits for.
+  std::vector<uint32_t> opHost;
+  std::vector<llvm::SmallVector<uint32_t, 2>> syncStreams;
+  /// Per kernel spec: its stream, or a collective's participants' streams.
+  std::vector<llvm::SmallVector<uint32_t, 1>> kernelStreams;
+
+  Clocks(const std::vector<OpSpec> &opSpecs,
+         const std::vector<KernelSpec> &kernelSpecs, unsigned queueDepth) {
+    std::map<int64_t, uint32_t> hostSlots;
+    std::map<StreamKey, uint32_t> streamSlots;
+    auto streamSlot = [&](int64_t device, int64_t stream) {
+      auto [it, fresh] = streamSlots.try_emplace(
+          {device, stream}, static_cast<uint32_t>(streams.size()));
+      if (fresh)
+        streams.emplace_back();
+      return it->second;
+    };
+    for (const KernelSpec &ks : kernelSpecs) {
+      llvm::SmallVector<uint32_t, 1> slots;
+      if (ks.group.empty())
+        slots.push_back(streamSlot(ks.device, ks.stream));
+      for (int64_t d : ks.group)
+        slots.push_back(streamSlot(d, ks.stream));
+      kernelStreams.push_back(std::move(slots));
+    }
+    for (const OpSpec &spec : opSpecs)
+      hostSlots.try_emplace(spec.device, 0);
+    // Host threads in the order of their devices, as the results list them.
+    for (auto &[device, slot] : hostSlots) {
+      slot = static_cast<uint32_t>(hostDevice.size());
+      hostDevice.push_back(device);
+    }
+    host.assign(hostDevice.size(), 0);
+    hostUsed.assign(hostDevice.size(), 0);
+    queues.assign(hostDevice.size(), LaunchQueue(queueDepth));
+    for (const OpSpec &spec : opSpecs) {
+      opHost.push_back(hostSlots[spec.device]);
+      llvm::SmallVector<uint32_t, 2> waits;
+      if (spec.kind == OpSpec::Kind::Sync)
+        for (auto &[key, slot] : streamSlots)
+          if (key.first == spec.device &&
+              (spec.syncStream < 0 || key.second == spec.syncStream))
+            waits.push_back(slot);
+      syncStreams.push_back(std::move(waits));
+    }
+  }
+};
 } // namespace
 
 /// A device's busy intervals, one run per stream in the order the stream
@@ -116,53 +184,72 @@ static double endOf(const ScheduledKernel &kernel,
 
 /// Length of the union of the runs' intervals, the collectives' left out
 /// with `kernelsOnly`. A stream's work is in order (each interval starts
-/// after the one before it ends), so the runs are merged instead of sorted;
-/// a run that is not in order (a negative kernel gap) is sorted first.
+/// after the one before it ends), so the runs are merged by their starts
+/// instead of sorted (the union's length does not depend on the order of
+/// intervals that start together); a run that is not in order (a negative
+/// kernel gap) is sorted first.
 static double unionLength(Runs &runs,
                           const std::vector<ScheduledKernel> &kernels,
                           const std::vector<KernelSpec> &specs,
                           bool kernelsOnly) {
-  auto before = [&](uint32_t a, uint32_t b) {
-    return std::make_pair(kernels[a].startUs, endOf(kernels[a], specs)) <
-           std::make_pair(kernels[b].startUs, endOf(kernels[b], specs));
+  auto earlier = [&](uint32_t a, uint32_t b) {
+    return kernels[a].startUs < kernels[b].startUs;
   };
-  using Head = std::pair<uint32_t, size_t>; // a kernel, its run
-  std::vector<std::vector<uint32_t> *> lists;
-  std::vector<size_t> next;
-  std::vector<Head> heap;
+  // The unmerged rest of each run.
+  llvm::SmallVector<llvm::ArrayRef<uint32_t>, 4> rest;
   for (auto &[stream, list] : runs) {
     if (list.empty())
       continue;
-    if (!std::is_sorted(list.begin(), list.end(), before))
-      std::sort(list.begin(), list.end(), before);
-    heap.push_back({list.front(), lists.size()});
-    lists.push_back(&list);
-    next.push_back(1);
+    if (!std::is_sorted(list.begin(), list.end(), earlier))
+      std::stable_sort(list.begin(), list.end(), earlier);
+    rest.push_back(list);
   }
+  // A heap of the runs' next intervals where a device has many streams; a
+  // scan of the few heads otherwise, which is cheaper than a heap's moves.
+  constexpr size_t kScanned = 8;
+  using Head = std::pair<uint32_t, size_t>; // a kernel, its run
   auto later = [&](const Head &a, const Head &b) {
-    return before(b.first, a.first);
+    return earlier(b.first, a.first);
   };
-  std::make_heap(heap.begin(), heap.end(), later);
-  IntervalUnion busy;
-  while (!heap.empty()) {
+  std::vector<Head> heap;
+  if (rest.size() > kScanned) {
+    for (size_t r = 0; r < rest.size(); ++r)
+      heap.push_back({rest[r].front(), r});
+    std::make_heap(heap.begin(), heap.end(), later);
+  }
+  auto next = [&]() -> int64_t {
+    if (rest.size() <= kScanned) {
+      int64_t best = -1;
+      for (size_t r = 0; r < rest.size(); ++r)
+        if (!rest[r].empty() &&
+            (best < 0 || earlier(rest[r].front(), rest[best].front())))
+          best = static_cast<int64_t>(r);
+      if (best < 0)
+        return -1;
+      uint32_t index = rest[best].front();
+      rest[best] = rest[best].drop_front();
+      return index;
+    }
+    if (heap.empty())
+      return -1;
     std::pop_heap(heap.begin(), heap.end(), later);
     auto [index, run] = heap.back();
     heap.pop_back();
-    if (next[run] < lists[run]->size()) {
-      heap.push_back({(*lists[run])[next[run]++], run});
+    rest[run] = rest[run].drop_front();
+    if (!rest[run].empty()) {
+      heap.push_back({rest[run].front(), run});
       std::push_heap(heap.begin(), heap.end(), later);
     }
+    return index;
+  };
+  IntervalUnion busy;
+  for (int64_t index = next(); index >= 0; index = next()) {
     const ScheduledKernel &k = kernels[index];
     if (!kernelsOnly || specs[k.spec].group.empty())
       busy.add(k.startUs, endOf(k, specs));
   }
   return busy.length();
 }
-
-using HostClocks = std::map<int64_t, double>;
-using StreamClocks = std::map<StreamKey, StreamState>;
-/// Per device, the driver's launch queue.
-using LaunchQueues = std::map<int64_t, LaunchQueue>;
 
 /// One step: walks the ops in launch order from the clocks as they stand,
 /// filling the result fields of every op and kernel.
@@ -171,17 +258,14 @@ static void walkStep(std::vector<ScheduledOp> &opList,
                      const std::vector<OpSpec> &opSpecs,
                      const std::vector<KernelSpec> &kernelSpecs,
                      const std::vector<uint32_t> &depList,
-                     std::vector<OpTimes> *opTimes, HostClocks &hostTime,
-                     StreamClocks &streams, LaunchQueues &queues,
+                     std::vector<OpTimes> *opTimes, Clocks &clocks,
                      const ScheduleOptions &options) {
-  auto streamOf = [&](int64_t device, int64_t stream) -> StreamState & {
-    return streams[{device, stream}];
-  };
-
   for (size_t i = 0, e = opList.size(); i < e; ++i) {
     ScheduledOp &op = opList[i];
     const OpSpec &spec = opSpecs[op.spec];
-    double &host = hostTime[spec.device];
+    const uint32_t hostSlot = clocks.opHost[op.spec];
+    clocks.hostUsed[hostSlot] = 1;
+    double &host = clocks.host[hostSlot];
     const double hostStart = host;
     auto done = [&] {
       if (opTimes)
@@ -191,10 +275,9 @@ static void walkStep(std::vector<ScheduledOp> &opList,
 
     if (spec.kind == OpSpec::Kind::Sync) {
       // The host blocks until the device (or one stream) drains.
-      for (auto &[key, state] : streams)
-        if (key.first == spec.device &&
-            (spec.syncStream < 0 || key.second == spec.syncStream))
-          host = std::max(host, state.readyUs);
+      for (uint32_t s : clocks.syncStreams[op.spec])
+        if (clocks.streams[s].last >= 0)
+          host = std::max(host, clocks.streams[s].readyUs);
       // Then the call's own cost (a cudaFree that initializes the
       // allocator, the return from a synchronize).
       host += spec.t5;
@@ -224,13 +307,11 @@ static void walkStep(std::vector<ScheduledOp> &opList,
     }
 
     host += spec.t2;
+    LaunchQueue &queue = clocks.queues[hostSlot];
     for (size_t j = 0, n = op.kernels.size(); j < n; ++j) {
       ScheduledKernel &k = kernelList[op.kernels[j]];
       const KernelSpec &ks = kernelSpecs[k.spec];
       // A full launch queue holds the call until the oldest work ends.
-      LaunchQueue &queue =
-          queues.try_emplace(spec.device, options.launchQueueDepth)
-              .first->second;
       host = queue.admit(host);
       // Algorithm 1, line 11: the kernel starts once its stream is free
       // (plus the inter-kernel gap) and half-way through its launch call.
@@ -247,34 +328,24 @@ static void walkStep(std::vector<ScheduledOp> &opList,
           k.predecessor = pred;
         }
       };
-      if (ks.group.empty()) {
-        StreamState &s = streamOf(ks.device, ks.stream);
+      // A kernel's own stream, or every participant's of a collective,
+      // which starts when all of them are free.
+      llvm::ArrayRef<uint32_t> streams = clocks.kernelStreams[k.spec];
+      for (size_t p = 0; p < streams.size(); ++p) {
+        const StreamState &s = clocks.streams[streams[p]];
+        bool own = ks.group.empty() || ks.group[p] == ks.device;
         waitFor(s.last >= 0 ? s.readyUs + options.kernelGapUs : 0,
-                ScheduledKernel::Bound::Stream, s.last);
-      } else {
-        // A collective starts when every participant's stream is free.
-        for (int64_t d : ks.group) {
-          StreamState &s = streamOf(d, ks.stream);
-          waitFor(s.last >= 0 ? s.readyUs + options.kernelGapUs : 0,
-                  d == ks.device ? ScheduledKernel::Bound::Stream
-                                 : ScheduledKernel::Bound::Participants,
-                  s.last);
-        }
+                own ? ScheduledKernel::Bound::Stream
+                    : ScheduledKernel::Bound::Participants,
+                s.last);
       }
       waitFor(depReady, ScheduledKernel::Bound::Dependency, depKernel);
       k.startUs = start;
       const double end = start + ks.latencyUs;
-      size_t index = op.kernels[j];
-      if (ks.group.empty()) {
-        StreamState &s = streamOf(ks.device, ks.stream);
-        s.readyUs = end;
-        s.last = static_cast<int32_t>(index);
-      } else {
-        for (int64_t d : ks.group) {
-          StreamState &s = streamOf(d, ks.stream);
-          s.readyUs = end;
-          s.last = static_cast<int32_t>(index);
-        }
+      const int32_t index = static_cast<int32_t>(op.kernels[j]);
+      for (uint32_t slot : streams) {
+        clocks.streams[slot].readyUs = end;
+        clocks.streams[slot].last = index;
       }
       queue.launched(end);
       host += ks.launchUs;
@@ -284,31 +355,31 @@ static void walkStep(std::vector<ScheduledOp> &opList,
     host += spec.t3;
     done();
   }
-  for (auto &[device, host] : hostTime)
-    host += options.hostTailUs;
+  for (size_t h = 0; h < clocks.host.size(); ++h)
+    if (clocks.hostUsed[h])
+      clocks.host[h] += options.hostTailUs;
 }
 
 /// When everything walked so far is done: the last host thread or stream.
-static double stepEnd(const HostClocks &hostTime, const StreamClocks &streams) {
+static double stepEnd(const Clocks &clocks) {
   double end = 0;
-  for (const auto &[device, t] : hostTime)
-    end = std::max(end, t);
-  for (const auto &[key, state] : streams)
+  for (size_t h = 0; h < clocks.host.size(); ++h)
+    if (clocks.hostUsed[h])
+      end = std::max(end, clocks.host[h]);
+  for (const StreamState &state : clocks.streams)
     end = std::max(end, state.readyUs);
   return end;
 }
 
 ScheduleResult Schedule::run(const ScheduleOptions &options) {
-  HostClocks hostTime;
-  StreamClocks streams;
-  LaunchQueues queues;
+  Clocks clocks(opSpecs, kernelSpecs, options.launchQueueDepth);
   ScheduleResult result;
   opTimeList.clear();
   if (options.opTimes)
     opTimeList.resize(opList.size());
   std::vector<OpTimes> *opTimes = options.opTimes ? &opTimeList : nullptr;
-  walkStep(opList, kernelList, opSpecs, kernelSpecs, depList, opTimes, hostTime,
-           streams, queues, options);
+  walkStep(opList, kernelList, opSpecs, kernelSpecs, depList, opTimes, clocks,
+           options);
 
   // Totals per device: its busy intervals per stream.
   std::map<int64_t, Runs> busy;
@@ -316,23 +387,36 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
   std::map<int64_t, DeviceTimes> devices;
   int64_t lastKernel = -1;
   double lastKernelEnd = -1;
+  // Where a spec's launches go: the busy run and the totals of each device
+  // it keeps busy (a kernel its device, a collective every participant),
+  // found once per spec rather than per launch.
+  struct Busy {
+    std::vector<uint32_t> *run;
+    DeviceTimes *times;
+  };
+  std::vector<llvm::SmallVector<Busy, 1>> busyOf(kernelSpecs.size());
   for (size_t i = 0; i < kernelList.size(); ++i) {
     const ScheduledKernel &k = kernelList[i];
     const KernelSpec &ks = kernelSpecs[k.spec];
     const double end = endOf(k, kernelSpecs);
     result.sumKernelUs += ks.latencyUs;
-    // A kernel keeps its device busy, a collective every participant.
-    const int64_t device = ks.device;
-    const int64_t *where = ks.group.empty() ? &device : ks.group.data();
-    const int64_t *whereEnd = where + (ks.group.empty() ? 1 : ks.group.size());
-    for (const int64_t *it = where; it != whereEnd; ++it) {
-      int64_t d = *it;
-      busy[d][ks.stream].push_back(static_cast<uint32_t>(i));
-      if (!ks.group.empty())
-        communicates.insert(d);
-      DeviceTimes &dt = devices[d];
-      dt.device = d;
-      dt.endUs = std::max(dt.endUs, end);
+    llvm::SmallVector<Busy, 1> &where = busyOf[k.spec];
+    if (where.empty()) {
+      const int64_t device = ks.device;
+      llvm::ArrayRef<int64_t> group = ks.group.empty()
+                                          ? llvm::ArrayRef<int64_t>(device)
+                                          : llvm::ArrayRef<int64_t>(ks.group);
+      for (int64_t d : group) {
+        if (!ks.group.empty())
+          communicates.insert(d);
+        DeviceTimes &dt = devices[d];
+        dt.device = d;
+        where.push_back({&busy[d][ks.stream], &dt});
+      }
+    }
+    for (const Busy &b : where) {
+      b.run->push_back(static_cast<uint32_t>(i));
+      b.times->endUs = std::max(b.times->endUs, end);
     }
     if (end > lastKernelEnd) {
       lastKernelEnd = end;
@@ -347,11 +431,14 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
     devices[d].exposedCommUs =
         devices[d].activeUs -
         unionLength(busy[d], kernelList, kernelSpecs, /*kernelsOnly=*/true);
-  for (auto &[d, t] : hostTime) {
+  for (size_t h = 0; h < clocks.host.size(); ++h) {
+    if (!clocks.hostUsed[h])
+      continue;
+    int64_t d = clocks.hostDevice[h];
     DeviceTimes &dt = devices[d];
     dt.device = d;
-    dt.hostEndUs = t;
-    result.hostUs = std::max(result.hostUs, t);
+    dt.hostEndUs = clocks.host[h];
+    result.hostUs = std::max(result.hostUs, clocks.host[h]);
   }
   for (auto &[d, dt] : devices) {
     result.e2eUs = std::max({result.e2eUs, dt.endUs, dt.hostEndUs});
@@ -375,11 +462,11 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
   if (options.iterations > 1) {
     std::vector<OpTimes> firstOpTimes = opTimeList;
     std::vector<ScheduledKernel> firstKernels = kernelList;
-    double previousEnd = stepEnd(hostTime, streams);
+    double previousEnd = stepEnd(clocks);
     for (unsigned i = 1; i < options.iterations; ++i) {
       walkStep(opList, kernelList, opSpecs, kernelSpecs, depList, opTimes,
-               hostTime, streams, queues, options);
-      double end = stepEnd(hostTime, streams);
+               clocks, options);
+      double end = stepEnd(clocks);
       result.steadyStateUs = end - previousEnd;
       previousEnd = end;
     }

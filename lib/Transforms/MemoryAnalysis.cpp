@@ -332,14 +332,25 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     for (auto [id, s] : llvm::enumerate(storages))
       freedAfter[next[s.lastUse]++] = id;
   }
-  std::map<int64_t, double> live;
+  // Live bytes and their peak per device, indexed by device (devices are
+  // below max-devices): a map lookup per allocation and free was a third of
+  // this walk.
+  int64_t maxDevice = 0;
+  for (int32_t d : opDevice)
+    maxDevice = std::max<int64_t>(maxDevice, d);
+  for (const Storage &s : storages)
+    maxDevice = std::max<int64_t>(maxDevice, s.device);
+  for (auto &[device, bytes] : heldAtStart)
+    maxDevice = std::max(maxDevice, device);
+  std::vector<double> live(maxDevice + 1, 0.0), peak(maxDevice + 1, 0.0);
+  std::vector<char> allocates(maxDevice + 1, 0);
   // A device's live bytes only grow where an op allocates: the peak is
   // checked there.
   auto allocate = [&](int64_t device, double bytes) {
     double &now = live[device];
     now += bytes;
-    DeviceMemory &m = deviceMemory(device);
-    m.activationPeak = std::max(m.activationPeak, now);
+    peak[device] = std::max(peak[device], now);
+    allocates[device] = 1;
   };
   for (auto [device, bytes] : heldAtStart)
     allocate(device, bytes);
@@ -359,6 +370,11 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
       live[storages[freedAfter[i]].device] -= storages[freedAfter[i]].bytes;
     live[opDevice[index]] -= bytesOf(pastCache, nextPastCache, index);
   }
+  for (int64_t device = 0; device <= maxDevice; ++device)
+    if (allocates[device]) {
+      DeviceMemory &m = deviceMemory(device);
+      m.activationPeak = std::max(m.activationPeak, peak[device]);
+    }
   for (auto &[d, m] : byDevice) {
     // Ops that do not declare their weights (traces, hand-written graphs)
     // still write a gradient of each: as many bytes of weights.

@@ -163,6 +163,28 @@ TEST(Schedule, TwoStreamsOverlap) {
   EXPECT_DOUBLE_EQ(r.sumKernelUs, 150);
 }
 
+// A device's active time merges its streams' runs by their starts: a scan
+// of the few runs' heads, a heap past eight. Twelve ops, each launching one
+// kernel with T4 = 2 and no other overhead: kernel i starts at 2i + 1 (half
+// of its launch call), on its own stream or on stream i % 4 (each stream
+// free again by then). With these latencies the intervals are [1,2] [3,8]
+// [5,6] [7,8] [9,10] [11,12] [13,13.5] [15,15.5] [17,20] [19,20] [21,22]
+// [23,24]: the union is 1+5+1+1+0.5+0.5+3+1+1 = 14 us of a 24 us step.
+TEST(Schedule, ActiveTimeMergesManyStreams) {
+  const double latency[] = {1, 5, 1, 1, 1, 1, 0.5, 0.5, 3, 1, 1, 1};
+  for (int64_t streams : {12, 4}) {
+    Schedule s;
+    for (int64_t i = 0; i < 12; ++i)
+      addOpWithKernel(s, latency[i], 0, 0, 0, 2, 0, i % streams);
+    ScheduleResult r = s.run();
+    for (size_t i = 0; i < 12; ++i)
+      EXPECT_DOUBLE_EQ(s.kernels()[i].startUs, 2.0 * double(i) + 1);
+    EXPECT_DOUBLE_EQ(r.gpuActiveUs, 14) << streams << " streams";
+    EXPECT_DOUBLE_EQ(r.e2eUs, 24);
+    EXPECT_DOUBLE_EQ(r.idleUs, 10);
+  }
+}
+
 // The consumer on stream 1 waits for its producer on stream 0:
 // 0..100 then 100..150.
 TEST(Schedule, CrossStreamDependency) {
