@@ -110,8 +110,8 @@ struct StreamState {
 using StreamKey = std::pair<int64_t, int64_t>; // (device, stream)
 
 /// The clocks a walk keeps, in slots that each spec names once: a step has
-/// a few host threads and streams and millions of launches, and a map
-/// lookup per launch was a fifth of the walk.
+/// a few host threads and streams and millions of launches, so a launch
+/// finds its clocks by index rather than by a map lookup.
 struct Clocks {
   /// Per host thread (a device's), with whether an op ran on it yet.
   std::vector<int64_t> hostDevice;
