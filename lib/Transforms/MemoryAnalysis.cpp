@@ -333,8 +333,8 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
       freedAfter[next[s.lastUse]++] = id;
   }
   // Live bytes and their peak per device, indexed by device (devices are
-  // below max-devices): a map lookup per allocation and free was a third of
-  // this walk.
+  // below max-devices): no map lookup per allocation and free of a step's
+  // millions.
   int64_t maxDevice = 0;
   for (int32_t d : opDevice)
     maxDevice = std::max<int64_t>(maxDevice, d);
