@@ -180,11 +180,12 @@ perf::buildKernelWork(MLIRContext *context, const KernelDesc &d,
   return WorkAttr();
 }
 
-WorkAttr perf::buildCollectiveWork(MLIRContext *context,
-                                   const CollectiveDesc &d,
-                                   ArrayRef<int64_t> group) {
+FailureOr<WorkAttr>
+perf::buildCollectiveWork(MLIRContext *context, const CollectiveDesc &d,
+                          ArrayRef<int64_t> group,
+                          function_ref<InFlightDiagnostic()> emitError) {
   if (d.bytes <= 0 || group.empty())
-    return nullptr;
+    return WorkAttr();
   WorkKind kind = WorkKind::AllReduce;
   switch (d.kind) {
   case CollectiveKind::AllReduce:
@@ -201,12 +202,11 @@ WorkAttr perf::buildCollectiveWork(MLIRContext *context,
     break;
   case CollectiveKind::Broadcast:
   case CollectiveKind::SendRecv:
-    return nullptr;
+    return WorkAttr();
   }
-  WorkAttrs w(context, nullptr);
+  WorkAttrs w(context, emitError);
   w.i64("bytes", d.bytes);
   w.attr("group", w.b.getDenseI64ArrayAttr(group));
   w.attr("dtype", TypeAttr::get(getElementType(context, d.dtype)));
-  FailureOr<WorkAttr> work = w.build(kind);
-  return succeeded(work) ? *work : WorkAttr();
+  return w.build(kind);
 }

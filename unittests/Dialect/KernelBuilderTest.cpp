@@ -271,16 +271,19 @@ TEST_F(KernelBuilder, SizesAboveMaxExtentAreErrors) {
   })));
   CollectiveDesc c;
   c.bytes = (int64_t(1) << 40) + 1;
-  EXPECT_FALSE(buildCollectiveWork(&context, c, {0, 1}));
+  EXPECT_TRUE(failed(buildCollectiveWork(&context, c, {0, 1}, [&] {
+    return emitError(UnknownLoc::get(&context)) << "all_reduce: ";
+  })));
   std::string elements = "'perf.elementwise' attribute 'elements' failed to "
                          "satisfy constraint: a positive 64-bit integer at "
                          "most max-extent (2^40)";
-  EXPECT_EQ(reported,
-            (std::vector<std::string>{
-                elements, "relu: " + elements,
-                "'perf.all_reduce' attribute 'bytes' failed to satisfy "
-                "constraint: a non-negative 64-bit integer at most "
-                "max-extent (2^40)"}));
+  EXPECT_EQ(
+      reported,
+      (std::vector<std::string>{
+          elements, "relu: " + elements,
+          "all_reduce: 'perf.all_reduce' attribute 'bytes' failed to satisfy "
+          "constraint: a non-negative 64-bit integer at most "
+          "max-extent (2^40)"}));
   e.numElements = int64_t(1) << 40;
   FailureOr<WorkAttr> atLimit = buildKernelWork(&context, e);
   EXPECT_TRUE(succeeded(atLimit) && *atLimit);
@@ -335,8 +338,9 @@ TEST_F(KernelBuilder, Collectives) {
   c.kind = CollectiveKind::ReduceScatter;
   c.bytes = 4096;
   c.dtype = DType::BF16;
-  WorkAttr collective = buildCollectiveWork(&context, c, {0, 1, 2, 3});
-  ASSERT_TRUE(collective);
+  FailureOr<WorkAttr> built = buildCollectiveWork(&context, c, {0, 1, 2, 3});
+  ASSERT_TRUE(succeeded(built) && *built);
+  WorkAttr collective = *built;
   EXPECT_EQ(collective.getKind(), WorkKind::ReduceScatter);
   EXPECT_TRUE(collective.isCollective());
   EXPECT_EQ(collective.getCollectiveBytes(), 4096);
@@ -347,7 +351,16 @@ TEST_F(KernelBuilder, Collectives) {
   EXPECT_EQ(back.bytes, 4096);
   EXPECT_EQ(back.groupSize, 4);
   EXPECT_TRUE(verifies(collective));
+  // Left out, not an error: no size, no group, or a kind without work.
+  auto leftOut = [&](const CollectiveDesc &d, ArrayRef<int64_t> group) {
+    FailureOr<WorkAttr> work = buildCollectiveWork(&context, d, group);
+    return succeeded(work) && !*work;
+  };
+  EXPECT_TRUE(leftOut(c, {}));
+  c.kind = CollectiveKind::Broadcast;
+  EXPECT_TRUE(leftOut(c, {0, 1}));
+  c.kind = CollectiveKind::AllReduce;
   c.bytes = 0;
-  EXPECT_FALSE(buildCollectiveWork(&context, c, {0, 1}));
+  EXPECT_TRUE(leftOut(c, {0, 1}));
 }
 } // namespace

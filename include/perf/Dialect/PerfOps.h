@@ -45,12 +45,17 @@ mlir::FailureOr<WorkAttr> buildKernelWork(
     mlir::MLIRContext *context, const KernelDesc &desc,
     llvm::function_ref<mlir::InFlightDiagnostic()> emitError = nullptr);
 
-/// The collective `desc` describes over `group` (null for a kind the dialect
-/// has no work kind for, or a size that is not positive; a size above
-/// max-extent is also reported as an error).
-WorkAttr buildCollectiveWork(mlir::MLIRContext *context,
-                             const CollectiveDesc &desc,
-                             llvm::ArrayRef<int64_t> group);
+/// The collective `desc` describes over `group`, as buildKernelWork:
+/// - Null for a kind the dialect has no work kind for (a broadcast, a
+///   send/receive), a size that is not positive or an empty group. A caller
+///   leaves it out.
+/// - Failure when a size is beyond what the kind's schema allows (above
+///   max-extent): an error, reported through `emitError` (at an unknown
+///   location when none is given). A caller fails.
+mlir::FailureOr<WorkAttr> buildCollectiveWork(
+    mlir::MLIRContext *context, const CollectiveDesc &desc,
+    llvm::ArrayRef<int64_t> group,
+    llvm::function_ref<mlir::InFlightDiagnostic()> emitError = nullptr);
 } // namespace perf
 
 #endif // PERF_DIALECT_PERFOPS_H

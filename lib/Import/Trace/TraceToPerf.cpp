@@ -126,7 +126,15 @@ public:
         group.push_back(r);
       if (!llvm::is_contained(group, device))
         group.push_back(device);
-      built = buildCollectiveWork(ctx, collective, group);
+      FailureOr<WorkAttr> collectiveWork =
+          buildCollectiveWork(ctx, collective, group, [&] {
+            return emitError(loc)
+                   << "an inferred collective is beyond the limits: ";
+          });
+      if (failed(collectiveWork))
+        kernelBeyondLimits = true;
+      else
+        built = *collectiveWork;
     }
     if (!built) {
       ++invalidInferred;
