@@ -23,19 +23,19 @@ def main():
     out = subprocess.run(
         ["nm", "--defined-only", "--print-size", binary],
         check=True, capture_output=True, text=True).stdout
-    # One entry per address: aliases name the same code.
-    placed = {}
+    # The listed functions the binary defines, one entry per address
+    # (aliases name the same code).
+    placed, names = {}, set()
     for line in out.splitlines():
         parts = line.split()
         if len(parts) == 4 and parts[2] in "tTwW" and parts[3] in listed:
             placed[int(parts[0], 16)] = int(parts[1], 16)
-    names_found = len({line.split()[3] for line in out.splitlines()
-                       if len(line.split()) == 4 and
-                       line.split()[3] in listed})
-    share = names_found / max(1, len(listed))
-    print(f"{names_found} of the {len(listed)} listed functions are in "
+            names.add(parts[3])
+    found = len(names)
+    share = found / max(1, len(listed))
+    print(f"{found} of the {len(listed)} listed functions are in "
           f"{binary} ({100 * share:.0f}%)")
-    if share < 0.5:
+    if share < 0.5 or not placed:
         sys.exit("the startup order is stale: run scripts/startup-order.py "
                  "and commit cmake/startup.order")
     size = sum(placed.values())
