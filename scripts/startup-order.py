@@ -8,8 +8,8 @@ The fast-start link (cmake/FastStart.cmake) hands this list to the linker
 binary's code, one after another. A small estimate's run is mostly its
 start, and on the virtual machines perf is measured on, each page of code
 faulted in costs tens of microseconds: the code a run touches, scattered
-over a 10 MB text segment, faulted in about 60 windows of 64 KB; packed
-together it takes a few (docs/performance.md).
+over a 10 MB text segment, faulted in 59 windows of 64 KB; packed
+together, in 18 (a 10k-kernel repeat's estimate, docs/performance.md).
 
 Runs each command below under valgrind's callgrind (about a second each)
 and lists, in the order first seen, every function that ran and that
