@@ -115,7 +115,7 @@ function(perf_test_fast_start target)
   if(PERF_STARTUP_ORDER_APPLIES AND Python3_EXECUTABLE)
     add_test(NAME ${target}-startup-order
       COMMAND ${Python3_EXECUTABLE}
-        ${PROJECT_SOURCE_DIR}/scripts/check-startup-order.py
-        $<TARGET_FILE:${target}> ${PERF_STARTUP_ORDER_FILE})
+        ${PROJECT_SOURCE_DIR}/scripts/startup-order.py
+        --check $<TARGET_FILE:${target}> --order ${PERF_STARTUP_ORDER_FILE})
   endif()
 endfunction()
