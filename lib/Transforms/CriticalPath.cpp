@@ -292,7 +292,12 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     // repeated op, and the layers of a step written out) share one template,
     // read once.
     using TemplateKey = std::tuple<ArrayAttr, DictionaryAttr, int64_t>;
-    llvm::DenseMap<TemplateKey, HostOpTemplate> templates;
+    std::vector<HostOpTemplate> templateList;
+    llvm::DenseMap<TemplateKey, unsigned> templates;
+    // A repeat body's ops come again in every copy: after the first, their
+    // template is found by the op (a pointer's hash) instead of the key,
+    // which reads the op's attributes again.
+    llvm::DenseMap<Operation *, unsigned> bodyTemplates;
 
     UnrolledWalk::Size size = UnrolledWalk::unrolledSize(graph);
     schedule.reserve(size.hostOps, size.deviceWork);
@@ -303,16 +308,26 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
       HostOpTemplate read;
       const HostOpTemplate *t = &read;
       if (auto fw = dyn_cast<FrameworkOp>(op)) {
-        auto [it, fresh] = templates.try_emplace(
-            TemplateKey{fw.getWorkAttr(), op->getDiscardableAttrDictionary(),
-                        fw.getDevice()});
-        if (fresh) {
-          FailureOr<HostOpTemplate> r = readHostOp(*op, schedule);
-          if (failed(r))
-            return failure();
-          it->second = std::move(*r);
+        auto known = copy != 0 ? bodyTemplates.find(op) : bodyTemplates.end();
+        unsigned index;
+        if (known != bodyTemplates.end()) {
+          index = known->second;
+        } else {
+          auto [it, fresh] = templates.try_emplace(
+              TemplateKey{fw.getWorkAttr(), op->getDiscardableAttrDictionary(),
+                          fw.getDevice()},
+              unsigned(templateList.size()));
+          if (fresh) {
+            FailureOr<HostOpTemplate> r = readHostOp(*op, schedule);
+            if (failed(r))
+              return failure();
+            templateList.push_back(std::move(*r));
+          }
+          index = it->second;
+          if (copy != 0)
+            bodyTemplates.try_emplace(op, index);
         }
-        t = &it->second;
+        t = &templateList[index];
       } else {
         FailureOr<HostOpTemplate> r = readHostOp(*op, schedule);
         if (failed(r))

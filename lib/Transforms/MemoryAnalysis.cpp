@@ -100,9 +100,15 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   const double weightShare = zeroStage >= 3 ? 1.0 / double(replicas) : 1.0;
 
   std::map<int64_t, DeviceMemory> byDevice;
+  // Consecutive ops mostly run on one device: the last one's entry is kept
+  // (a map's entries stay where they are) rather than looked up per op.
+  DeviceMemory *lastMemory = nullptr;
   auto deviceMemory = [&](int64_t device) -> DeviceMemory & {
+    if (lastMemory && lastMemory->device == device)
+      return *lastMemory;
     DeviceMemory &m = byDevice[device];
     m.device = device;
+    lastMemory = &m;
     return m;
   };
 
@@ -199,6 +205,10 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   using FactsKey = std::tuple<StringAttr, ArrayAttr, DictionaryAttr, int64_t,
                               unsigned, Type>;
   llvm::DenseMap<FactsKey, OpFacts> sharedFacts;
+  // A repeat body's ops come again in every copy: their facts are found by
+  // the op (a pointer's hash) after the first copy, not by the six-field key
+  // (two thirds of the walk's own instructions on a 10k-kernel repeat).
+  llvm::DenseMap<Operation *, OpFacts> bodyFacts;
 
   // What each framework op allocates, in launch order: its own results
   // (unless it writes in place), storages firstStorage[i] to
@@ -221,8 +231,12 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   (void)unrolled.run(graph, [&](Operation *o, CopyId copy) {
     const size_t firstSlot = storageOf.size();
     slotBase.push_back(firstSlot);
-    storageOf.resize(firstSlot + o->getNumResults(), kNoStorage);
-    split.resize(firstSlot + o->getNumResults(), 0);
+    // Most ops have one result: appended one by one, not through resize's
+    // out-of-line fill.
+    for (unsigned r = 0, e = o->getNumResults(); r < e; ++r) {
+      storageOf.push_back(kNoStorage);
+      split.push_back(0);
+    }
     auto fw = dyn_cast<FrameworkOp>(o);
     if (!fw)
       return success();
@@ -236,7 +250,11 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     };
     OpFacts read;
     const OpFacts *f = &read;
-    if (fw->getNumResults() <= 1) {
+    const bool inRepeat = copy != 0;
+    auto known = inRepeat ? bodyFacts.find(o) : bodyFacts.end();
+    if (known != bodyFacts.end()) {
+      f = &known->second;
+    } else if (fw->getNumResults() <= 1) {
       auto [it, fresh] = sharedFacts.try_emplace(
           FactsKey{fw.getOpNameAttr(), fw.getWorkAttr(),
                    fw->getDiscardableAttrDictionary(), fw.getDevice(),
@@ -245,6 +263,8 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
       if (fresh)
         it->second = readFacts(fw);
       f = &it->second;
+      if (inRepeat)
+        bodyFacts.try_emplace(o, it->second);
     } else {
       read = readFacts(fw);
     }
@@ -252,7 +272,8 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     opDevice.push_back(static_cast<int32_t>(device));
     // Weights live on the device of the forward op that reads them.
     if (f->params) {
-      declared.insert(device);
+      if (declared.empty() || *declared.rbegin() != device)
+        declared.insert(device);
       deviceMemory(device).parameters +=
           double(*f->params) * f->paramElementBytes / double(tp) * weightShare;
     }
