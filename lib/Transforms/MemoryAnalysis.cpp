@@ -207,7 +207,7 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   llvm::DenseMap<FactsKey, OpFacts> sharedFacts;
   // A repeat body's ops come again in every copy: their facts are found by
   // the op (a pointer's hash) after the first copy, not by the six-field key
-  // (two thirds of the walk's own instructions on a 10k-kernel repeat).
+  // (over a third of this walk's instructions on a 10k-kernel repeat).
   llvm::DenseMap<Operation *, OpFacts> bodyFacts;
 
   // What each framework op allocates, in launch order: its own results
