@@ -100,15 +100,9 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   const double weightShare = zeroStage >= 3 ? 1.0 / double(replicas) : 1.0;
 
   std::map<int64_t, DeviceMemory> byDevice;
-  // Consecutive ops mostly run on one device: the last one's entry is kept
-  // (a map's entries stay where they are) rather than looked up per op.
-  DeviceMemory *lastMemory = nullptr;
   auto deviceMemory = [&](int64_t device) -> DeviceMemory & {
-    if (lastMemory && lastMemory->device == device)
-      return *lastMemory;
     DeviceMemory &m = byDevice[device];
     m.device = device;
-    lastMemory = &m;
     return m;
   };
 
@@ -272,8 +266,7 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     opDevice.push_back(static_cast<int32_t>(device));
     // Weights live on the device of the forward op that reads them.
     if (f->params) {
-      if (declared.empty() || *declared.rbegin() != device)
-        declared.insert(device);
+      declared.insert(device);
       deviceMemory(device).parameters +=
           double(*f->params) * f->paramElementBytes / double(tp) * weightShare;
     }
