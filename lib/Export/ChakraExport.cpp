@@ -4,6 +4,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "perf/Comm/ChakraTraceFile.h"
+#include "perf/Transforms/GraphWalk.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
@@ -166,17 +167,17 @@ void perf::registerChakraTranslations() {
           return root->emitError("--export-chakra needs --chakra-prefix=<path>"
                                  " (files are <path>.<rank>.et)");
         bool any = false;
-        WalkResult result = root->walk([&](GraphOp graph) {
+        LogicalResult result = forEachGraph(root, [&](GraphOp graph) {
           FailureOr<std::map<int64_t, chakra::Trace>> traces =
               exportChakraTraces(graph);
           if (failed(traces))
-            return WalkResult::interrupt();
+            return failure();
           any = true;
           for (auto &[rank, trace] : *traces) {
             std::string path = prefix + "." + std::to_string(rank) + ".et";
             if (llvm::Error e = chakra::writeTraceFile(trace, path)) {
               graph.emitError() << llvm::toString(std::move(e));
-              return WalkResult::interrupt();
+              return failure();
             }
             std::map<chakra::NodeType, int> byType;
             for (const chakra::Node &n : trace.nodes)
@@ -186,9 +187,9 @@ void perf::registerChakraTranslations() {
               os << ", " << nodeTypeName(type) << " " << count;
             os << "\n";
           }
-          return WalkResult::advance();
+          return success();
         });
-        if (result.wasInterrupted())
+        if (failed(result))
           return failure();
         if (!any)
           return root->emitError("no perf.graph to export");

@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/EstimateBaseline.h"
+#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
 #include "llvm/Support/Format.h"
@@ -59,13 +60,13 @@ struct ComparePass : perf::impl::CompareBase<ComparePass> {
     llvm::raw_string_ostream stream(text);
     llvm::raw_ostream *os = &stream;
     llvm::json::Array graphs;
-    WalkResult walk = getOperation().walk([&](GraphOp graph) {
+    LogicalResult compared = forEachGraph(getOperation(), [&](GraphOp graph) {
       auto estimate = graph->getAttrOfType<DictionaryAttr>(kEstimateAttr);
       auto e2eAttr = estimate ? estimate.getAs<FloatAttr>("e2e_us") : nullptr;
       if (!e2eAttr) {
         graph.emitError("no estimate to compare; run --estimate (or "
                         "--perf-critical-path) first");
-        return WalkResult::interrupt();
+        return failure();
       }
       double predicted = e2eAttr.getValueAsDouble();
       std::optional<double> baseline = f64(graph, kBaselineAttr);
@@ -95,7 +96,7 @@ struct ComparePass : perf::impl::CompareBase<ComparePass> {
           o["error_pct"] = change(predicted, *measured);
         }
         graphs.push_back(std::move(o));
-        return WalkResult::advance();
+        return success();
       }
       *os << "perf compare: @" << graph.getSymName()
           << llvm::format("  predicted %.3f us\n", predicted);
@@ -109,9 +110,9 @@ struct ComparePass : perf::impl::CompareBase<ComparePass> {
         *os << llvm::format(
             "  measured          %12.3f us  (%s)  error %+.1f%%\n", *measured,
             iteration.c_str(), change(predicted, *measured));
-      return WalkResult::advance();
+      return success();
     });
-    if (walk.wasInterrupted())
+    if (failed(compared))
       return signalPassFailure();
     if (format == "json")
       *os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{

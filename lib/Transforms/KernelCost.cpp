@@ -8,6 +8,7 @@
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Schedule/MeasuredRetarget.h"
 #include "perf/Transforms/GraphTarget.h"
+#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/RepeatedAttrs.h"
 #include "llvm/ADT/DenseMap.h"
@@ -77,7 +78,7 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
     std::optional<MeasuredRetarget> retargeter;
 
     Builder builder(&getContext());
-    WalkResult result = getOperation().walk([&](GraphOp graph) {
+    LogicalResult result = forEachGraph(getOperation(), [&](GraphOp graph) {
       if (auto traceDevice =
               graph->getAttrOfType<DictionaryAttr>(kTraceDeviceAttr))
         if (!graph.getGpuTarget() || !graph->hasAttr(kMeasuredOnAttr)) {
@@ -85,20 +86,20 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
           // kernels need no figures, anything else does.
           LogicalResult ok = checkTraceDevice(graph, traceDevice);
           if (failed(ok))
-            return WalkResult::interrupt();
+            return failure();
           if (!graph.getGpuTarget())
-            return WalkResult::advance();
+            return success();
         }
       FailureOr<GpuSpec> gpu = getGraphGpu(graph);
       if (failed(gpu))
-        return WalkResult::interrupt();
+        return failure();
       auto measuredOn = graph->getAttrOfType<GpuAttr>(kMeasuredOnAttr);
       bool move = measuredOn && measuredOn != graph.getGpuTarget();
       if (move && !retargeter) {
         auto created = MeasuredRetarget::create(*method, order, options);
         if (!created) {
           graph.emitError(llvm::toString(created.takeError()));
-          return WalkResult::interrupt();
+          return failure();
         }
         retargeter.emplace(std::move(*created));
       }
@@ -180,7 +181,7 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
       if (llvm::Error e = stack->prepare(
               std::vector<KernelKind>(kinds.begin(), kinds.end()))) {
         emitInputError(graph.getLoc(), std::move(e));
-        return WalkResult::interrupt();
+        return failure();
       }
       std::vector<KernelCost> costs(distinct.size());
       auto price = [&](size_t i) {
@@ -243,9 +244,9 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
         graph->removeAttr(kDbMissesAttr);
       else
         graph->setAttr(kDbMissesAttr, builder.getArrayAttr(missAttrs));
-      return WalkResult::advance();
+      return success();
     });
-    if (result.wasInterrupted())
+    if (failed(result))
       signalPassFailure();
   }
 

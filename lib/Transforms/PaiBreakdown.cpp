@@ -18,6 +18,7 @@
 #include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/GraphTarget.h"
+#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
 #include "perf/Transforms/UnrolledWalk.h"
@@ -74,10 +75,10 @@ struct PaiBreakdownPass : perf::impl::PaiBreakdownBase<PaiBreakdownPass> {
     }
     std::string text;
     llvm::raw_string_ostream os(text);
-    WalkResult result = getOperation().walk([&](GraphOp graph) {
+    LogicalResult result = forEachGraph(getOperation(), [&](GraphOp graph) {
       FailureOr<GpuSpec> gpu = getGraphGpu(graph);
       if (failed(gpu))
-        return WalkResult::interrupt();
+        return failure();
       figures.clear();
       // The slowest device stands for the job (devices 1..N-1 of a
       // symmetric data- or tensor-parallel graph carry no kernels).
@@ -102,9 +103,9 @@ struct PaiBreakdownPass : perf::impl::PaiBreakdownBase<PaiBreakdownPass> {
       }
       print(os, graph, bd, worst);
       record(graph, bd, worst);
-      return WalkResult::advance();
+      return success();
     });
-    if (result.wasInterrupted())
+    if (failed(result))
       return signalPassFailure();
     if (failed(writeReport(getOperation(), output, text)))
       return signalPassFailure();

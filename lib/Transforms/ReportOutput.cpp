@@ -62,7 +62,7 @@ LogicalResult perf::writeKernelList(ModuleOp module, llvm::StringRef path) {
   using Key = std::tuple<std::string, std::string, std::string, std::string>;
   std::map<Key, size_t> index;
   std::vector<std::pair<Key, int64_t>> counts;
-  module.walk([&](GraphOp graph) {
+  (void)forEachGraph(module, [&](GraphOp graph) {
     std::string device;
     if (GpuAttr gpu = graph.getGpuTarget())
       device = gpu.getSpec().name;
@@ -89,6 +89,7 @@ LogicalResult perf::writeKernelList(ModuleOp module, llvm::StringRef path) {
         counts[entry->second].second += copies;
       }
     });
+    return success();
   });
   llvm::json::Array kernels;
   for (const auto &[key, count] : counts)

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "perf/Transforms/DistributedUtils.h"
+#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
 #include "perf/Transforms/UnrolledWalk.h"
@@ -70,7 +71,10 @@ struct ShardEmbeddingsPass
     }
     std::string text;
     llvm::raw_string_ostream os(text);
-    getOperation().walk([&](GraphOp graph) { runOnGraph(graph, os); });
+    (void)forEachGraph(getOperation(), [&](GraphOp graph) {
+      runOnGraph(graph, os);
+      return success();
+    });
     if (failed(writeReport(getOperation(), output, text)))
       return signalPassFailure();
   }

@@ -26,6 +26,7 @@
 #include "perf/Support/Limits.h"
 #include "perf/Support/Version.h"
 #include "perf/Tools/Registration.h"
+#include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/MemoryAnalysis.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -188,8 +189,9 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
     return;
   }
   SystemSpec system = pointSystem(base, p);
-  module->walk([&](GraphOp graph) {
+  (void)forEachGraph(*module, [&](GraphOp graph) {
     graph.setTargetAttr(GpuAttr::get(&context, system.gpu));
+    return success();
   });
 
   // The passes read the system from a file, like a user's system JSON.
@@ -255,9 +257,10 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
     return;
   }
   GraphOp graph;
-  module->walk([&](GraphOp g) {
+  (void)forEachGraph(*module, [&](GraphOp g) {
     if (!graph)
       graph = g;
+    return success();
   });
   auto breakdown =
       graph ? graph->getAttrOfType<DictionaryAttr>(kPaiAttr) : nullptr;

@@ -6,6 +6,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Operation.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Transforms/GraphWalk.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -41,14 +42,13 @@ writeGraphReport(mlir::ModuleOp module, llvm::StringRef format,
                  AnalyzeFn analyze, JsonFn toJson, TextFn printText) {
   using Summary = typename std::invoke_result_t<AnalyzeFn, GraphOp>::value_type;
   std::vector<Summary> summaries;
-  mlir::WalkResult walk = module.walk([&](GraphOp graph) {
-    mlir::FailureOr<Summary> s = analyze(graph);
-    if (mlir::failed(s))
-      return mlir::WalkResult::interrupt();
-    summaries.push_back(std::move(*s));
-    return mlir::WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
+  if (mlir::failed(forEachGraph(module, [&](GraphOp graph) {
+        mlir::FailureOr<Summary> s = analyze(graph);
+        if (mlir::failed(s))
+          return mlir::failure();
+        summaries.push_back(std::move(*s));
+        return mlir::success();
+      })))
     return mlir::failure();
   // An input without a graph (an empty file) has no answer to report.
   if (summaries.empty())
