@@ -304,6 +304,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     if (keepOps)
       reserveHuge(hostOps, size.hostOps);
     UnrolledWalk unrolled;
+    unrolled.reserve(size);
     LogicalResult walked = unrolled.run(graph, [&](Operation *op, CopyId copy) {
       HostOpTemplate read;
       const HostOpTemplate *t = &read;

@@ -222,6 +222,7 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   std::set<int64_t> declared;
   std::map<int64_t, double> fullGradients, zeroBucket, tables;
   UnrolledWalk unrolled;
+  unrolled.reserve(size);
   (void)unrolled.run(graph, [&](Operation *o, CopyId copy) {
     const size_t firstSlot = storageOf.size();
     slotBase.push_back(firstSlot);

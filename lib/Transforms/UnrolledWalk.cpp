@@ -1,6 +1,7 @@
 //===- UnrolledWalk.cpp - The host ops of a graph with repeats unrolled --===//
 
 #include "perf/Transforms/UnrolledWalk.h"
+#include "perf/Support/HugePages.h"
 
 using namespace perf;
 using namespace mlir;
@@ -12,10 +13,15 @@ LogicalResult UnrolledWalk::run(GraphOp graph, Visitor visit) {
   offsetInCopy.clear();
   visited = 0;
   copies.push_back({0, &graph.getBodyBlock(), 0, {}});
-  return walkBlock(graph.getBodyBlock(), 0, visit);
+  return walkBlock(graph.getBodyBlock(), 0, /*firstCopy=*/true, visit);
 }
 
-LogicalResult UnrolledWalk::walkBlock(Block &block, CopyId copy,
+void UnrolledWalk::reserve(const Size &size) {
+  if (indexInstances)
+    reserveHuge(topLevel, size.topLevelOps);
+}
+
+LogicalResult UnrolledWalk::walkBlock(Block &block, CopyId copy, bool firstCopy,
                                       Visitor visit) {
   for (Operation &op : block) {
     if (isa<YieldOp>(op))
@@ -25,7 +31,7 @@ LogicalResult UnrolledWalk::walkBlock(Block &block, CopyId copy,
       if (indexInstances) {
         if (copy == 0)
           topLevel.push_back({&op, visited});
-        else
+        else if (firstCopy)
           offsetInCopy.try_emplace(&op, visited - copies[copy].first);
       }
       if (failed(visit(&op, copy)))
@@ -47,7 +53,7 @@ LogicalResult UnrolledWalk::walkBlock(Block &block, CopyId copy,
           next.args.push_back(resolve(yielded, previous));
       copies.push_back(std::move(next));
       previous = static_cast<CopyId>(copies.size() - 1);
-      if (failed(walkBlock(body, previous, visit)))
+      if (failed(walkBlock(body, previous, firstCopy && i == 0, visit)))
         return failure();
     }
     for (auto [result, yielded] :
@@ -128,8 +134,11 @@ void UnrolledWalk::forEachHostOp(
 
 UnrolledWalk::Size UnrolledWalk::unrolledSize(GraphOp graph) {
   Size size;
+  Block *body = &graph.getBodyBlock();
   forEachHostOp(graph, [&](Operation *op, int64_t copies) {
     size.hostOps += static_cast<size_t>(copies);
+    if (op->getBlock() == body)
+      ++size.topLevelOps;
     if (auto fw = dyn_cast<FrameworkOp>(op))
       size.deviceWork += static_cast<size_t>(copies) * fw.getNumWork();
   });

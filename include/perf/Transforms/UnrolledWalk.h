@@ -67,14 +67,21 @@ public:
                 llvm::function_ref<void(mlir::Operation *, int64_t)> visit);
 
   /// Host ops and device work (kernels, copies, collectives) of the
-  /// unrolled graph.
+  /// unrolled graph, and host ops of the graph's own body (outside repeats).
   struct Size {
-    size_t hostOps = 0, deviceWork = 0;
+    size_t hostOps = 0, deviceWork = 0, topLevelOps = 0;
   };
   static Size unrolledSize(GraphOp graph);
+  /// Makes room for a graph of `size` before run(): what instanceOf() keeps
+  /// per host op of the graph's own body is then allocated once, instead of
+  /// copied as it grows (tens of MB on a million-op graph).
+  void reserve(const Size &size);
 
 private:
-  mlir::LogicalResult walkBlock(mlir::Block &block, CopyId copy, Visitor visit);
+  /// `firstCopy`: whether this is the first copy of `block` the walk
+  /// visits, which numbers the block's ops (offsetInCopy).
+  mlir::LogicalResult walkBlock(mlir::Block &block, CopyId copy, bool firstCopy,
+                                Visitor visit);
 
   struct Copy {
     CopyId parent = 0;
@@ -97,7 +104,7 @@ private:
   };
   std::vector<TopLevelOp> topLevel;
   /// The instance index of each host op of a repeat body from the start of
-  /// its copy (the same in every copy).
+  /// its copy (the same in every copy, so numbered in the first).
   llvm::DenseMap<mlir::Operation *, size_t> offsetInCopy;
   size_t topLevelIndexOf(mlir::Operation *op) const;
   size_t visited = 0;
