@@ -34,7 +34,9 @@ void adviseHugePages(const void *data, size_t bytes);
 ///   pointer is a TLB miss, which under a virtual machine's nested paging is
 ///   a walk of two page tables. The first step starts on a 2 MB boundary and
 ///   its first huge page is made at once (a small estimate's few MB would
-///   otherwise fault in 4 KB at a time).
+///   otherwise fault in 4 KB at a time); what was left of the heap's top
+///   below that boundary is taken and never touched, so that small blocks
+///   do not fault it in first.
 /// - Every thread allocates from this one heap: another thread's arena would
 ///   be memory of its own on 4 KB pages.
 /// Returns whether the heap grows in advised steps: not where the allocator
