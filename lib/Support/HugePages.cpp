@@ -44,7 +44,8 @@ void *volatile heapTopRemainder;
 /// Allocates what is left of glibc's heap top but a minimal top, so that
 /// the next blocks come from the heap's next growth.
 void takeHeapTop() {
-#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 33)
+#ifdef __GLIBC__
+#if __GLIBC_PREREQ(2, 33)
   // The top's size (mallinfo2's keepcost), less room for the block's header
   // and a top of malloc's minimal size: a request past the top would grow
   // the heap instead.
@@ -52,6 +53,7 @@ void takeHeapTop() {
   size_t top = mallinfo2().keepcost;
   if (top > 4 * kSlack)
     heapTopRemainder = malloc(top - kSlack);
+#endif
 #endif
 }
 
