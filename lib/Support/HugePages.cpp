@@ -50,6 +50,9 @@ void takeHeapTop() {
   // and a top of malloc's minimal size: a request past the top would grow
   // the heap instead.
   constexpr size_t kSlack = 128;
+  // Once: after tuning, the top is the advised heap's.
+  if (heapAdvisedEnd.load(std::memory_order_relaxed))
+    return;
   size_t top = mallinfo2().keepcost;
   if (top > 4 * kSlack)
     heapTopRemainder = malloc(top - kSlack);
