@@ -102,6 +102,26 @@ std::string whyTheTunedHeapCannotBeSeen() {
 #endif
 }
 
+constexpr uintptr_t kHugePage = uintptr_t(2) << 20;
+
+/// The start of the huge page that holds the heap's first step: where a
+/// block of 1 MB, taken from the tuned heap's top, lies.
+uintptr_t firstHeapHugePage(const void *oneMegabyteBlock) {
+  return reinterpret_cast<uintptr_t>(oneMegabyteBlock) & ~(kHugePage - 1);
+}
+
+/// How many 4 KB pages of the 2 MB from `begin` are resident (mincore), or
+/// -1 where the kernel cannot say.
+int residentPages(uintptr_t begin) {
+  std::vector<unsigned char> resident(kHugePage / 4096);
+  if (mincore(reinterpret_cast<void *>(begin), kHugePage, resident.data()))
+    return -1;
+  int count = 0;
+  for (unsigned char page : resident)
+    count += page & 1;
+  return count;
+}
+
 /// Runs `check` in a child process (a death test forks) whose heap is tuned
 /// (the tuning sets the process's allocator) and expects it to return 0.
 void expectInTunedProcess(int (*check)()) {
@@ -157,7 +177,7 @@ TEST(HugePagesDeathTest, BlocksOfAnyThreadLieInTheAdvisedHeap) {
     // from the first step.
     size_t bytes = size_t(1) << 20;
     char *block = static_cast<char *>(std::malloc(bytes));
-    if (reinterpret_cast<uintptr_t>(block) % (uintptr_t(2) << 20) > 4096)
+    if (reinterpret_cast<uintptr_t>(block) % kHugePage > 4096)
       return 3;
     if (hugePageEligible(block) != 1)
       return 4;
@@ -181,19 +201,15 @@ TEST(HugePagesDeathTest, BlocksOfAnyThreadLieInTheAdvisedHeap) {
 // faults more).
 TEST(HugePagesDeathTest, TuningTouchesOnlyTheFirstHugePage) {
   expectInTunedProcess([] {
-    constexpr uintptr_t hugePage = uintptr_t(2) << 20;
     char *block = static_cast<char *>(std::malloc(size_t(1) << 20));
-    uintptr_t first = reinterpret_cast<uintptr_t>(block) & ~(hugePage - 1);
-    if (reinterpret_cast<uintptr_t>(sbrk(0)) < first + 2 * hugePage)
+    uintptr_t first = firstHeapHugePage(block);
+    if (reinterpret_cast<uintptr_t>(sbrk(0)) < first + 2 * kHugePage)
       return 3;
-    size_t pages = hugePage / 4096;
-    std::vector<unsigned char> resident(pages);
-    if (mincore(reinterpret_cast<void *>(first + hugePage), hugePage,
-                resident.data()) != 0)
+    int resident = residentPages(first + kHugePage);
+    if (resident < 0)
       return 4;
-    for (unsigned char page : resident)
-      if (page & 1)
-        return 5;
+    if (resident > 0)
+      return 5;
     std::free(block);
     return 0;
   });
@@ -219,16 +235,13 @@ TEST(HugePagesDeathTest, SmallBlocksAfterTuningFaultNoFreshPage) {
     // Where the kernel had no huge page to give (memory too fragmented for
     // the collapse), the first huge page is 4 KB pages too and faults as
     // much: nothing to tell apart.
-    constexpr uintptr_t hugePage = uintptr_t(2) << 20;
     char *large = static_cast<char *>(std::malloc(size_t(1) << 20));
-    uintptr_t first = reinterpret_cast<uintptr_t>(large) & ~(hugePage - 1);
-    std::vector<unsigned char> resident(hugePage / 4096);
-    if (mincore(reinterpret_cast<void *>(first), hugePage, resident.data()))
-      return 4;
+    int resident = residentPages(firstHeapHugePage(large));
     std::free(large);
-    for (unsigned char page : resident)
-      if (!(page & 1))
-        return 0;
+    if (resident < 0)
+      return 4;
+    if (resident < int(kHugePage / 4096))
+      return 0;
     // 64 KB of blocks: sixteen fresh 4 KB pages, or none.
     return after.ru_minflt - before.ru_minflt < 4 ? 0 : 3;
   });

@@ -44,29 +44,36 @@ struct Parsed {
   }
 };
 
+/// The names of the graphs forEachGraph visits under `root`, failing at the
+/// graph named `failAt`, and whether it succeeded.
+struct Visited {
+  std::vector<std::string> names;
+  bool succeeded;
+};
+Visited visit(Operation *root, StringRef failAt = "") {
+  Visited v;
+  v.succeeded = succeeded(forEachGraph(root, [&](GraphOp graph) {
+    v.names.push_back(graph.getSymName().str());
+    return failure(graph.getSymName() == failAt);
+  }));
+  return v;
+}
+
 TEST(GraphWalk, VisitsEveryGraphInOrder) {
   Parsed p(kGraphs);
   ASSERT_TRUE(p.module);
-  std::vector<std::string> names;
-  LogicalResult result = forEachGraph(*p.module, [&](GraphOp graph) {
-    names.push_back(graph.getSymName().str());
-    return success();
-  });
-  EXPECT_TRUE(succeeded(result));
-  EXPECT_EQ(names,
+  Visited v = visit(*p.module);
+  EXPECT_TRUE(v.succeeded);
+  EXPECT_EQ(v.names,
             (std::vector<std::string>{"first", "outer", "nested", "last"}));
 }
 
 TEST(GraphWalk, StopsAtTheFirstGraphThatFails) {
   Parsed p(kGraphs);
   ASSERT_TRUE(p.module);
-  std::vector<std::string> names;
-  LogicalResult result = forEachGraph(*p.module, [&](GraphOp graph) {
-    names.push_back(graph.getSymName().str());
-    return failure(graph.getSymName() == "outer");
-  });
-  EXPECT_TRUE(failed(result));
-  EXPECT_EQ(names, (std::vector<std::string>{"first", "outer"}));
+  Visited v = visit(*p.module, "outer");
+  EXPECT_FALSE(v.succeeded);
+  EXPECT_EQ(v.names, (std::vector<std::string>{"first", "outer"}));
 }
 
 TEST(GraphWalk, VisitsTheRootWhenItIsAGraph) {
@@ -77,11 +84,8 @@ TEST(GraphWalk, VisitsTheRootWhenItIsAGraph) {
     if (graph.getSymName() == "outer")
       outer = graph;
   ASSERT_TRUE(outer);
-  std::vector<std::string> names;
-  (void)forEachGraph(outer, [&](GraphOp graph) {
-    names.push_back(graph.getSymName().str());
-    return success();
-  });
-  EXPECT_EQ(names, (std::vector<std::string>{"outer"}));
+  Visited v = visit(outer);
+  EXPECT_TRUE(v.succeeded);
+  EXPECT_EQ(v.names, (std::vector<std::string>{"outer"}));
 }
 } // namespace
