@@ -7,6 +7,7 @@
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
 #include "perf/Transforms/UnrolledWalk.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
@@ -183,10 +184,17 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     }
     return it->second;
   };
-  // Adds an op's kernels `copies` times.
-  auto addUp = [&](FrameworkOp fw, int64_t copies) {
-    KindTotal &opTotal = byOp[fw.getOpNameAttr()];
-    for (WorkAttr work : fw.getWorkList()) {
+  // Ops alike in name and work list (a step's layers) are counted in the
+  // walk and added up once each after it, in the order first seen (the
+  // sums' order, and so their rounding, the same in every run).
+  llvm::MapVector<std::pair<StringAttr, ArrayAttr>, int64_t> launches;
+  auto count = [&](FrameworkOp fw, int64_t copies) {
+    launches[{fw.getOpNameAttr(), fw.getWorkAttr()}] += copies;
+  };
+  // Adds the kernels of ops named `name` launching `list`, `copies` times.
+  auto addUp = [&](StringAttr name, ArrayAttr list, int64_t copies) {
+    KindTotal &opTotal = byOp[name];
+    for (WorkAttr work : list.getAsRange<WorkAttr>()) {
       const WorkFacts &f = factsOf(work);
       double us = f.latencyUs * double(copies);
       byKind[work.getKind()] += {us, copies};
@@ -199,8 +207,8 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
         unpriced += copies;
     }
   };
-  // An op in a repeat body is added up once, times its copies, after the
-  // walk (in program order).
+  // An op in a repeat body is counted once, with its copies, after the walk
+  // (in program order).
   bool repeated = false;
   int64_t kernelIndex = 0;
   UnrolledWalk unrolled(/*indexInstances=*/false);
@@ -210,7 +218,7 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     if (!fw || !fw.hasWork())
       return success();
     if (copy == 0)
-      addUp(fw, 1);
+      count(fw, 1);
     else
       repeated = true;
     for (WorkAttr work : fw.getWorkList()) {
@@ -230,8 +238,10 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     UnrolledWalk::forEachHostOp(graph, [&](Operation *op, int64_t copies) {
       auto fw = dyn_cast<FrameworkOp>(op);
       if (fw && fw.hasWork() && op->getBlock() != &graph.getBodyBlock())
-        addUp(fw, copies);
+        count(fw, copies);
     });
+  for (const auto &[key, copies] : launches)
+    addUp(key.first, key.second, copies);
   s.numKernels = kernelIndex;
   for (const auto &[kind, total] : byKind)
     s.byKind[stringifyWorkKind(kind).str()] += total;
