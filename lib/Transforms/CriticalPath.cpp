@@ -338,11 +338,11 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
       deps.clear();
       if (auto fw = dyn_cast<FrameworkOp>(op)) {
         for (Value input : fw.getInputs()) {
-          auto [value, valueCopy] = unrolled.resolve(input, copy);
-          Operation *def = value.getDefiningOp();
-          if (!def)
+          std::optional<UnrolledWalk::Producer> from =
+              unrolled.producerOf(input, copy);
+          if (!from)
             continue;
-          size_t producer = unrolled.instanceOf(def, valueCopy);
+          size_t producer = from->instance;
           // A kernel-less producer (Reshape, or an op emptied by fusion)
           // stands for its own producers.
           if (schedule.ops()[producer].kernels.empty())

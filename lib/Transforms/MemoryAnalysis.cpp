@@ -237,11 +237,10 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
       return success();
     const auto index = static_cast<uint32_t>(opDevice.size());
     // The slot of the tensor an operand of this copy reads.
+    // (A graph has no arguments: every operand is some host op's result.)
     auto slotOf = [&](Value v) -> size_t {
-      auto [value, valueCopy] = unrolled.resolve(v, copy);
-      auto result = cast<OpResult>(value);
-      return slotBase[unrolled.instanceOf(result.getOwner(), valueCopy)] +
-             result.getResultNumber();
+      UnrolledWalk::Producer from = *unrolled.producerOf(v, copy);
+      return slotBase[from.instance] + from.result;
     };
     OpFacts read;
     const OpFacts *f = &read;

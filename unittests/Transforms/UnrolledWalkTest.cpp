@@ -107,6 +107,43 @@ TEST(UnrolledWalk, OperandsReadTheCopyBefore) {
   EXPECT_EQ(producers, expected);
 }
 
+TEST(UnrolledWalk, ProducerOfIsTheResolvedValuesRun) {
+  // The nested graph (operands in copies, a repeat's result read in the
+  // graph's body) and a graph without repeats reading the second result of
+  // an op.
+  constexpr const char *kTwoResults = R"mlir(
+perf.graph @g {
+  %a:2 = perf.op "a" : () -> (tensor<4xf32>, tensor<4xf32>)
+  %b = perf.op "b"(%a#1, %a#0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+}
+)mlir";
+  for (const char *text : {kNested, kTwoResults}) {
+    Parsed p(text);
+    ASSERT_TRUE(p.graph);
+    UnrolledWalk walk;
+    std::vector<std::pair<size_t, unsigned>> viaProducer, viaResolve;
+    ASSERT_TRUE(succeeded(walk.run(p.graph, [&](Operation *op, CopyId copy) {
+      for (Value operand : op->getOperands()) {
+        std::optional<UnrolledWalk::Producer> from =
+            walk.producerOf(operand, copy);
+        if (!from)
+          return failure();
+        viaProducer.push_back({from->instance, from->result});
+        auto [value, valueCopy] = walk.resolve(operand, copy);
+        auto result = cast<OpResult>(value);
+        viaResolve.push_back({walk.instanceOf(result.getOwner(), valueCopy),
+                              result.getResultNumber()});
+      }
+      return success();
+    })));
+    EXPECT_EQ(viaProducer, viaResolve);
+    if (text == kTwoResults) {
+      std::vector<std::pair<size_t, unsigned>> expected = {{0, 1}, {0, 0}};
+      EXPECT_EQ(viaProducer, expected);
+    }
+  }
+}
+
 TEST(UnrolledWalk, FindsOpsFarBeforeTheReader) {
   // "first", a repeat of 4 copies, 40 ops in a chain, then "last" reading
   // "first", the repeat's result and the chain's end: producers beyond the

@@ -16,6 +16,7 @@
 #include "perf/Dialect/PerfOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace perf {
@@ -52,6 +53,29 @@ public:
   /// the copies visited so far. Fastest for the ops visited last: an op's
   /// producers are mostly a few ops before it.
   size_t instanceOf(mlir::Operation *op, CopyId copy) const;
+
+  /// The host op run whose result `value`, read by an op of `copy`, stands
+  /// for: its instance index (as instanceOf) and which of its results; none
+  /// for a value no host op defines (an argument of the graph).
+  struct Producer {
+    size_t instance;
+    unsigned result;
+  };
+  std::optional<Producer> producerOf(mlir::Value value, CopyId copy) const {
+    // Most values of a step written out: a result of an op of the graph's
+    // own body, read there.
+    if (auto result = llvm::dyn_cast<mlir::OpResult>(value); result && !copy) {
+      mlir::Operation *def = result.getOwner();
+      if (def->getBlock() == copies.front().block && !llvm::isa<RepeatOp>(def))
+        return Producer{topLevelIndexOf(def), result.getResultNumber()};
+    }
+    auto [resolved, resolvedCopy] = resolve(value, copy);
+    auto result = llvm::dyn_cast<mlir::OpResult>(resolved);
+    if (!result)
+      return std::nullopt;
+    return Producer{instanceOf(result.getOwner(), resolvedCopy),
+                    result.getResultNumber()};
+  }
 
   /// Host ops visited so far.
   size_t numInstances() const { return visited; }
