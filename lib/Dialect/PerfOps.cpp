@@ -127,9 +127,13 @@ LogicalResult SyncOp::verify() {
 void FrameworkOp::writeProperties(DialectBytecodeWriter &writer) {
   Properties &prop = getProperties();
   Attribute none = UnitAttr::get(getContext());
-  writer.writeOptionalAttribute(ArrayAttr::get(
-      getContext(), {prop.op_name, prop.device ? Attribute(prop.device) : none,
-                     prop.work ? Attribute(prop.work) : none}));
+  auto orNone = [&](Attribute attr) { return attr ? attr : none; };
+  // An op without a name was not verified (it can be written with
+  // --mlir-very-unsafe-disable-verifier-on-parsing): written as it is, the
+  // reader refuses it.
+  writer.writeOptionalAttribute(
+      ArrayAttr::get(getContext(), {orNone(prop.op_name), orNone(prop.device),
+                                    orNone(prop.work)}));
 }
 
 LogicalResult FrameworkOp::readProperties(DialectBytecodeReader &reader,
