@@ -10,8 +10,8 @@
 #include "mlir/Bytecode/BytecodeImplementation.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Support/DebugStringHelper.h"
 #include "perf/Dialect/PerfOps.h"
-#include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 #include <deque>
 #include <string>
@@ -20,12 +20,6 @@ using namespace perf;
 using namespace mlir;
 
 namespace {
-std::string debugString(Attribute attr) {
-  std::string text;
-  llvm::raw_string_ostream(text) << attr;
-  return text;
-}
-
 /// Reads the attributes it was given, in order (a null one is an absent
 /// optional attribute); anything else fails.
 class AttributeListReader : public DialectBytecodeReader {
