@@ -10,6 +10,7 @@
 #include "perf/Comm/CollectiveModel.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include <set>
 
 namespace perf {
@@ -65,7 +66,7 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
   CollectiveProtocol defaultProtocol = CollectiveProtocol::Auto;
 
   void runOnOperation() override {
-    if (priceGraph(getOperation()).wasInterrupted())
+    if (failed(priceGraph(getOperation())))
       signalPassFailure();
   }
 
@@ -76,9 +77,9 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
     unsigned workers = 0, numServers = 0, workersPerNode = 1;
   };
 
-  /// Prices the graph's collectives and shared host copies; interrupted
-  /// after an error on an op.
-  WalkResult priceGraph(GraphOp graph) {
+  /// Prices the graph's collectives and shared host copies; fails after an
+  /// error on an op.
+  LogicalResult priceGraph(GraphOp graph) {
     // Collectives measured on hardware keep their latency, so a graph of
     // only those needs no system (nor a target GPU): it is read when the
     // first piece of work to price asks for it.
@@ -118,26 +119,32 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
     // and each distinct list rewritten once.
     llvm::DenseMap<WorkAttr, WorkAttr> pricedWork;
     llvm::DenseMap<ArrayAttr, ArrayAttr> pricedLists;
-    return graph.walk([&](FrameworkOp fw) {
+    bool failedToPrice = false;
+    UnrolledWalk::forEachHostOp(graph, [&](Operation *op, int64_t) {
+      auto fw = dyn_cast<FrameworkOp>(op);
+      if (!fw || failedToPrice)
+        return;
       ArrayAttr list = fw.getWorkAttr();
       if (!list)
-        return WalkResult::advance();
+        return;
       auto [known, fresh] = pricedLists.try_emplace(list, list);
       if (!fresh) {
         if (known->second != list)
           fw.setWorkAttr(known->second);
-        return WalkResult::advance();
+        return;
       }
       SmallVector<WorkAttr> work(fw.getWorkList());
       bool changed = false;
       for (WorkAttr &w : work) {
         auto [it, first] = pricedWork.try_emplace(w, w);
         if (first && needsPricing(w)) {
-          if (failed(loadSystem()))
-            return WalkResult::interrupt();
-          FailureOr<WorkAttr> priced = priceWork(fw, w, *system, ps);
-          if (failed(priced))
-            return WalkResult::interrupt();
+          FailureOr<WorkAttr> priced = failure();
+          if (succeeded(loadSystem()))
+            priced = priceWork(fw, w, *system, ps);
+          if (failed(priced)) {
+            failedToPrice = true;
+            return;
+          }
           // The map may have grown: look the entry up again.
           pricedWork[w] = *priced;
         }
@@ -149,8 +156,8 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
         fw.setWorkList(work);
         pricedLists[list] = fw.getWorkAttr();
       }
-      return WalkResult::advance();
     });
+    return failure(failedToPrice);
   }
 
   /// Whether this pass prices `work`: a collective or a shared host copy

@@ -5,6 +5,7 @@
 #include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Support/Limits.h"
 #include "perf/Transforms/GraphTarget.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace perf;
@@ -37,7 +38,10 @@ int64_t perf::maxDeviceId(GraphOp graph) {
   int64_t maxId = 0;
   // A step launches few distinct work lists: each is read once.
   llvm::DenseSet<ArrayAttr> seen;
-  graph.walk([&](FrameworkOp fw) {
+  UnrolledWalk::forEachHostOp(graph, [&](Operation *op, int64_t) {
+    auto fw = dyn_cast<FrameworkOp>(op);
+    if (!fw)
+      return;
     maxId = std::max<int64_t>(maxId, fw.getDevice());
     if (!seen.insert(fw.getWorkAttr()).second)
       return;

@@ -7,6 +7,7 @@
 #include "perf/Support/HostOverheadTable.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/RepeatedAttrs.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include <cmath>
 #include <optional>
 
@@ -90,18 +91,32 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
                   builder.getF64FloatAttr(scale * overheads.runtimeCall(call)));
       });
     };
-    // A framework op's overheads depend on its name and the trace region it
-    // enters only: made once per pair (a step repeats its op names).
-    llvm::DenseMap<std::pair<StringAttr, StringAttr>, Attribute> opOverheads;
-    getOperation().walk([&](Operation *op) {
+    // What this pass writes on a framework op (its overheads, its launches'
+    // prices) depends on its name, its discardable attributes (the trace
+    // region it enters) and its work list only: ops alike in these (a step
+    // repeats its layers) get one dictionary and one list, made once, for
+    // one lookup an op.
+    struct Rewritten {
+      DictionaryAttr attrs;
+      ArrayAttr work;
+    };
+    llvm::DenseMap<std::tuple<StringAttr, DictionaryAttr, ArrayAttr>, Rewritten>
+        rewritten;
+    UnrolledWalk::forEachHostOp(getOperation(), [&](Operation *op, int64_t) {
       if (auto fw = dyn_cast<FrameworkOp>(op)) {
-        auto region = getDiscardable<StringAttr>(op, kEnteredRegionAttr);
-        auto [it, fresh] =
-            opOverheads.try_emplace({fw.getOpNameAttr(), region});
-        if (fresh)
-          it->second = overheadsOf(fw.getOpName(), region);
-        setOne(op, kOverheadAttr, it->second);
-        launches.rewrite(fw, 0, priceLaunch);
+        DictionaryAttr before = op->getDiscardableAttrDictionary();
+        auto [it, fresh] = rewritten.try_emplace(
+            {fw.getOpNameAttr(), before, fw.getWorkAttr()});
+        if (fresh) {
+          auto region = getDiscardable<StringAttr>(op, kEnteredRegionAttr);
+          setOne(op, kOverheadAttr, overheadsOf(fw.getOpName(), region));
+          launches.rewrite(fw, 0, priceLaunch);
+          it->second = {op->getDiscardableAttrDictionary(), fw.getWorkAttr()};
+          return;
+        }
+        op->setDiscardableAttrs(it->second.attrs);
+        if (it->second.work != fw.getWorkAttr())
+          fw.setWorkAttr(it->second.work);
       } else if (isa<SyncOp>(op)) {
         // A wait imported from a trace names its call: the host time before
         // it is that call's row (a call made outside every operator is a

@@ -11,6 +11,7 @@
 #include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/RepeatedAttrs.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/DenseMap.h"
 #include <algorithm>
 #include <map>
@@ -158,7 +159,10 @@ struct KernelCostPass : perf::impl::KernelCostBase<KernelCostPass> {
         out.price = it->second;
         return out;
       };
-      graph.walk([&](FrameworkOp fw) {
+      UnrolledWalk::forEachHostOp(graph, [&](Operation *op, int64_t) {
+        auto fw = dyn_cast<FrameworkOp>(op);
+        if (!fw)
+          return;
         bool launchesKernels = false;
         for (WorkAttr work : fw.getWorkList()) {
           if (!work.isKernel())
