@@ -291,7 +291,9 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     // list and its perf.* attributes: ops alike in these (every copy of a
     // repeated op, and the layers of a step written out) share one template,
     // read once.
-    using TemplateKey = std::tuple<ArrayAttr, DictionaryAttr, int64_t>;
+    // The device by its attribute: uniqued, so equal devices are one
+    // pointer, and reading the integer out of it is dearer than the lookup.
+    using TemplateKey = std::tuple<ArrayAttr, DictionaryAttr, IntegerAttr>;
     std::vector<HostOpTemplate> templateList;
     llvm::DenseMap<TemplateKey, unsigned> templates;
     // A repeat body's ops come again in every copy: after the first, their
@@ -316,7 +318,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
         } else {
           auto [it, fresh] = templates.try_emplace(
               TemplateKey{fw.getWorkAttr(), op->getDiscardableAttrDictionary(),
-                          fw.getDevice()},
+                          fw.getDeviceAttr()},
               unsigned(templateList.size()));
           if (fresh) {
             FailureOr<HostOpTemplate> r = readHostOp(*op, schedule);

@@ -38,11 +38,16 @@ int64_t perf::maxDeviceId(GraphOp graph) {
   int64_t maxId = 0;
   // A step launches few distinct work lists: each is read once.
   llvm::DenseSet<ArrayAttr> seen;
+  // And few devices: each attribute (uniqued) is read once in a row.
+  IntegerAttr lastDevice;
   UnrolledWalk::forEachHostOp(graph, [&](Operation *op, int64_t) {
     auto fw = dyn_cast<FrameworkOp>(op);
     if (!fw)
       return;
-    maxId = std::max<int64_t>(maxId, fw.getDevice());
+    if (IntegerAttr device = fw.getDeviceAttr(); device != lastDevice) {
+      maxId = std::max<int64_t>(maxId, fw.getDevice());
+      lastDevice = device;
+    }
     if (!seen.insert(fw.getWorkAttr()).second)
       return;
     for (WorkAttr w : fw.getWorkList()) {

@@ -196,8 +196,10 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   // attributes, whether it has operands and its result types: ops alike in
   // these (every copy of a repeated op, and the layers of a step written
   // out) share them, read once. An op of several results is read each time.
-  using FactsKey = std::tuple<StringAttr, ArrayAttr, DictionaryAttr, int64_t,
-                              unsigned, Type>;
+  // (The device by its attribute: uniqued, so equal devices are one
+  // pointer, and reading the integer out of it is dearer than the lookup.)
+  using FactsKey = std::tuple<StringAttr, ArrayAttr, DictionaryAttr,
+                              IntegerAttr, unsigned, Type>;
   llvm::DenseMap<FactsKey, OpFacts> sharedFacts;
   // A repeat body's ops come again in every copy: their facts are found by
   // the op (a pointer's hash) after the first copy, not by the six-field key
@@ -251,7 +253,7 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
     } else if (fw->getNumResults() <= 1) {
       auto [it, fresh] = sharedFacts.try_emplace(
           FactsKey{fw.getOpNameAttr(), fw.getWorkAttr(),
-                   fw->getDiscardableAttrDictionary(), fw.getDevice(),
+                   fw->getDiscardableAttrDictionary(), fw.getDeviceAttr(),
                    unsigned(fw->getNumOperands() > 0),
                    fw->getNumResults() ? fw->getResult(0).getType() : Type()});
       if (fresh)
