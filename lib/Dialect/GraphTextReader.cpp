@@ -15,6 +15,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Dialect/StepVerifier.h"
 #include "perf/Dialect/WorkSchema.h"
 #include "perf/Support/HugePages.h"
 #include "llvm/ADT/DenseMap.h"
@@ -629,7 +630,7 @@ OwningOpRef<ModuleOp> perf::readGraphText(const llvm::SourceMgr &sourceMgr,
   });
   Reader reader(buffer->getBuffer(), buffer->getBufferIdentifier(), context);
   OwningOpRef<ModuleOp> module = reader.read();
-  if (!module || failed(verify(*module)) || reported)
+  if (!module || failed(verifyStep(*module)) || reported)
     return nullptr;
   return module;
 }

@@ -24,6 +24,7 @@
 #include "perf/Dialect/GraphTextReader.h"
 #include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Dialect/StepVerifier.h"
 #include "perf/Support/GpuSpec.h"
 #include "perf/Support/HugePages.h"
 #include "perf/Support/InputError.h"
@@ -297,7 +298,7 @@ parseForEstimate(const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
   OwningOpRef<ModuleOp> module =
       detail::constructContainerOpForParserIfNecessary<ModuleOp>(
           &block, context, fileLoc);
-  if (module && failed(verify(*module)))
+  if (module && failed(perf::verifyStep(*module)))
     return nullptr;
   return module;
 }

@@ -1,0 +1,132 @@
+//===- StepVerifier.cpp - Verifying a module of perf graphs ---------------===//
+
+#include "perf/Dialect/StepVerifier.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "perf/Dialect/PerfDialect.h"
+#include "perf/Dialect/PerfOps.h"
+#include "llvm/ADT/DenseSet.h"
+#include <tuple>
+
+using namespace perf;
+using namespace mlir;
+
+namespace {
+/// Proves a module valid without a diagnostic, or fails (having said
+/// nothing that anyone hears).
+class QuickVerifier {
+public:
+  LogicalResult verifyModule(ModuleOp module) {
+    // The module without the ops in it: its invariants, its symbol table
+    // (which walks every nested op for symbol uses), its block's operands.
+    if (failed(verify(module, /*verifyRecursively=*/false)))
+      return failure();
+    for (Operation &op : *module.getBody()) {
+      // Successors are left to MLIR (allowed on a block's last op only).
+      if (op.getNumSuccessors() != 0)
+        return failure();
+      auto graph = dyn_cast<GraphOp>(op);
+      if (failed(graph ? verifyGraph(graph) : verify(&op)))
+        return failure();
+    }
+    return success();
+  }
+
+private:
+  LogicalResult verifyGraph(GraphOp graph) {
+    // What MLIR's verifier checks of the graph op on entering it: its
+    // attributes' dialect checks, its invariants (GraphOp::verify: a body
+    // of one block without arguments), an entry block without predecessors.
+    Operation *graphOp = graph;
+    if (failed(verifyDiscardableAttrs(graphOp)))
+      return failure();
+    RegisteredOperationName info = *graphOp->getRegisteredInfo();
+    if (failed(info.verifyInvariants(graphOp)))
+      return failure();
+    Block &body = graph.getBodyBlock();
+    if (!body.hasNoPredecessors() || body.getNumArguments() != 0)
+      return failure();
+    for (Operation &op : body) {
+      if (op.getNumSuccessors() != 0)
+        return failure();
+      // Dominance in a block: each operand made by an op before this one
+      // (a graph's body has no arguments). A repeat's body is checked with
+      // the repeat below.
+      for (Value operand : op.getOperands()) {
+        Operation *producer = operand ? operand.getDefiningOp() : nullptr;
+        if (!producer || producer->getBlock() != &body ||
+            !producer->isBeforeInBlock(&op))
+          return failure();
+      }
+      auto fw = dyn_cast<FrameworkOp>(op);
+      if (fw && isValid(fw))
+        continue;
+      // What MLIR's verifier checks of this op and everything in it.
+      if (failed(verify(&op)))
+        return failure();
+    }
+    // And on leaving it: its region's traits (isolated from above, one
+    // block, no terminator).
+    return info.verifyRegionInvariants(graphOp);
+  }
+
+  /// The dialect checks of `op`'s discardable attributes, as MLIR's
+  /// verifier runs them.
+  static LogicalResult verifyDiscardableAttrs(Operation *op) {
+    for (NamedAttribute attr : op->getDiscardableAttrDictionary())
+      if (Dialect *dialect = attr.getNameDialect())
+        if (failed(dialect->verifyOperationAttribute(op, attr)))
+          return failure();
+    return success();
+  }
+
+  /// Whether `op` is valid as MLIR's verifier would find it, its operands'
+  /// dominance aside: no region (the body verifyGraph does not look into), each
+  /// discardable attribute's dialect check (perf's looks at the attribute
+  /// only, so a dictionary passes for any op), and the op's invariants
+  /// (ODS, traits, FrameworkOp::verify), which read nothing but its three
+  /// properties and its counts of regions and successors (its operands and
+  /// results are of any type): each distinct triple is checked once, on the
+  /// first op that holds it. False leaves the op to MLIR's verifier.
+  bool isValid(FrameworkOp fw) {
+    Operation *op = fw;
+    if (op->getNumRegions() != 0)
+      return false;
+    DictionaryAttr attrs = op->getDiscardableAttrDictionary();
+    if (!attrs.empty() && !validAttrs.contains(attrs)) {
+      for (NamedAttribute attr : attrs) {
+        Dialect *dialect = attr.getNameDialect();
+        if (!dialect)
+          continue;
+        if (!isa<PerfDialect>(dialect) ||
+            failed(dialect->verifyOperationAttribute(op, attr)))
+          return false;
+      }
+      validAttrs.insert(attrs);
+    }
+    PropertyKey key{fw.getOpNameAttr(), fw.getDeviceAttr(), fw.getWorkAttr()};
+    if (validProperties.contains(key))
+      return true;
+    if (failed(op->getName().getRegisteredInfo()->verifyInvariants(op)))
+      return false;
+    validProperties.insert(key);
+    return true;
+  }
+
+  using PropertyKey = std::tuple<StringAttr, IntegerAttr, ArrayAttr>;
+  llvm::DenseSet<PropertyKey> validProperties;
+  llvm::DenseSet<DictionaryAttr> validAttrs;
+};
+} // namespace
+
+LogicalResult perf::verifyStep(ModuleOp module) {
+  bool proven;
+  {
+    // Anything said here means "not proven": MLIR's verifier then gives the
+    // answer and says why, in its words and its order.
+    ScopedDiagnosticHandler quiet(module.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    proven = succeeded(QuickVerifier().verifyModule(module));
+  }
+  return proven ? success() : verify(module);
+}

@@ -1,0 +1,200 @@
+//===- StepVerifierTest.cpp - The step verifier against MLIR's ------------===//
+//
+// verifyStep must give MLIR's verifier's answer on every module, and on
+// failure its diagnostics, word for word and in order. Each module is parsed
+// unverified twice, in two contexts, and verified once each way: the
+// hand-written cases below (an invalid property behind a valid op that holds
+// the same ones, an op with a region, a use before its definition, ...) and
+// every .mlir file of the examples and the tests.
+//
+//===----------------------------------------------------------------------===//
+
+#include "perf/Dialect/StepVerifier.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "perf/Dialect/PerfOps.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "gtest/gtest.h"
+
+#include <string>
+#include <vector>
+
+using namespace mlir;
+
+namespace {
+
+/// What a verifier said: its answer and every diagnostic, with its
+/// location and notes.
+struct Verdict {
+  bool valid = false;
+  std::vector<std::string> diagnostics;
+};
+
+/// `text` parsed without the verifier (nullopt when it does not parse),
+/// then verified by `verifier` in a context of its own.
+std::optional<Verdict> verdict(StringRef text,
+                               LogicalResult (*verifier)(ModuleOp)) {
+  MLIRContext context;
+  context.loadDialect<perf::PerfDialect>();
+  context.allowUnregisteredDialects();
+  Verdict v;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    std::string line;
+    llvm::raw_string_ostream os(line);
+    os << diag.getLocation() << ": " << diag;
+    for (Diagnostic &note : diag.getNotes())
+      os << " | " << note.getLocation() << ": " << note;
+    v.diagnostics.push_back(line);
+    return success();
+  });
+  ParserConfig config(&context, /*verifyAfterParse=*/false);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config);
+  if (!module)
+    return std::nullopt;
+  v.diagnostics.clear();
+  v.valid = succeeded(verifier(*module));
+  return v;
+}
+
+LogicalResult mlirVerify(ModuleOp module) { return verify(module); }
+
+/// Both verifiers' verdicts on `text`; fails the test where they differ.
+/// Returns MLIR's verdict (nullopt when the text does not parse).
+std::optional<Verdict> compare(StringRef text, const std::string &what) {
+  std::optional<Verdict> mlir = verdict(text, mlirVerify);
+  std::optional<Verdict> step = verdict(text, perf::verifyStep);
+  EXPECT_EQ(mlir.has_value(), step.has_value()) << what;
+  if (!mlir || !step)
+    return mlir;
+  EXPECT_EQ(mlir->valid, step->valid) << what;
+  EXPECT_EQ(mlir->diagnostics, step->diagnostics) << what;
+  return mlir;
+}
+
+constexpr const char *kGraph =
+    "perf.graph @g attributes {target = #perf.gpu<\"A100\">} {\n";
+
+TEST(StepVerifier, AgreesWithMlirOnInvalidSteps) {
+  struct Case {
+    const char *name;
+    std::string body;
+    bool valid;
+  };
+  const std::string relu =
+      "  %0 = perf.op \"aten::relu\" : () -> tensor<4xf32> {\n"
+      "    perf.elementwise {elements = 4}\n  }\n";
+  const std::vector<Case> cases = {
+      {"valid", relu + "  perf.sync\n", true},
+      {"a repeat",
+       relu + "  %r = perf.repeat 3 (%0) : (tensor<4xf32>) -> tensor<4xf32> {\n"
+              "  ^bb0(%a: tensor<4xf32>):\n"
+              "    %1 = perf.op \"aten::relu\"(%a) : (tensor<4xf32>) -> "
+              "tensor<4xf32> {\n      perf.elementwise {elements = 4}\n    }\n"
+              "    perf.yield %1 : tensor<4xf32>\n  }\n",
+       true},
+      {"operands and results of any type (the properties alone are checked "
+       "once per triple)",
+       "  %0 = perf.op \"x\" : () -> i1\n"
+       "  %1 = perf.op \"x\"(%0) : (i1) -> memref<2xf16>\n"
+       "  %2:2 = perf.op \"x\"(%1, %0) : (memref<2xf16>, i1) -> (none, "
+       "f8E4M3FN)\n",
+       true},
+      {"a device out of range",
+       "  %0 = perf.op \"x\" : () -> tensor<4xf32>\n"
+       "  %1 = \"perf.op\"() <{device = -1 : i64, op_name = \"x\"}> : () -> "
+       "tensor<4xf32>\n",
+       false},
+      {"a device of 32 bits",
+       "  %1 = \"perf.op\"() <{device = 0 : i32, op_name = \"x\"}> : () -> "
+       "tensor<4xf32>\n",
+       false},
+      {"an empty op name", "  %0 = perf.op \"\" : () -> tensor<4xf32>\n",
+       false},
+      {"a work list holding what is not work",
+       "  %1 = \"perf.op\"() <{op_name = \"x\", work = [1 : i64]}> : () -> "
+       "tensor<4xf32>\n",
+       false},
+      {"a region, on an op whose properties passed before",
+       "  %0 = perf.op \"x\" : () -> tensor<4xf32>\n"
+       "  %1 = \"perf.op\"() <{device = 0 : i64, op_name = \"x\"}> ({\n"
+       "  }) : () -> tensor<4xf32>\n",
+       false},
+      {"a use before its definition",
+       "  %1 = perf.op \"x\"(%2) : (tensor<4xf32>) -> tensor<4xf32>\n"
+       "  %2 = perf.op \"x\" : () -> tensor<4xf32>\n",
+       false},
+      {"a use before its definition inside a repeat",
+       relu + "  %r = perf.repeat 3 (%0) : (tensor<4xf32>) -> tensor<4xf32> {\n"
+              "  ^bb0(%a: tensor<4xf32>):\n"
+              "    %1 = perf.op \"x\"(%2) : (tensor<4xf32>) -> tensor<4xf32>\n"
+              "    %2 = perf.op \"x\"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n"
+              "    perf.yield %1 : tensor<4xf32>\n  }\n",
+       false},
+      {"a discardable perf attribute of the wrong kind",
+       "  %0 = perf.op \"x\" : () -> tensor<4xf32>\n"
+       "  %1 = perf.op \"x\" {perf.overhead_us = 3 : i64} : () -> "
+       "tensor<4xf32>\n",
+       false},
+      {"an attribute of an unknown dialect",
+       "  %0 = perf.op \"x\" {other.fact = 1 : i64} : () -> tensor<4xf32>\n",
+       true},
+      {"an unregistered op", "  %0 = \"other.op\"() : () -> i1\n", true},
+      {"a sync on a stream out of range", "  perf.sync {stream = -2}\n", false},
+  };
+  for (const Case &c : cases) {
+    std::optional<Verdict> mlir =
+        compare(std::string(kGraph) + c.body + "}\n", c.name);
+    ASSERT_TRUE(mlir) << c.name << ": does not parse";
+    EXPECT_EQ(mlir->valid, c.valid) << c.name;
+    EXPECT_EQ(mlir->diagnostics.empty(), c.valid) << c.name;
+  }
+}
+
+TEST(StepVerifier, AgreesWithMlirOnModules) {
+  // Two graphs of one name: the module's symbol table.
+  std::optional<Verdict> twice =
+      compare(std::string(kGraph) + "}\n" + kGraph + "}\n", "two graphs @g");
+  ASSERT_TRUE(twice);
+  EXPECT_FALSE(twice->valid);
+  // An op beside the graphs.
+  std::optional<Verdict> beside =
+      compare(std::string(kGraph) + "}\n\"other.op\"() : () -> ()\n",
+              "an op beside a graph");
+  ASSERT_TRUE(beside);
+  EXPECT_TRUE(beside->valid);
+}
+
+TEST(StepVerifier, AgreesWithMlirOnEveryExampleAndTest) {
+  int compared = 0, invalid = 0;
+  for (const char *folder : {"examples", "test"}) {
+    std::error_code ec;
+    SmallString<256> root(PERF_SOURCE_DIR);
+    llvm::sys::path::append(root, folder);
+    for (llvm::sys::fs::recursive_directory_iterator it(root, ec), end;
+         it != end && !ec; it.increment(ec)) {
+      if (llvm::sys::path::extension(it->path()) != ".mlir")
+        continue;
+      auto file = llvm::MemoryBuffer::getFile(it->path());
+      ASSERT_TRUE(file) << it->path();
+      SmallVector<StringRef> parts;
+      (*file)->getBuffer().split(parts, "// -----");
+      for (StringRef part : parts) {
+        std::optional<Verdict> mlir = compare(part, it->path());
+        if (!mlir)
+          continue;
+        ++compared;
+        invalid += !mlir->valid;
+      }
+    }
+  }
+  // The tests hold valid steps and steps the verifier refuses.
+  EXPECT_GT(compared, 80);
+  EXPECT_GT(invalid, 5);
+}
+
+} // namespace
