@@ -2,6 +2,7 @@
 
 #include "perf/Dialect/StepVerifier.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Dialect/PerfOps.h"
@@ -16,10 +17,12 @@ namespace {
 /// nothing that anyone hears).
 class QuickVerifier {
 public:
-  LogicalResult verifyModule(ModuleOp module) {
+  /// `moduleChecked`: the module's own checks passed before its graphs'
+  /// bodies were read (StepVerifier::checkTopLevel).
+  LogicalResult verifyModule(ModuleOp module, bool moduleChecked) {
     // The module without the ops in it: its invariants, its symbol table
     // (which walks every nested op for symbol uses), its block's operands.
-    if (failed(verify(module, /*verifyRecursively=*/false)))
+    if (!moduleChecked && failed(verify(module, /*verifyRecursively=*/false)))
       return failure();
     for (Operation &op : *module.getBody()) {
       // Successors are left to MLIR (allowed on a block's last op only).
@@ -61,13 +64,28 @@ private:
       auto fw = dyn_cast<FrameworkOp>(op);
       if (fw && isValid(fw))
         continue;
-      // What MLIR's verifier checks of this op and everything in it.
-      if (failed(verify(&op)))
+      // What MLIR's verifier checks of this op and everything in it; and
+      // the module's symbol table would check the symbols each uses, which
+      // it did not see if it was checked before the body was read.
+      if (failed(verify(&op)) || usesSymbols(op))
         return failure();
     }
     // And on leaving it: its region's traits (isolated from above, one
     // block, no terminator).
     return info.verifyRegionInvariants(graphOp);
+  }
+
+  /// Whether `op` or an op in it names symbols (SymbolUserOpInterface).
+  /// No perf.op does: it is not walked.
+  static bool usesSymbols(Operation &op) {
+    static_assert(!FrameworkOp::hasTrait<SymbolUserOpInterface::Trait>(),
+                  "a perf.op that uses symbols: verifyGraph must check them");
+    return op
+        .walk([](Operation *nested) {
+          return isa<SymbolUserOpInterface>(nested) ? WalkResult::interrupt()
+                                                    : WalkResult::advance();
+        })
+        .wasInterrupted();
   }
 
   /// The dialect checks of `op`'s discardable attributes, as MLIR's
@@ -119,14 +137,37 @@ private:
 };
 } // namespace
 
+/// Runs `check` with every diagnostic dropped: anything said means "not
+/// proven", and MLIR's verifier then gives the answer and says why, in its
+/// words and its order.
+static bool quietly(MLIRContext *context,
+                    llvm::function_ref<LogicalResult()> check) {
+  ScopedDiagnosticHandler quiet(context,
+                                [](Diagnostic &) { return success(); });
+  return succeeded(check());
+}
+
+void StepVerifier::checkTopLevel(Block &ops) {
+  checkedModule = nullptr;
+  // A file written from a module holds that module alone.
+  if (!llvm::hasSingleElement(ops))
+    return;
+  auto module = dyn_cast<ModuleOp>(ops.front());
+  if (module && quietly(module.getContext(), [&] {
+        return mlir::verify(module, /*verifyRecursively=*/false);
+      }))
+    checkedModule = module;
+}
+
+LogicalResult StepVerifier::verify(ModuleOp module) {
+  bool moduleChecked = module.getOperation() == checkedModule;
+  if (quietly(module.getContext(), [&] {
+        return QuickVerifier().verifyModule(module, moduleChecked);
+      }))
+    return success();
+  return mlir::verify(module);
+}
+
 LogicalResult perf::verifyStep(ModuleOp module) {
-  bool proven;
-  {
-    // Anything said here means "not proven": MLIR's verifier then gives the
-    // answer and says why, in its words and its order.
-    ScopedDiagnosticHandler quiet(module.getContext(),
-                                  [](Diagnostic &) { return success(); });
-    proven = succeeded(QuickVerifier().verifyModule(module));
-  }
-  return proven ? success() : verify(module);
+  return StepVerifier().verify(module);
 }

@@ -5,12 +5,16 @@
 // unverified twice, in two contexts, and verified once each way: the
 // hand-written cases below (an invalid property behind a valid op that holds
 // the same ones, an op with a region, a use before its definition, ...) and
-// every .mlir file of the examples and the tests.
+// every .mlir file of the examples and the tests. Each is also written as
+// bytecode and read back as `perf-opt --estimate` reads it, the graphs'
+// bodies last (StepVerifier::checkTopLevel before they are read).
 //
 //===----------------------------------------------------------------------===//
 
 #include "perf/Dialect/StepVerifier.h"
 
+#include "mlir/Bytecode/BytecodeReader.h"
+#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -63,6 +67,56 @@ std::optional<Verdict> verdict(StringRef text,
 
 LogicalResult mlirVerify(ModuleOp module) { return verify(module); }
 
+/// `text` parsed without the verifier, written as bytecode and read back
+/// as the estimate reads it: the top level first, checked, then the
+/// graphs' bodies, then the whole verified by StepVerifier. Nullopt when
+/// the text does not parse.
+std::optional<Verdict> lazyVerdict(StringRef text) {
+  std::string bytes;
+  {
+    MLIRContext context;
+    context.loadDialect<perf::PerfDialect>();
+    context.allowUnregisteredDialects();
+    ScopedDiagnosticHandler quiet(&context,
+                                  [](Diagnostic &) { return success(); });
+    ParserConfig config(&context, /*verifyAfterParse=*/false);
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config);
+    if (!module)
+      return std::nullopt;
+    llvm::raw_string_ostream os(bytes);
+    if (failed(writeBytecodeToFile(*module, os)))
+      return std::nullopt;
+  }
+  MLIRContext context;
+  context.loadDialect<perf::PerfDialect>();
+  context.allowUnregisteredDialects();
+  Verdict v;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    std::string line;
+    llvm::raw_string_ostream os(line);
+    os << diag.getLocation() << ": " << diag;
+    for (Diagnostic &note : diag.getNotes())
+      os << " | " << note.getLocation() << ": " << note;
+    v.diagnostics.push_back(line);
+    return success();
+  });
+  ParserConfig config(&context, /*verifyAfterParse=*/false);
+  llvm::MemoryBufferRef buffer(bytes, "step.mlirbc");
+  BytecodeReader reader(buffer, config, /*lazyLoad=*/true);
+  Block block;
+  if (failed(reader.readTopLevel(
+          &block, [](Operation *op) { return !isa<perf::GraphOp>(op); })))
+    return std::nullopt;
+  perf::StepVerifier verifier;
+  verifier.checkTopLevel(block);
+  if (failed(reader.finalize()))
+    return std::nullopt;
+  EXPECT_TRUE(v.diagnostics.empty());
+  auto module = cast<ModuleOp>(block.front());
+  v.valid = succeeded(verifier.verify(module));
+  return v;
+}
+
 /// Both verifiers' verdicts on `text`; fails the test where they differ.
 /// Returns MLIR's verdict (nullopt when the text does not parse).
 std::optional<Verdict> compare(StringRef text, const std::string &what) {
@@ -73,6 +127,13 @@ std::optional<Verdict> compare(StringRef text, const std::string &what) {
     return mlir;
   EXPECT_EQ(mlir->valid, step->valid) << what;
   EXPECT_EQ(mlir->diagnostics, step->diagnostics) << what;
+  // Read back from bytecode, the same answer (the locations are the
+  // bytecode's, so the words are not compared).
+  if (std::optional<Verdict> lazy = lazyVerdict(text)) {
+    EXPECT_EQ(mlir->valid, lazy->valid) << what << " (from bytecode)";
+    EXPECT_EQ(mlir->diagnostics.size(), lazy->diagnostics.size())
+        << what << " (from bytecode)";
+  }
   return mlir;
 }
 

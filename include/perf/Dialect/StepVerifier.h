@@ -23,6 +23,26 @@ namespace perf {
 /// on failure the same diagnostics, which MLIR's verifier emits.
 mlir::LogicalResult verifyStep(mlir::ModuleOp module);
 
+/// verifyStep for a reader that reads the graphs' bodies last (MLIR's
+/// lazy loading, as `perf-opt --estimate` reads bytecode): the module's own
+/// checks, whose symbol table walks every op below it for symbol uses, run
+/// on the top level while the bodies are still unread, and the graphs once
+/// they are read.
+class StepVerifier {
+public:
+  /// Checks the file's top level, `ops`, before the graphs' bodies are
+  /// read: a module op's own invariants and symbol table. Says nothing; any
+  /// doubt is settled by verify.
+  void checkTopLevel(mlir::Block &ops);
+
+  /// Verifies `module` once everything is read, as verifyStep does.
+  mlir::LogicalResult verify(mlir::ModuleOp module);
+
+private:
+  /// The module whose own checks passed in checkTopLevel.
+  mlir::Operation *checkedModule = nullptr;
+};
+
 } // namespace perf
 
 #endif // PERF_DIALECT_STEPVERIFIER_H

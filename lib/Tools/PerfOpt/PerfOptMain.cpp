@@ -292,13 +292,17 @@ parseForEstimate(const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
   auto loadNow = [](Operation *op) { return !isa<perf::GraphOp>(op); };
   if (failed(reader.readTopLevel(&block, loadNow)))
     return nullptr;
+  // The module's symbol table walks every op below it: checked while the
+  // graphs' bodies are unread.
+  perf::StepVerifier verifier;
+  verifier.checkTopLevel(block);
   // Reads every body left (the graphs).
   if (failed(reader.finalize()))
     return nullptr;
   OwningOpRef<ModuleOp> module =
       detail::constructContainerOpForParserIfNecessary<ModuleOp>(
           &block, context, fileLoc);
-  if (module && failed(perf::verifyStep(*module)))
+  if (module && failed(verifier.verify(*module)))
     return nullptr;
   return module;
 }
