@@ -6,6 +6,7 @@
 #include "mlir/IR/Verifier.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Dialect/PerfOps.h"
+#include "perf/Support/TupleKeyInfo.h"
 #include "llvm/ADT/DenseSet.h"
 #include <tuple>
 
@@ -132,7 +133,7 @@ private:
   }
 
   using PropertyKey = std::tuple<StringAttr, IntegerAttr, ArrayAttr>;
-  llvm::DenseSet<PropertyKey> validProperties;
+  llvm::DenseSet<PropertyKey, TupleKeyInfo<PropertyKey>> validProperties;
   llvm::DenseSet<DictionaryAttr> validAttrs;
 };
 } // namespace

@@ -14,6 +14,7 @@
 #include "perf/Support/HugePages.h"
 #include "perf/Support/KernelSignature.h"
 #include "perf/Support/Limits.h"
+#include "perf/Support/TupleKeyInfo.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/GraphWalk.h"
 #include "perf/Transforms/Passes.h"
@@ -295,7 +296,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     // pointer, and reading the integer out of it is dearer than the lookup.
     using TemplateKey = std::tuple<ArrayAttr, DictionaryAttr, IntegerAttr>;
     std::vector<HostOpTemplate> templateList;
-    llvm::DenseMap<TemplateKey, unsigned> templates;
+    llvm::DenseMap<TemplateKey, unsigned, TupleKeyInfo<TemplateKey>> templates;
     // A repeat body's ops come again in every copy: after the first, their
     // template is found by the op (a pointer's hash) instead of the key,
     // which reads the op's attributes again.

@@ -5,6 +5,7 @@
 #include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Support/HostOverheadTable.h"
+#include "perf/Support/TupleKeyInfo.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/RepeatedAttrs.h"
 #include "perf/Transforms/UnrolledWalk.h"
@@ -100,8 +101,8 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
       DictionaryAttr attrs;
       ArrayAttr work;
     };
-    llvm::DenseMap<std::tuple<StringAttr, DictionaryAttr, ArrayAttr>, Rewritten>
-        rewritten;
+    using Key = std::tuple<StringAttr, DictionaryAttr, ArrayAttr>;
+    llvm::DenseMap<Key, Rewritten, TupleKeyInfo<Key>> rewritten;
     UnrolledWalk::forEachHostOp(getOperation(), [&](Operation *op, int64_t) {
       if (auto fw = dyn_cast<FrameworkOp>(op)) {
         DictionaryAttr before = op->getDiscardableAttrDictionary();

@@ -3,6 +3,7 @@
 #include "perf/Transforms/MemoryAnalysis.h"
 #include "perf/Support/DType.h"
 #include "perf/Support/HugePages.h"
+#include "perf/Support/TupleKeyInfo.h"
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/DenseMap.h"
@@ -200,7 +201,7 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   // pointer, and reading the integer out of it is dearer than the lookup.)
   using FactsKey = std::tuple<StringAttr, ArrayAttr, DictionaryAttr,
                               IntegerAttr, unsigned, Type>;
-  llvm::DenseMap<FactsKey, OpFacts> sharedFacts;
+  llvm::DenseMap<FactsKey, OpFacts, TupleKeyInfo<FactsKey>> sharedFacts;
   // A repeat body's ops come again in every copy: their facts are found by
   // the op (a pointer's hash) after the first copy, not by the six-field key
   // (over a third of this walk's instructions on a 10k-kernel repeat).
