@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "perf/Dialect/GraphTextReader.h"
+#include "ShippedMlir.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -297,39 +298,25 @@ TEST_F(GraphTextReaderTest, LeavesErrorsToMlir) {
 /// builds, and text MLIR's parser refuses the reader refuses too.
 TEST_F(GraphTextReaderTest, AgreesWithMlirOnEveryShippedFile) {
   int read = 0, declined = 0, compared = 0;
-  for (const char *folder : {"examples", "test"}) {
-    std::error_code ec;
-    SmallString<256> root(PERF_SOURCE_DIR);
-    llvm::sys::path::append(root, folder);
-    for (llvm::sys::fs::recursive_directory_iterator it(root, ec), end;
-         it != end && !ec; it.increment(ec)) {
-      if (llvm::sys::path::extension(it->path()) != ".mlir")
-        continue;
-      auto file = llvm::MemoryBuffer::getFile(it->path());
-      ASSERT_TRUE(file) << it->path();
-      SmallVector<StringRef> parts;
-      (*file)->getBuffer().split(parts, "// -----");
-      for (StringRef part : parts) {
-        ++compared;
-        MLIRContext fastContext, slowContext;
-        fastContext.loadDialect<perf::PerfDialect>();
-        slowContext.loadDialect<perf::PerfDialect>();
-        fastContext.allowUnregisteredDialects();
-        slowContext.allowUnregisteredDialects();
-        Reading fast = readFast(fastContext, part, it->path());
-        EXPECT_TRUE(fast.diagnostics.empty()) << it->path();
-        OwningOpRef<ModuleOp> slow = readMlir(slowContext, part, it->path());
-        if (!fast.module) {
-          ++declined;
-          continue;
-        }
-        ++read;
-        ASSERT_TRUE(slow) << it->path() << ": read text MLIR refuses:\n"
-                          << part.str();
-        EXPECT_EQ(printed(*fast.module), printed(*slow)) << it->path();
-      }
+  perf::testing::forEachShippedMlirPart([&](StringRef path, StringRef part) {
+    ++compared;
+    MLIRContext fastContext, slowContext;
+    fastContext.loadDialect<perf::PerfDialect>();
+    slowContext.loadDialect<perf::PerfDialect>();
+    fastContext.allowUnregisteredDialects();
+    slowContext.allowUnregisteredDialects();
+    Reading fast = readFast(fastContext, part, path);
+    EXPECT_TRUE(fast.diagnostics.empty()) << path.str();
+    OwningOpRef<ModuleOp> slow = readMlir(slowContext, part, path);
+    if (!fast.module) {
+      ++declined;
+      return;
     }
-  }
+    ++read;
+    ASSERT_TRUE(slow) << path.str() << ": read text MLIR refuses:\n"
+                      << part.str();
+    EXPECT_EQ(printed(*fast.module), printed(*slow)) << path.str();
+  });
   // Most shipped graphs are in the form the reader reads; if it declined
   // them all this test would compare nothing.
   EXPECT_GT(read, 60) << "read " << read << ", declined " << declined << " of "

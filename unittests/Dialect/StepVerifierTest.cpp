@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "perf/Dialect/StepVerifier.h"
+#include "ShippedMlir.h"
 
 #include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -41,13 +42,16 @@ struct Verdict {
 
 /// `text` parsed without the verifier (nullopt when it does not parse),
 /// then verified by `verifier` in a context of its own.
-std::optional<Verdict> verdict(StringRef text,
-                               LogicalResult (*verifier)(ModuleOp)) {
-  MLIRContext context;
+/// A context with perf's dialect that allows unregistered ops.
+void setUpContext(MLIRContext &context) {
   context.loadDialect<perf::PerfDialect>();
   context.allowUnregisteredDialects();
-  Verdict v;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+}
+
+/// A diagnostic handler that appends each diagnostic, located, with its
+/// notes, to `v`.
+auto recordInto(Verdict &v) {
+  return [&v](Diagnostic &diag) {
     std::string line;
     llvm::raw_string_ostream os(line);
     os << diag.getLocation() << ": " << diag;
@@ -55,7 +59,15 @@ std::optional<Verdict> verdict(StringRef text,
       os << " | " << note.getLocation() << ": " << note;
     v.diagnostics.push_back(line);
     return success();
-  });
+  };
+}
+
+std::optional<Verdict> verdict(StringRef text,
+                               LogicalResult (*verifier)(ModuleOp)) {
+  MLIRContext context;
+  setUpContext(context);
+  Verdict v;
+  ScopedDiagnosticHandler handler(&context, recordInto(v));
   ParserConfig config(&context, /*verifyAfterParse=*/false);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config);
   if (!module)
@@ -75,8 +87,7 @@ std::optional<Verdict> lazyVerdict(StringRef text) {
   std::string bytes;
   {
     MLIRContext context;
-    context.loadDialect<perf::PerfDialect>();
-    context.allowUnregisteredDialects();
+    setUpContext(context);
     ScopedDiagnosticHandler quiet(&context,
                                   [](Diagnostic &) { return success(); });
     ParserConfig config(&context, /*verifyAfterParse=*/false);
@@ -88,18 +99,9 @@ std::optional<Verdict> lazyVerdict(StringRef text) {
       return std::nullopt;
   }
   MLIRContext context;
-  context.loadDialect<perf::PerfDialect>();
-  context.allowUnregisteredDialects();
+  setUpContext(context);
   Verdict v;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    std::string line;
-    llvm::raw_string_ostream os(line);
-    os << diag.getLocation() << ": " << diag;
-    for (Diagnostic &note : diag.getNotes())
-      os << " | " << note.getLocation() << ": " << note;
-    v.diagnostics.push_back(line);
-    return success();
-  });
+  ScopedDiagnosticHandler handler(&context, recordInto(v));
   ParserConfig config(&context, /*verifyAfterParse=*/false);
   llvm::MemoryBufferRef buffer(bytes, "step.mlirbc");
   BytecodeReader reader(buffer, config, /*lazyLoad=*/true);
@@ -232,27 +234,13 @@ TEST(StepVerifier, AgreesWithMlirOnModules) {
 
 TEST(StepVerifier, AgreesWithMlirOnEveryExampleAndTest) {
   int compared = 0, invalid = 0;
-  for (const char *folder : {"examples", "test"}) {
-    std::error_code ec;
-    SmallString<256> root(PERF_SOURCE_DIR);
-    llvm::sys::path::append(root, folder);
-    for (llvm::sys::fs::recursive_directory_iterator it(root, ec), end;
-         it != end && !ec; it.increment(ec)) {
-      if (llvm::sys::path::extension(it->path()) != ".mlir")
-        continue;
-      auto file = llvm::MemoryBuffer::getFile(it->path());
-      ASSERT_TRUE(file) << it->path();
-      SmallVector<StringRef> parts;
-      (*file)->getBuffer().split(parts, "// -----");
-      for (StringRef part : parts) {
-        std::optional<Verdict> mlir = compare(part, it->path());
-        if (!mlir)
-          continue;
-        ++compared;
-        invalid += !mlir->valid;
-      }
-    }
-  }
+  perf::testing::forEachShippedMlirPart([&](StringRef path, StringRef part) {
+    std::optional<Verdict> mlir = compare(part, path.str());
+    if (!mlir)
+      return;
+    ++compared;
+    invalid += !mlir->valid;
+  });
   // The tests hold valid steps and steps the verifier refuses.
   EXPECT_GT(compared, 80);
   EXPECT_GT(invalid, 5);
