@@ -113,14 +113,12 @@ private:
       return false;
     DictionaryAttr attrs = op->getDiscardableAttrDictionary();
     if (!attrs.empty() && !validAttrs.contains(attrs)) {
-      for (NamedAttribute attr : attrs) {
+      bool perfOnly = llvm::all_of(attrs, [](NamedAttribute attr) {
         Dialect *dialect = attr.getNameDialect();
-        if (!dialect)
-          continue;
-        if (!isa<PerfDialect>(dialect) ||
-            failed(dialect->verifyOperationAttribute(op, attr)))
-          return false;
-      }
+        return !dialect || isa<PerfDialect>(dialect);
+      });
+      if (!perfOnly || failed(verifyDiscardableAttrs(op)))
+        return false;
       validAttrs.insert(attrs);
     }
     PropertyKey key{fw.getOpNameAttr(), fw.getDeviceAttr(), fw.getWorkAttr()};
