@@ -138,7 +138,22 @@ void FrameworkOp::writeProperties(DialectBytecodeWriter &writer) {
 
 LogicalResult FrameworkOp::readProperties(DialectBytecodeReader &reader,
                                           OperationState &state) {
-  Properties &prop = state.getOrAddProperties<Properties>();
+  // The properties are read into this thread's scratch copy rather than a
+  // fresh allocation per op (the reader makes an op from `state` as soon as
+  // its properties are read, and Operation::create copies them into the op;
+  // a new and a delete were a fortieth of reading a step). A state that
+  // already holds properties, and a reader running on another thread, are
+  // served as before.
+  thread_local Properties scratch;
+  Properties *props;
+  if (state.getRawProperties()) {
+    props = &state.getOrAddProperties<Properties>();
+  } else {
+    scratch = Properties();
+    state.useProperties(scratch);
+    props = &scratch;
+  }
+  Properties &prop = *props;
   Attribute first;
   if (failed(reader.readOptionalAttribute(first)))
     return failure();
@@ -154,12 +169,13 @@ LogicalResult FrameworkOp::readProperties(DialectBytecodeReader &reader,
   }
   // Each of the three of its type or absent (unit); the verifier checks
   // the rest (an i64 device, a list of device work).
+  ArrayRef<Attribute> fields = packed.getValue();
   auto field = [&](size_t i, auto &to) {
     using T = std::remove_reference_t<decltype(to)>;
-    to = dyn_cast<T>(packed[i]);
-    return to || (i > 0 && isa<UnitAttr>(packed[i]));
+    to = dyn_cast<T>(fields[i]);
+    return to || (i > 0 && isa<UnitAttr>(fields[i]));
   };
-  if (packed.size() != 3 || !field(0, prop.op_name) || !field(1, prop.device) ||
+  if (fields.size() != 3 || !field(0, prop.op_name) || !field(1, prop.device) ||
       !field(2, prop.work))
     return reader.emitError()
            << "perf.op properties must be [op name, device or unit, work "
