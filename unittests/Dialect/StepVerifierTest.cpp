@@ -232,6 +232,48 @@ TEST(StepVerifier, AgreesWithMlirOnModules) {
   EXPECT_TRUE(beside->valid);
 }
 
+TEST(StepVerifier, AgreesWithMlirOnValuesFromOutsideTheGraph) {
+  // Text cannot name a value outside an isolated region: the IR is made so
+  // after parsing. An op of the graph's body, and an op nested in one (which
+  // the graph's isolation alone checks), reading a value of the module.
+  const std::string text =
+      "%outside = \"other.make\"() : () -> tensor<4xf32>\n" +
+      std::string(kGraph) +
+      "  %0 = perf.op \"x\" : () -> tensor<4xf32>\n"
+      "  %1 = perf.op \"x\"(%0) : (tensor<4xf32>) -> tensor<4xf32>\n"
+      "  %r = perf.repeat 3 (%0) : (tensor<4xf32>) -> tensor<4xf32> {\n"
+      "  ^bb0(%a: tensor<4xf32>):\n"
+      "    %2 = perf.op \"x\"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n"
+      "    perf.yield %2 : tensor<4xf32>\n  }\n}\n";
+  for (bool nested : {false, true}) {
+    Verdict verdicts[2];
+    for (int which = 0; which < 2; ++which) {
+      MLIRContext context;
+      setUpContext(context);
+      ParserConfig config(&context, /*verifyAfterParse=*/false);
+      OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config);
+      ASSERT_TRUE(module);
+      Value outside = module->getBody()->front().getResult(0);
+      auto graph = *module->getOps<perf::GraphOp>().begin();
+      Operation *reader = nullptr;
+      graph.walk([&](perf::FrameworkOp op) {
+        bool inRepeat = isa<perf::RepeatOp>(op->getParentOp());
+        if (op->getNumOperands() == 1 && inRepeat == nested)
+          reader = op;
+      });
+      ASSERT_TRUE(reader);
+      reader->setOperand(0, outside);
+      Verdict &v = verdicts[which];
+      ScopedDiagnosticHandler handler(&context, recordInto(v));
+      v.valid = succeeded(which ? perf::verifyStep(*module) : verify(*module));
+    }
+    EXPECT_FALSE(verdicts[0].valid) << "nested: " << nested;
+    EXPECT_EQ(verdicts[0].valid, verdicts[1].valid) << "nested: " << nested;
+    EXPECT_EQ(verdicts[0].diagnostics, verdicts[1].diagnostics)
+        << "nested: " << nested;
+  }
+}
+
 TEST(StepVerifier, AgreesWithMlirOnEveryExampleAndTest) {
   int compared = 0, invalid = 0;
   perf::testing::forEachShippedMlirPart([&](StringRef path, StringRef part) {
