@@ -61,6 +61,10 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     if (failed(forEachGraph(getOperation(),
                             [&](GraphOp graph) { return runOnGraph(graph); })))
       return signalPassFailure();
+    // The estimate's times are attributes: no op is added or removed, no
+    // work list changes its length (the report's memory analysis reads the
+    // size next).
+    markAnalysesPreserved<UnrolledSizeAnalysis>();
     if (!timeline.empty()) {
       std::string text;
       llvm::raw_string_ostream os(text);
@@ -302,7 +306,8 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     // which reads the op's attributes again.
     llvm::DenseMap<Operation *, unsigned> bodyTemplates;
 
-    UnrolledWalk::Size size = UnrolledWalk::unrolledSize(graph);
+    const UnrolledWalk::Size &size =
+        getChildAnalysis<UnrolledSizeAnalysis>(graph).size;
     schedule.reserve(size.hostOps, size.deviceWork);
     if (keepOps)
       reserveHuge(hostOps, size.hostOps);

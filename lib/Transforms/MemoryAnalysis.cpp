@@ -85,6 +85,11 @@ int64_t microbatchOf(Operation *op) {
 } // namespace
 
 MemoryAnalysis::MemoryAnalysis(Operation *op) {
+  if (auto graph = dyn_cast<GraphOp>(op))
+    *this = MemoryAnalysis(graph, UnrolledWalk::unrolledSize(graph));
+}
+
+MemoryAnalysis::MemoryAnalysis(Operation *op, const UnrolledWalk::Size &size) {
   auto graph = dyn_cast<GraphOp>(op);
   if (!graph)
     return;
@@ -122,7 +127,6 @@ MemoryAnalysis::MemoryAnalysis(Operation *op) {
   // when the walk reaches it, while the producers it reads were visited a
   // moment ago (looking them up after the walk missed the cache on nearly
   // every operand of a large step).
-  UnrolledWalk::Size size = UnrolledWalk::unrolledSize(graph);
   std::vector<size_t> slotBase;
   reserveHuge(slotBase, size.hostOps);
   constexpr unsigned kNoStorage = ~0u;

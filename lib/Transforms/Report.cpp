@@ -92,7 +92,8 @@ int64_t i64(DictionaryAttr dict, StringRef key) {
   return 0;
 }
 
-FailureOr<GraphSummary> summarize(GraphOp graph) {
+FailureOr<GraphSummary> summarize(GraphOp graph,
+                                  const UnrolledWalk::Size &size) {
   auto estimate = graph->getAttrOfType<DictionaryAttr>(kEstimateAttr);
   if (!estimate) {
     graph.emitError("no estimate to report; run --perf-critical-path first");
@@ -254,7 +255,7 @@ FailureOr<GraphSummary> summarize(GraphOp graph) {
     s.byModel["comm"] += comm;
   if (unpriced)
     s.byModel["unpriced"] += unpriced;
-  MemoryAnalysis memory(graph);
+  MemoryAnalysis memory(graph, size);
   s.memory.assign(memory.devices().begin(), memory.devices().end());
   s.memoryCapacity = memory.capacity();
   s.outOfMemory = memory.outOfMemory();
@@ -444,7 +445,11 @@ struct ReportPass : perf::impl::ReportBase<ReportPass> {
 
   void runOnOperation() override {
     if (failed(writeGraphReport(
-            getOperation(), format, output, "perf.estimate/1", summarize,
+            getOperation(), format, output, "perf.estimate/1",
+            [&](GraphOp graph) {
+              return summarize(
+                  graph, getChildAnalysis<UnrolledSizeAnalysis>(graph).size);
+            },
             [](const GraphSummary &s) { return toJson(s); }, printText)))
       return signalPassFailure();
     if (!kernelList.empty() &&

@@ -9,6 +9,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "perf/Transforms/Passes.h"
 #include "gtest/gtest.h"
 #include <string>
 #include <vector>
@@ -212,5 +215,35 @@ TEST(UnrolledWalk, RequireUnrolledNamesThePass) {
   EXPECT_EQ(message, "'perf.repeat' op is not supported by "
                      "--perf-fuse-elementwise: run --perf-unroll-repeat "
                      "before it");
+}
+/// Reads, after the passes before it, whether the graph's unrolled size is
+/// still counted and what it says.
+struct ReadKeptSize
+    : public PassWrapper<ReadKeptSize, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ReadKeptSize)
+  explicit ReadKeptSize(std::optional<size_t> &hostOps) : hostOps(hostOps) {}
+  void runOnOperation() override {
+    for (GraphOp graph : getOperation().getOps<GraphOp>())
+      if (auto kept = getCachedChildAnalysis<UnrolledSizeAnalysis>(graph))
+        hostOps = kept->get().size.hostOps;
+  }
+  std::optional<size_t> &hostOps;
+};
+
+TEST(UnrolledWalk, CriticalPathKeepsTheSizeForTheReport) {
+  // The nested graph, its work priced: the critical path counts it (ten
+  // host ops) and keeps the count for the report's memory analysis.
+  std::string text = kNested;
+  size_t at = text.find("{elements = 4}");
+  text.replace(at, 14, "{elements = 4, perf.latency_us = 2.0}");
+  Parsed p(text.c_str());
+  ASSERT_TRUE(p.graph);
+  std::optional<size_t> hostOps;
+  PassManager pm(&p.context);
+  pm.addPass(createCriticalPath());
+  pm.addPass(std::make_unique<ReadKeptSize>(hostOps));
+  ASSERT_TRUE(succeeded(pm.run(*p.module)));
+  ASSERT_TRUE(hostOps.has_value());
+  EXPECT_EQ(*hostOps, 10u);
 }
 } // namespace

@@ -15,6 +15,7 @@
 #define PERF_TRANSFORMS_MEMORYANALYSIS_H
 
 #include "mlir/IR/Operation.h"
+#include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/ArrayRef.h"
 #include <vector>
 
@@ -48,6 +49,9 @@ struct DeviceMemory {
 class MemoryAnalysis {
 public:
   explicit MemoryAnalysis(mlir::Operation *graph);
+  /// With the size of the unrolled graph already counted
+  /// (UnrolledSizeAnalysis).
+  MemoryAnalysis(mlir::Operation *graph, const UnrolledWalk::Size &size);
 
   /// Every device an op of the graph runs on, in device order.
   llvm::ArrayRef<DeviceMemory> devices() const { return devices_; }

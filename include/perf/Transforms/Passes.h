@@ -3,6 +3,7 @@
 #ifndef PERF_TRANSFORMS_PASSES_H
 #define PERF_TRANSFORMS_PASSES_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include <functional>

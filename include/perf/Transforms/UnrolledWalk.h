@@ -141,6 +141,17 @@ private:
 mlir::LogicalResult requireUnrolled(mlir::Operation *root,
                                     llvm::StringRef passArgument);
 
+/// UnrolledWalk::unrolledSize as an MLIR analysis of a perf.graph: the
+/// critical path and then the report's memory analysis each make room for
+/// the unrolled graph, and counting it is a walk over every op. A pass that
+/// keeps the graph's ops and their work lists as many as they were
+/// preserves it (markAnalysesPreserved<UnrolledSizeAnalysis>()).
+struct UnrolledSizeAnalysis {
+  explicit UnrolledSizeAnalysis(mlir::Operation *graph)
+      : size(UnrolledWalk::unrolledSize(llvm::cast<GraphOp>(graph))) {}
+  UnrolledWalk::Size size;
+};
+
 } // namespace perf
 
 #endif // PERF_TRANSFORMS_UNROLLEDWALK_H
