@@ -151,8 +151,22 @@ TEST(StepVerifier, AgreesWithMlirOnInvalidSteps) {
   const std::string relu =
       "  %0 = perf.op \"aten::relu\" : () -> tensor<4xf32> {\n"
       "    perf.elementwise {elements = 4}\n  }\n";
+  // Twenty ops in a chain after %0: further than the verifier's window of
+  // recent producers, so an operand of %0 is found by the block's order.
+  std::string chain;
+  for (int i = 1; i <= 20; ++i)
+    chain += "  %c" + std::to_string(i) + " = perf.op \"x\" : () -> i1\n";
   const std::vector<Case> cases = {
       {"valid", relu + "  perf.sync\n", true},
+      {"a producer twenty ops back",
+       relu + chain + "  %1 = perf.op \"x\"(%0) : (tensor<4xf32>) -> i1\n",
+       true},
+      {"a use twenty ops before its definition",
+       "  %1 = perf.op \"x\"(%0) : (tensor<4xf32>) -> i1\n" + chain +
+           "  %0 = perf.op \"x\" : () -> tensor<4xf32>\n",
+       false},
+      {"a use of the op's own result",
+       relu + "  %1 = perf.op \"x\"(%1) : (i1) -> i1\n", false},
       {"a repeat",
        relu + "  %r = perf.repeat 3 (%0) : (tensor<4xf32>) -> tensor<4xf32> {\n"
               "  ^bb0(%a: tensor<4xf32>):\n"
