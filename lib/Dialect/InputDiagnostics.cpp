@@ -27,9 +27,10 @@ perf::CollectedErrors::CollectedErrors(MLIRContext *context)
         return success();
       }) {}
 
-void perf::printUnlocatedDiagnosticsAs(mlir::MLIRContext *context,
-                                       llvm::StringRef tool) {
-  context->getDiagEngine().registerHandler(
+mlir::DiagnosticEngine::HandlerID
+perf::printUnlocatedDiagnosticsAs(mlir::MLIRContext *context,
+                                  llvm::StringRef tool) {
+  return context->getDiagEngine().registerHandler(
       [name = tool.str()](mlir::Diagnostic &d) -> mlir::LogicalResult {
         if (!mlir::isa<mlir::UnknownLoc>(d.getLocation()))
           return mlir::failure();

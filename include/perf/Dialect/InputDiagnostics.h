@@ -25,9 +25,10 @@ void emitInputError(mlir::Location fallback, llvm::Error error);
 /// checked in the pass's initialize(), before any op runs) print as the
 /// tools' other errors without one: `tool: error: message` on stderr,
 /// instead of MLIR's `<unknown>:0:` prefix. Located ones go on to the
-/// handlers registered before.
-void printUnlocatedDiagnosticsAs(mlir::MLIRContext *context,
-                                 llvm::StringRef tool);
+/// handlers registered before. Returns the handler's id, for a caller
+/// that erases it again.
+mlir::DiagnosticEngine::HandlerID
+printUnlocatedDiagnosticsAs(mlir::MLIRContext *context, llvm::StringRef tool);
 
 /// The error diagnostics of a context while alive, joined with "; ": what a
 /// reader that answers with an llvm::Error says when the IR it parsed or

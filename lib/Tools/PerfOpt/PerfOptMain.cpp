@@ -35,6 +35,7 @@
 #include "perf/Tools/Registration.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/ReportOutput.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BuryPointer.h"
@@ -99,11 +100,16 @@ static void warnDeprecatedEstimateFlags() {
 /// The model folder --estimate uses when none is given (defaultModelDir):
 /// an installed perf-opt reads the folder installed beside it, a built one
 /// the source tree's.
-static std::string shippedModelDir() {
-  std::string self = llvm::sys::fs::getMainExecutable(
-      nullptr, reinterpret_cast<void *>(&shippedModelDir));
-  return perf::defaultModelDir(
-      llvm::sys::path::parent_path(llvm::sys::path::parent_path(self)));
+/// Found once: every build of the pipeline asks (the command line's is
+/// built twice), and each answer reads the links of the binary's path.
+static const std::string &shippedModelDir() {
+  static const std::string dir = [] {
+    std::string self = llvm::sys::fs::getMainExecutable(
+        nullptr, reinterpret_cast<void *>(&shippedModelDir));
+    return perf::defaultModelDir(
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(self)));
+  }();
+  return dir;
 }
 
 static llvm::cl::opt<bool> listDevices(
@@ -147,10 +153,16 @@ struct PipelineShape {
   unsigned kernelCostPasses = 0;
 };
 
+/// Builds the pipeline on `context`, which an estimate then reads its input
+/// into (a context makes the builtin dialect's types and attributes, 4% of
+/// a small estimate), and leaves the context's diagnostic handlers as they
+/// were.
 static FailureOr<PipelineShape>
-inspectPipeline(DialectRegistry &registry, const MlirOptMainConfig &config) {
-  MLIRContext context(registry);
-  perf::printUnlocatedDiagnosticsAs(&context, "perf-opt");
+inspectPipeline(MLIRContext &context, const MlirOptMainConfig &config) {
+  DiagnosticEngine::HandlerID unlocated =
+      perf::printUnlocatedDiagnosticsAs(&context, "perf-opt");
+  llvm::scope_exit restore(
+      [&] { context.getDiagEngine().eraseHandler(unlocated); });
   PassManager pm(&context, ModuleOp::getOperationName(),
                  OpPassManager::Nesting::Implicit);
   estimatesBuilt = 0;
@@ -324,7 +336,7 @@ static void reserveHeapFor(const llvm::MemoryBuffer &input) {
 /// a tenth of the run and frees nothing anyone reads again. (BuryPointer
 /// keeps them reachable, so a leak checker does not report them.)
 static LogicalResult runEstimateOnly(std::unique_ptr<llvm::MemoryBuffer> input,
-                                     DialectRegistry &registry,
+                                     MLIRContext *context,
                                      const MlirOptMainConfig &config) {
   estimateOnly = true;
   DefaultTimingManager timing;
@@ -332,8 +344,6 @@ static LogicalResult runEstimateOnly(std::unique_ptr<llvm::MemoryBuffer> input,
   TimingScope root = timing.getRootScope();
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
   sourceMgr->AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  auto *context = new MLIRContext(registry);
-  llvm::BuryPointer(context);
   context->allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
   SourceMgrDiagnosticHandler diagnostics(*sourceMgr, context);
   TimingScope parseTiming = root.nest("Parser");
@@ -435,7 +445,11 @@ int perf::perfOptMain(int argc, char **argv, DialectRegistry &registry) {
 
   MlirOptMainConfig base = MlirOptMainConfig::createFromCLOptions();
   MlirOptMainConfig config = base;
-  FailureOr<PipelineShape> pipeline = inspectPipeline(registry, base);
+  // The context the pipeline is inspected on, and an estimate's. It is left
+  // to the process's exit, as the estimate's module is.
+  auto *context = new MLIRContext(registry);
+  llvm::BuryPointer(context);
+  FailureOr<PipelineShape> pipeline = inspectPipeline(*context, base);
   if (failed(pipeline))
     return 1;
   // --estimate prices every kernel itself; a --perf-kernel-cost before it
@@ -489,8 +503,7 @@ int perf::perfOptMain(int argc, char **argv, DialectRegistry &registry) {
   // the time on large graphs.
   if (!printsIR) {
     if (!config.shouldVerifyDiagnostics() && config.inputSplitMarker().empty())
-      return failed(runEstimateOnly(std::move(input), registry, config)) ? 1
-                                                                         : 0;
+      return failed(runEstimateOnly(std::move(input), context, config)) ? 1 : 0;
     return failed(
                MlirOptMain(llvm::nulls(), std::move(input), registry, config))
                ? 1
