@@ -174,10 +174,12 @@ TEST(HugePagesDeathTest, TheHeapGrowsInAdvisedSteps) {
 TEST(HugePagesDeathTest, BlocksOfAnyThreadLieInTheAdvisedHeap) {
   expectInTunedProcess([] {
     // Larger than what was left of the heap before the boundary, so it comes
-    // from the first step.
+    // from the first step: it starts the step's second huge page, the first
+    // holding what malloc wrote before the advice (on 4 KB pages, a fault
+    // each) and the block that takes the rest of it.
     size_t bytes = size_t(1) << 20;
     char *block = static_cast<char *>(std::malloc(bytes));
-    if (reinterpret_cast<uintptr_t>(block) % kHugePage > 4096)
+    if (reinterpret_cast<uintptr_t>(block) % kHugePage > 64)
       return 3;
     if (hugePageEligible(block) != 1)
       return 4;
@@ -215,8 +217,9 @@ TEST(HugePagesDeathTest, TuningTouchesOnlyTheFirstHugePage) {
   });
 }
 
-// Small blocks allocated after tuning come from the heap's first huge page,
-// made at once, or from blocks freed before: not from what was left of the
+// Small blocks allocated after tuning come from the heap's second huge page
+// (the first is left to the 4 KB pages malloc wrote before the advice), or
+// from blocks freed before: not from what was left of the
 // heap's top below the 2 MB boundary, fresh pages that faulted in one by one
 // (30 faults of a 10k-kernel estimate).
 TEST(HugePagesDeathTest, SmallBlocksAfterTuningFaultNoFreshPage) {
@@ -232,9 +235,9 @@ TEST(HugePagesDeathTest, SmallBlocksAfterTuningFaultNoFreshPage) {
     getrusage(RUSAGE_SELF, &after);
     for (char *block : blocks)
       std::free(block);
-    // Where the kernel had no huge page to give (memory too fragmented for
-    // the collapse), the first huge page is 4 KB pages too and faults as
-    // much: nothing to tell apart.
+    // Where the kernel had no huge page to give (memory too fragmented),
+    // the blocks' huge page is 4 KB pages too and faults as much: nothing
+    // to tell apart.
     char *large = static_cast<char *>(std::malloc(size_t(1) << 20));
     int resident = residentPages(firstHeapHugePage(large));
     std::free(large);

@@ -32,8 +32,10 @@ void adviseHugePages(const void *data, size_t bytes);
 ///   million-kernel IR is a few hundred MB of ops, attributes and use lists
 ///   that every walk follows pointer by pointer; on 4 KB pages nearly every
 ///   pointer is a TLB miss, which under a virtual machine's nested paging is
-///   a walk of two page tables. The first step starts on a 2 MB boundary and
-///   its first huge page is made at once (a small estimate's few MB would
+///   a walk of two page tables. The first step starts on a 2 MB boundary;
+///   malloc writes in its first huge page before the advice, which leaves
+///   that page on 4 KB pages, so a block never freed takes it and the
+///   heap's blocks start at the second (a small estimate's few MB would
 ///   otherwise fault in 4 KB at a time); what was left of the heap's top
 ///   below that boundary is taken and never touched, so that small blocks
 ///   do not fault it in first.
