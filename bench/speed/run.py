@@ -42,22 +42,42 @@ BEGIN = "<!-- bench/speed begin -->"
 END = "<!-- bench/speed end -->"
 
 
-def timed(cmd, log):
-    """Runs cmd; returns (wall s, peak RSS MiB, stdout). A run under 0.1 s is
-    repeated and the median of twenty-one kept, a run under a second the
-    median of five, a run under ten seconds the median of three: the
-    machine's other work moves one short run by tens of percent (a 10 ms
-    run is mostly the process's start and exit, which the host moved by half
-    between two tables), and the first run that takes gigabytes after the
-    files of a step were written waits while the system reclaims their page
-    cache (a 10M-kernel repeat run: 6.2 s, then 2.8 s)."""
-    wall, rss, out = timed_once(cmd, log)
-    if wall >= 10.0:
-        return wall, rss, out
-    repeats = 20 if wall < 0.1 else 4 if wall < 1.0 else 2
-    runs = [(wall, rss)] + [timed_once(cmd, log)[:2] for _ in range(repeats)]
-    runs.sort()
-    return runs[len(runs) // 2][0], max(r for _, r in runs), out
+def timed_together(cmds, log):
+    """Times each (name, cmd) of `cmds`; returns {name: (wall s, peak RSS
+    MiB, stdout of the first run)}. Each runs once, in order; then a run of
+    ten seconds or more stands as it is, one of a second or more is run
+    twice more back to back and the median of three kept (a run after one
+    that took gigabytes waits while the system gives them back, and the
+    first run after a step's files were written while it reclaims their
+    page cache: a 10M-kernel repeat run timed 6.2 s first and 2.8 s
+    after), and the runs under a second are repeated in rounds, each round
+    running every one of them once in order, until each has twenty-one runs
+    (under 0.1 s) or five, the median kept. The machine's other work moves
+    a 10 ms run by tens of percent from one minute to the next (a 100k-kernel
+    perf-opt run took 57-64 ms in one minute and 46-49 ms a few minutes
+    later, while the baseline moved 5%): in rounds, the baseline and the
+    runs it is compared with see the same minutes."""
+    first = [(name, cmd, timed_once(cmd, log)) for name, cmd in cmds]
+    runs = {}
+    want = {}
+    for name, cmd, (wall, rss, _) in first:
+        runs[name] = [(wall, rss)]
+        if wall >= 10.0:
+            want[name] = 1
+        elif wall >= 1.0:
+            runs[name] += [timed_once(cmd, log)[:2] for _ in range(2)]
+            want[name] = 3
+        else:
+            want[name] = 21 if wall < 0.1 else 5
+    while any(len(runs[name]) < want[name] for name, _, _ in first):
+        for name, cmd, _ in first:
+            if len(runs[name]) < want[name]:
+                runs[name].append(timed_once(cmd, log)[:2])
+    results = {}
+    for name, _, (_, _, out) in first:
+        walls = sorted(wall for wall, _ in runs[name])
+        results[name] = (walls[len(walls) // 2], max(rss for _, rss in runs[name]), out)
+    return results
 
 
 def timed_once(cmd, log):
@@ -234,29 +254,29 @@ def main():
         for n in sizes:
             print("bench/speed: %d kernels" % n, file=sys.stderr)
             estimate = ["--estimate=models=roofline"]
+            # The same step with its repeating blocks written once in a
+            # perf.repeat (gen_step.py --repeat), and written out.
+            repeated = step_file(n, repeat=True)
+            repeated_bc = to_bytecode(repeated, ".mlirbc")
+            text = step_file(n)
+            bytecode = to_bytecode(text, ".mlirbc")
+            bare = to_bytecode(text, ".noloc.mlirbc", "--strip-debuginfo")
             # The small runs first: a run right after one that took gigabytes
             # waits on the system giving them back (a 10M-kernel repeat run
             # took 9.8 s after the unrolled runs and 6.0 s on its own).
-            # The same step with its repeating blocks written once in a
-            # perf.repeat (gen_step.py --repeat).
-            repeated = step_file(n, repeat=True)
-            repeated_bc = to_bytecode(repeated, ".mlirbc")
-            repeat_text = timed([opt, repeated] + estimate, log)
-            repeat_bytecode = timed([opt, repeated_bc] + estimate, log)
-            in_memory = timed([inmemory, str(n)], log)
-            text = step_file(n)
-            baseline = timed([sys.executable, os.path.join(HERE, "baseline.py"), text], log)
-            bytecode = to_bytecode(text, ".mlirbc")
-            bare = to_bytecode(text, ".noloc.mlirbc", "--strip-debuginfo")
-            results = {
-                "baseline.py": baseline,
-                "perf-opt, text": timed([opt, text] + estimate, log),
-                "perf-opt, bytecode": timed([opt, bytecode] + estimate, log),
-                "perf-opt, bytecode without locations": timed([opt, bare] + estimate, log),
-                "C++ API, in memory": in_memory,
-                "perf-opt, text with perf.repeat": repeat_text,
-                "perf-opt, bytecode with perf.repeat": repeat_bytecode,
-            }
+            results = timed_together([
+                ("perf-opt, text with perf.repeat", [opt, repeated] + estimate),
+                ("perf-opt, bytecode with perf.repeat", [opt, repeated_bc] + estimate),
+                ("C++ API, in memory", [inmemory, str(n)]),
+                ("baseline.py", [sys.executable, os.path.join(HERE, "baseline.py"), text]),
+                ("perf-opt, text", [opt, text] + estimate),
+                ("perf-opt, bytecode", [opt, bytecode] + estimate),
+                ("perf-opt, bytecode without locations", [opt, bare] + estimate),
+            ], log)
+            results = {tool: results[tool] for tool in (
+                "baseline.py", "perf-opt, text", "perf-opt, bytecode",
+                "perf-opt, bytecode without locations", "C++ API, in memory",
+                "perf-opt, text with perf.repeat", "perf-opt, bytecode with perf.repeat")}
             # The repeat must stand for the same step: the same report, up
             # to the rounding of sums over many kernels (a repeated op's time
             # is added once per copy in another order).
@@ -276,18 +296,20 @@ def main():
         # The default (learned) stack on a 2k-kernel step, text and bytecode.
         text = step_file(2000)
         bytecode = to_bytecode(text, ".mlirbc")
-        base, rss, _ = timed([sys.executable, os.path.join(HERE, "baseline.py"), text], log)
-        rows.append((2000, "baseline.py", base, rss, base))
-        for tool, f in (("perf-opt, text, default stack", text),
-                        ("perf-opt, bytecode, default stack", bytecode)):
-            wall, rss, _ = timed([opt, f, "--estimate"], log)
+        small = timed_together([
+            ("baseline.py", [sys.executable, os.path.join(HERE, "baseline.py"), text]),
+            ("perf-opt, text, default stack", [opt, text, "--estimate"]),
+            ("perf-opt, bytecode, default stack", [opt, bytecode, "--estimate"]),
+        ], log)
+        base = small["baseline.py"][0]
+        for tool, (wall, rss, _) in small.items():
             rows.append((2000, tool, wall, rss, base))
 
     lines = [BEGIN, "",
              "Generated by `bench/speed/run.py` (do not edit by hand) on %s; load average "
              "%s at the start; baseline.py run by %s (Python %s). Wall seconds and peak RSS of the whole process (start, "
              "parse, passes, report, exit): the monotonic clock around the child and the "
-             "kernel's peak RSS of it (wait4); a run under 0.1 s is the median of twenty-one, one under a second the median of five, one under ten seconds the median of three; the roofline prices kernels "
+             "kernel's peak RSS of it (wait4); a run under 0.1 s is the median of twenty-one, one under a second the median of five, taken in rounds with the other runs of its size under a second (each round runs each of them once), one under ten seconds the median of three back to back; the roofline prices kernels "
              "except in the *default stack* rows. *vs baseline*: baseline wall time "
              "over this row's (above 1: faster than the baseline)." % (
                  machine(), " ".join(load), sys.executable, platform.python_version()),
