@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <cmath>
+#include <cstdlib>
 
 using namespace perf;
 
@@ -29,6 +30,11 @@ public:
   explicit BoosterChecker(unsigned numFeatures) : numFeatures(numFeatures) {}
 
   llvm::Error check(const DocNode &root);
+
+  /// The trees checked, to walk in place (after a check that passed).
+  TreeEnsemble takeEnsemble() {
+    return TreeEnsemble(baseScore, std::move(treeNodes), std::move(treeRoots));
+  }
 
 private:
   llvm::Error bad(const llvm::Twine &where, const llvm::Twine &what) {
@@ -44,6 +50,10 @@ private:
   /// The sum over trees of the largest leaf magnitude: a bound on what the
   /// trees add to base_score.
   double leafBound = 0;
+  /// The trees as they are checked, one after another.
+  float baseScore = 0;
+  std::vector<TreeEnsemble::Node> treeNodes;
+  std::vector<uint32_t> treeRoots;
 };
 } // namespace
 
@@ -108,7 +118,7 @@ llvm::Error BoosterChecker::checkTree(const DocNode &tree, size_t index) {
       return bad(where + "." + key, "must hold integers");
   }
   double largestLeaf = 0;
-  std::vector<double> numbers;
+  std::vector<double> numbers, conditions;
   for (const char *key : numberArrays) {
     auto a = array(key, n);
     if (!a)
@@ -118,10 +128,12 @@ llvm::Error BoosterChecker::checkTree(const DocNode &tree, size_t index) {
         !llvm::all_of(numbers, [](double d) { return std::isfinite(d); }))
       return bad(where + "." + key, "must hold finite numbers");
     // A leaf's value is its split condition.
-    if (llvm::StringRef(key) == "split_conditions")
+    if (llvm::StringRef(key) == "split_conditions") {
       for (size_t j = 0; j < n; ++j)
         if (ints[0][j] == -1)
           largestLeaf = std::max(largestLeaf, std::abs(numbers[j]));
+      conditions = numbers;
+    }
   }
   leafBound += largestLeaf;
   for (const char *key : {"categories", "categories_nodes",
@@ -164,11 +176,31 @@ llvm::Error BoosterChecker::checkTree(const DocNode &tree, size_t index) {
                    "child " + llvm::Twine(child) + " already has a parent");
       parentOf[child] = i;
     }
+    // XGBoost's predictor finds the right child next to the left one.
+    if (right[i] != left[i] + 1)
+      return bad(nodeName(i), "right child " + llvm::Twine(right[i]) +
+                                  " does not follow the left child " +
+                                  llvm::Twine(left[i]));
   }
   for (size_t i = 1; i < n; ++i)
     if (parentOf[i] == -1 || parents[i] != parentOf[i])
       return bad(llvm::formatv("{0}.node[{1}]", where, i).str(),
                  "is not the child its 'parents' entry names");
+
+  // XGBoost holds thresholds and leaves in single precision.
+  const auto first = static_cast<int32_t>(treeNodes.size());
+  treeRoots.push_back(uint32_t(first));
+  for (size_t i = 0; i < n; ++i) {
+    TreeEnsemble::Node node;
+    node.value = static_cast<float>(conditions[i]);
+    if (left[i] != -1) {
+      node.feature = uint32_t(splitIndex[i]);
+      node.left = first + int32_t(left[i]);
+      node.right = first + int32_t(right[i]);
+      node.defaultLeft = defaultLeft[i] != 0;
+    }
+    treeNodes.push_back(node);
+  }
   return llvm::Error::success();
 }
 
@@ -212,6 +244,8 @@ llvm::Error BoosterChecker::check(const DocNode &root) {
   if (!baseScore || baseScore->trim().getAsDouble(base) || !std::isfinite(base))
     return bad("learner_model_param.base_score",
                "must be a string holding a finite number");
+  // XGBoost reads it as a float from the same text.
+  this->baseScore = std::strtof(baseScore->trim().str().c_str(), nullptr);
 
   const DocNode *objective = learner->getObject("objective");
   if (!objective || objective->getString("name") != "reg:squarederror")
@@ -265,8 +299,11 @@ llvm::Error BoosterChecker::check(const DocNode &root) {
   return llvm::Error::success();
 }
 
-llvm::Expected<std::string> perf::readBoosterFile(llvm::StringRef path,
-                                                  unsigned numFeatures) {
+/// Reads and checks the booster at `path`; its bytes, and its trees in
+/// `ensemble` where given.
+static llvm::Expected<std::string>
+readChecked(llvm::StringRef path, unsigned numFeatures,
+            std::optional<TreeEnsemble> *ensemble) {
   llvm::Expected<std::string> bytes = readMaybeGzipFile(path);
   if (!bytes)
     return bytes.takeError();
@@ -294,7 +331,25 @@ llvm::Expected<std::string> perf::readBoosterFile(llvm::StringRef path,
       return parsed.takeError();
     doc = std::move(*parsed);
   }
-  if (llvm::Error e = BoosterChecker(numFeatures).check(*doc))
+  BoosterChecker checker(numFeatures);
+  if (llvm::Error e = checker.check(*doc))
     return fileError(path, llvm::toString(std::move(e)));
+  if (ensemble)
+    ensemble->emplace(checker.takeEnsemble());
   return bytes;
+}
+
+llvm::Expected<std::string> perf::readBoosterFile(llvm::StringRef path,
+                                                  unsigned numFeatures) {
+  return readChecked(path, numFeatures, nullptr);
+}
+
+llvm::Expected<TreeEnsemble> perf::readBooster(llvm::StringRef path,
+                                               unsigned numFeatures) {
+  std::optional<TreeEnsemble> ensemble;
+  if (llvm::Expected<std::string> bytes =
+          readChecked(path, numFeatures, &ensemble);
+      !bytes)
+    return bytes.takeError();
+  return std::move(*ensemble);
 }

@@ -155,39 +155,6 @@ struct DMatrix {
 };
 } // namespace
 
-/// XGBoost's in-place prediction of one row of features: no DMatrix, and
-/// safe from several threads at once (the result is in the booster's
-/// per-thread entry, read before the thread's next prediction; the booster
-/// is configured by the first prediction, made when it is loaded).
-static std::optional<double> predictOneRow(void *booster,
-                                           const std::vector<float> &row) {
-  char array[160];
-  std::snprintf(
-      array, sizeof(array),
-      "{\"data\": [%llu, true], \"shape\": [1, %zu], "
-      "\"typestr\": \"<f4\", \"version\": 3}",
-      static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(row.data())),
-      row.size());
-  static const char *config =
-      "{\"type\": 0, \"training\": false, \"iteration_begin\": 0, "
-      "\"iteration_end\": 0, \"strict_shape\": false, \"cache_id\": 0, "
-      "\"missing\": NaN}";
-  const bst_ulong *shape = nullptr;
-  bst_ulong dims = 0;
-  const float *out = nullptr;
-  if (xgboost::loaded().boosterPredictFromDense(booster, array, config, nullptr,
-                                                &shape, &dims, &out) ||
-      !out)
-    return std::nullopt;
-  // One row, one output (a booster of several outputs is not the model's).
-  bst_ulong values = 1;
-  for (bst_ulong i = 0; i < dims; ++i)
-    values *= shape[i];
-  if (values != 1)
-    return std::nullopt;
-  return double(out[0]);
-}
-
 static llvm::Error xgbError(llvm::StringRef what) {
   // XGBoost appends its own stack trace; the first line says what failed.
   llvm::StringRef message = xgboost::loaded().getLastError();
@@ -470,36 +437,17 @@ llvm::Error MlModel::prepare(llvm::ArrayRef<KernelKind> kinds) {
 llvm::Error MlModel::read(llvm::ArrayRef<Booster *> wanted) {
   if (wanted.empty())
     return llvm::Error::success();
-  // XGBoost itself is loaded only when some booster is read.
-  llvm::Expected<const xgboost::Api &> api = xgboost::load();
-  if (!api)
-    return api.takeError();
-  const xgboost::Api &xgb = *api;
-  auto readOne = [&xgb](Booster &booster) {
-    // Checked before XGBoost, which trusts its files, reads them.
-    llvm::Expected<std::string> bytes =
-        readBoosterFile(booster.path, kMlFeatureCount);
-    if (!bytes) {
-      booster.error = bytes.takeError();
+  // Read, checked and kept as trees to walk in place (TreeEnsemble):
+  // pricing loads no XGBoost.
+  auto readOne = [](Booster &booster) {
+    llvm::Expected<TreeEnsemble> trees =
+        readBooster(booster.path, kMlFeatureCount);
+    if (!trees) {
+      booster.error = trees.takeError();
       return;
     }
-    // XGBoost's last error is per thread: it is read here.
-    BoosterHandle handle = nullptr;
-    if (xgb.boosterCreate(nullptr, 0, &handle)) {
-      booster.error = xgbError("creating a booster");
-      return;
-    }
-    // The buffer's first bytes tell XGBoost JSON from UBJSON.
-    if (xgb.boosterLoadModelFromBuffer(handle, bytes->data(), bytes->size())) {
-      booster.error = xgbError("loading " + booster.path);
-      xgb.boosterFree(handle);
-      return;
-    }
-    xgb.boosterSetParam(handle, "nthread", "1");
-    // The first prediction configures the booster: made here, before any
-    // pricing thread shares it.
-    (void)predictOneRow(handle, std::vector<float>(kMlFeatureCount, 0.0f));
-    booster.handle.store(handle, std::memory_order_release);
+    booster.trees = std::make_unique<TreeEnsemble>(std::move(*trees));
+    booster.handle.store(booster.trees.get(), std::memory_order_release);
   };
   auto readOnce = [&](Booster *booster) {
     std::call_once(booster->once, readOne, *booster);
@@ -543,14 +491,12 @@ void MlModel::calibrateLaunch(llvm::StringRef device, double launchUs) {
 
 MlModel::~MlModel() {
   for (auto &entry : boosters) {
-    if (void *handle = entry.second->handle.load())
-      xgboost::loaded().boosterFree(handle);
     if (entry.second->error)
       llvm::consumeError(std::move(*entry.second->error));
   }
 }
 
-void *MlModel::handleOf(llvm::StringRef kind) const {
+const TreeEnsemble *MlModel::handleOf(llvm::StringRef kind) const {
   auto it = boosters.find(kind);
   return it == boosters.end()
              ? nullptr
@@ -569,7 +515,7 @@ std::vector<std::string> MlModel::kinds() const {
 std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
                                             const GpuSpec &gpu) const {
   llvm::StringRef kind = kernelKindName(k.kind);
-  void *booster = handleOf(kind);
+  const TreeEnsemble *booster = handleOf(kind);
   if (!booster)
     return std::nullopt;
   // A type the kind's training rows did not have falls through.
@@ -646,21 +592,19 @@ std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
 }
 
 std::optional<KernelCost>
-MlModel::estimateWithinCoverage(void *booster, const KernelDesc &k,
-                                const GpuSpec &gpu) const {
+MlModel::estimateWithinCoverage(const TreeEnsemble *booster,
+                                const KernelDesc &k, const GpuSpec &gpu) const {
   std::vector<float> f = mlFeatures(k, gpu);
-  std::optional<double> residual = predictOneRow(booster, f);
-  if (!residual)
-    return std::nullopt;
+  double residual = booster->predict(f);
   double isolatedUs =
-      mlBaselineUs(k, gpu, launchUsFor(gpu)) * std::exp(*residual);
+      mlBaselineUs(k, gpu, launchUsFor(gpu)) * std::exp(residual);
   // GEMM: the geometric mean with the booster over the tile model's price.
-  void *tileBooster = handleOf(kMlGemmTileResidual);
+  const TreeEnsemble *tileBooster = handleOf(kMlGemmTileResidual);
   double tileUs =
       gemmTile && tileBooster ? mlGemmBaselineUs(k, gpu, *gemmTile) : 0;
   if (tileUs > 0)
-    if (std::optional<double> r = predictOneRow(tileBooster, f))
-      isolatedUs = std::sqrt(isolatedUs * tileUs * std::exp(*r));
+    isolatedUs = std::sqrt(isolatedUs * tileUs *
+                           std::exp(double(tileBooster->predict(f))));
   // A price that is not a finite non-negative number is no price: the
   // stack's next model answers (the booster checks bound the trees' output,
   // this keeps any other overflow out of the step).

@@ -42,8 +42,8 @@ static Loaded loadLibrary() {
       break;
   }
   if (!library.isValid()) {
-    out.error = "the learned models need XGBoost's library, and '" + tried +
-                "' did not load: " + error +
+    out.error = "training the learned models needs XGBoost's library, and '" +
+                tried + "' did not load: " + error +
                 " (on Debian: apt-get install libxgboost0)";
     return out;
   }
@@ -61,15 +61,11 @@ static Loaded loadLibrary() {
       resolve(library, "XGBoosterSetParam", api.boosterSetParam, missing) &&
       resolve(library, "XGBoosterUpdateOneIter", api.boosterUpdateOneIter,
               missing) &&
-      resolve(library, "XGBoosterLoadModelFromBuffer",
-              api.boosterLoadModelFromBuffer, missing) &&
       resolve(library, "XGBoosterSaveModelToBuffer",
-              api.boosterSaveModelToBuffer, missing) &&
-      resolve(library, "XGBoosterPredictFromDense", api.boosterPredictFromDense,
-              missing);
+              api.boosterSaveModelToBuffer, missing);
   if (!ok)
     out.error = "XGBoost's library '" + tried + "' " + missing +
-                " (the learned models need XGBoost 1.6 or later)";
+                " (training the learned models needs XGBoost 1.6 or later)";
   return out;
 }
 

@@ -17,10 +17,12 @@
 
 #include "perf/CostModel/KernelCostModel.h"
 #include "perf/CostModel/TileModel.h"
+#include "perf/CostModel/TreeEnsemble.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 
@@ -111,6 +113,11 @@ llvm::Error trainMlModel(llvm::ArrayRef<MlSample> samples,
 llvm::Expected<std::string> readBoosterFile(llvm::StringRef path,
                                             unsigned numFeatures);
 
+/// The trees of the booster at `path`, read and checked as readBoosterFile
+/// reads them, to walk in place.
+llvm::Expected<TreeEnsemble> readBooster(llvm::StringRef path,
+                                         unsigned numFeatures);
+
 class MlModel : public KernelCostModel {
 public:
   /// Loads every <kind>.ubj (or older <kind>.json) booster in `dir`, gzipped
@@ -145,16 +152,17 @@ private:
   struct Booster {
     std::string path;
     std::once_flag once;
-    /// Set (release) once XGBoost has read and configured it.
-    std::atomic<void *> handle{nullptr};
+    /// Set (release) once read and checked.
+    std::atomic<const TreeEnsemble *> handle{nullptr};
+    std::unique_ptr<TreeEnsemble> trees;
     /// Why it could not be read; reported by the prepare() that tried.
     std::optional<llvm::Error> error;
   };
   /// Reads `wanted` (boosters not read yet) on all cores.
   llvm::Error read(llvm::ArrayRef<Booster *> wanted);
-  void *handleOf(llvm::StringRef kind) const;
+  const TreeEnsemble *handleOf(llvm::StringRef kind) const;
   /// The price of a kernel no larger than the training rows of its kind.
-  std::optional<KernelCost> estimateWithinCoverage(void *booster,
+  std::optional<KernelCost> estimateWithinCoverage(const TreeEnsemble *booster,
                                                    const KernelDesc &kernel,
                                                    const GpuSpec &gpu) const;
   /// Per kind (and the GEMM tile residual), its booster file.
