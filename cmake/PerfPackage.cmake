@@ -18,11 +18,12 @@ install(DIRECTORY ${PROJECT_BINARY_DIR}/include/
   PATTERN "CMakeFiles" EXCLUDE)
 
 # Every library add_mlir_library made, the Chakra protobuf code under
-# PerfComm and how they link SQLite (cmake/FastStart.cmake), in one export
-# set.
+# PerfComm and how they link SQLite, zlib and protobuf-lite
+# (cmake/FastStart.cmake), in one export set.
 get_property(perf_libraries GLOBAL PROPERTY MLIR_ALL_LIBS)
 list(FILTER perf_libraries INCLUDE REGEX "^(Perf|MLIRPerf)")
-install(TARGETS ${perf_libraries} PerfChakraProto PerfSQLite
+install(TARGETS ${perf_libraries} PerfChakraProto PerfSQLite PerfZlib
+  PerfProtobufLite
   EXPORT PerfTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -6,6 +6,9 @@
 #include "llvm/Support/DynamicLibrary.h"
 #include <cstdlib>
 #include <string>
+#ifdef __linux__
+#include <sys/auxv.h>
+#endif
 
 using namespace perf;
 
@@ -26,8 +29,25 @@ static bool resolve(llvm::sys::DynamicLibrary &library, const char *name,
   return slot != nullptr;
 }
 
+/// Whether this process was linked static: it has no program interpreter
+/// (the dynamic loader), and a shared library loaded into it would run on a
+/// C library of its own (XGBoost's thread-local storage faulted there).
+static bool linkedStatic() {
+#ifdef __linux__
+  return getauxval(AT_BASE) == 0;
+#else
+  return false;
+#endif
+}
+
 static Loaded loadLibrary() {
   Loaded out;
+  if (linkedStatic()) {
+    out.error = "training the learned models needs XGBoost's library, which "
+                "this statically linked program cannot load: train with "
+                "perf-train";
+    return out;
+  }
   // The soname the build linked against, then the file it found (a library
   // outside the loader's search path), unless PERF_XGBOOST_LIBRARY names one.
   std::string tried, error;
