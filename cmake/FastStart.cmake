@@ -34,55 +34,56 @@ option(PERF_STARTUP_ORDER
 set(PERF_STARTUP_ORDER_FILE "${CMAKE_CURRENT_LIST_DIR}/startup.order")
 # A fully static link of those tools, where the C library's archives are
 # there: no dynamic loader, and no libc, libm and libz to map and relocate
-# at every start. A 10-op estimate 5.03 -> 4.03 ms, the 10k-kernel step
-# 8.97 -> 7.88 ms (docs/performance.md). perf-opt loads no shared library
+# at every start. A 10-op estimate 5.73 -> 4.23 ms, the 10k-kernel step
+# 9.9 -> 8.5 ms (docs/performance.md). perf-opt loads no shared library
 # once running (the learned models walk their boosters in place;
 # perf-translate is run beside it for an .onnx input); a static program
 # cannot load one (XGBoost's, which only training loads, faulted in its
 # thread-local storage), and XGBoostLibrary.cpp refuses to try.
 option(PERF_STATIC_TOOLS
-  "Link the fast-start tools fully static where libc.a and the archives of zlib, zstd and protobuf-lite are installed"
+  "Link the fast-start tools fully static where libc.a and the archives of zlib, zstd, protobuf-lite and SQLite are installed"
   ON)
 
 find_package(SQLite3 REQUIRED)
 find_library(PERF_SQLITE3_ARCHIVE NAMES libsqlite3.a)
 find_library(PERF_MATH_LIBRARY m)
 
-# SQLite for every target: the archive for an executable linked for a fast
-# start (the property PERF_LINK_STATIC_SQLITE, set below, read on the
-# executable being linked), the shared library otherwise (a shared library
-# of perf cannot take Debian's archive, which is not built as PIC).
-add_library(PerfSQLite INTERFACE)
+# perf_archive_when(<name> <property> <archive> <shared>): an interface
+# library <name> that links <archive> (a file or a list of them) into an
+# executable whose <property> is set (read on the executable being linked;
+# perf_link_for_fast_start sets them) and <shared> (a target or library)
+# into everything else, or wherever <archive> was not found. A shared
+# library of perf cannot take Debian's archives, which are not built as PIC.
+function(perf_archive_when name property archive shared)
+  add_library(${name} INTERFACE)
+  if(archive)
+    target_link_libraries(${name} INTERFACE
+      "$<IF:$<BOOL:$<TARGET_PROPERTY:${property}>>,${archive},${shared}>")
+  else()
+    target_link_libraries(${name} INTERFACE ${shared})
+  endif()
+endfunction()
+
+# SQLite for every target: the archive (and libm, which it needs) for an
+# executable linked for a fast start (PERF_LINK_STATIC_SQLITE), the shared
+# library otherwise.
+set(_perf_sqlite_archive "")
 if(PERF_SQLITE3_ARCHIVE)
   set(_perf_sqlite_archive "${PERF_SQLITE3_ARCHIVE}")
   if(PERF_MATH_LIBRARY)
     list(APPEND _perf_sqlite_archive "${PERF_MATH_LIBRARY}")
   endif()
-  target_link_libraries(PerfSQLite INTERFACE
-    "$<IF:$<BOOL:$<TARGET_PROPERTY:PERF_LINK_STATIC_SQLITE>>,${_perf_sqlite_archive},SQLite::SQLite3>")
-else()
-  target_link_libraries(PerfSQLite INTERFACE SQLite::SQLite3)
 endif()
+perf_archive_when(PerfSQLite PERF_LINK_STATIC_SQLITE "${_perf_sqlite_archive}"
+                  SQLite::SQLite3)
 
-# The archives a static tool links in place of the shared libraries.
+# The archives a static tool links in place of the shared libraries
+# (perf_archive_when with PERF_LINK_STATIC: PerfZlib in lib/Support,
+# PerfProtobufLite in lib/Comm).
 find_library(PERF_LIBC_ARCHIVE NAMES libc.a)
 find_library(PERF_ZLIB_ARCHIVE NAMES libz.a)
 find_library(PERF_ZSTD_ARCHIVE NAMES libzstd.a)
 find_library(PERF_PROTOBUF_LITE_ARCHIVE NAMES libprotobuf-lite.a)
-
-# perf_archive_when_static(<name> <archive> <shared>): an interface library
-# <name> that links <archive> into an executable linked static (the property
-# PERF_LINK_STATIC, set by perf_link_for_fast_start, read on the executable
-# being linked) and <shared> (a target or library) into everything else.
-function(perf_archive_when_static name archive shared)
-  add_library(${name} INTERFACE)
-  if(PERF_STATIC_APPLIES)
-    target_link_libraries(${name} INTERFACE
-      "$<IF:$<BOOL:$<TARGET_PROPERTY:PERF_LINK_STATIC>>,${archive},${shared}>")
-  else()
-    target_link_libraries(${name} INTERFACE ${shared})
-  endif()
-endfunction()
 
 # Whether the fast-start link applies to this build.
 set(PERF_FAST_START_APPLIES OFF)
