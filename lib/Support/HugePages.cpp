@@ -4,11 +4,20 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
+#include <ctime>
+#include <mutex>
+#include <thread>
 
 #ifdef __linux__
 #include <sys/mman.h>
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
 #endif
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -74,6 +83,109 @@ void growHeap(size_t bytes) {
   heapGrowthBlock = malloc(bytes);
   free(heapGrowthBlock);
 }
+} // namespace
+
+namespace {
+/// The thread of backHeapAhead, stopped and joined at exit.
+class HeapBacker {
+public:
+  ~HeapBacker() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stopping = true;
+    }
+    wake.notify_one();
+    if (thread.joinable())
+      thread.join();
+  }
+
+  void start() {
+    std::lock_guard<std::mutex> lock(mutex);
+    // The pages below the top now are in use already.
+    uintptr_t top, end;
+    if (!thread.joinable() && readHeapTop(top, end))
+      thread = std::thread([this, top] { run(hugePageAbove(top)); });
+  }
+
+private:
+  /// How far ahead of the heap's free top pages are backed.
+  static constexpr uintptr_t kWindow = 8 * kHugePage;
+  /// Reads of the allocator's bookkeeping slower than this, so many times
+  /// in a row, end the thread: each holds the heap's lock while it counts
+  /// the free lists. (One slow read can be the first call's page faults.)
+  static constexpr uint64_t kSlowReadMicroseconds = 200;
+  static constexpr unsigned kSlowReadsToStop = 8;
+
+  static uint64_t threadCpuMicroseconds() {
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return uint64_t(now.tv_sec) * 1000000 + uint64_t(now.tv_nsec) / 1000;
+  }
+
+  /// The heap's free top and end, read together: none of the heap between
+  /// them is in use yet. False where the allocator cannot say.
+  static bool readHeapTop(uintptr_t &top, uintptr_t &end) {
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 33)
+    for (;;) {
+      uintptr_t endBefore = reinterpret_cast<uintptr_t>(sbrk(0));
+      // The free top's size; the heap grows under the lock mallinfo2
+      // takes, so an end unchanged around it is the end of that top.
+      size_t free = mallinfo2().keepcost;
+      end = reinterpret_cast<uintptr_t>(sbrk(0));
+      if (end == endBefore) {
+        top = end - free;
+        return true;
+      }
+    }
+#else
+    (void)top;
+    (void)end;
+    return false;
+#endif
+  }
+
+  /// Backs the heap's pages from `backed` on.
+  void run(uintptr_t backed) {
+    uintptr_t top, end;
+    unsigned slowReads = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        if (stopping)
+          return;
+      }
+      // The thread's CPU time: a preemption is no sign of long lists.
+      uint64_t before = threadCpuMicroseconds();
+      if (!readHeapTop(top, end))
+        return;
+      slowReads = threadCpuMicroseconds() - before > kSlowReadMicroseconds
+                      ? slowReads + 1
+                      : 0;
+      if (slowReads == kSlowReadsToStop)
+        return;
+      uintptr_t target = std::min(hugePageBelow(end), top + kWindow);
+      if (backed < target) {
+        // A huge page at a time, so that a stop is answered soon. Pages
+        // the allocating thread touched first cost a walk of the page
+        // table.
+        if (madvise(reinterpret_cast<void *>(backed), kHugePage,
+                    MADV_POPULATE_WRITE) != 0 &&
+            errno == EINVAL)
+          return;
+        backed += kHugePage;
+        continue;
+      }
+      std::unique_lock<std::mutex> lock(mutex);
+      wake.wait_for(lock, std::chrono::milliseconds(1),
+                    [this] { return stopping; });
+    }
+  }
+
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool stopping = false;
+  std::thread thread;
+};
 } // namespace
 
 void perf::adviseHugePages(const void *data, size_t bytes) {
@@ -151,6 +263,15 @@ void perf::reserveHeap(size_t bytes) {
   adviseHeapGrowth();
 #else
   (void)bytes;
+#endif
+}
+
+void perf::backHeapAhead() {
+#if defined(__GLIBC__) && defined(__linux__)
+  if (!heapAdvisedEnd.load(std::memory_order_relaxed))
+    return;
+  static HeapBacker backer;
+  backer.start();
 #endif
 }
 

@@ -1,5 +1,6 @@
 #include "perf/Support/HugePages.h"
 #include "gtest/gtest.h"
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -247,6 +248,69 @@ TEST(HugePagesDeathTest, SmallBlocksAfterTuningFaultNoFreshPage) {
       return 0;
     // 64 KB of blocks: sixteen fresh 4 KB pages, or none.
     return after.ru_minflt - before.ru_minflt < 4 ? 0 : 3;
+  });
+}
+
+/// Whether madvise(MADV_POPULATE_WRITE) backs a range (Linux 5.14 on).
+bool kernelPopulatesRanges() {
+#ifndef MADV_POPULATE_WRITE
+  constexpr int MADV_POPULATE_WRITE = 23;
+#endif
+  size_t bytes = 4096;
+  void *page = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED)
+    return false;
+  bool populated = madvise(page, bytes, MADV_POPULATE_WRITE) == 0;
+  munmap(page, bytes);
+  return populated;
+}
+
+/// How many of the 4 KB pages of [begin, end) are resident, or -1.
+long residentPagesIn(uintptr_t begin, uintptr_t end) {
+  std::vector<unsigned char> resident((end - begin) / 4096);
+  if (mincore(reinterpret_cast<void *>(begin), end - begin, resident.data()))
+    return -1;
+  long count = 0;
+  for (unsigned char page : resident)
+    count += page & 1;
+  return count;
+}
+
+// backHeapAhead's thread backs the pages of a block nobody wrote, up to its
+// window past the heap's free top, and leaves the rest of a reservation
+// alone.
+TEST(HugePagesDeathTest, TheHeapIsBackedAheadOfItsTop) {
+  if (!kernelPopulatesRanges())
+    GTEST_SKIP() << "the kernel cannot populate a range (Linux before 5.14)";
+  expectInTunedProcess([] {
+    reserveHeap(size_t(256) << 20);
+    backHeapAhead();
+    // Allocated and never written: only the thread can back it.
+    size_t bytes = size_t(64) << 20;
+    char *block = static_cast<char *>(std::malloc(bytes));
+    uintptr_t begin =
+        (reinterpret_cast<uintptr_t>(block) + kHugePage - 1) & ~(kHugePage - 1);
+    uintptr_t end = begin + 38 * kHugePage;
+    long pages = long(end - begin) / 4096;
+    long resident = 0;
+    for (int wait = 0; wait < 500 && resident < pages; ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      resident = residentPagesIn(begin, end);
+    }
+    if (resident < 0)
+      return 3;
+    if (resident < pages)
+      return 4;
+    // 16 MB past the top (the block's end) at most: a reservation's far end
+    // stays virtual, however long the thread runs.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    uintptr_t top = reinterpret_cast<uintptr_t>(block) + bytes;
+    uintptr_t past = (top + 10 * kHugePage) & ~(kHugePage - 1);
+    if (residentPagesIn(past, past + 16 * kHugePage) != 0)
+      return 5;
+    std::free(block);
+    return 0;
   });
 }
 

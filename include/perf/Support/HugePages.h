@@ -51,6 +51,18 @@ bool tuneHeapForLargeGraphs();
 /// Nothing unless tuneHeapForLargeGraphs ran.
 void reserveHeap(size_t bytes);
 
+/// Starts a thread that backs the heap's pages a little ahead of its
+/// allocations (16 MB past the heap's free top), so that the kernel zeroes
+/// fresh pages on another core instead of at the first write of the thread
+/// that allocated them. On a virtual machine that backs the guest's memory
+/// on first touch, that zeroing is a tenth to half of a million-kernel
+/// estimate's wall time, and varies from run to run. The heap's memory in
+/// use grows by at most the window. Nothing unless tuneHeapForLargeGraphs
+/// ran, or where the kernel cannot populate a range (Linux before 5.14);
+/// the thread stops at exit, or by itself once the allocator's bookkeeping
+/// gets slow to read (long free lists: the heap then reuses its own pages).
+void backHeapAhead();
+
 /// Advises huge pages for the part of the heap grown since the last call.
 /// Nothing unless tuneHeapForLargeGraphs ran. Cheap (no system call unless
 /// the heap grew): call it where a phase that allocates much starts or runs.
