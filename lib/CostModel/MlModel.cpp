@@ -417,7 +417,7 @@ llvm::Error MlModel::prepare(llvm::ArrayRef<KernelKind> kinds) {
   std::vector<Booster *> wanted;
   auto want = [&](llvm::StringRef name) {
     auto it = boosters.find(name);
-    if (it != boosters.end() && !it->second->handle.load())
+    if (it != boosters.end() && !it->second->published.load())
       wanted.push_back(it->second.get());
   };
   for (KernelKind kind : kinds) {
@@ -447,7 +447,7 @@ llvm::Error MlModel::read(llvm::ArrayRef<Booster *> wanted) {
       return;
     }
     booster.trees = std::make_unique<TreeEnsemble>(std::move(*trees));
-    booster.handle.store(booster.trees.get(), std::memory_order_release);
+    booster.published.store(booster.trees.get(), std::memory_order_release);
   };
   auto readOnce = [&](Booster *booster) {
     std::call_once(booster->once, readOne, *booster);
@@ -466,7 +466,7 @@ llvm::Error MlModel::read(llvm::ArrayRef<Booster *> wanted) {
   // booster that failed before fails again, by name.
   std::lock_guard<std::mutex> lock(errorLock);
   for (Booster *booster : wanted) {
-    if (booster->handle.load(std::memory_order_acquire))
+    if (booster->published.load(std::memory_order_acquire))
       continue;
     if (booster->error) {
       llvm::Error e = std::move(*booster->error);
@@ -496,17 +496,17 @@ MlModel::~MlModel() {
   }
 }
 
-const TreeEnsemble *MlModel::handleOf(llvm::StringRef kind) const {
+const TreeEnsemble *MlModel::treesOf(llvm::StringRef kind) const {
   auto it = boosters.find(kind);
   return it == boosters.end()
              ? nullptr
-             : it->second->handle.load(std::memory_order_acquire);
+             : it->second->published.load(std::memory_order_acquire);
 }
 
 std::vector<std::string> MlModel::kinds() const {
   std::vector<std::string> out;
   for (const auto &entry : boosters)
-    if (entry.first() != kMlGemmTileResidual && entry.second->handle.load())
+    if (entry.first() != kMlGemmTileResidual && entry.second->published.load())
       out.push_back(entry.first().str());
   llvm::sort(out);
   return out;
@@ -515,7 +515,7 @@ std::vector<std::string> MlModel::kinds() const {
 std::optional<KernelCost> MlModel::estimate(const KernelDesc &k,
                                             const GpuSpec &gpu) const {
   llvm::StringRef kind = kernelKindName(k.kind);
-  const TreeEnsemble *booster = handleOf(kind);
+  const TreeEnsemble *booster = treesOf(kind);
   if (!booster)
     return std::nullopt;
   // A type the kind's training rows did not have falls through.
@@ -599,7 +599,7 @@ MlModel::estimateWithinCoverage(const TreeEnsemble *booster,
   double isolatedUs =
       mlBaselineUs(k, gpu, launchUsFor(gpu)) * std::exp(residual);
   // GEMM: the geometric mean with the booster over the tile model's price.
-  const TreeEnsemble *tileBooster = handleOf(kMlGemmTileResidual);
+  const TreeEnsemble *tileBooster = treesOf(kMlGemmTileResidual);
   double tileUs =
       gemmTile && tileBooster ? mlGemmBaselineUs(k, gpu, *gemmTile) : 0;
   if (tileUs > 0)

@@ -148,19 +148,20 @@ private:
   MlModel() = default;
   /// One booster file of the folder, read once, when its kind is first
   /// prepared. The map of them is fixed once load() returns, so estimate()
-  /// reads a handle while another thread may be preparing other kinds.
+  /// reads a booster's published trees while another thread may be
+  /// preparing other kinds.
   struct Booster {
     std::string path;
     std::once_flag once;
-    /// Set (release) once read and checked.
-    std::atomic<const TreeEnsemble *> handle{nullptr};
+    /// `trees`, published (release) once read and checked.
+    std::atomic<const TreeEnsemble *> published{nullptr};
     std::unique_ptr<TreeEnsemble> trees;
     /// Why it could not be read; reported by the prepare() that tried.
     std::optional<llvm::Error> error;
   };
   /// Reads `wanted` (boosters not read yet) on all cores.
   llvm::Error read(llvm::ArrayRef<Booster *> wanted);
-  const TreeEnsemble *handleOf(llvm::StringRef kind) const;
+  const TreeEnsemble *treesOf(llvm::StringRef kind) const;
   /// The price of a kernel no larger than the training rows of its kind.
   std::optional<KernelCost> estimateWithinCoverage(const TreeEnsemble *booster,
                                                    const KernelDesc &kernel,
