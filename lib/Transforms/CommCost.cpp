@@ -11,6 +11,7 @@
 #include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/UnrolledWalk.h"
+#include "llvm/ADT/MapVector.h"
 #include <set>
 
 namespace perf {
@@ -85,7 +86,7 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
     // first piece of work to price asks for it.
     std::optional<SystemSpec> system;
     ParameterServers ps;
-    auto loadSystem = [&]() -> LogicalResult {
+    auto loadSystem = [&](int64_t maxDevice) -> LogicalResult {
       if (system)
         return success();
       // Without a system of its own, a graph rewritten for a PAI
@@ -96,7 +97,7 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
         if (auto placed = pai.getAs<StringAttr>("system");
             placed && systemName.empty())
           systemName = placed.str();
-      FailureOr<SystemSpec> spec = getGraphSystem(graph, systemName);
+      FailureOr<SystemSpec> spec = getGraphSystem(graph, systemName, maxDevice);
       if (failed(spec))
         return failure();
       system = std::move(*spec);
@@ -115,49 +116,59 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
       }
       return success();
     };
-    // A step repeats its work lists: each distinct piece is priced once,
-    // and each distinct list rewritten once.
-    llvm::DenseMap<WorkAttr, WorkAttr> pricedWork;
-    llvm::DenseMap<ArrayAttr, ArrayAttr> pricedLists;
-    bool failedToPrice = false;
+    // One walk finds the graph's devices (the system's size) and the ops
+    // whose work this pass prices: a step repeats its work lists, so each
+    // distinct list is read once, and only the ops launching a list with
+    // something to price are kept, by list, in the order first launched.
+    MaxDeviceId devices;
+    llvm::DenseMap<ArrayAttr, bool> listNeedsPricing;
+    llvm::MapVector<ArrayAttr, SmallVector<FrameworkOp, 1>> toPrice;
     UnrolledWalk::forEachHostOp(graph, [&](Operation *op, int64_t) {
       auto fw = dyn_cast<FrameworkOp>(op);
-      if (!fw || failedToPrice)
+      if (!fw)
         return;
+      devices.addOpDevice(fw);
       ArrayAttr list = fw.getWorkAttr();
       if (!list)
         return;
-      auto [known, fresh] = pricedLists.try_emplace(list, list);
-      if (!fresh) {
-        if (known->second != list)
-          fw.setWorkAttr(known->second);
-        return;
+      auto [known, fresh] = listNeedsPricing.try_emplace(list, false);
+      if (fresh) {
+        devices.addWork(fw.getWorkList());
+        known->second = llvm::any_of(fw.getWorkList(), needsPricing);
       }
-      SmallVector<WorkAttr> work(fw.getWorkList());
+      if (known->second)
+        toPrice[list].push_back(fw);
+    });
+    // Each distinct piece is priced once, and each distinct list rewritten
+    // once, its first op naming any error.
+    llvm::DenseMap<WorkAttr, WorkAttr> pricedWork;
+    for (auto &[list, ops] : toPrice) {
+      FrameworkOp first = ops.front();
+      SmallVector<WorkAttr> work(first.getWorkList());
       bool changed = false;
       for (WorkAttr &w : work) {
-        auto [it, first] = pricedWork.try_emplace(w, w);
-        if (first && needsPricing(w)) {
-          FailureOr<WorkAttr> priced = failure();
-          if (succeeded(loadSystem()))
-            priced = priceWork(fw, w, *system, ps);
-          if (failed(priced)) {
-            failedToPrice = true;
-            return;
-          }
-          // The map may have grown: look the entry up again.
-          pricedWork[w] = *priced;
+        if (!needsPricing(w))
+          continue;
+        auto known = pricedWork.find(w);
+        if (known == pricedWork.end()) {
+          if (failed(loadSystem(devices.get())))
+            return failure();
+          FailureOr<WorkAttr> priced = priceWork(first, w, *system, ps);
+          if (failed(priced))
+            return failure();
+          known = pricedWork.try_emplace(w, *priced).first;
         }
-        WorkAttr priced = pricedWork.lookup(w);
-        changed |= priced != w;
-        w = priced;
+        changed |= known->second != w;
+        w = known->second;
       }
-      if (changed) {
-        fw.setWorkList(work);
-        pricedLists[list] = fw.getWorkAttr();
-      }
-    });
-    return failure(failedToPrice);
+      if (!changed)
+        continue;
+      first.setWorkList(work);
+      ArrayAttr pricedList = first.getWorkAttr();
+      for (FrameworkOp other : llvm::drop_begin(ops))
+        other.setWorkAttr(pricedList);
+    }
+    return success();
   }
 
   /// Whether this pass prices `work`: a collective or a shared host copy

@@ -34,35 +34,34 @@ SystemSpec perf::singleNodeSystem(const GpuSpec &gpu, unsigned gpus) {
   return s;
 }
 
+void perf::MaxDeviceId::addWork(ArrayRef<WorkAttr> work) {
+  for (WorkAttr w : work) {
+    if (w.isKernel())
+      maxId = std::max(maxId, w.getDeviceId());
+    else
+      for (int64_t d : w.getGroupIds())
+        maxId = std::max(maxId, d);
+  }
+}
+
 int64_t perf::maxDeviceId(GraphOp graph) {
-  int64_t maxId = 0;
+  MaxDeviceId devices;
   // A step launches few distinct work lists: each is read once.
   llvm::DenseSet<ArrayAttr> seen;
-  // And few devices: each attribute (uniqued) is read once in a row.
-  IntegerAttr lastDevice;
   UnrolledWalk::forEachHostOp(graph, [&](Operation *op, int64_t) {
     auto fw = dyn_cast<FrameworkOp>(op);
     if (!fw)
       return;
-    if (IntegerAttr device = fw.getDeviceAttr(); device != lastDevice) {
-      maxId = std::max<int64_t>(maxId, fw.getDevice());
-      lastDevice = device;
-    }
-    if (!seen.insert(fw.getWorkAttr()).second)
-      return;
-    for (WorkAttr w : fw.getWorkList()) {
-      if (w.isKernel())
-        maxId = std::max(maxId, w.getDeviceId());
-      else
-        for (int64_t d : w.getGroupIds())
-          maxId = std::max(maxId, d);
-    }
+    devices.addOpDevice(fw);
+    if (seen.insert(fw.getWorkAttr()).second)
+      devices.addWork(fw.getWorkList());
   });
-  return maxId;
+  return devices.get();
 }
 
 FailureOr<SystemSpec> perf::getGraphSystem(GraphOp graph,
-                                           StringRef presetOrPath) {
+                                           StringRef presetOrPath,
+                                           std::optional<int64_t> maxDevice) {
   if (!presetOrPath.empty()) {
     llvm::Expected<SystemSpec> spec = loadSystemSpec(presetOrPath);
     if (!spec) {
@@ -74,7 +73,8 @@ FailureOr<SystemSpec> perf::getGraphSystem(GraphOp graph,
   FailureOr<GpuSpec> gpu = getGraphGpu(graph);
   if (failed(gpu))
     return failure();
-  return singleNodeSystem(*gpu, static_cast<unsigned>(maxDeviceId(graph) + 1));
+  int64_t devices = maxDevice ? *maxDevice : maxDeviceId(graph);
+  return singleNodeSystem(*gpu, static_cast<unsigned>(devices + 1));
 }
 
 int64_t perf::elementBytes(Type type) {

@@ -143,6 +143,56 @@ TEST_F(DistributedPasses, DefaultSystemIsOneNodeOfTheTarget) {
   EXPECT_NEAR(t[0], 28.8 + 1e8 / 160000, 1e-9);
 }
 
+// Without a system, the pass prices on one node of the target holding
+// every device the graph names: an op's own device, a kernel's, a
+// collective group's (a group naming a device the node lacks is an error).
+TEST_F(DistributedPasses, TheDefaultSystemHoldsEveryDeviceTheGraphNames) {
+  const std::string header = R"mlir(
+perf.graph @g attributes {target = #perf.gpu<"A100-SXM4-80GB">} {
+  perf.op "ar" : () -> () {
+    perf.all_reduce {bytes = 100000000, group = array<i64: 0, 1>}
+  })mlir";
+  struct Case {
+    const char *rest;
+    int64_t maxDevice;
+    size_t collectives;
+  };
+  for (Case c : {
+           Case{"", 1, 1},
+           Case{R"mlir(perf.op "opt" {device = 3 : i64} : () -> ())mlir", 3, 1},
+           Case{R"mlir(perf.op "mm" : () -> () {
+                   perf.gemm {m = 64, n = 64, k = 64, device = 3}
+                 })mlir",
+                3, 1},
+           Case{R"mlir(perf.op "send" : () -> () {
+                   perf.send {bytes = 64, group = array<i64: 1, 3>}
+                 })mlir",
+                3, 2},
+       }) {
+    std::string text = header + "\n  " + c.rest + "\n}\n";
+    auto module = parse(text);
+    ASSERT_TRUE(module) << text;
+    GraphOp graph = *module->getOps<GraphOp>().begin();
+    EXPECT_EQ(maxDeviceId(graph), c.maxDevice) << text;
+    FailureOr<SystemSpec> system = getGraphSystem(graph, "");
+    ASSERT_TRUE(succeeded(system));
+    EXPECT_EQ(system->gpusPerNode, unsigned(c.maxDevice + 1)) << text;
+    // A caller that counted the devices itself (the pass, in its walk).
+    FailureOr<SystemSpec> larger = getGraphSystem(graph, "", 7);
+    ASSERT_TRUE(succeeded(larger));
+    EXPECT_EQ(larger->gpusPerNode, 8u);
+    // The all_reduce as the collective model prices it on that node.
+    SystemSpec node = singleNodeSystem(*lookupGpu("A100-SXM4-80GB"),
+                                       unsigned(c.maxDevice + 1));
+    llvm::Expected<CollectiveEstimate> e = estimateCollective(
+        CollectiveKind::AllReduce, 1e8, packRanks(2, node), node);
+    ASSERT_TRUE(bool(e)) << llvm::toString(e.takeError());
+    std::vector<double> t = price(*module, "");
+    ASSERT_EQ(t.size(), c.collectives) << text;
+    EXPECT_DOUBLE_EQ(t[0], e->timeUs) << text;
+  }
+}
+
 TEST_F(DistributedPasses, TwoNodesRunTheRing) {
   // Two DGX-A100 nodes, all 16 GPUs, n = 1e8. The ring graph: 8 channels,
   // one per 25 GB/s HDR NIC at speedArrayInter's 24 (the NIC is reached

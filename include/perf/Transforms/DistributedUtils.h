@@ -28,9 +28,33 @@ SystemSpec singleNodeSystem(const GpuSpec &gpu, unsigned gpus);
 
 /// The system `graph` runs on: `presetOrPath` when given (a preset name or a
 /// system JSON file), else one node of the graph's GPU big enough for every
-/// device the graph uses. Errors are emitted on the graph.
-mlir::FailureOr<SystemSpec> getGraphSystem(GraphOp graph,
-                                           llvm::StringRef presetOrPath);
+/// device the graph uses (up to `maxDevice`, maxDeviceId(graph) when not
+/// given). Errors are emitted on the graph.
+mlir::FailureOr<SystemSpec>
+getGraphSystem(GraphOp graph, llvm::StringRef presetOrPath,
+               std::optional<int64_t> maxDevice = std::nullopt);
+
+/// The highest device id a graph's ops name (their own device, a kernel's,
+/// a collective group's), gathered op by op in a walk a pass makes anyway.
+class MaxDeviceId {
+public:
+  /// Counts the device `op` runs on. Cheap for a run of ops on one device
+  /// (the attribute is uniqued: each is read once in a row).
+  void addOpDevice(FrameworkOp op) {
+    if (mlir::IntegerAttr device = op.getDeviceAttr(); device != lastDevice) {
+      maxId = std::max<int64_t>(maxId, op.getDevice());
+      lastDevice = device;
+    }
+  }
+  /// Counts the devices `work` runs on: once per distinct work list is
+  /// enough (a step launches few).
+  void addWork(llvm::ArrayRef<WorkAttr> work);
+  int64_t get() const { return maxId; }
+
+private:
+  int64_t maxId = 0;
+  mlir::IntegerAttr lastDevice;
+};
 
 /// Highest device id any op, kernel or collective group of `graph` names.
 int64_t maxDeviceId(GraphOp graph);
