@@ -85,6 +85,7 @@ void growHeap(size_t bytes) {
 }
 } // namespace
 
+#if defined(__GLIBC__) && defined(__linux__)
 namespace {
 /// The thread of backHeapAhead, stopped and joined at exit.
 class HeapBacker {
@@ -125,7 +126,7 @@ private:
   /// The heap's free top and end, read together: none of the heap between
   /// them is in use yet. False where the allocator cannot say.
   static bool readHeapTop(uintptr_t &top, uintptr_t &end) {
-#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 33)
+#if __GLIBC_PREREQ(2, 33)
     for (;;) {
       uintptr_t endBefore = reinterpret_cast<uintptr_t>(sbrk(0));
       // The free top's size; the heap grows under the lock mallinfo2
@@ -187,6 +188,7 @@ private:
   std::thread thread;
 };
 } // namespace
+#endif
 
 void perf::adviseHugePages(const void *data, size_t bytes) {
 #ifdef __linux__
