@@ -111,16 +111,36 @@ uintptr_t firstHeapHugePage(const void *oneMegabyteBlock) {
   return reinterpret_cast<uintptr_t>(oneMegabyteBlock) & ~(kHugePage - 1);
 }
 
-/// How many 4 KB pages of the 2 MB from `begin` are resident (mincore), or
-/// -1 where the kernel cannot say.
-int residentPages(uintptr_t begin) {
-  std::vector<unsigned char> resident(kHugePage / 4096);
-  if (mincore(reinterpret_cast<void *>(begin), kHugePage, resident.data()))
+/// How many of the 4 KB pages of [begin, end) are resident (mincore), or -1
+/// where the kernel cannot say.
+long residentPagesIn(uintptr_t begin, uintptr_t end) {
+  std::vector<unsigned char> resident((end - begin) / 4096);
+  if (mincore(reinterpret_cast<void *>(begin), end - begin, resident.data()))
     return -1;
-  int count = 0;
+  long count = 0;
   for (unsigned char page : resident)
     count += page & 1;
   return count;
+}
+
+/// How many 4 KB pages of the 2 MB from `begin` are resident, or -1.
+int residentPages(uintptr_t begin) {
+  return int(residentPagesIn(begin, begin + kHugePage));
+}
+
+/// Whether madvise(MADV_POPULATE_WRITE) backs a range (Linux 5.14 on).
+bool kernelPopulatesRanges() {
+#ifndef MADV_POPULATE_WRITE
+  constexpr int MADV_POPULATE_WRITE = 23;
+#endif
+  size_t bytes = 4096;
+  void *page = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED)
+    return false;
+  bool populated = madvise(page, bytes, MADV_POPULATE_WRITE) == 0;
+  munmap(page, bytes);
+  return populated;
 }
 
 /// Runs `check` in a child process (a death test forks) whose heap is tuned
@@ -249,32 +269,6 @@ TEST(HugePagesDeathTest, SmallBlocksAfterTuningFaultNoFreshPage) {
     // 64 KB of blocks: sixteen fresh 4 KB pages, or none.
     return after.ru_minflt - before.ru_minflt < 4 ? 0 : 3;
   });
-}
-
-/// Whether madvise(MADV_POPULATE_WRITE) backs a range (Linux 5.14 on).
-bool kernelPopulatesRanges() {
-#ifndef MADV_POPULATE_WRITE
-  constexpr int MADV_POPULATE_WRITE = 23;
-#endif
-  size_t bytes = 4096;
-  void *page = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (page == MAP_FAILED)
-    return false;
-  bool populated = madvise(page, bytes, MADV_POPULATE_WRITE) == 0;
-  munmap(page, bytes);
-  return populated;
-}
-
-/// How many of the 4 KB pages of [begin, end) are resident, or -1.
-long residentPagesIn(uintptr_t begin, uintptr_t end) {
-  std::vector<unsigned char> resident((end - begin) / 4096);
-  if (mincore(reinterpret_cast<void *>(begin), end - begin, resident.data()))
-    return -1;
-  long count = 0;
-  for (unsigned char page : resident)
-    count += page & 1;
-  return count;
 }
 
 // backHeapAhead's thread backs the pages of a block nobody wrote, up to its
