@@ -118,11 +118,11 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
     };
     // One walk finds the graph's devices (the system's size) and the ops
     // whose work this pass prices: a step repeats its work lists, so each
-    // distinct list is read once, and only the ops launching a list with
-    // something to price are kept, by list, in the order first launched.
+    // distinct list is read once, in the order first launched, and the ops
+    // launching it are kept only when it holds something to price (a list
+    // with no ops has nothing).
     MaxDeviceId devices;
-    llvm::DenseMap<ArrayAttr, bool> listNeedsPricing;
-    llvm::MapVector<ArrayAttr, SmallVector<FrameworkOp, 1>> toPrice;
+    llvm::MapVector<ArrayAttr, SmallVector<FrameworkOp, 1>> opsByList;
     UnrolledWalk::forEachHostOp(graph, [&](Operation *op, int64_t) {
       auto fw = dyn_cast<FrameworkOp>(op);
       if (!fw)
@@ -131,18 +131,22 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
       ArrayAttr list = fw.getWorkAttr();
       if (!list)
         return;
-      auto [known, fresh] = listNeedsPricing.try_emplace(list, false);
+      auto [known, fresh] = opsByList.try_emplace(list);
+      SmallVector<FrameworkOp, 1> &ops = known->second;
       if (fresh) {
         devices.addWork(fw.getWorkList());
-        known->second = llvm::any_of(fw.getWorkList(), needsPricing);
+        if (llvm::any_of(fw.getWorkList(), needsPricing))
+          ops.push_back(fw);
+      } else if (!ops.empty()) {
+        ops.push_back(fw);
       }
-      if (known->second)
-        toPrice[list].push_back(fw);
     });
     // Each distinct piece is priced once, and each distinct list rewritten
     // once, its first op naming any error.
     llvm::DenseMap<WorkAttr, WorkAttr> pricedWork;
-    for (auto &[list, ops] : toPrice) {
+    for (auto &[list, ops] : opsByList) {
+      if (ops.empty())
+        continue;
       FrameworkOp first = ops.front();
       SmallVector<WorkAttr> work(first.getWorkList());
       bool changed = false;
