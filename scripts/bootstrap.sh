@@ -14,6 +14,8 @@ PACKAGES=(
   libxgboost-dev
   nlohmann-json3-dev libcli11-dev libsimdjson-dev
   python3 python3-onnx python3-dev pybind11-dev python3-jsonschema
+  # GNU time: bench/speed measures the peak memory of small runs with it.
+  time
 )
 # --sanitizers: what the ASan/UBSan and libFuzzer build needs (.ci/sanitize).
 if [ "${1:-}" = "--sanitizers" ]; then
