@@ -105,7 +105,7 @@ def peak_rss_under_gnu_time(cmd, log):
             code = subprocess.call([GNU_TIME, "-f", "%M", "-o", report.name] + cmd,
                                    stdout=subprocess.DEVNULL, stderr=err)
         if code != 0:
-            sys.exit("error: %s failed under %s (exit %d)" % (" ".join(cmd), GNU_TIME, code))
+            exit_failed([GNU_TIME] + cmd, code, log)
         return int(report.read().split()[-1]) / 1024
 
 
@@ -123,10 +123,16 @@ def timed_once(cmd, log):
     code = os.waitstatus_to_exitcode(status)
     child.returncode = code  # reaped here, not by Popen
     if code != 0:
-        lines = open(log).read().strip().splitlines()
-        sys.exit("error: %s failed (exit %d):\n%s" % (" ".join(cmd), code,
-                                                        "\n".join(lines[-20:])))
+        exit_failed(cmd, code, log)
     return wall, usage.ru_maxrss / 1024, out
+
+
+def exit_failed(cmd, code, log):
+    """Stops the benchmark on a run of `cmd` that exited with `code`, with
+    the last lines of its stderr (`log`)."""
+    lines = open(log).read().strip().splitlines()
+    sys.exit("error: %s failed (exit %d):\n%s" % (" ".join(cmd), code,
+                                                    "\n".join(lines[-20:])))
 
 
 def same_report(a, b, rel=1e-9):
