@@ -7,7 +7,7 @@ set -euo pipefail
 BUILD=${1:-build}
 cmake --build "$BUILD" --target perf-docs
 for doc in Dialects/PerfDialect.md Dialects/PerfAttrs.md PerfPasses.md \
-  PerfConversionPasses.md; do
+  PerfConversionPasses.md WorkKinds.md; do
   cp "$BUILD/docs/$doc" "docs/generated/$(basename "$doc")"
 done
 echo "docs/generated/ updated from $BUILD/docs"

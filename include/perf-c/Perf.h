@@ -1,7 +1,7 @@
 /*===-- perf-c/Perf.h - C API of the perf cost model --------------*- C -*-===*\
 |*                                                                            *|
 |* For compilers and tools that want "how long does this kernel / this graph  *|
-|* take on that GPU" without C++ or MLIR in their interface. Strings returned  *|
+|* take on that GPU" without C++ or MLIR in their interface. Strings returned *|
 |* through `char **` are owned by the caller and freed with perfFreeString.   *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
@@ -15,24 +15,9 @@
 extern "C" {
 #endif
 
-/// Kernel kinds, in the order of perf::KernelKind.
-typedef enum {
-  PerfKernelGemm = 0,
-  PerfKernelConv2d,
-  PerfKernelElementwise,
-  PerfKernelReduce,
-  PerfKernelSoftmax,
-  PerfKernelLayerNorm,
-  PerfKernelEmbeddingBag,
-  PerfKernelMemcpy,
-  PerfKernelTranspose,
-  PerfKernelConcat,
-  PerfKernelAttention,
-  PerfKernelPooling,
-  PerfKernelBatchNorm,
-  PerfKernelOptimizer,
-  PerfKernelGeneric
-} PerfKernelKind;
+/* PerfKernelKind: PerfKernelGemm, PerfKernelConv2d, ... in the order of
+   perf::KernelKind (include/perf/Dialect/WorkKinds.td). */
+#include "perf-c/KernelKinds.h"
 
 /// A kernel. Zero-initialize it, set `kind`, `dtype` and the fields of the
 /// kind (the meaning of each is that of perf::KernelDesc).

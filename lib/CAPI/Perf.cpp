@@ -35,7 +35,8 @@ void perfFreeString(char *string) { std::free(string); }
 /// The KernelDesc of a C kernel, zero fields meaning the KernelDesc default
 /// where one exists (batch, filter size, strides, groups, ...).
 static llvm::Expected<KernelDesc> toKernelDesc(const PerfKernel *k) {
-  if (k->kind < PerfKernelGemm || k->kind > PerfKernelGeneric)
+  if (static_cast<int>(k->kind) < 0 ||
+      static_cast<int>(k->kind) >= kNumKernelKinds)
     return llvm::createStringError("unknown kernel kind");
   KernelDesc d;
   d.kind = static_cast<KernelKind>(k->kind);

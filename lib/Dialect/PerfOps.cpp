@@ -333,7 +333,8 @@ Type perf::getElementType(MLIRContext *context, DType dtype) {
 bool perf::hasMeasuredLatency(WorkAttr work) {
   if (work.has(kMeasuredLatencyAttr))
     return true;
-  return work.getString(kCostModelAttr) == "measured" && work.has(kLatencyAttr);
+  auto model = work.getAs<StringAttr>(kCostModelAttr);
+  return model && model.getValue() == "measured" && work.has(kLatencyAttr);
 }
 
 StringRef perf::defaultLaunchCall(WorkAttr work) {

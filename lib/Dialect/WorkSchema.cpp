@@ -1,10 +1,10 @@
 //===- WorkSchema.cpp - The attributes of each kind of device work -------===//
 //
-// One table says which attributes each kernel, copy and collective takes and
-// what each must be; the verifier, the error messages and the docs' lists
-// read it. Work is an attribute (#perf.work) rather than an op, so the table
-// stands where ODS would otherwise say it: a kind is a row here plus how it
-// reads as a KernelDesc (getKernelDesc) and how one is built (KernelBuilder).
+// WorkKinds.td defines each kernel, copy and collective once; perf-tblgen
+// writes its row of the attribute table, its typed view and its KernelDesc
+// conversion, included below. Here is what holds for every kind: how an
+// attribute of each type is checked, the verifier and the error messages
+// that read the table, and the readers the views are written in.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,128 +22,6 @@ using namespace mlir;
 
 namespace {
 using F = WorkFieldType;
-
-constexpr WorkField kKernelCommon[] = {
-    {"dtype", F::ElementType, false},
-    {"device", F::Placement, false, 0},
-    {"stream", F::Placement, false, 0},
-    {"kernel_name", F::String, false},
-    {"pass", F::Pass, false, double(TrainingPass::Fwd)},
-    {"tensor_cores", F::Unit, false},
-};
-constexpr WorkField kCollectiveCommon[] = {
-    {"bytes", F::Count, true},          {"group", F::DeviceList, true},
-    {"dtype", F::ElementType, false},   {"device", F::Placement, false, 0},
-    {"stream", F::Placement, false, 0}, {"algorithm", F::NcclAlgorithm, false},
-};
-
-constexpr WorkField kGemm[] = {
-    {"batch", F::Size, false, 1}, {"m", F::Size, true},
-    {"n", F::Size, true},         {"k", F::Size, true},
-    {"trans_a", F::Unit, false},  {"trans_b", F::Unit, false},
-};
-constexpr WorkField kConv2d[] = {
-    {"n", F::Size, true},
-    {"c", F::Size, true},
-    {"h", F::Size, true},
-    {"w", F::Size, true},
-    {"k", F::Size, true},
-    {"r", F::Size, true},
-    {"s", F::Size, true},
-    {"stride", F::PositivePair, false},
-    {"pad", F::NonNegativePair, false},
-    {"dilation", F::PositivePair, false},
-    {"groups", F::Size, false, 1},
-};
-constexpr WorkField kElementwise[] = {
-    {"elements", F::Size, true},
-    {"inputs", F::Count, false, 1},
-    {"flops_per_element", F::Float, false, 1.0},
-    {"fn", F::String, false},
-};
-constexpr WorkField kRowsCols[] = {{"rows", F::Size, true},
-                                   {"cols", F::Size, true}};
-constexpr WorkField kEmbeddingBag[] = {
-    {"tables", F::Size, false, 1},  {"rows", F::Size, true},
-    {"dim", F::Size, true},         {"batch", F::Size, true},
-    {"pooling", F::Size, false, 1},
-};
-constexpr WorkField kMemcpy[] = {
-    {"bytes", F::Size, true},
-    {"kind", F::CopyDirection, false, double(CopyDirection::D2D)}};
-constexpr WorkField kElements[] = {{"elements", F::Size, true}};
-constexpr WorkField kPooling[] = {
-    {"n", F::Size, true},
-    {"c", F::Size, true},
-    {"h", F::Size, true},
-    {"w", F::Size, true},
-    {"r", F::Size, true},
-    {"s", F::Size, true},
-    {"stride", F::PositivePair, false},
-    {"pad", F::NonNegativePair, false},
-};
-constexpr WorkField kBatchNorm[] = {{"elements", F::Size, true},
-                                    {"channels", F::Size, true}};
-constexpr WorkField kAttention[] = {
-    {"batch", F::Size, true},   {"heads", F::Size, true},
-    {"seq", F::Size, true},     {"head_dim", F::Size, true},
-    {"kv_seq", F::Size, false},
-};
-constexpr WorkField kOptimizer[] = {
-    {"elements", F::Size, true},
-    {"algorithm", F::OptimizerAlgorithm, false,
-     double(OptimizerAlgorithm::SGD)},
-    {"master_weights", F::Unit, false},
-};
-constexpr WorkField kGenericKernel[] = {
-    {"flops", F::Float, true},
-    {"bytes", F::Float, true},
-    {"fn", F::String, false},
-};
-constexpr WorkField kAllToAll[] = {{"split_bytes", F::I64Array, false}};
-
-const WorkSchema kSchemas[] = {
-    {WorkKind::Gemm, "Batched matrix multiply: batch x (m x k) * (k x n)",
-     kGemm},
-    {WorkKind::Conv2d, "2-D convolution, NCHW input n x c x h x w, KCRS filter",
-     kConv2d},
-    {WorkKind::Elementwise, "Element-wise kernel over `elements` outputs",
-     kElementwise},
-    {WorkKind::Reduce, "Row reduction over rows x cols", kRowsCols},
-    {WorkKind::Softmax, "Softmax over rows x cols", kRowsCols},
-    {WorkKind::LayerNorm, "Layer normalization over rows x cols", kRowsCols},
-    {WorkKind::EmbeddingBag, "Pooled embedding lookups over one or more tables",
-     kEmbeddingBag},
-    {WorkKind::Memcpy, "Copy of `bytes`; kind is h2d, d2h or d2d", kMemcpy},
-    {WorkKind::Transpose, "Layout change moving `elements` elements",
-     kElements},
-    {WorkKind::Concat, "Concatenation writing `elements` elements", kElements},
-    {WorkKind::Pooling, "Max or average pooling over r x s windows", kPooling},
-    {WorkKind::BatchNorm, "Batch normalization over `elements` values",
-     kBatchNorm},
-    {WorkKind::Attention, "Fused scaled-dot-product attention", kAttention},
-    {WorkKind::Optimizer,
-     "Parameter update (sgd or adam) over `elements` parameters", kOptimizer},
-    {WorkKind::Kernel, "Any other kernel, described by its FLOPs and bytes",
-     kGenericKernel},
-    {WorkKind::AllReduce, "All-reduce of `bytes` per device over `group`", {}},
-    {WorkKind::AllGather,
-     "All-gather; `bytes` is the gathered size per device",
-     {}},
-    {WorkKind::ReduceScatter,
-     "Reduce-scatter; `bytes` is the input size per device",
-     {}},
-    {WorkKind::AllToAll,
-     "All-to-all; `bytes` is what each device sends in total", kAllToAll},
-    {WorkKind::Send,
-     "Point-to-point send; `group` is [source, destination]",
-     {}},
-    {WorkKind::Recv,
-     "Point-to-point receive; `group` is [source, destination]",
-     {}},
-};
-
-bool isCollectiveKind(WorkKind kind) { return kind >= WorkKind::AllReduce; }
 
 /// What a field's value must be, as the error messages say it.
 StringRef describeField(WorkFieldType type) {
@@ -252,57 +130,21 @@ LogicalResult verifyPlacement(function_ref<InFlightDiagnostic()> emitError,
 
 /// A training pass a kernel kind does not have (conv has no "bwd", an
 /// embedding lookup no "dgrad").
-LogicalResult verifyPassIn(function_ref<InFlightDiagnostic()> emitError,
-                           WorkAttr work, ArrayRef<TrainingPass> allowed) {
-  TrainingPass pass = work.getTrainingPass();
+LogicalResult verifyPassIn(function_ref<InFlightDiagnostic()> error,
+                           KernelWork work, ArrayRef<TrainingPass> allowed) {
+  TrainingPass pass = work.getPass();
   if (llvm::is_contained(allowed, pass))
     return success();
-  InFlightDiagnostic diag = emitError() << "'perf." << work.getKindName()
-                                        << "' 'pass' must be one of";
+  InFlightDiagnostic diag = error() << "'pass' must be one of";
   for (TrainingPass a : allowed)
     diag << " " << stringifyTrainingPass(a);
   return diag << ", got " << stringifyTrainingPass(pass);
 }
 
-/// What the table cannot say: relations between a kind's attributes.
-LogicalResult verifyKind(function_ref<InFlightDiagnostic()> emitError,
-                         WorkAttr work) {
-  StringRef mnemonic = work.getKindName();
-  auto error = [&]() -> InFlightDiagnostic {
-    return emitError() << "'perf." << mnemonic << "' ";
-  };
-  switch (work.getKind()) {
-  case WorkKind::Conv2d: {
-    int64_t groups = work.getInt("groups", 1);
-    if (work.getInt("c") % groups != 0 || work.getInt("k") % groups != 0)
-      return error() << "'groups' (" << groups << ") must divide c and k";
-    if (failed(verifyPassIn(
-            emitError, work,
-            {TrainingPass::Fwd, TrainingPass::Dgrad, TrainingPass::Wgrad})))
-      return failure();
-    KernelDesc d = work.getKernelDesc();
-    if (d.outH() <= 0 || d.outW() <= 0)
-      return error() << "output is empty: filter larger than padded input";
-    return success();
-  }
-  case WorkKind::Elementwise:
-    if (!isFiniteAtLeast(work.getFloat("flops_per_element", 1), 0))
-      return error() << "'flops_per_element' must be finite and non-negative";
-    return success();
-  case WorkKind::EmbeddingBag:
-    return verifyPassIn(emitError, work,
-                        {TrainingPass::Fwd, TrainingPass::Bwd});
-  case WorkKind::Kernel:
-    if (!isFiniteAtLeast(work.getFloat("flops"), 0) ||
-        !isFiniteAtLeast(work.getFloat("bytes"), 0))
-      return error() << "'flops' and 'bytes' must be finite and non-negative";
-    return success();
-  default:
-    break;
-  }
-  if (!work.isCollective())
-    return success();
-  ArrayRef<int64_t> group = work.getGroupIds();
+/// The devices of a collective: distinct, in range, a pair for send/recv.
+LogicalResult verifyGroup(function_ref<InFlightDiagnostic()> error,
+                          CollectiveWork work) {
+  ArrayRef<int64_t> group = work.getGroup();
   if (group.empty())
     return error() << "'group' must list at least one device";
   bool pointToPoint =
@@ -318,11 +160,17 @@ LogicalResult verifyKind(function_ref<InFlightDiagnostic()> emitError,
     if (!seen.insert(d).second)
       return error() << "device " << d << " appears twice in 'group'";
   }
-  auto splitsAttr = work.getAs<DenseI64ArrayAttr>("split_bytes");
-  if (!splitsAttr)
+  return success();
+}
+
+/// An uneven all-to-all: what each device sends to each, the most one
+/// sends being `bytes`.
+LogicalResult verifySplitBytes(function_ref<InFlightDiagnostic()> error,
+                               AllToAllWork work) {
+  ArrayRef<int64_t> splits = work.getSplitBytes();
+  if (splits.empty())
     return success();
-  ArrayRef<int64_t> splits = splitsAttr.asArrayRef();
-  size_t n = group.size();
+  size_t n = work.getGroup().size();
   if (splits.size() != n * n)
     return error() << "'split_bytes' must have " << n * n
                    << " entries (group size squared), not " << splits.size();
@@ -338,34 +186,62 @@ LogicalResult verifyKind(function_ref<InFlightDiagnostic()> emitError,
     }
     most = std::max(most, sent);
   }
-  if (most != work.getCollectiveBytes())
+  if (most != work.getBytes())
     return error() << "'bytes' must be the most a device sends in "
                       "'split_bytes' ("
                    << most << ")";
   return success();
 }
 
-std::pair<int64_t, int64_t> pairOr(WorkAttr work, StringRef name,
-                                   int64_t otherwise) {
-  auto pair = work.getAs<DenseI64ArrayAttr>(name);
-  if (!pair || pair.size() != 2)
-    return {otherwise, otherwise};
-  return {pair[0], pair[1]};
+MemcpyKind toMemcpyKind(CopyDirection direction) {
+  switch (direction) {
+  case CopyDirection::H2D:
+    return MemcpyKind::HostToDevice;
+  case CopyDirection::D2H:
+    return MemcpyKind::DeviceToHost;
+  case CopyDirection::D2D:
+    return MemcpyKind::DeviceToDevice;
+  }
+  return MemcpyKind::DeviceToDevice;
+}
+
+CopyDirection toCopyDirection(MemcpyKind kind) {
+  switch (kind) {
+  case MemcpyKind::HostToDevice:
+    return CopyDirection::H2D;
+  case MemcpyKind::DeviceToHost:
+    return CopyDirection::D2H;
+  case MemcpyKind::DeviceToDevice:
+    return CopyDirection::D2D;
+  }
+  return CopyDirection::D2D;
 }
 } // namespace
+
+#define GEN_WORK_SCHEMA
+#include "perf/Dialect/WorkKinds.cpp.inc"
+
+#define GEN_WORK_KIND_ENUM
+#include "perf/Dialect/WorkKinds.cpp.inc"
+
+#define GEN_WORK_VIEWS
+#include "perf/Dialect/WorkKinds.cpp.inc"
+
+#define GEN_WORK_DESC
+#include "perf/Dialect/WorkKinds.cpp.inc"
 
 //===----------------------------------------------------------------------===//
 // The table
 //===----------------------------------------------------------------------===//
 
 const WorkSchema &perf::getWorkSchema(WorkKind kind) {
-  return kSchemas[static_cast<size_t>(kind)];
+  return kWorkSchemas[static_cast<size_t>(kind)];
 }
 
 ArrayRef<WorkField> perf::getCommonWorkFields(WorkKind kind) {
   if (isCollectiveKind(kind))
-    return kCollectiveCommon;
-  return kKernelCommon;
+    return kCollectiveCommonFields;
+  return kKernelCommonFields;
 }
 
 const WorkField *perf::findWorkField(WorkKind kind, StringRef name) {
@@ -386,6 +262,9 @@ static bool isDefault(const WorkField &field, Attribute value) {
     return i.getType().isSignlessInteger(64) && double(i.getInt()) == dflt;
   if (auto f = dyn_cast<FloatAttr>(value))
     return f.getType().isF64() && f.getValueAsDouble() == dflt;
+  if (auto pair = dyn_cast<DenseI64ArrayAttr>(value))
+    return pair.size() == 2 && double(pair[0]) == dflt &&
+           double(pair[1]) == dflt;
   if (auto pass = dyn_cast<TrainingPassAttr>(value))
     return double(pass.getValue()) == dflt;
   if (auto copy = dyn_cast<CopyDirectionAttr>(value))
@@ -416,6 +295,105 @@ std::optional<WorkKind> perf::parseWorkMnemonic(StringRef name) {
   if (!name.consume_front("perf."))
     return std::nullopt;
   return symbolizeWorkKind(name);
+}
+
+//===----------------------------------------------------------------------===//
+// Building work
+//===----------------------------------------------------------------------===//
+
+Attribute perf::detail::intFieldValue(MLIRContext *context, int64_t value) {
+  return IntegerAttr::get(IntegerType::get(context, 64), value);
+}
+
+Attribute perf::detail::floatFieldValue(MLIRContext *context, double value) {
+  return FloatAttr::get(Float64Type::get(context), value);
+}
+
+Attribute perf::detail::stringFieldValue(MLIRContext *context,
+                                         StringRef value) {
+  return value.empty() ? Attribute() : StringAttr::get(context, value);
+}
+
+Attribute perf::detail::flagFieldValue(MLIRContext *context, bool value) {
+  return value ? UnitAttr::get(context) : Attribute();
+}
+
+Attribute
+perf::detail::pairFieldValue(MLIRContext *context,
+                             const std::pair<int64_t, int64_t> &value) {
+  return DenseI64ArrayAttr::get(context, {value.first, value.second});
+}
+
+Attribute perf::detail::typeFieldValue(Type value) {
+  return value ? TypeAttr::get(value) : Attribute();
+}
+
+Attribute perf::detail::arrayFieldValue(MLIRContext *context,
+                                        ArrayRef<int64_t> value) {
+  return DenseI64ArrayAttr::get(context, value);
+}
+
+void perf::detail::WorkFields::set(StringRef name, Attribute value) {
+  if (value)
+    attrs.set(name, value);
+}
+
+FailureOr<WorkAttr> perf::detail::WorkFields::build(WorkKind kind) {
+  auto atUnknown = [this] { return mlir::emitError(UnknownLoc::get(ctx)); };
+  function_ref<InFlightDiagnostic()> emit =
+      emitError ? emitError : function_ref<InFlightDiagnostic()>(atUnknown);
+  if (WorkAttr work =
+          WorkAttr::getChecked(emit, ctx, kind, attrs.getDictionary(ctx)))
+    return work;
+  return failure();
+}
+
+FailureOr<WorkAttr>
+perf::buildKernelWork(MLIRContext *context, const KernelDesc &d,
+                      function_ref<InFlightDiagnostic()> emitError) {
+  if (!d.hasValidSizes())
+    return WorkAttr();
+  detail::WorkFields fields(context, emitError);
+  KernelKind kind = d.hasWorkOverride() ? KernelKind::Generic : d.kind;
+  fields.set("dtype", TypeAttr::get(getElementType(context, d.dtype)));
+  if (d.pass != KernelPass::Forward)
+    fields.set("pass", TrainingPassAttr::get(
+                           context, *symbolizeTrainingPass(
+                                        kernelPassAttrName(d.kind, d.pass))));
+  fields.set("tensor_cores", detail::flagFieldValue(context, d.tensorCores));
+  fields.set("kernel_name", detail::stringFieldValue(context, d.name));
+  return buildKindWork(kind, d, fields);
+}
+
+FailureOr<WorkAttr>
+perf::buildCollectiveWork(MLIRContext *context, const CollectiveDesc &d,
+                          ArrayRef<int64_t> group,
+                          function_ref<InFlightDiagnostic()> emitError) {
+  if (d.bytes <= 0 || group.empty())
+    return WorkAttr();
+  WorkKind kind = WorkKind::AllReduce;
+  switch (d.kind) {
+  case CollectiveKind::AllReduce:
+    kind = WorkKind::AllReduce;
+    break;
+  case CollectiveKind::AllGather:
+    kind = WorkKind::AllGather;
+    break;
+  case CollectiveKind::ReduceScatter:
+    kind = WorkKind::ReduceScatter;
+    break;
+  case CollectiveKind::AllToAll:
+    kind = WorkKind::AllToAll;
+    break;
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::SendRecv:
+    return WorkAttr();
+  }
+  detail::WorkFields fields(context, emitError);
+  fields.set("bytes", detail::intFieldValue(context, d.bytes));
+  fields.set("group", detail::arrayFieldValue(context, group));
+  fields.set("dtype", TypeAttr::get(getElementType(context, d.dtype)));
+  return fields.build(kind);
 }
 
 //===----------------------------------------------------------------------===//
@@ -471,8 +449,11 @@ LogicalResult WorkAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     for (const WorkField &field : fields)
       if (field.required && !attrs.get(field.name))
         return error() << "requires attribute '" << field.name << "'";
-  return verifyKind(emitError,
-                    WorkAttr::getUnverified(attrs.getContext(), kind, attrs));
+  WorkAttr work = WorkAttr::getUnverified(attrs.getContext(), kind, attrs);
+  if (auto collective = dyn_cast<CollectiveWork>(work))
+    if (failed(verifyGroup(error, collective)))
+      return failure();
+  return verifyKindAttributes(error, work);
 }
 
 Attribute WorkAttr::parse(AsmParser &parser, Type) {
@@ -502,22 +483,41 @@ StringRef WorkAttr::getKindName() const { return stringifyWorkKind(getKind()); }
 
 Attribute WorkAttr::get(StringRef name) const { return getAttrs().get(name); }
 
-int64_t WorkAttr::getInt(StringRef name, int64_t otherwise) const {
-  auto value = getAs<IntegerAttr>(name);
-  return value ? value.getInt() : otherwise;
+std::optional<int64_t> WorkAttr::readInt(StringRef name) const {
+  if (auto value = getAs<IntegerAttr>(name))
+    return value.getInt();
+  return std::nullopt;
 }
 
-double WorkAttr::getFloat(StringRef name, double otherwise) const {
+std::optional<double> WorkAttr::readFloat(StringRef name) const {
   if (auto value = getAs<FloatAttr>(name))
     return value.getValueAsDouble();
   if (auto value = getAs<IntegerAttr>(name))
     return value.getValue().signedRoundToDouble();
-  return otherwise;
+  return std::nullopt;
 }
 
-StringRef WorkAttr::getString(StringRef name) const {
+StringRef WorkAttr::readString(StringRef name) const {
   auto value = getAs<StringAttr>(name);
   return value ? value.getValue() : StringRef();
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+WorkAttr::readPair(StringRef name) const {
+  auto pair = getAs<DenseI64ArrayAttr>(name);
+  if (!pair || pair.size() != 2)
+    return std::nullopt;
+  return std::make_pair(pair[0], pair[1]);
+}
+
+Type WorkAttr::readType(StringRef name) const {
+  auto type = getAs<TypeAttr>(name);
+  return type ? type.getValue() : Type();
+}
+
+ArrayRef<int64_t> WorkAttr::readArray(StringRef name) const {
+  auto array = getAs<DenseI64ArrayAttr>(name);
+  return array ? array.asArrayRef() : ArrayRef<int64_t>();
 }
 
 WorkAttr WorkAttr::with(StringRef name, Attribute value) const {
@@ -536,131 +536,43 @@ WorkAttr WorkAttr::with(function_ref<void(NamedAttrList &)> update) const {
                        attrs.getDictionary(getContext()));
 }
 
-WorkAttr WorkAttr::withKind(WorkKind kind) const {
-  return WorkAttr::get(getContext(), kind, getAttrs());
+WorkAttr WorkAttr::withDevice(int64_t device) const {
+  return with("device", detail::intFieldValue(getContext(), device));
 }
 
-Type WorkAttr::getDtype() const {
-  auto type = getAs<TypeAttr>("dtype");
-  return type ? type.getValue() : Type();
+WorkAttr WorkAttr::withStream(int64_t stream) const {
+  return with("stream", detail::intFieldValue(getContext(), stream));
 }
 
 TrainingPass WorkAttr::getTrainingPass() const {
-  auto pass = getAs<TrainingPassAttr>("pass");
-  return pass ? pass.getValue() : TrainingPass::Fwd;
+  if (auto kernel = dyn_cast<KernelWork>(*this))
+    return kernel.getPass();
+  return TrainingPass::Fwd;
+}
+
+ArrayRef<int64_t> WorkAttr::getGroupIds() const {
+  if (auto collective = dyn_cast<CollectiveWork>(*this))
+    return collective.getGroup();
+  return {};
+}
+
+int64_t WorkAttr::getCollectiveBytes() const {
+  if (auto collective = dyn_cast<CollectiveWork>(*this))
+    return collective.getBytes();
+  return 0;
 }
 
 KernelDesc WorkAttr::getKernelDesc() const {
   assert(isKernel() && "a collective has no KernelDesc");
+  auto kernel = cast<KernelWork>(*this);
   KernelDesc d;
   Type dtype = getDtype();
   d.dtype = dtype ? perf::getDType(dtype) : DType::F32;
-  d.pass = parseKernelPass(stringifyTrainingPass(getTrainingPass()))
+  d.pass = parseKernelPass(stringifyTrainingPass(kernel.getPass()))
                .value_or(KernelPass::Forward);
-  d.tensorCores = has("tensor_cores");
-  d.name = getString("kernel_name").str();
-  switch (getKind()) {
-  case WorkKind::Gemm:
-    d.kind = KernelKind::Gemm;
-    d.batch = getInt("batch", 1);
-    d.m = getInt("m");
-    d.n = getInt("n");
-    d.k = getInt("k");
-    d.transA = has("trans_a");
-    d.transB = has("trans_b");
-    break;
-  case WorkKind::Conv2d:
-  case WorkKind::Pooling:
-    d.kind = getKind() == WorkKind::Conv2d ? KernelKind::Conv2d
-                                           : KernelKind::Pooling;
-    d.batch = getInt("n");
-    d.c = getInt("c");
-    d.h = getInt("h");
-    d.w = getInt("w");
-    d.r = getInt("r");
-    d.s = getInt("s");
-    std::tie(d.strideH, d.strideW) = pairOr(*this, "stride", 1);
-    std::tie(d.padH, d.padW) = pairOr(*this, "pad", 0);
-    if (getKind() == WorkKind::Conv2d) {
-      d.outChannels = getInt("k");
-      std::tie(d.dilationH, d.dilationW) = pairOr(*this, "dilation", 1);
-      d.groups = getInt("groups", 1);
-    }
-    break;
-  case WorkKind::Elementwise:
-    d.kind = KernelKind::Elementwise;
-    d.numElements = getInt("elements");
-    d.numInputs = getInt("inputs", 1);
-    d.flopsPerElement = getFloat("flops_per_element", 1);
-    d.op = getString("fn").str();
-    break;
-  case WorkKind::Reduce:
-  case WorkKind::Softmax:
-  case WorkKind::LayerNorm:
-    d.kind = getKind() == WorkKind::Reduce    ? KernelKind::Reduce
-             : getKind() == WorkKind::Softmax ? KernelKind::Softmax
-                                              : KernelKind::LayerNorm;
-    d.rows = getInt("rows");
-    d.cols = getInt("cols");
-    break;
-  case WorkKind::EmbeddingBag:
-    d.kind = KernelKind::EmbeddingBag;
-    d.numTables = getInt("tables", 1);
-    d.tableRows = getInt("rows");
-    d.dim = getInt("dim");
-    d.batch = getInt("batch");
-    d.pooling = getInt("pooling", 1);
-    break;
-  case WorkKind::Memcpy: {
-    d.kind = KernelKind::Memcpy;
-    d.bytes = static_cast<double>(getInt("bytes"));
-    auto kind = getAs<CopyDirectionAttr>("kind");
-    d.copyKind = kind ? parseMemcpyKind(stringifyCopyDirection(kind.getValue()))
-                            .value_or(MemcpyKind::DeviceToDevice)
-                      : MemcpyKind::DeviceToDevice;
-    break;
-  }
-  case WorkKind::Transpose:
-  case WorkKind::Concat:
-    d.kind = getKind() == WorkKind::Transpose ? KernelKind::Transpose
-                                              : KernelKind::Concat;
-    d.numElements = getInt("elements");
-    break;
-  case WorkKind::BatchNorm:
-    d.kind = KernelKind::BatchNorm;
-    d.numElements = getInt("elements");
-    d.c = getInt("channels");
-    // Mean, variance, normalize, scale and shift.
-    d.flopsPerElement = 5;
-    break;
-  case WorkKind::Attention:
-    d.kind = KernelKind::Attention;
-    d.batch = getInt("batch");
-    d.heads = getInt("heads");
-    d.m = getInt("seq");
-    d.k = getInt("head_dim");
-    d.n = getInt("kv_seq", 0);
-    break;
-  case WorkKind::Optimizer: {
-    d.kind = KernelKind::Optimizer;
-    d.numElements = getInt("elements");
-    auto algorithm = getAs<OptimizerAlgorithmAttr>("algorithm");
-    bool adam = algorithm && algorithm.getValue() == OptimizerAlgorithm::Adam;
-    d.op = adam ? "adam" : "sgd";
-    // SGD with momentum reads param, grad, momentum; Adam also two moments.
-    d.numInputs = adam ? 4 : 3;
-    d.flopsPerElement = adam ? 12 : 3;
-    break;
-  }
-  case WorkKind::Kernel:
-    d.kind = KernelKind::Generic;
-    d.flops = getFloat("flops");
-    d.bytes = getFloat("bytes");
-    d.op = getString("fn").str();
-    break;
-  default:
-    break;
-  }
+  d.tensorCores = kernel.getTensorCores();
+  d.name = kernel.getKernelName().str();
+  readKindDesc(*this, d);
   return d;
 }
 
@@ -688,9 +600,4 @@ CollectiveDesc WorkAttr::getCollectiveDesc() const {
   desc.bytes = getCollectiveBytes();
   desc.groupSize = static_cast<int64_t>(getGroupIds().size());
   return desc;
-}
-
-ArrayRef<int64_t> WorkAttr::getGroupIds() const {
-  auto group = getAs<DenseI64ArrayAttr>("group");
-  return group ? group.asArrayRef() : ArrayRef<int64_t>();
 }

@@ -16,44 +16,15 @@
 
 using namespace perf;
 
+#define GEN_KERNEL_KIND_COUNTS
+#include "perf/Support/KernelKinds.cpp.inc"
+
 llvm::StringRef perf::kernelKindName(KernelKind kind) {
-  switch (kind) {
-  case KernelKind::Gemm:
-    return "gemm";
-  case KernelKind::Conv2d:
-    return "conv2d";
-  case KernelKind::Elementwise:
-    return "elementwise";
-  case KernelKind::Reduce:
-    return "reduce";
-  case KernelKind::Softmax:
-    return "softmax";
-  case KernelKind::LayerNorm:
-    return "layernorm";
-  case KernelKind::EmbeddingBag:
-    return "embedding_bag";
-  case KernelKind::Memcpy:
-    return "memcpy";
-  case KernelKind::Transpose:
-    return "transpose";
-  case KernelKind::Concat:
-    return "concat";
-  case KernelKind::Attention:
-    return "attention";
-  case KernelKind::Pooling:
-    return "pooling";
-  case KernelKind::BatchNorm:
-    return "batchnorm";
-  case KernelKind::Optimizer:
-    return "optimizer";
-  case KernelKind::Generic:
-    return "generic";
-  }
-  return "generic";
+  return kKernelKindNames[static_cast<size_t>(kind)];
 }
 
 std::optional<KernelKind> perf::parseKernelKind(llvm::StringRef name) {
-  for (int i = 0; i <= static_cast<int>(KernelKind::Generic); ++i)
+  for (int i = 0; i < kNumKernelKinds; ++i)
     if (kernelKindName(static_cast<KernelKind>(i)) == name)
       return static_cast<KernelKind>(i);
   return std::nullopt;
@@ -82,8 +53,7 @@ int64_t KernelDesc::outW() const {
 }
 
 bool perf::runsOnTensorCores(KernelKind kind, DType type) {
-  return (kind == KernelKind::Gemm || kind == KernelKind::Conv2d ||
-          kind == KernelKind::Attention) &&
+  return kindRunsOnTensorCores(kind) &&
          (type == DType::TF32 || type == DType::F16 || type == DType::BF16);
 }
 
@@ -113,92 +83,13 @@ double KernelDesc::tensorCoreAlignmentFactor() const {
 double KernelDesc::totalFlops() const {
   if (flops > 0 || kind == KernelKind::Generic)
     return flops;
-  double b = static_cast<double>(batch);
-  switch (kind) {
-  case KernelKind::Gemm:
-    return 2.0 * b * m * n * k;
-  case KernelKind::Conv2d: {
-    // 2 * N * K * P * Q * (C / groups) * R * S; dgrad and wgrad do the same
-    // number of multiply-adds as the forward pass.
-    double g = std::max<int64_t>(groups, 1);
-    return 2.0 * b * outChannels * outH() * outW() * (c / g) * r * s;
-  }
-  case KernelKind::Elementwise:
-  case KernelKind::BatchNorm:
-  case KernelKind::Optimizer:
-    return flopsPerElement * numElements;
-  case KernelKind::Reduce:
-    return static_cast<double>(rows) * cols;
-  case KernelKind::Softmax:
-    // max, subtract, exp, sum, divide.
-    return 5.0 * rows * cols;
-  case KernelKind::LayerNorm:
-    // mean, variance, normalize, scale and shift.
-    return 8.0 * rows * cols;
-  case KernelKind::EmbeddingBag:
-    // One add per looked-up element.
-    return static_cast<double>(numTables) * b * pooling * dim;
-  case KernelKind::Attention:
-    // QK^T and PV: 2 GEMMs of queries x keys x headDim, plus softmax.
-    return b * heads * (4.0 * m * keyLength() * k + 5.0 * m * keyLength());
-  case KernelKind::Pooling:
-    return b * c * outH() * outW() * double(r) * double(s);
-  case KernelKind::Memcpy:
-  case KernelKind::Transpose:
-  case KernelKind::Concat:
-  case KernelKind::Generic:
-    return 0;
-  }
-  return 0;
+  return kindFlops(*this);
 }
 
 double KernelDesc::totalBytes() const {
   if (bytes > 0 || kind == KernelKind::Generic)
     return bytes;
-  double e = dtypeBytes(dtype);
-  double b = static_cast<double>(batch);
-  switch (kind) {
-  case KernelKind::Gemm:
-    return e * b * (double(m) * k + double(k) * n + double(m) * n);
-  case KernelKind::Conv2d: {
-    double g = std::max<int64_t>(groups, 1);
-    double in = b * c * h * w;
-    double filter = double(outChannels) * (c / g) * r * s;
-    double out = b * outChannels * outH() * outW();
-    return e * (in + filter + out);
-  }
-  case KernelKind::Elementwise:
-    return e * numElements * (numInputs + 1.0);
-  case KernelKind::Transpose:
-  case KernelKind::Concat:
-    return 2.0 * e * numElements;
-  case KernelKind::BatchNorm:
-    return 2.0 * e * numElements;
-  case KernelKind::Optimizer:
-    // Parameters, gradients and (Adam) two moments read and written.
-    return e * numElements * (numInputs + 1.0);
-  case KernelKind::Reduce:
-    return e * (double(rows) * cols + rows);
-  case KernelKind::Softmax:
-  case KernelKind::LayerNorm:
-    return 2.0 * e * rows * cols;
-  case KernelKind::EmbeddingBag: {
-    // Looked-up rows, the int64 indices and offsets, and the pooled output.
-    double lookups = double(numTables) * b * pooling;
-    return e * lookups * dim + 8.0 * lookups + 8.0 * numTables * b +
-           e * numTables * b * dim;
-  }
-  case KernelKind::Attention:
-    // Q and O of the queries, K and V of the keys (flash-style, the score
-    // matrix on chip).
-    return e * b * heads * 2.0 * (m + keyLength()) * k;
-  case KernelKind::Pooling:
-    return e * b * c * (double(h) * w + double(outH()) * outW());
-  case KernelKind::Memcpy:
-  case KernelKind::Generic:
-    return bytes;
-  }
-  return bytes;
+  return kindBytes(*this);
 }
 
 llvm::StringRef perf::kernelPassAttrName(KernelKind kind, KernelPass pass) {
@@ -252,51 +143,7 @@ bool KernelDesc::hasWorkOverride() const {
 }
 
 bool KernelDesc::hasValidSizes() const {
-  auto positive = [](std::initializer_list<int64_t> values) {
-    for (int64_t v : values)
-      if (v <= 0)
-        return false;
-    return true;
-  };
-  if (hasWorkOverride())
-    return true;
-  switch (kind) {
-  case KernelKind::Gemm:
-    return positive({batch, m, n, k});
-  case KernelKind::Conv2d:
-  case KernelKind::Pooling: {
-    bool conv = kind == KernelKind::Conv2d;
-    if (!positive({batch, c, h, w, r, s, strideH, strideW}) || padH < 0 ||
-        padW < 0)
-      return false;
-    if (conv && (!positive({outChannels, groups, dilationH, dilationW}) ||
-                 c % groups != 0 || outChannels % groups != 0))
-      return false;
-    // The padded input must hold the dilated window at least once.
-    return outH() > 0 && outW() > 0;
-  }
-  case KernelKind::Elementwise:
-    return positive({numElements}) && numInputs >= 0 && flopsPerElement >= 0;
-  case KernelKind::Reduce:
-  case KernelKind::Softmax:
-  case KernelKind::LayerNorm:
-    return positive({rows, cols});
-  case KernelKind::EmbeddingBag:
-    return positive({numTables, tableRows, dim, batch, pooling});
-  case KernelKind::Memcpy:
-    return bytes >= 1;
-  case KernelKind::Transpose:
-  case KernelKind::Concat:
-  case KernelKind::Optimizer:
-    return positive({numElements});
-  case KernelKind::BatchNorm:
-    return positive({numElements, c});
-  case KernelKind::Attention:
-    return positive({batch, heads, m, k});
-  case KernelKind::Generic:
-    return flops >= 0 && bytes >= 0;
-  }
-  return false;
+  return hasWorkOverride() || kindHasValidSizes(*this);
 }
 
 llvm::StringRef perf::collectiveKindName(CollectiveKind kind) {

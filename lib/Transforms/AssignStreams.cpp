@@ -80,15 +80,9 @@ struct AssignStreamsPass : perf::impl::AssignStreamsBase<AssignStreamsPass> {
       streamOf[fw] = *stream;
       // Every op of a branch gives its kernels one stream: each distinct
       // work list is rewritten once per stream.
-      onStream.applyToEach(
-          fw, *stream, [](WorkAttr w) { return w.isKernel(); },
-          [&](NamedAttrList &attrs) {
-            // Stream 0 is the default, which a kernel leaves unwritten.
-            if (*stream)
-              attrs.set("stream", b.getI64IntegerAttr(*stream));
-            else
-              attrs.erase("stream");
-          });
+      onStream.rewrite(fw, *stream, [&](WorkAttr w) {
+        return w.isKernel() ? w.withStream(*stream) : w;
+      });
     }
     graph->setAttr(kBranchesAttr, b.getI64IntegerAttr(branches));
   }

@@ -194,7 +194,7 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
       return work.with([&](NamedAttrList &attrs) {
         attrs.set(kLatencyAttr,
                   b.getF64FloatAttr(hostCopyUs(
-                      double(work.getInt("bytes")), system,
+                      double(cast<MemcpyWork>(work).getBytes()), system,
                       unsigned(std::max<int64_t>(1, share.getInt())))));
         attrs.set(kCostModelAttr, b.getStringAttr("alpha-beta"));
       });
@@ -230,13 +230,15 @@ struct CommCostPass : perf::impl::CommCostBase<CommCostPass> {
       }
     CollectiveAlgorithm algo = defaultAlgorithm;
     // The IR's enum spells NCCL's algorithms as the cost model does.
-    if (auto own = work.getAs<NcclAlgorithmAttr>("algorithm"))
-      algo = *parseCollectiveAlgorithm(stringifyNcclAlgorithm(own.getValue()));
+    std::optional<NcclAlgorithm> own =
+        cast<CollectiveWork>(work).getAlgorithm();
+    if (own)
+      algo = *parseCollectiveAlgorithm(stringifyNcclAlgorithm(*own));
     // Send/recv and all_to_all are NCCL point-to-point transfers: the
     // pass-wide algorithm and protocol are for the tuned collectives.
     bool p2p =
         kind == CollectiveKind::SendRecv || kind == CollectiveKind::AllToAll;
-    if (p2p && !work.has("algorithm"))
+    if (p2p && !own)
       algo = CollectiveAlgorithm::Auto;
     llvm::Expected<CollectiveEstimate> estimate =
         work.getKind() == WorkKind::AllToAll &&

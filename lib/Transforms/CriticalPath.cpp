@@ -168,7 +168,8 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
           } else {
             d.kind = work.getKindName().str();
           }
-          d.name = work.getString("kernel_name").str();
+          if (auto kernel = dyn_cast<KernelWork>(work))
+            d.name = kernel.getKernelName().str();
           if (auto model = work.getAs<StringAttr>(kCostModelAttr))
             d.model = model.str();
           // Measured on hardware: the latency the trace gave, kept in
@@ -183,7 +184,8 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
         [&](FrameworkOp fw, WorkAttr work, const TimelineKernel &d) {
           TimelineKernel k = d;
           // A kernel without its library name is named by its op.
-          if (!work.has("kernel_name"))
+          auto kernel = dyn_cast<KernelWork>(work);
+          if (!kernel || kernel.getKernelName().empty())
             k.name = fw.getOpName().str() + " " + k.kind;
           labels.kernels.push_back(std::move(k));
         });

@@ -113,13 +113,13 @@ bool perf::isOptimizerOp(FrameworkOp op) {
 
 WorkAttr perf::masterCopyBack(FrameworkOp op, size_t update) {
   ArrayRef<WorkAttr> work = op.getWorkList();
-  if (update + 1 >= work.size() ||
-      work[update].getKind() != WorkKind::Optimizer ||
-      !work[update].has("master_weights"))
+  if (update + 1 >= work.size())
     return {};
-  WorkAttr copyBack = work[update + 1];
-  if (copyBack.getKind() != WorkKind::Elementwise ||
-      copyBack.getString("fn") != kMasterToModelFn)
+  auto optimizer = dyn_cast<OptimizerWork>(work[update]);
+  if (!optimizer || !optimizer.getMasterWeights())
+    return {};
+  auto copyBack = dyn_cast<ElementwiseWork>(work[update + 1]);
+  if (!copyBack || copyBack.getFn() != kMasterToModelFn)
     return {};
   return copyBack;
 }
@@ -130,22 +130,21 @@ void perf::shareOptimizerUpdates(FrameworkOp op,
   SmallVector<WorkAttr> work;
   bool changed = false;
   for (size_t i = 0, e = op.getNumWork(); i < e; ++i) {
-    WorkAttr w = op.getWork(i);
-    if (w.getKind() != WorkKind::Optimizer) {
-      work.push_back(w);
+    auto optimizer = dyn_cast<OptimizerWork>(op.getWork(i));
+    if (!optimizer) {
+      work.push_back(op.getWork(i));
       continue;
     }
     changed = true;
     WorkAttr copyBack = masterCopyBack(op, i);
-    int64_t elements = share(w.getInt("elements"));
+    int64_t elements = share(optimizer.getElements());
     if (copyBack)
       ++i;
     if (elements <= 0)
       continue;
-    IntegerAttr count = b.getI64IntegerAttr(elements);
-    work.push_back(w.with("elements", count));
+    work.push_back(optimizer.withElements(elements));
     if (copyBack)
-      work.push_back(copyBack.with("elements", count));
+      work.push_back(cast<ElementwiseWork>(copyBack).withElements(elements));
   }
   if (changed)
     op.setWorkList(work);
@@ -206,13 +205,12 @@ int64_t perf::gradientBytes(FrameworkOp op) {
     if (!w.isKernel() || w.getTrainingPass() != TrainingPass::Wgrad)
       continue;
     double elem = dtypeBytes(w.getKernelDesc().dtype);
-    if (w.getKind() == WorkKind::Gemm)
-      bytes += double(w.getInt("m")) * double(w.getInt("n")) * elem;
-    else if (w.getKind() == WorkKind::Conv2d)
-      bytes +=
-          double(w.getInt("k")) *
-          double(w.getInt("c") / std::max<int64_t>(1, w.getInt("groups", 1))) *
-          double(w.getInt("r")) * double(w.getInt("s")) * elem;
+    if (auto gemm = dyn_cast<GemmWork>(w))
+      bytes += double(gemm.getM()) * double(gemm.getN()) * elem;
+    else if (auto conv = dyn_cast<Conv2dWork>(w))
+      bytes += double(conv.getK()) *
+               double(conv.getC() / std::max<int64_t>(1, conv.getGroups())) *
+               double(conv.getR()) * double(conv.getS()) * elem;
   }
   return saturatedBytes(bytes);
 }

@@ -204,8 +204,8 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
     double total = 0;
     graph.walk([&](FrameworkOp fw) {
       for (WorkAttr w : fw.getWorkList())
-        if (w.getKind() == WorkKind::Optimizer)
-          total += w.getInt("elements");
+        if (auto optimizer = dyn_cast<OptimizerWork>(w))
+          total += optimizer.getElements();
     });
     if (total <= 0)
       return;
@@ -251,7 +251,7 @@ struct ExpertParallelPass : perf::impl::ExpertParallelBase<ExpertParallelPass> {
     WorkAttr exchange = makeCollectiveWork(b.getContext(), WorkKind::AllToAll,
                                            most, iotaGroup(n));
     if (!even)
-      exchange = exchange.with("split_bytes", b.getDenseI64ArrayAttr(split));
+      exchange = cast<AllToAllWork>(exchange).withSplitBytes(split);
     FrameworkOp comm = createCommOp(
         b, loc, combine ? "ep::combine" : "ep::dispatch", inputs, 0, exchange);
     if (layer >= 0)

@@ -29,7 +29,10 @@ static bool isFusableActivation(StringRef fn) {
   return activations.contains(fn);
 }
 
-static StringRef fnOf(WorkAttr work) { return work.getString("fn"); }
+static StringRef fnOf(WorkAttr work) {
+  auto elementwise = dyn_cast<ElementwiseWork>(work);
+  return elementwise ? elementwise.getFn() : StringRef();
+}
 
 /// Output elements of a forward convolution.
 static int64_t convOutputElements(WorkAttr conv) {
@@ -39,10 +42,10 @@ static int64_t convOutputElements(WorkAttr conv) {
 
 /// Whether `work` is an element-wise kernel that can join `conv`'s epilogue.
 static bool isEpilogueCandidate(WorkAttr work, WorkAttr conv) {
-  return work.getKind() == WorkKind::Elementwise &&
-         work.getTrainingPass() == TrainingPass::Fwd &&
+  auto elementwise = dyn_cast<ElementwiseWork>(work);
+  return elementwise && elementwise.getPass() == TrainingPass::Fwd &&
          work.getDeviceId() == conv.getDeviceId() &&
-         work.getInt("elements") == convOutputElements(conv);
+         elementwise.getElements() == convOutputElements(conv);
 }
 
 /// The single op that consumes every result of `op`, when there is one.

@@ -23,22 +23,24 @@ using namespace perf;
 using namespace mlir;
 
 static bool isFusable(WorkAttr work) {
-  return work.getKind() == WorkKind::Elementwise &&
-         work.getTrainingPass() == TrainingPass::Fwd;
+  auto elementwise = dyn_cast<ElementwiseWork>(work);
+  return elementwise && elementwise.getPass() == TrainingPass::Fwd;
 }
 
-static bool compatible(WorkAttr a, WorkAttr b) {
-  return a.getInt("elements") == b.getInt("elements") &&
+/// Two fusable kernels (isFusable) over the same elements, device and type.
+static bool compatible(WorkAttr first, WorkAttr second) {
+  auto a = cast<ElementwiseWork>(first), b = cast<ElementwiseWork>(second);
+  return a.getElements() == b.getElements() &&
          a.getDeviceId() == b.getDeviceId() && a.getDtype() == b.getDtype();
 }
 
-static StringRef fnOf(WorkAttr work) {
-  auto fn = work.getAs<StringAttr>("fn");
-  return fn ? fn.getValue() : StringRef("elementwise");
+static StringRef fnOf(ElementwiseWork work) {
+  StringRef fn = work.getFn();
+  return fn.empty() ? StringRef("elementwise") : fn;
 }
 
 /// The parts a (possibly already fused) kernel is made of.
-static void appendParts(Builder &b, WorkAttr work,
+static void appendParts(Builder &b, ElementwiseWork work,
                         SmallVectorImpl<Attribute> &parts) {
   if (auto fused = work.getAs<ArrayAttr>(kFusedAttr)) {
     parts.append(fused.begin(), fused.end());
@@ -49,24 +51,23 @@ static void appendParts(Builder &b, WorkAttr work,
 
 /// `consumer` with `producer` folded in: the consumer reads the producer's
 /// output as one of its inputs. The caller drops `producer`.
-static WorkAttr fuseInto(Builder &b, WorkAttr producer, WorkAttr consumer) {
+static WorkAttr fuseInto(Builder &b, WorkAttr producerWork,
+                         WorkAttr consumerWork) {
+  auto producer = cast<ElementwiseWork>(producerWork);
+  auto consumer = cast<ElementwiseWork>(consumerWork);
   SmallVector<Attribute> parts;
   appendParts(b, producer, parts);
   appendParts(b, consumer, parts);
   // The intermediate is no longer an input of the consumer.
-  int64_t inputs = std::max<int64_t>(1, producer.getInt("inputs", 1) +
-                                            consumer.getInt("inputs", 1) - 1);
-  double flops = producer.getFloat("flops_per_element", 1.0) +
-                 consumer.getFloat("flops_per_element", 1.0);
+  int64_t inputs =
+      std::max<int64_t>(1, producer.getInputs() + consumer.getInputs() - 1);
+  double flops = producer.getFlopsPerElement() + consumer.getFlopsPerElement();
   std::string fn;
   for (Attribute p : parts)
     fn += (fn.empty() ? "" : "+") + cast<StringAttr>(p).getValue().str();
-  return consumer.with([&](NamedAttrList &attrs) {
-    // One input and one FLOP per element, the defaults, are left out by
-    // WorkAttr::get.
-    attrs.set("inputs", b.getI64IntegerAttr(inputs));
-    attrs.set("flops_per_element", b.getF64FloatAttr(flops));
-    attrs.set("fn", b.getStringAttr(fn));
+  ElementwiseWork fused =
+      consumer.withInputs(inputs).withFlopsPerElement(flops).withFn(fn);
+  return fused.with([&](NamedAttrList &attrs) {
     attrs.set(kFusedAttr, b.getArrayAttr(parts));
     for (StringRef stale : {kLatencyAttr, kCostModelAttr})
       attrs.erase(stale);

@@ -27,24 +27,24 @@ using namespace mlir;
 
 namespace {
 /// The one embedding lookup a framework op launches, if that is all it does.
-WorkAttr soleLookup(FrameworkOp op) {
-  if (op.getNumWork() != 1 || op.getWork(0).getKind() != WorkKind::EmbeddingBag)
+EmbeddingBagWork soleLookup(FrameworkOp op) {
+  if (op.getNumWork() != 1)
     return nullptr;
-  return op.getWork(0);
+  return dyn_cast<EmbeddingBagWork>(op.getWork(0));
 }
 
 /// Lookups that can share one batched kernel.
 using GroupKey =
     std::tuple<TrainingPass, int64_t, int64_t, Type, int64_t, int64_t, int64_t>;
 
-GroupKey keyOf(WorkAttr k) {
-  return {k.getTrainingPass(),
-          k.getInt("dim"),
-          k.getInt("batch"),
+GroupKey keyOf(EmbeddingBagWork k) {
+  return {k.getPass(),
+          k.getDim(),
+          k.getBatch(),
           k.getDtype(),
           k.getDeviceId(),
           k.getStreamId(),
-          int64_t(k.has("tensor_cores"))};
+          int64_t(k.getTensorCores())};
 }
 
 struct FuseEmbeddingsPass : perf::impl::FuseEmbeddingsBase<FuseEmbeddingsPass> {
@@ -85,7 +85,7 @@ struct FuseEmbeddingsPass : perf::impl::FuseEmbeddingsBase<FuseEmbeddingsPass> {
       auto fw = dyn_cast<FrameworkOp>(op);
       if (!fw)
         continue;
-      WorkAttr lookup = soleLookup(fw);
+      EmbeddingBagWork lookup = soleLookup(fw);
       if (!lookup)
         continue;
       SmallVector<FrameworkOp> &group = open[keyOf(lookup)];
@@ -124,13 +124,13 @@ struct FuseEmbeddingsPass : perf::impl::FuseEmbeddingsBase<FuseEmbeddingsPass> {
           operands.push_back(v);
       llvm::append_range(resultTypes, member->getResultTypes());
       locs.push_back(member.getLoc());
-      WorkAttr k = soleLookup(member);
-      int64_t memberTables = k.getInt("tables", 1);
+      EmbeddingBagWork k = soleLookup(member);
+      int64_t memberTables = k.getTables();
       tables += memberTables;
-      rowsSum += double(k.getInt("rows")) * memberTables;
-      poolingSum += double(k.getInt("pooling", 1)) * memberTables;
+      rowsSum += double(k.getRows()) * memberTables;
+      poolingSum += double(k.getPooling()) * memberTables;
     }
-    WorkAttr first = soleLookup(group.front());
+    EmbeddingBagWork first = soleLookup(group.front());
     auto fused =
         FrameworkOp::create(b, b.getFusedLoc(locs), resultTypes,
                             b.getStringAttr("batched_embedding_bag"), operands,
@@ -138,19 +138,18 @@ struct FuseEmbeddingsPass : perf::impl::FuseEmbeddingsBase<FuseEmbeddingsPass> {
     fused->setAttr(kFusedOpsAttr, b.getI64IntegerAttr(group.size()));
     // The first lookup widened to all tables, so dtype, placement and pass
     // carry over. Latency, measured or not, must be priced again.
-    fused.appendWork(first.with([&](NamedAttrList &attrs) {
-      attrs.set("tables", b.getI64IntegerAttr(tables));
-      attrs.set("rows", b.getI64IntegerAttr(static_cast<int64_t>(
-                            std::llround(rowsSum / tables))));
-      int64_t pooling = std::max<int64_t>(
-          1, static_cast<int64_t>(std::llround(poolingSum / tables)));
-      // One row per bag, the default, is left out by WorkAttr::get.
-      attrs.set("pooling", b.getI64IntegerAttr(pooling));
+    int64_t pooling = std::max<int64_t>(
+        1, static_cast<int64_t>(std::llround(poolingSum / tables)));
+    EmbeddingBagWork widened =
+        cast<EmbeddingBagWork>(first.withKernelName(""))
+            .withTables(tables)
+            .withRows(static_cast<int64_t>(std::llround(rowsSum / tables)))
+            .withPooling(pooling);
+    fused.appendWork(widened.with([&](NamedAttrList &attrs) {
       for (StringRef stale :
-           {StringRef("kernel_name"), StringRef(kLatencyAttr),
-            StringRef(kCostModelAttr), StringRef(kMeasuredLatencyAttr),
-            StringRef(kMeasuredStartAttr), StringRef(kStartAttr),
-            StringRef(kEndAttr), StringRef(kLaunchAttr)})
+           {StringRef(kLatencyAttr), StringRef(kCostModelAttr),
+            StringRef(kMeasuredLatencyAttr), StringRef(kMeasuredStartAttr),
+            StringRef(kStartAttr), StringRef(kEndAttr), StringRef(kLaunchAttr)})
         attrs.erase(stale);
     }));
     unsigned next = 0;

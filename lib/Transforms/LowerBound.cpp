@@ -93,8 +93,8 @@ std::string kernelKey(WorkAttr kernel, const KernelDesc &d) {
     for (Attribute part : fused)
       if (auto s = dyn_cast<StringAttr>(part))
         key += "+" + s.str();
-  if (auto fn = kernel.getAs<StringAttr>("fn"))
-    key += "/" + fn.str();
+  if (!d.op.empty() && isa<ElementwiseWork, GenericWork>(kernel))
+    key += "/" + d.op;
   return key;
 }
 

@@ -26,10 +26,9 @@ DType kernelDType(WorkAttr kernel) {
 
 /// State tensors an optimizer update keeps per weight: Adam's two moments
 /// or SGD's momentum, and the FP32 master copy of mixed precision.
-int64_t optimizerStatesPerWeight(WorkAttr update) {
-  auto algorithm = update.getAs<OptimizerAlgorithmAttr>("algorithm");
-  bool adam = algorithm && algorithm.getValue() == OptimizerAlgorithm::Adam;
-  return (adam ? 2 : 1) + (update.has("master_weights") ? 1 : 0);
+int64_t optimizerStatesPerWeight(OptimizerWork update) {
+  bool adam = update.getAlgorithm() == OptimizerAlgorithm::Adam;
+  return (adam ? 2 : 1) + (update.getMasterWeights() ? 1 : 0);
 }
 
 /// The embedding tables the forward lookups of `op` read, in bytes: the
@@ -38,12 +37,11 @@ int64_t optimizerStatesPerWeight(WorkAttr update) {
 /// fallback below never sees it).
 double lookupTableBytes(FrameworkOp op) {
   double bytes = 0;
-  for (WorkAttr lookup : op.getWorkList())
-    if (lookup.getKind() == WorkKind::EmbeddingBag &&
-        lookup.getTrainingPass() == TrainingPass::Fwd)
-      bytes += double(lookup.getInt("tables", 1)) *
-               double(lookup.getInt("rows")) * double(lookup.getInt("dim")) *
-               dtypeBytes(kernelDType(lookup));
+  for (WorkAttr work : op.getWorkList())
+    if (auto lookup = dyn_cast<EmbeddingBagWork>(work);
+        lookup && lookup.getPass() == TrainingPass::Fwd)
+      bytes += double(lookup.getTables()) * double(lookup.getRows()) *
+               double(lookup.getDim()) * dtypeBytes(kernelDType(lookup));
   return bytes;
 }
 
@@ -174,9 +172,9 @@ MemoryAnalysis::MemoryAnalysis(Operation *op, const UnrolledWalk::Size &size) {
         f.tableBytes = lookupTableBytes(fw);
     }
     if (f.optimizer)
-      for (WorkAttr update : fw.getWorkList())
-        if (update.getKind() == WorkKind::Optimizer)
-          f.optimizerStates += double(update.getInt("elements")) *
+      for (WorkAttr work : fw.getWorkList())
+        if (auto update = dyn_cast<OptimizerWork>(work))
+          f.optimizerStates += double(update.getElements()) *
                                double(optimizerStatesPerWeight(update)) *
                                dtypeBytes(kernelDType(update));
     f.gradient = f.forward || f.optimizer ? 0 : gradientBytes(fw);

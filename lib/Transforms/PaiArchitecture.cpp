@@ -174,14 +174,14 @@ struct PaiArchitecturePass
       // AllReduce-Local is the paper's ring; across servers NCCL's tuner
       // picks (its ring, or its tree: a chain inside each server, a double
       // binary tree across).
-      NcclAlgorithmAttr algorithm =
-          a == "allreduce-local"
-              ? NcclAlgorithmAttr::get(b.getContext(), NcclAlgorithm::Ring)
-              : NcclAlgorithmAttr();
+      std::optional<NcclAlgorithm> algorithm;
+      if (a == "allreduce-local")
+        algorithm = NcclAlgorithm::Ring;
       createCommOp(b, loc, "pai::all_reduce", ValueRange{}, 0,
-                   makeCollectiveWork(b.getContext(), WorkKind::AllReduce,
-                                      weights, workerRanks)
-                       .with("algorithm", algorithm));
+                   cast<CollectiveWork>(
+                       makeCollectiveWork(b.getContext(), WorkKind::AllReduce,
+                                          weights, workerRanks))
+                       .withAlgorithm(algorithm));
     }
     graph->setAttr(
         kPaiArchitectureAttr,

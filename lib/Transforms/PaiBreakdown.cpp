@@ -181,9 +181,9 @@ struct PaiBreakdownPass : perf::impl::PaiBreakdownBase<PaiBreakdownPass> {
     if (weights == 0)
       graph.walk([&](FrameworkOp fw) {
         for (WorkAttr work : fw.getWorkList())
-          if (work.getKind() == WorkKind::Optimizer &&
-              work.getDeviceId() == device)
-            weights += double(work.getInt("elements")) *
+          if (auto update = dyn_cast<OptimizerWork>(work);
+              update && work.getDeviceId() == device)
+            weights += double(update.getElements()) *
                        dtypeBytes(figuresOf(work, gpu).dtype);
       });
     bd.weightBytes = weights;

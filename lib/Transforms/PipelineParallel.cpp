@@ -309,15 +309,16 @@ struct PipelineParallelPass
       const bool exchange = isExpertExchange(fw);
       SmallVector<WorkAttr> work(fw.getWorkList());
       for (WorkAttr &w : work) {
-        w = w.with("device", b.getI64IntegerAttr(device));
+        w = w.withDevice(device);
         // A TP group moves to the stage's; an expert group's member r
         // (device 0's replica r, device r x tp after TP) to the stage's
         // replica r.
         if (w.isCollective() && (exchange || (tp > 1 && device > 0))) {
-          SmallVector<int64_t> group(w.getGroupIds());
+          auto collective = cast<CollectiveWork>(w);
+          SmallVector<int64_t> group(collective.getGroup());
           for (int64_t &d : group)
             d = exchange ? device + d / tp * replicaStep : d + device;
-          w = w.with("group", b.getDenseI64ArrayAttr(group));
+          w = collective.withGroup(group);
         }
       }
       fw.setWorkList(work);

@@ -42,17 +42,17 @@ struct DeviceLoad {
 struct Lookup {
   FrameworkOp parent;
   size_t index;
-  WorkAttr work;
+  EmbeddingBagWork work;
 
   bool operator==(const Lookup &other) const {
     return parent == other.parent && index == other.index;
   }
-  int64_t tables() const { return work.getInt("tables", 1); }
-  int64_t rows() const { return work.getInt("rows"); }
-  int64_t dim() const { return work.getInt("dim"); }
-  int64_t batch() const { return work.getInt("batch"); }
-  int64_t pooling() const { return work.getInt("pooling", 1); }
-  TrainingPass pass() const { return work.getTrainingPass(); }
+  int64_t tables() const { return work.getTables(); }
+  int64_t rows() const { return work.getRows(); }
+  int64_t dim() const { return work.getDim(); }
+  int64_t batch() const { return work.getBatch(); }
+  int64_t pooling() const { return work.getPooling(); }
+  TrainingPass pass() const { return work.getPass(); }
   DType dtype() const { return work.getKernelDesc().dtype; }
 };
 
@@ -97,9 +97,10 @@ struct ShardEmbeddingsPass
     SmallVector<Lookup> all;
     graph.walk([&](FrameworkOp parent) {
       for (auto [index, work] : llvm::enumerate(parent.getWorkList())) {
-        if (work.getKind() != WorkKind::EmbeddingBag)
+        auto lookup = dyn_cast<EmbeddingBagWork>(work);
+        if (!lookup)
           continue;
-        all.push_back({parent, index, work});
+        all.push_back({parent, index, lookup});
         if (all.back().pass() == TrainingPass::Fwd)
           forward.push_back(all.back());
       }
@@ -201,8 +202,7 @@ struct ShardEmbeddingsPass
                                         b.getI64IntegerAttr(d));
           // One table, like device 0, is the default and left unwritten.
           int64_t tables = counts[which][d];
-          WorkAttr shard = e.work.with("tables", b.getI64IntegerAttr(tables));
-          op.appendWork(shard.with("device", b.getI64IntegerAttr(d)));
+          op.appendWork(e.work.withTables(tables).withDevice(d));
           op->setAttr(kShardAttr, b.getI64IntegerAttr(d));
           done.push_back(op->getResult(0));
         }

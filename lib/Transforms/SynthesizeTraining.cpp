@@ -57,23 +57,15 @@ static int64_t parameterCount(FrameworkOp op) {
     return *declared;
   int64_t params = 0;
   for (WorkAttr k : op.getWorkList()) {
-    switch (k.getKind()) {
-    case WorkKind::Conv2d:
-      params += k.getInt("k") * (k.getInt("c") / k.getInt("groups", 1)) *
-                k.getInt("r") * k.getInt("s");
-      break;
-    case WorkKind::Gemm:
-      params += k.getInt("k") * k.getInt("n");
-      break;
-    case WorkKind::BatchNorm:
-      params += 2 * k.getInt("channels");
-      break;
-    case WorkKind::EmbeddingBag:
-      params += k.getInt("tables", 1) * k.getInt("rows") * k.getInt("dim");
-      break;
-    default:
-      break;
-    }
+    if (auto conv = dyn_cast<Conv2dWork>(k))
+      params += conv.getK() * (conv.getC() / conv.getGroups()) * conv.getR() *
+                conv.getS();
+    else if (auto gemm = dyn_cast<GemmWork>(k))
+      params += gemm.getK() * gemm.getN();
+    else if (auto norm = dyn_cast<BatchNormWork>(k))
+      params += 2 * norm.getChannels();
+    else if (auto lookup = dyn_cast<EmbeddingBagWork>(k))
+      params += lookup.getTables() * lookup.getRows() * lookup.getDim();
   }
   return params;
 }
@@ -190,11 +182,7 @@ struct SynthesizeTrainingPass
     WorkAttr bwd = buildTrainingKernel(desc);
     if (!bwd)
       return;
-    Builder b(&getContext());
-    if (int64_t device = kernel.getDeviceId())
-      bwd = bwd.with("device", b.getI64IntegerAttr(device));
-    if (int64_t stream = kernel.getStreamId())
-      bwd = bwd.with("stream", b.getI64IntegerAttr(stream));
+    bwd = bwd.withDevice(kernel.getDeviceId()).withStream(kernel.getStreamId());
     work.push_back(bwd);
   }
 
@@ -517,8 +505,7 @@ struct SynthesizeTrainingPass
         // The backward kernels not launched from a forward kernel run on the
         // op's device.
         auto onOpDevice = [&](WorkAttr k) {
-          if (op.getDevice() != 0)
-            k = k.with("device", op.getDeviceAttr());
+          k = k.withDevice(op.getDevice());
           work.push_back(k);
         };
         // Several consumers: their gradient contributions are summed first.
@@ -598,7 +585,7 @@ struct SynthesizeTrainingPass
       // copy of main params to model params): a 4-byte read and a 2-byte
       // write per weight, the bytes of two 16-bit inputs and one output.
       SmallVector<WorkAttr, 2> work{
-          kernel.with("master_weights", b.getUnitAttr())};
+          cast<OptimizerWork>(kernel).withMasterWeights(true)};
       if (WorkAttr copyBack = buildTrainingKernel(
               elementwiseWork(KernelPass::Update, getDType(type), elements, 2,
                               0.0, kMasterToModelFn)))

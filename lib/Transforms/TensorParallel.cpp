@@ -59,60 +59,56 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
            << " finer than one per rank";
   }
 
-  /// `k` with its integer `name` divided N ways, rounded up.
-  WorkAttr divided(WorkAttr k, StringRef name, OpBuilder &b) {
-    return k.with(name, b.getI64IntegerAttr(divideUp(k.getInt(name), devices)));
-  }
+  /// `size` divided N ways, rounded up.
+  int64_t divided(int64_t size) const { return divideUp(size, devices); }
 
   /// Splits a kernel between a column- and a row-parallel GEMM N ways.
-  WorkAttr splitLocal(WorkAttr k, OpBuilder &b) {
-    auto div = [&](StringRef name) {
-      return k.getAs<IntegerAttr>(name) ? divided(k, name, b) : k;
-    };
-    switch (k.getKind()) {
-    case WorkKind::Attention:
-      return div("heads");
-    case WorkKind::Elementwise:
-    case WorkKind::Transpose:
-    case WorkKind::Concat:
-      return div("elements");
-    case WorkKind::Softmax:
-    case WorkKind::Reduce:
-    case WorkKind::LayerNorm:
-      return div("rows");
-    case WorkKind::Kernel:
-      return k.with([&](NamedAttrList &attrs) {
-        attrs.set("flops", b.getF64FloatAttr(k.getFloat("flops") / devices));
-        attrs.set("bytes", b.getF64FloatAttr(k.getFloat("bytes") / devices));
-      });
-    default:
-      return k;
-    }
+  WorkAttr splitLocal(WorkAttr k) {
+    if (auto attention = dyn_cast<AttentionWork>(k))
+      return attention.withHeads(divided(attention.getHeads()));
+    if (auto elementwise = dyn_cast<ElementwiseWork>(k))
+      return elementwise.withElements(divided(elementwise.getElements()));
+    if (auto transpose = dyn_cast<TransposeWork>(k))
+      return transpose.withElements(divided(transpose.getElements()));
+    if (auto concat = dyn_cast<ConcatWork>(k))
+      return concat.withElements(divided(concat.getElements()));
+    if (auto softmax = dyn_cast<SoftmaxWork>(k))
+      return softmax.withRows(divided(softmax.getRows()));
+    if (auto reduce = dyn_cast<ReduceWork>(k))
+      return reduce.withRows(divided(reduce.getRows()));
+    if (auto norm = dyn_cast<LayerNormWork>(k))
+      return norm.withRows(divided(norm.getRows()));
+    if (auto generic = dyn_cast<GenericWork>(k))
+      return generic.withFlops(generic.getFlops() / devices)
+          .withBytes(generic.getBytes() / devices);
+    return k;
   }
 
   /// Divides the largest dimension of a backward GEMM: its FLOPs shrink N
   /// ways whichever dimension the split follows.
-  WorkAttr splitBackwardGemm(WorkAttr g, OpBuilder &b) {
-    int64_t m = g.getInt("m"), n = g.getInt("n"), k = g.getInt("k");
+  WorkAttr splitBackwardGemm(WorkAttr work) {
+    auto g = cast<GemmWork>(work);
+    int64_t m = g.getM(), n = g.getN(), k = g.getK();
     if (m >= n && m >= k)
-      return divided(g, "m", b);
+      return g.withM(divided(m));
     if (n >= k)
-      return divided(g, "n", b);
-    return divided(g, "k", b);
+      return g.withN(divided(n));
+    return g.withK(divided(k));
   }
 
   /// Under sequence parallelism a router's GEMM works on the rank's 1/N of
   /// the tokens: the m of its forward GEMM and of its input gradient (tokens
   /// x hidden), the k of its weight gradient (a sum over tokens).
-  WorkAttr splitTokens(WorkAttr g, OpBuilder &b) {
-    switch (g.getTrainingPass()) {
+  WorkAttr splitTokens(WorkAttr work) {
+    auto g = cast<GemmWork>(work);
+    switch (g.getPass()) {
     case TrainingPass::Fwd:
     case TrainingPass::Dgrad:
-      return divided(g, "m", b);
+      return g.withM(divided(g.getM()));
     case TrainingPass::Wgrad:
-      return divided(g, "k", b);
+      return g.withK(divided(g.getK()));
     default:
-      return splitBackwardGemm(g, b);
+      return splitBackwardGemm(g);
     }
   }
 
@@ -130,23 +126,25 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       if (!isExpertExchange(fw))
         return;
       SmallVector<WorkAttr> work(fw.getWorkList());
-      for (WorkAttr &exchange : work) {
-        if (exchange.getKind() != WorkKind::AllToAll)
+      for (WorkAttr &piece : work) {
+        auto exchange = dyn_cast<AllToAllWork>(piece);
+        if (!exchange)
           continue;
-        SmallVector<int64_t> group(exchange.getGroupIds());
+        SmallVector<int64_t> group(exchange.getGroup());
         for (int64_t &d : group)
           d *= devices;
-        exchange = exchange.with("group", b.getDenseI64ArrayAttr(group));
-        if (!sequenceParallel)
-          continue;
-        exchange = divided(exchange, "bytes", b);
-        if (auto split = exchange.getAs<DenseI64ArrayAttr>("split_bytes")) {
-          SmallVector<int64_t> shares(split.asArrayRef());
-          for (int64_t &bytes : shares)
-            bytes = divideUp(bytes, devices);
-          exchange =
-              exchange.with("split_bytes", b.getDenseI64ArrayAttr(shares));
+        exchange = cast<AllToAllWork>(exchange.withGroup(group));
+        if (sequenceParallel) {
+          exchange = cast<AllToAllWork>(
+              exchange.withBytes(divided(exchange.getBytes())));
+          if (!exchange.getSplitBytes().empty()) {
+            SmallVector<int64_t> shares(exchange.getSplitBytes());
+            for (int64_t &bytes : shares)
+              bytes = divided(bytes);
+            exchange = exchange.withSplitBytes(shares);
+          }
         }
+        piece = exchange;
       }
       fw.setWorkList(work);
     });
@@ -296,8 +294,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       if (op->hasAttr(kRouterAttr)) {
         if (sequenceParallel) {
           for (WorkAttr &k : work)
-            k = k.getKind() == WorkKind::Gemm ? splitTokens(k, b)
-                                              : splitLocal(k, b);
+            k = isa<GemmWork>(k) ? splitTokens(k) : splitLocal(k);
           op.setWorkList(work);
           splitSequence(op, sequenceSplit, b);
         }
@@ -311,35 +308,31 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
                    k.getKind() == WorkKind::EmbeddingBag;
           })) {
         for (WorkAttr &k : work)
-          k = splitLocal(k, b);
+          k = splitLocal(k);
         op.setWorkList(work);
         splitSequence(op, sequenceSplit, b);
         continue;
       }
       int64_t reduceBytes = 0;
       for (WorkAttr &kernel : work) {
-        if (kernel.getKind() != WorkKind::Gemm) {
+        auto gemm = dyn_cast<GemmWork>(kernel);
+        if (!gemm) {
           if (inside) {
-            if (kernel.getKind() == WorkKind::Elementwise)
-              splitElementCounts.insert(kernel.getInt("elements"));
-            kernel = splitLocal(kernel, b);
+            if (auto elementwise = dyn_cast<ElementwiseWork>(kernel))
+              splitElementCounts.insert(elementwise.getElements());
+            kernel = splitLocal(kernel);
           }
           continue;
         }
-        WorkAttr &gemm = kernel;
-        const int64_t batch = gemm.getInt("batch", 1), m = gemm.getInt("m"),
-                      n = gemm.getInt("n"), k = gemm.getInt("k");
+        const int64_t batch = gemm.getBatch(), m = gemm.getM(), n = gemm.getN(),
+                      k = gemm.getK();
         int64_t elem = dtypeBytes(gemm.getKernelDesc().dtype);
         if (inside && declaredParameters(op) == 0) {
           // Activation x activation (attention scores and context): each
           // rank multiplies its own heads, and the tensor stays split. A
           // batch of 1 is the default, which the IR leaves out.
-          if (batch >= devices) {
-            int64_t share = divideUp(batch, devices);
-            gemm = gemm.with("batch", b.getI64IntegerAttr(share));
-          } else {
-            gemm = divided(gemm, "m", b);
-          }
+          kernel = batch >= devices ? gemm.withBatch(divided(batch))
+                                    : gemm.withM(divided(m));
           continue;
         }
         // A product of replicated tensors without weights (LLaMA's rotary
@@ -355,7 +348,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
                saturatedBytes(double(batch) * double(m) * double(k) * elem)});
           if (sequenceParallel)
             columnInputs.push_back({op, columns.back().inputBytes});
-          gemm = divided(gemm, "n", b);
+          kernel = gemm.withN(divided(n));
           inside = true;
         } else {
           if (failed(checkSplit(op, gemm, "input rows", k)))
@@ -365,7 +358,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
           reduceBytes =
               saturatedBytes(double(reduceBytes) + double(outputBytes));
           rows.push_back({batch, m, n, k, outputBytes});
-          gemm = divided(gemm, "k", b);
+          kernel = gemm.withK(divided(k));
           inside = false;
         }
       }
@@ -386,11 +379,11 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     // dX = dY W^T of a layer Y = X W (X: m x k, W: k x n) is an m x k GEMM
     // over n: the latest layer of that shape in `layers`, taken out.
     auto takeLayer = [](SmallVector<ColumnLayer> &layers,
-                        WorkAttr gemm) -> std::optional<ColumnLayer> {
+                        GemmWork gemm) -> std::optional<ColumnLayer> {
       for (size_t i = layers.size(); i-- > 0;) {
         ColumnLayer c = layers[i];
-        if (c.batch == gemm.getInt("batch", 1) && c.m == gemm.getInt("m") &&
-            c.k == gemm.getInt("n") && c.n == gemm.getInt("k")) {
+        if (c.batch == gemm.getBatch() && c.m == gemm.getM() &&
+            c.k == gemm.getN() && c.n == gemm.getK()) {
           layers.erase(layers.begin() + i);
           return c;
         }
@@ -409,11 +402,11 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       for (WorkAttr &k : work) {
         const WorkKind kind = k.getKind();
         if (kind == WorkKind::Gemm && router) {
-          k = splitTokens(k, b);
+          k = splitTokens(k);
           continue;
         }
         if (kind == WorkKind::Attention) {
-          k = splitLocal(k, b);
+          k = splitLocal(k);
           continue;
         }
         // Under sequence parallelism every backward kernel but the GEMMs
@@ -421,18 +414,18 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
         if (sequenceParallel &&
             (kind == WorkKind::Elementwise || kind == WorkKind::LayerNorm ||
              kind == WorkKind::Softmax || kind == WorkKind::Reduce)) {
-          k = splitLocal(k, b);
+          k = splitLocal(k);
           continue;
         }
-        if (kind == WorkKind::Elementwise) {
-          if (splitElementCounts.contains(k.getInt("elements")))
-            k = splitLocal(k, b);
+        if (auto elementwise = dyn_cast<ElementwiseWork>(k)) {
+          if (splitElementCounts.contains(elementwise.getElements()))
+            k = splitLocal(k);
           continue;
         }
-        if (kind != WorkKind::Gemm)
+        auto gemm = dyn_cast<GemmWork>(k);
+        if (!gemm)
           continue;
-        WorkAttr &gemm = k;
-        TrainingPass pass = gemm.getTrainingPass();
+        TrainingPass pass = gemm.getPass();
         if (pass == TrainingPass::Dgrad || pass == TrainingPass::Bwd) {
           if (std::optional<ColumnLayer> c = takeLayer(columns, gemm)) {
             reduceBytes =
@@ -446,7 +439,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
                   saturatedBytes(double(gatherBytes) + double(r->inputBytes));
           }
         }
-        gemm = splitBackwardGemm(gemm, b);
+        k = splitBackwardGemm(gemm);
       }
       op.setWorkList(work);
       if (reduceBytes > 0)
@@ -457,9 +450,8 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     // The optimizer updates 1/N of the weights.
     for (FrameworkOp op : ops)
       if (isOptimizerOp(op))
-        shareOptimizerUpdates(op, [&](int64_t elements) {
-          return divideUp(elements, devices);
-        });
+        shareOptimizerUpdates(
+            op, [&](int64_t elements) { return divideUp(elements, devices); });
     for (auto *reduces :
          {&forwardReduces, &backwardReduces, &columnInputs, &backwardGathers})
       for (auto [op, bytes] : *reduces)

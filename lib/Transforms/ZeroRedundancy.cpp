@@ -141,10 +141,10 @@ struct ZeroRedundancyPass : perf::impl::ZeroRedundancyBase<ZeroRedundancyPass> {
       // 16-bit ones the copy back writes where the update is FP32.
       double weightBytes = 0;
       for (size_t i = 0, e = fw.getNumWork(); i < e; ++i) {
-        WorkAttr update = fw.getWork(i);
-        if (update.getKind() != WorkKind::Optimizer)
+        auto update = dyn_cast<OptimizerWork>(fw.getWork(i));
+        if (!update)
           continue;
-        int64_t elements = update.getInt("elements");
+        int64_t elements = update.getElements();
         DType gathered = update.getKernelDesc().dtype;
         if (WorkAttr copyBack = masterCopyBack(fw, i))
           gathered = copyBack.getKernelDesc().dtype;

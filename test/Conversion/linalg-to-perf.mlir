@@ -46,8 +46,8 @@ func.func @mlp(%x: tensor<64x128xf32>, %w: tensor<128x256xf32>) -> tensor<64xf32
 // output 112x112. The 3x3 / 2 max pooling to 55x55 reads a 111x111 window of
 // it: (55 - 1) * 2 + 3.
 // CHECK-LABEL: perf.graph @conv
-// CHECK: perf.conv2d {c = 3 : i64, dtype = f32, h = 225 : i64, k = 64 : i64, n = 1 : i64, pad = array<i64: 0, 0>, r = 3 : i64, s = 3 : i64, stride = array<i64: 2, 2>, w = 225 : i64}
-// CHECK: perf.pooling {c = 64 : i64, dtype = f32, h = 111 : i64, n = 1 : i64, pad = array<i64: 0, 0>, r = 3 : i64, s = 3 : i64, stride = array<i64: 2, 2>, w = 111 : i64}
+// CHECK: perf.conv2d {c = 3 : i64, dtype = f32, h = 225 : i64, k = 64 : i64, n = 1 : i64, r = 3 : i64, s = 3 : i64, stride = array<i64: 2, 2>, w = 225 : i64}
+// CHECK: perf.pooling {c = 64 : i64, dtype = f32, h = 111 : i64, n = 1 : i64, r = 3 : i64, s = 3 : i64, stride = array<i64: 2, 2>, w = 111 : i64}
 func.func @conv(%x: tensor<1x3x225x225xf32>, %f: tensor<64x3x3x3xf32>) -> tensor<1x64x55x55xf32> {
   %e = tensor.empty() : tensor<1x64x112x112xf32>
   %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %f : tensor<1x3x225x225xf32>, tensor<64x3x3x3xf32>) outs(%e : tensor<1x64x112x112xf32>) -> tensor<1x64x112x112xf32>

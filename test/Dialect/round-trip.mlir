@@ -13,7 +13,7 @@ perf.graph @step attributes {target = #perf.gpu<"h100">, phase = "training"} {
   %y = perf.op "aten::addmm"(%x) : (tensor<64x128xf32>) -> tensor<64x256xf32> {
     perf.gemm {m = 64, n = 256, k = 128, dtype = bf16, tensor_cores, stream = 1}
   }
-  // CHECK: perf.conv2d {c = 3 : i64, dilation = array<i64: 1, 1>, h = 224 : i64, k = 64 : i64, n = 8 : i64, pad = array<i64: 3, 3>, r = 7 : i64, s = 7 : i64, stride = array<i64: 2, 2>, w = 224 : i64}
+  // CHECK: perf.conv2d {c = 3 : i64, h = 224 : i64, k = 64 : i64, n = 8 : i64, pad = array<i64: 3, 3>, r = 7 : i64, s = 7 : i64, stride = array<i64: 2, 2>, w = 224 : i64}
   // CHECK: perf.elementwise {elements = 100 : i64, flops_per_element = 2.000000e+00 : f64, fn = "gelu"}
   // CHECK: perf.reduce {cols = 10 : i64, rows = 4 : i64}
   // CHECK: perf.softmax

@@ -129,7 +129,8 @@ TEST_F(WorkAttrTest, ChangesMakeNewAttributes) {
   WorkAttr priced = gemm.with(kLatencyAttr, b.getF64FloatAttr(12.5));
   EXPECT_NE(priced, gemm);
   EXPECT_FALSE(gemm.has(kLatencyAttr));
-  EXPECT_DOUBLE_EQ(priced.getFloat(kLatencyAttr), 12.5);
+  EXPECT_DOUBLE_EQ(priced.getAs<FloatAttr>(kLatencyAttr).getValueAsDouble(),
+                   12.5);
   EXPECT_EQ(priced.with(kLatencyAttr, nullptr), gemm);
 
   ops[1].setWork(0, priced);
@@ -167,23 +168,26 @@ TEST_F(WorkAttrTest, BadWorkIsRefusedWithItsLine) {
   EXPECT_NE(error.find("'perf.gemm' requires attribute 'n'"), std::string::npos)
       << error;
 }
-// docs/dialect.md lists each kind's own attributes, the required ones in
-// bold, in the table's order: the list a user reads is the verifier's.
+// docs/generated/WorkKinds.md lists each kind's own attributes, the
+// required ones in bold, in the table's order: the list a user reads is the
+// verifier's.
 TEST(WorkSchema, DocsListEveryKind) {
-  auto docs = llvm::MemoryBuffer::getFile(PERF_SOURCE_DIR "/docs/dialect.md");
+  auto docs = llvm::MemoryBuffer::getFile(PERF_SOURCE_DIR
+                                          "/docs/generated/WorkKinds.md");
   ASSERT_TRUE(bool(docs));
   StringRef text = (*docs)->getBuffer();
-  for (uint32_t i = 0; i <= getMaxEnumValForWorkKind(); ++i) {
+  for (uint32_t i = 0; i < kNumWorkKinds; ++i) {
     const WorkSchema &schema = getWorkSchema(*symbolizeWorkKind(i));
     ASSERT_EQ(uint32_t(schema.kind), i);
-    std::string row =
-        "\n| `perf." + stringifyWorkKind(schema.kind).str() + "` |";
+    std::string row = "\n| `perf." + stringifyWorkKind(schema.kind).str() +
+                      "` | " + schema.summary.str() + " |";
     size_t at = text.find(row);
     ASSERT_NE(at, StringRef::npos) << row;
-    // The row's cell without the defaults in parentheses.
+    // The attributes' cell without the defaults in parentheses.
     std::string cell;
     int depth = 0;
-    for (char c : text.substr(at + row.size()).split('\n').first) {
+    StringRef line = text.substr(at + row.size()).split('\n').first;
+    for (char c : line.split('|').first) {
       depth += c == '(' ? 1 : c == ')' ? -1 : 0;
       if (depth == 0 && c != ')' && c != '|')
         cell += c;

@@ -17,7 +17,14 @@ llvm::hash_code hash_value(const GpuSpec &spec);
 
 #include "perf/Dialect/PerfEnums.h.inc"
 
+#define GEN_WORK_KIND_ENUM
+#include "perf/Dialect/WorkKinds.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "perf/Dialect/PerfAttrs.h.inc"
+
+// A typed view of #perf.work per kind (GemmWork, ...), from WorkKinds.td.
+#define GEN_WORK_VIEWS
+#include "perf/Dialect/WorkKinds.h.inc"
 
 #endif // PERF_DIALECT_PERFATTRS_H

@@ -104,40 +104,13 @@ def Perf_NcclAlgorithmAttr : EnumAttr<Perf_Dialect, Perf_NcclAlgorithm, "nccl"> 
   let assemblyFormat = "`<` $value `>`";
 }
 
-def Perf_WorkKind : I32EnumAttr<"WorkKind",
-    "a kind of device work: a kernel, a copy or a collective", [
-      I32EnumAttrCase<"Gemm", 0, "gemm">,
-      I32EnumAttrCase<"Conv2d", 1, "conv2d">,
-      I32EnumAttrCase<"Elementwise", 2, "elementwise">,
-      I32EnumAttrCase<"Reduce", 3, "reduce">,
-      I32EnumAttrCase<"Softmax", 4, "softmax">,
-      I32EnumAttrCase<"LayerNorm", 5, "layernorm">,
-      I32EnumAttrCase<"EmbeddingBag", 6, "embedding_bag">,
-      I32EnumAttrCase<"Memcpy", 7, "memcpy">,
-      I32EnumAttrCase<"Transpose", 8, "transpose">,
-      I32EnumAttrCase<"Concat", 9, "concat">,
-      I32EnumAttrCase<"Pooling", 10, "pooling">,
-      I32EnumAttrCase<"BatchNorm", 11, "batchnorm">,
-      I32EnumAttrCase<"Attention", 12, "attention">,
-      I32EnumAttrCase<"Optimizer", 13, "optimizer">,
-      I32EnumAttrCase<"Kernel", 14, "kernel">,
-      I32EnumAttrCase<"AllReduce", 15, "all_reduce">,
-      I32EnumAttrCase<"AllGather", 16, "all_gather">,
-      I32EnumAttrCase<"ReduceScatter", 17, "reduce_scatter">,
-      I32EnumAttrCase<"AllToAll", 18, "all_to_all">,
-      I32EnumAttrCase<"Send", 19, "send">,
-      I32EnumAttrCase<"Recv", 20, "recv">]> {
-  let cppNamespace = "::perf";
-  let genSpecializedAttr = 0;
-}
-
 def Perf_WorkAttr : Perf_Attr<"Work", "work"> {
   let summary = "One piece of device work a perf.op launches";
   let description = [{
     A kernel, a copy or a collective: its kind and its attributes, those of
-    the kind (docs/dialect.md lists them; lib/Dialect/WorkSchema.cpp is the
-    table the verifier reads) and the `perf.*` facts passes write
-    (`perf.latency_us`). A perf.op prints its work list in braces, one piece
+    the kind (include/perf/Dialect/WorkKinds.td defines each kind once;
+    docs/generated/WorkKinds.md lists them) and the `perf.*` facts passes
+    write (`perf.latency_us`). A perf.op prints its work list in braces, one piece
     a line, as `perf.<kind> {attributes}`:
 
     ```mlir
@@ -149,7 +122,9 @@ def Perf_WorkAttr : Perf_Attr<"Work", "work"> {
     Work is an attribute, not an op: a step repeats the same kernels in
     every layer, and identical work is stored once however often it runs.
   }];
-  let parameters = (ins EnumParameter<Perf_WorkKind>:$kind,
+  // The kinds and their attributes are WorkKinds.td's; each kind has a
+  // typed view of this attribute (GemmWork, ...) that perf-tblgen writes.
+  let parameters = (ins "::perf::WorkKind":$kind,
                         "::mlir::DictionaryAttr":$attrs);
   // An attribute holding its kind's default is left out (as ODS elides a
   // default-valued attribute of an op), so that work prints as written and
@@ -172,36 +147,38 @@ def Perf_WorkAttr : Perf_Attr<"Work", "work"> {
 
     /// "gemm", "all_reduce": the kind as written after `perf.`.
     ::llvm::StringRef getKindName() const;
-    bool isCollective() const { return getKind() >= ::perf::WorkKind::AllReduce; }
+    bool isCollective() const { return ::perf::isCollectiveKind(getKind()); }
     bool isKernel() const { return !isCollective(); }
     bool isMemcpy() const { return getKind() == ::perf::WorkKind::Memcpy; }
 
-    /// An attribute of the work, null when absent.
+    /// An attribute of the work, null when absent: for the `perf.*` facts
+    /// passes write. A kind's own attributes are read through its view
+    /// (`llvm::cast<GemmWork>(work).getM()`).
     ::mlir::Attribute get(::llvm::StringRef name) const;
     template <typename T> T getAs(::llvm::StringRef name) const {
       return ::llvm::dyn_cast_if_present<T>(get(name));
     }
     bool has(::llvm::StringRef name) const { return bool(get(name)); }
-    /// An integer attribute, `otherwise` when absent.
-    int64_t getInt(::llvm::StringRef name, int64_t otherwise = 0) const;
-    /// A float attribute, `otherwise` when absent.
-    double getFloat(::llvm::StringRef name, double otherwise = 0) const;
-    /// A string attribute, empty when absent.
-    ::llvm::StringRef getString(::llvm::StringRef name) const;
 
     /// The same work with `name` set to `value` (removed when null).
     WorkAttr with(::llvm::StringRef name, ::mlir::Attribute value) const;
     /// The same work with its attributes changed by `update`.
     WorkAttr with(::llvm::function_ref<void(::mlir::NamedAttrList &)> update) const;
-    /// Work of another kind with the same attributes.
-    WorkAttr withKind(::perf::WorkKind kind) const;
 
-    int64_t getDeviceId() const { return getInt("device"); }
-    int64_t getStreamId() const { return getInt("stream"); }
+    int64_t getDeviceId() const { return readInt("device").value_or(0); }
+    int64_t getStreamId() const { return readInt("stream").value_or(0); }
     /// The element type, null when not given.
-    ::mlir::Type getDtype() const;
-    /// The training pass of a kernel (fwd when not given).
+    ::mlir::Type getDtype() const { return readType("dtype"); }
+    /// The training pass of a kernel (fwd for a collective).
     ::perf::TrainingPass getTrainingPass() const;
+    /// Devices of a collective (send/recv: [source, destination]); none
+    /// for a kernel.
+    ::llvm::ArrayRef<int64_t> getGroupIds() const;
+    /// A collective's bytes per device (0 for a kernel).
+    int64_t getCollectiveBytes() const;
+    /// The same work on another device or stream.
+    WorkAttr withDevice(int64_t device) const;
+    WorkAttr withStream(int64_t stream) const;
 
     /// The kernel as the MLIR-free cost models see it (kernels only).
     ::perf::KernelDesc getKernelDesc() const;
@@ -212,10 +189,24 @@ def Perf_WorkAttr : Perf_Attr<"Work", "work"> {
     ::perf::CollectiveKind getCollectiveKind() const;
     /// The collective as the collective model sees it (collectives only).
     ::perf::CollectiveDesc getCollectiveDesc() const;
-    /// Devices of a collective (send/recv: [source, destination]).
-    ::llvm::ArrayRef<int64_t> getGroupIds() const;
-    /// A collective's bytes per device.
-    int64_t getCollectiveBytes() const { return getInt("bytes"); }
+
+    // How the views read an attribute of the kind: the value, or none
+    // when absent (WorkKinds.td's defaults are the views').
+    std::optional<int64_t> readInt(::llvm::StringRef name) const;
+    std::optional<double> readFloat(::llvm::StringRef name) const;
+    ::llvm::StringRef readString(::llvm::StringRef name) const;
+    bool readFlag(::llvm::StringRef name) const { return bool(get(name)); }
+    std::optional<std::pair<int64_t, int64_t>>
+    readPair(::llvm::StringRef name) const;
+    ::mlir::Type readType(::llvm::StringRef name) const;
+    ::llvm::ArrayRef<int64_t> readArray(::llvm::StringRef name) const;
+    template <typename EnumAttrT>
+    auto readEnum(::llvm::StringRef name) const
+        -> std::optional<decltype(std::declval<EnumAttrT>().getValue())> {
+      if (auto value = getAs<EnumAttrT>(name))
+        return value.getValue();
+      return std::nullopt;
+    }
   }];
 }
 

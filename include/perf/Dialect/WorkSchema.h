@@ -3,8 +3,8 @@
 //
 // Each kind of device work (#perf.work: a kernel, a copy or a collective)
 // takes a fixed set of attributes besides the `perf.*` facts passes write.
-// This table is that set: the verifier checks work against it, and its
-// error messages list it.
+// This table is that set, written by perf-tblgen from WorkKinds.td: the
+// verifier checks work against it, and its error messages list it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,6 +67,41 @@ const WorkField *findWorkField(WorkKind kind, llvm::StringRef name);
 mlir::DictionaryAttr withoutDefaults(WorkKind kind, mlir::DictionaryAttr attrs);
 /// The kind of "perf.gemm", "perf.all_reduce", as a work list writes it.
 std::optional<WorkKind> parseWorkMnemonic(llvm::StringRef name);
+
+namespace detail {
+// The attribute a value of each field type is written as (null: absent),
+// for the generated views and builders.
+mlir::Attribute intFieldValue(mlir::MLIRContext *context, int64_t value);
+mlir::Attribute floatFieldValue(mlir::MLIRContext *context, double value);
+mlir::Attribute stringFieldValue(mlir::MLIRContext *context,
+                                 llvm::StringRef value);
+mlir::Attribute flagFieldValue(mlir::MLIRContext *context, bool value);
+mlir::Attribute pairFieldValue(mlir::MLIRContext *context,
+                               const std::pair<int64_t, int64_t> &value);
+mlir::Attribute typeFieldValue(mlir::Type value);
+mlir::Attribute arrayFieldValue(mlir::MLIRContext *context,
+                                llvm::ArrayRef<int64_t> value);
+
+/// The attributes of work being built from a description: each kind's
+/// generated setters add to it, and build() checks the result against the
+/// kind's schema, reporting through `emitError` (at an unknown location
+/// when null): sizes come from files perf did not write.
+class WorkFields {
+public:
+  WorkFields(mlir::MLIRContext *context,
+             llvm::function_ref<mlir::InFlightDiagnostic()> emitError)
+      : ctx(context), emitError(emitError) {}
+  mlir::MLIRContext *context() const { return ctx; }
+  /// Sets `name` (nothing when `value` is null).
+  void set(llvm::StringRef name, mlir::Attribute value);
+  mlir::FailureOr<WorkAttr> build(WorkKind kind);
+
+private:
+  mlir::MLIRContext *ctx;
+  llvm::function_ref<mlir::InFlightDiagnostic()> emitError;
+  mlir::NamedAttrList attrs;
+};
+} // namespace detail
 
 /// Checks a `perf.*` fact a pass wrote (on an op or in device work): a
 /// declared name, of its declared type, in its range. `onMemcpy`: whether

@@ -21,23 +21,9 @@
 
 namespace perf {
 
-enum class KernelKind {
-  Gemm,         // batch x (M x K) * (K x N)
-  Conv2d,       // NCHW input, KCRS filter
-  Elementwise,  // numElements outputs from numInputs inputs
-  Reduce,       // rows x cols -> rows
-  Softmax,      // rows x cols
-  LayerNorm,    // rows x cols
-  EmbeddingBag, // numTables tables of rows x dim, batch bags of `pooling` rows
-  Memcpy,       // bytes, direction
-  Transpose,    // numElements moved
-  Concat,       // numElements moved
-  Attention,    // batch x heads, seq x keys (kv seq), headDim
-  Pooling,      // window reductions over NCHW
-  BatchNorm,    // numElements, channels
-  Optimizer,    // numElements parameters updated
-  Generic,      // flops + bytes only
-};
+// KernelKind: one enumerator per kernel kind of
+// include/perf/Dialect/WorkKinds.td, in its order.
+#include "perf/Support/KernelKinds.h.inc"
 
 llvm::StringRef kernelKindName(KernelKind kind);
 /// The kind `kernelKindName` spells `name`, if any.

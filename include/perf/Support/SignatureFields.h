@@ -1,10 +1,10 @@
 //===- SignatureFields.h - Database key fields, dependency-free -*- C++ -*-===//
 //
 // The fields of each kernel kind's database signature, in the order
-// docs/perf-db.md fixes ("b=1 m=64 n=512 k=256 ta=0 tb=0"). The signature
-// writer (perf::kernelSignature) and perf-bench's key rules (built without
-// LLVM) must agree on them byte for byte; both are tested against this
-// table.
+// docs/perf-db.md fixes ("b=1 m=64 n=512 k=256 ta=0 tb=0"), as WorkKinds.td
+// defines them. The signature writer (perf::kernelSignature) and
+// perf-bench's key rules (runtime/bench, built without LLVM) must agree on
+// them byte for byte; unittests/Support/BenchSignatureTest checks both.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,22 +22,10 @@ struct KindSignatureFields {
   std::string_view fields;
 };
 
+/// Every kernel kind's signature fields, from WorkKinds.td.
 inline constexpr KindSignatureFields kSignatureFields[] = {
-    {"gemm", "b m n k ta tb"},
-    {"conv2d", "n c h w k r s sh sw ph pw dh dw g pass"},
-    {"elementwise", "n in op"},
-    {"reduce", "rows cols"},
-    {"softmax", "rows cols"},
-    {"layernorm", "rows cols"},
-    {"embedding_bag", "t rows d b l pass"},
-    {"memcpy", "bytes dir"},
-    {"transpose", "n"},
-    {"concat", "n"},
-    {"pooling", "n c h w r s sh sw ph pw pass"},
-    {"batchnorm", "n c pass"},
-    {"optimizer", "n op"},
-    {"attention", "flops bytes"},
-    {"generic", "flops bytes"},
+#define GEN_SIGNATURE_FIELDS
+#include "perf/Support/KernelKinds.cpp.inc"
 };
 
 /// The signature fields of `kind`, space-separated; empty for a kind the

@@ -84,16 +84,6 @@ public:
       op.setWorkAttr(after);
   }
 
-  /// Gives `op` its work list with `update` applied to every piece that
-  /// `select` accepts (`select` must answer the same for equal work).
-  void applyToEach(FrameworkOp op, Key key,
-                   llvm::function_ref<bool(WorkAttr)> select,
-                   llvm::function_ref<void(mlir::NamedAttrList &)> update) {
-    rewrite(op, key, [&](WorkAttr work) {
-      return select(work) ? apply(work, key, update) : work;
-    });
-  }
-
 private:
   mlir::MLIRContext *context;
   llvm::DenseMap<std::pair<mlir::Attribute, Key>, WorkAttr> updatedWork;

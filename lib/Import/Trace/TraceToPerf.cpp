@@ -88,7 +88,10 @@ public:
         launchCall = b.getStringAttr(call.name);
     }
     ++measuredKernels;
-    return work.with([&](NamedAttrList &attrs) {
+    WorkAttr placed = work.withDevice(event.device).withStream(event.stream);
+    if (auto kernel = dyn_cast<KernelWork>(placed))
+      placed = kernel.withKernelName(event.name);
+    return placed.with([&](NamedAttrList &attrs) {
       attrs.set(kLatencyAttr, b.getF64FloatAttr(event.dur));
       // Where the trace ran it, from the iteration's start: the predicted
       // timeline shows it beside the prediction.
@@ -100,10 +103,8 @@ public:
         attrs.set(kLaunchCallAttr, launchCall);
       if (copiesPageableMemory(event))
         attrs.set(kCopyInCallAttr, b.getUnitAttr());
-      attrs.set("device", b.getI64IntegerAttr(event.device));
-      attrs.set("stream", b.getI64IntegerAttr(event.stream));
-      attrs.set(work.isCollective() ? "trace.kernel_name" : "kernel_name",
-                b.getStringAttr(event.name));
+      if (work.isCollective())
+        attrs.set("trace.kernel_name", b.getStringAttr(event.name));
     });
   }
 
@@ -140,8 +141,7 @@ public:
       ++invalidInferred;
       return nullptr;
     }
-    if (device != 0)
-      built = built.with("device", b.getI64IntegerAttr(device));
+    built = built.withDevice(device);
     return built;
   }
 

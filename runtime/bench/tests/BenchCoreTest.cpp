@@ -6,7 +6,6 @@
 #include "bench/Runner.h"
 #include "bench/Spec.h"
 #include "bench/Stats.h"
-#include "perf/Support/SignatureFields.h"
 
 #include "gtest/gtest.h"
 #include <nlohmann/json.hpp>
@@ -448,21 +447,6 @@ TEST(KernelKey, TellsUnsupportedFromMalformed) {
   EXPECT_TRUE(parseKernelKey("elementwise", "i1", "n=4 in=2 op=le", k, error));
   EXPECT_TRUE(
       parseKernelKey("elementwise", "i64", "n=4 in=1 op=cumsum", k, error));
-}
-
-// The keys perf-bench writes have the fields, in the order, of the table the
-// signature writer of lib/ is tested against (the fused convolution is keyed
-// like conv2d).
-TEST(KernelKey, FieldsAreTheSharedTables) {
-  for (const std::string &kind : benchKinds()) {
-    std::string names;
-    for (const std::string &name : signatureFieldNames(kind))
-      names += (names.empty() ? "" : " ") + name;
-    std::string_view expected = perf::signatureFieldsOf(
-        kind == "conv2d_bias_relu" ? std::string_view("conv2d") : kind);
-    EXPECT_FALSE(expected.empty()) << kind;
-    EXPECT_EQ(names, std::string(expected)) << kind;
-  }
 }
 
 std::string kernelList(const std::string &entries) {
