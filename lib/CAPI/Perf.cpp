@@ -7,7 +7,6 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "perf/CostModel/KernelCostModel.h"
-#include "perf/Dialect/GraphTextReader.h"
 #include "perf/Dialect/PerfDialect.h"
 #include "perf/Transforms/Passes.h"
 #include "llvm/Support/raw_ostream.h"
@@ -163,7 +162,8 @@ int perfEstimateModuleWithOptions(const char *mlirText, const char *gpu,
       diagStream << d.getLocation() << ": " << d.str() << "\n";
       return mlir::success();
     });
-    module = parseGraphText(mlirText, /*bufferName=*/"", &context);
+    module = mlir::parseSourceString<mlir::ModuleOp>(
+        mlirText, mlir::ParserConfig(&context));
   }
   if (!module)
     return fail(error, diagnostics);

@@ -124,66 +124,6 @@ LogicalResult SyncOp::verify() {
 // twentieth of estimating a step read from bytecode). Files written before
 // hold the three one by one, the device first: an integer or none, never an
 // array, which tells the two apart.
-void FrameworkOp::writeProperties(DialectBytecodeWriter &writer) {
-  Properties &prop = getProperties();
-  Attribute none = UnitAttr::get(getContext());
-  auto orNone = [&](Attribute attr) { return attr ? attr : none; };
-  // An op without a name was not verified (it can be written with
-  // --mlir-very-unsafe-disable-verifier-on-parsing): written as it is, the
-  // reader refuses it.
-  writer.writeOptionalAttribute(
-      ArrayAttr::get(getContext(), {orNone(prop.op_name), orNone(prop.device),
-                                    orNone(prop.work)}));
-}
-
-LogicalResult FrameworkOp::readProperties(DialectBytecodeReader &reader,
-                                          OperationState &state) {
-  // The properties are read into this thread's scratch copy rather than a
-  // fresh allocation per op (the reader makes an op from `state` as soon as
-  // its properties are read, and Operation::create copies them into the op;
-  // a new and a delete per op were 3% of a 10k-kernel estimate). A state that
-  // already holds properties, and a reader running on another thread, are
-  // served as before.
-  thread_local Properties scratch;
-  Properties *props;
-  if (state.getRawProperties()) {
-    props = &state.getOrAddProperties<Properties>();
-  } else {
-    scratch = Properties();
-    state.useProperties(scratch);
-    props = &scratch;
-  }
-  Properties &prop = *props;
-  Attribute first;
-  if (failed(reader.readOptionalAttribute(first)))
-    return failure();
-  auto packed = dyn_cast_if_present<ArrayAttr>(first);
-  if (!packed) {
-    if (first && !isa<IntegerAttr>(first))
-      return reader.emitError()
-             << "perf.op properties: expected a device or an array, got "
-             << first;
-    prop.device = cast_if_present<IntegerAttr>(first);
-    return failure(failed(reader.readAttribute(prop.op_name)) ||
-                   failed(reader.readOptionalAttribute(prop.work)));
-  }
-  // Each of the three of its type or absent (unit); the verifier checks
-  // the rest (an i64 device, a list of device work).
-  ArrayRef<Attribute> fields = packed.getValue();
-  auto field = [&](size_t i, auto &to) {
-    using T = std::remove_reference_t<decltype(to)>;
-    to = dyn_cast<T>(fields[i]);
-    return to || (i > 0 && isa<UnitAttr>(fields[i]));
-  };
-  if (fields.size() != 3 || !field(0, prop.op_name) || !field(1, prop.device) ||
-      !field(2, prop.work))
-    return reader.emitError()
-           << "perf.op properties must be [op name, device or unit, work "
-              "list or unit], got "
-           << packed;
-  return success();
-}
-
 LogicalResult FrameworkOp::verify() {
   if (getOpName().empty())
     return emitOpError("needs a non-empty op name");

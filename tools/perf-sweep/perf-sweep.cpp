@@ -19,7 +19,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "perf/Comm/SystemSpec.h"
-#include "perf/Dialect/GraphTextReader.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
@@ -183,7 +182,8 @@ void runPoint(const std::string &source, const DialectRegistry &registry,
   std::string diagnostics;
   llvm::raw_string_ostream diagStream(diagnostics);
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagStream);
-  OwningOpRef<ModuleOp> module = parseGraphText(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module) {
     p.error = diagnostics;
     return;

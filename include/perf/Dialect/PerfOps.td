@@ -85,8 +85,6 @@ def Perf_FrameworkOp : Perf_Op<"op"> {
     `` custom<WorkList>($work)
   }];
   let hasVerifier = 1;
-  // In bytecode the three properties are one array attribute (PerfOps.cpp).
-  let useCustomPropertiesEncoding = 1;
   let builders = [
     OpBuilder<(ins "::mlir::TypeRange":$outputs, "::mlir::StringAttr":$op_name,
                    "::mlir::ValueRange":$inputs, "::mlir::IntegerAttr":$device),

@@ -15,7 +15,6 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "perf/CostModel/KernelCostModel.h"
-#include "perf/Dialect/GraphTextReader.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Dialect/WorkSchema.h"
 #include "perf/Import/ModelConfigImport.h"
@@ -112,9 +111,11 @@ public:
       auto buffer = unwrap(readInputFile(path));
       llvm::SourceMgr sourceMgr;
       sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-      module = parseGraphText(sourceMgr, &context);
+      module = mlir::parseSourceFile<mlir::ModuleOp>(
+          sourceMgr, mlir::ParserConfig(&context));
     } else {
-      module = parseGraphText(ir, irName, &context);
+      module = mlir::parseSourceString<mlir::ModuleOp>(
+          ir, mlir::ParserConfig(&context), irName);
     }
     if (!module)
       fail("cannot read " + (path.empty() ? std::string("the IR") : path));

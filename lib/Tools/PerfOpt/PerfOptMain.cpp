@@ -21,10 +21,8 @@
 #include "mlir/Support/Timing.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "perf/CostModel/KernelCostModel.h"
-#include "perf/Dialect/GraphTextReader.h"
 #include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
-#include "perf/Dialect/StepVerifier.h"
 #include "perf/Support/GpuSpec.h"
 #include "perf/Support/HugePages.h"
 #include "perf/Support/InputError.h"
@@ -282,43 +280,6 @@ struct AdviseHeapGrowth : public PassInstrumentation {
 };
 } // namespace
 
-/// Reads and verifies the input of an estimate. Bytecode is read with its
-/// graphs' bodies loaded after the rest (MLIR's lazy loading): the eager
-/// reader then puts every value's uses back in the order they were written,
-/// numbering every op of the file in a hash map to do it (7% of a
-/// million-kernel estimate), and an estimate reads no order of uses.
-static OwningOpRef<ModuleOp>
-parseForEstimate(const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
-                 MLIRContext *context) {
-  const llvm::MemoryBuffer *buffer =
-      sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
-  if (!isBytecode(buffer->getMemBufferRef()))
-    return perf::parseGraphText(*sourceMgr, context);
-  Location fileLoc =
-      FileLineColLoc::get(context, buffer->getBufferIdentifier(), 0, 0);
-  // Verified below, once every graph is read.
-  ParserConfig config(context, /*verifyAfterParse=*/false);
-  BytecodeReader reader(buffer->getMemBufferRef(), config, /*lazyLoad=*/true,
-                        sourceMgr);
-  Block block;
-  auto loadNow = [](Operation *op) { return !isa<perf::GraphOp>(op); };
-  if (failed(reader.readTopLevel(&block, loadNow)))
-    return nullptr;
-  // The module's symbol table walks every op below it: checked while the
-  // graphs' bodies are unread.
-  perf::StepVerifier verifier;
-  verifier.checkTopLevel(block);
-  // Reads every body left (the graphs).
-  if (failed(reader.finalize()))
-    return nullptr;
-  OwningOpRef<ModuleOp> module =
-      detail::constructContainerOpForParserIfNecessary<ModuleOp>(
-          &block, context, fileLoc);
-  if (module && failed(verifier.verify(*module)))
-    return nullptr;
-  return module;
-}
-
 /// Grows the heap ahead of the parse by about what the input's IR takes
 /// (perf::reserveHeap): on bench/speed's steps, about 30 times a bytecode
 /// file without locations and 3.5 times a text file.
@@ -353,7 +314,8 @@ static LogicalResult runEstimateOnly(std::unique_ptr<llvm::MemoryBuffer> input,
   context->allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
   SourceMgrDiagnosticHandler diagnostics(*sourceMgr, context);
   TimingScope parseTiming = root.nest("Parser");
-  OwningOpRef<ModuleOp> module = parseForEstimate(sourceMgr, context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(*sourceMgr, ParserConfig(context));
   parseTiming.stop();
   if (!module)
     return failure();
