@@ -115,6 +115,8 @@ HeuristicModel::trafficCost(const KernelDesc &k, const GpuSpec &gpu) const {
   case KernelKind::Concat:
   case KernelKind::BatchNorm:
   case KernelKind::Optimizer:
+  case KernelKind::Rope:
+  case KernelKind::KvCacheWrite:
     return roofline(k.totalFlops(), k.totalBytes(), dramBw);
   case KernelKind::Memcpy: {
     double bw = dramBw;

@@ -80,6 +80,40 @@ double KernelDesc::tensorCoreAlignmentFactor() const {
   return alignment <= 2 ? 0.18 : 0.3;
 }
 
+double KernelDesc::attentionPairs() const {
+  double queries = m, keys = keyLength();
+  if (!causal && window <= 0)
+    return queries * keys;
+  // Query i (0-based) sees key j when j <= keys - queries + i (causal) and
+  // j > that minus the window: min(keys - queries + i + 1, window) keys,
+  // summed in closed form over the two ranges.
+  double first = keys - queries + 1; // keys the first query sees
+  double w = window > 0 ? double(window) : keys;
+  if (!causal)
+    return queries * std::min(w, keys);
+  auto sumFrom = [](double a, double count) {
+    return count * a + count * (count - 1) / 2;
+  };
+  // Queries that see fewer than `w` keys: first + i < w.
+  double below = std::clamp(w - first, 0.0, queries);
+  return sumFrom(first, below) + (queries - below) * w;
+}
+
+double KernelDesc::attentionKeysRead() const {
+  double keys = keyLength();
+  if (window <= 0)
+    return keys;
+  return std::min(keys, double(window) + m - 1);
+}
+
+bool perf::isAttentionImpl(llvm::StringRef impl) {
+  if (impl.empty())
+    return true;
+  llvm::SmallVector<llvm::StringRef> names;
+  kAttentionImpls.split(names, ", ");
+  return llvm::is_contained(names, impl);
+}
+
 double KernelDesc::totalFlops() const {
   if (flops > 0 || kind == KernelKind::Generic)
     return flops;
@@ -188,8 +222,8 @@ static auto fields(const KernelDesc &d) {
                   d.r, d.s, d.strideH, d.strideW, d.padH, d.padW, d.dilationH,
                   d.dilationW, d.groups, d.numElements, d.numInputs,
                   d.flopsPerElement, d.op, d.rows, d.cols, d.numTables,
-                  d.tableRows, d.dim, d.pooling, d.heads, d.copyKind, d.flops,
-                  d.bytes);
+                  d.tableRows, d.dim, d.pooling, d.heads, d.kvHeads, d.causal,
+                  d.window, d.pageSize, d.copyKind, d.flops, d.bytes);
 }
 
 bool perf::operator==(const KernelDesc &a, const KernelDesc &b) {
@@ -219,6 +253,6 @@ llvm::hash_code perf::hash_value(const KernelDesc &d) {
                          d.groups),
       llvm::hash_combine(d.numElements, d.numInputs, bits(d.flopsPerElement),
                          d.op, d.rows, d.cols, d.numTables, d.tableRows, d.dim,
-                         d.pooling, d.heads, d.copyKind, bits(d.flops),
-                         bits(d.bytes)));
+                         d.pooling, d.heads, d.kvHeads, d.causal, d.window,
+                         d.pageSize, d.copyKind, bits(d.flops), bits(d.bytes)));
 }

@@ -281,12 +281,12 @@ struct SynthesizeTrainingPass
         emit(KernelPass::BackwardData);
       return;
     case KernelKind::Attention:
-      // Flash-attention backward recomputes the scores and runs four GEMMs:
-      // about twice the forward work.
-      if (inputGrad) {
+      // Flash-attention's backward recomputes the scores and takes five
+      // products where the forward takes two (its FLOPs, KernelDesc).
+    case KernelKind::Rope:
+      // The gradient of a rotation is the inverse rotation of dY.
+      if (inputGrad)
         emit(KernelPass::BackwardData);
-        emit(KernelPass::BackwardData);
-      }
       return;
     case KernelKind::Generic:
       if (!inputGrad && !weights)
@@ -298,7 +298,8 @@ struct SynthesizeTrainingPass
       return;
     case KernelKind::Memcpy:
     case KernelKind::Optimizer:
-      // Copies and optimizer updates have no backward work.
+    case KernelKind::KvCacheWrite:
+      // Copies, optimizer updates and cache writes have no backward work.
       return;
     }
   }

@@ -393,3 +393,48 @@ perf.graph @g {
     perf.gemm {m = 4, n = 4, k = 4, perf.copy_in_call}
   }
 }
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.attention' 'kv_heads' (5) must divide 'heads' (32)}}
+    perf.attention {batch = 1, heads = 32, kv_heads = 5, seq = 16, head_dim = 128}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.attention' 'impl' must be one of flash2, flash3, efficient, cudnn, got "flash4"}}
+    perf.attention {batch = 1, heads = 32, seq = 16, head_dim = 128, impl = "flash4"}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.attention' a causal 'seq' (16) may not exceed 'kv_seq'}}
+    perf.attention {batch = 1, heads = 32, seq = 16, kv_seq = 8, head_dim = 128, causal}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.rope' 'rotary_dim' must not exceed 'head_dim'}}
+    perf.rope {tokens = 8, heads = 32, head_dim = 64, rotary_dim = 128}
+  }
+}
+
+// -----
+
+perf.graph @g {
+  perf.op "x" : () -> () {
+    // expected-error @+1 {{'perf.kv_cache_write' requires attribute 'kv_heads'}}
+    perf.kv_cache_write {tokens = 8, head_dim = 64}
+  }
+}

@@ -24,7 +24,11 @@ perf.graph @step attributes {target = #perf.gpu<"h100">, phase = "training"} {
   // CHECK: perf.concat
   // CHECK: perf.pooling
   // CHECK: perf.batchnorm
-  // CHECK: perf.attention
+  // CHECK: perf.attention {batch = 2 : i64, head_dim = 64 : i64, heads = 8 : i64, seq = 128 : i64}
+  // CHECK: perf.attention {batch = 1 : i64, block_size = 16 : i64, dtype = bf16, head_dim = 128 : i64, heads = 32 : i64, impl = "flash3", kv_heads = 8 : i64, kv_seq = 4096 : i64, seq = 1 : i64}
+  // CHECK: perf.attention {batch = 2 : i64, causal, head_dim = 128 : i64, heads = 32 : i64, kv_heads = 8 : i64, seq = 2048 : i64, window = 4096 : i64}
+  // CHECK: perf.rope {dtype = bf16, head_dim = 128 : i64, heads = 32 : i64, kv_heads = 8 : i64, tokens = 4096 : i64}
+  // CHECK: perf.kv_cache_write {block_size = 16 : i64, dtype = bf16, head_dim = 128 : i64, kv_heads = 8 : i64, tokens = 4096 : i64}
   // CHECK: perf.optimizer {algorithm = #perf.optimizer<adam>, elements = 1000 : i64, pass = #perf.pass<update>}
   // CHECK: perf.kernel {bytes = 2.000000e+03 : f64, flops = 1.000000e+03 : f64, kernel_name = "my_kernel"}
   perf.op "everything"(%y) : (tensor<64x256xf32>) -> () {
@@ -40,6 +44,10 @@ perf.graph @step attributes {target = #perf.gpu<"h100">, phase = "training"} {
     perf.pooling {n = 8, c = 64, h = 112, w = 112, r = 3, s = 3, stride = array<i64: 2, 2>}
     perf.batchnorm {elements = 1000, channels = 10}
     perf.attention {batch = 2, heads = 8, seq = 128, head_dim = 64}
+    perf.attention {batch = 1, heads = 32, kv_heads = 8, seq = 1, kv_seq = 4096, head_dim = 128, impl = "flash3", block_size = 16, dtype = bf16}
+    perf.attention {batch = 2, heads = 32, kv_heads = 8, seq = 2048, head_dim = 128, causal, window = 4096}
+    perf.rope {tokens = 4096, heads = 32, kv_heads = 8, head_dim = 128, dtype = bf16}
+    perf.kv_cache_write {tokens = 4096, kv_heads = 8, head_dim = 128, block_size = 16, dtype = bf16}
     perf.optimizer {elements = 1000, algorithm = #perf.optimizer<adam>, pass = #perf.pass<update>}
     perf.kernel {flops = 1000.0, bytes = 2000.0, kernel_name = "my_kernel"}
   }

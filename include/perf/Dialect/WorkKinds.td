@@ -252,24 +252,63 @@ def BatchNorm : KernelKind<"batchnorm", "BatchNorm"> {
 }
 
 def Attention : KernelKind<"attention", "Attention"> {
-  let summary = "Fused scaled-dot-product attention";
+  let summary = "Fused scaled-dot-product attention (FlashAttention and kin)";
   let fields = (ins Size:$batch, Size:$heads, As<Size, "m">:$seq,
-                    As<Size, "k">:$head_dim, As<Optional<Size>, "-">:$kv_seq);
+                    As<Size, "k">:$head_dim, As<Optional<Size>, "-">:$kv_seq,
+                    As<Optional<Size>, "-">:$kv_heads, Flag:$causal,
+                    As<Optional<Size>, "window">:$window,
+                    As<Text, "op">:$impl,
+                    As<Optional<Size>, "pageSize">:$block_size);
   let tensorCores = 1;
-  let toDesc = "d.n = work.getKvSeq().value_or(0);";
+  // GQA/MQA share each key and value head between heads / kv_heads query
+  // heads; the implementations are the fused kernels frameworks pick
+  // (empty: the one the GPU's libraries run by default).
+  let verify = [{
+    int64_t kvHeads = work.getKvHeads().value_or(work.getHeads());
+    if (work.getHeads() % kvHeads != 0)
+      return error() << "'kv_heads' (" << kvHeads
+                     << ") must divide 'heads' (" << work.getHeads() << ")";
+    if (!isAttentionImpl(work.getImpl()))
+      return error() << "'impl' must be one of " << kAttentionImpls
+                     << ", got \"" << work.getImpl() << "\"";
+    if (work.getCausal() && work.getSeq() > work.getKvSeq().value_or(work.getSeq()))
+      return error() << "a causal 'seq' (" << work.getSeq()
+                     << ") may not exceed 'kv_seq'";
+    return success();
+  }];
+  let toDesc = [{
+    d.n = work.getKvSeq().value_or(0);
+    d.kvHeads = work.getKvHeads().value_or(0);
+    d.causal = work.getCausal();
+  }];
   let fromDesc = [{
     if (d.n > 0 && d.n != d.m)
       w.setKvSeq(d.n);
+    if (d.kvHeads > 0 && d.kvHeads != d.heads)
+      w.setKvHeads(d.kvHeads);
+    w.setCausal(d.causal);
   }];
-  // QK^T and PV: 2 GEMMs of queries x keys x headDim, plus softmax.
+  // QK^T and PV over the (query, key) pairs each head attends to: 4 d
+  // FLOPs a pair and 5 for the softmax; the backward pass recomputes the
+  // scores and takes five products, 2.5x the forward's.
   let flops = [{
-    return b * d.heads *
-           (4.0 * d.m * d.keyLength() * d.k + 5.0 * d.m * d.keyLength());
+    double pairs = d.attentionPairs();
+    double forward = b * d.heads * pairs * (4.0 * d.k + 5.0);
+    return d.pass == KernelPass::Forward ? forward : 2.5 * forward;
   }];
-  // Q and O of the queries, K and V of the keys (flash-style, the score
-  // matrix on chip).
-  let bytes = "return e * b * d.heads * 2.0 * (d.m + d.keyLength()) * d.k;";
-  let validSizes = "return positive({d.batch, d.heads, d.m, d.k});";
+  // Q and O of the queries, K and V of the keys each key head reads
+  // (flash-style, the score matrix on chip); the backward also reads dO
+  // and writes dQ, dK and dV.
+  let bytes = [{
+    double q = b * d.heads * d.m * d.k;
+    double kv = b * d.keyHeads() * d.attentionKeysRead() * d.k;
+    double forward = e * 2.0 * (q + kv);
+    return d.pass == KernelPass::Forward ? forward : 2.0 * forward;
+  }];
+  let validSizes = [{
+    return positive({d.batch, d.heads, d.m, d.k}) && d.kvHeads >= 0 &&
+           d.heads % d.keyHeads() == 0 && d.window >= 0 && d.pageSize >= 0;
+  }];
   let signature = [FlopsKey, WorkBytesKey];
 }
 
@@ -355,6 +394,59 @@ def Send : CollectiveKind<"send", "Send"> {
 
 def Recv : CollectiveKind<"recv", "Recv"> {
   let summary = "Point-to-point receive; `group` is [source, destination]";
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels added after the collectives (the bytecode's numbering)
+//===----------------------------------------------------------------------===//
+
+def Rope : KernelKind<"rope", "Rope"> {
+  let summary = "Rotary position embedding of the queries and keys of `tokens` tokens";
+  let fields = (ins As<Size, "rows">:$tokens, Size:$heads,
+                    As<Optional<Size>, "-">:$kv_heads,
+                    As<Size, "k">:$head_dim,
+                    As<Optional<Size>, "cols">:$rotary_dim);
+  let verify = [{
+    if (work.getRotaryDim().value_or(0) > work.getHeadDim())
+      return error() << "'rotary_dim' must not exceed 'head_dim'";
+    return success();
+  }];
+  let toDesc = "d.kvHeads = work.getKvHeads().value_or(0);";
+  let fromDesc = [{
+    if (d.kvHeads > 0 && d.kvHeads != d.heads)
+      w.setKvHeads(d.kvHeads);
+  }];
+  // x * cos - y * sin for each rotated pair: three FLOPs an element.
+  let flops = [{
+    double rotated = d.cols > 0 ? d.cols : d.k;
+    return 3.0 * d.rows * double(d.heads + d.keyHeads()) * rotated;
+  }];
+  // The rotated elements of the query and key heads read and written in
+  // place, the cos/sin cache row of each token and its position.
+  let bytes = [{
+    double rotated = d.cols > 0 ? d.cols : d.k;
+    double elements = d.rows * double(d.heads + d.keyHeads()) * rotated;
+    return e * (2.0 * elements + double(d.rows) * rotated) + 8.0 * d.rows;
+  }];
+  let validSizes = [{
+    return positive({d.rows, d.heads, d.k}) && d.kvHeads >= 0 &&
+           d.cols >= 0 && d.cols <= d.k;
+  }];
+  let signature = [IntKey<"t", "rows">, IntKey<"h", "heads">,
+                   IntKey<"hkv", "kvHeads">, IntKey<"d", "k">,
+                   IntKey<"r", "cols">];
+}
+
+def KvCacheWrite : KernelKind<"kv_cache_write", "KvCacheWrite"> {
+  let summary = "The keys and values of `tokens` tokens written into a KV cache";
+  let fields = (ins As<Size, "rows">:$tokens,
+                    As<Size, "kvHeads">:$kv_heads, As<Size, "k">:$head_dim,
+                    As<Optional<Size>, "pageSize">:$block_size);
+  // The keys and values read and written once, and each token's slot.
+  let bytes = "return 4.0 * e * d.rows * d.kvHeads * d.k + 8.0 * d.rows;";
+  let validSizes = "return positive({d.rows, d.kvHeads, d.k}) && d.pageSize >= 0;";
+  let signature = [IntKey<"t", "rows">, IntKey<"hkv", "kvHeads">,
+                   IntKey<"d", "k">, IntKey<"bs", "pageSize">];
 }
 
 #endif // PERF_DIALECT_WORKKINDS_TD

@@ -81,9 +81,28 @@ struct KernelDesc {
   // each pooling `pooling` rows.
   int64_t numTables = 1, tableRows = 0, dim = 0, pooling = 1;
   // Attention: heads, query length (m), key length (n; 0: m, as in
-  // self-attention without a cache), head dim (k).
+  // self-attention without a cache), head dim (k); key and value heads
+  // (kvHeads; 0: heads), whether each query sees only the keys up to its
+  // own position (causal, aligned to the last key), the keys each query
+  // sees at most (window; 0: all), the KV cache's page (pageSize; 0: one
+  // block per sequence), and the fused kernel's implementation in `op`
+  // (kAttentionImpls; empty: the GPU's default). RoPE: rows tokens, heads
+  // and kvHeads, k the head size, cols the rotated part (0: all of it).
+  // KV-cache write: rows tokens, kvHeads, k, pageSize.
   int64_t heads = 1;
+  int64_t kvHeads = 0;
+  bool causal = false;
+  int64_t window = 0;
+  int64_t pageSize = 0;
   int64_t keyLength() const { return n > 0 ? n : m; }
+  /// Key and value heads (GQA/MQA share each between query heads).
+  int64_t keyHeads() const { return kvHeads > 0 ? kvHeads : heads; }
+  /// The (query, key) pairs one head of an attention kernel scores: every
+  /// key for every query, or under `causal` the keys up to each query's
+  /// position (queries are the last m of keyLength()), at most `window`.
+  double attentionPairs() const;
+  /// The keys one head reads: all of them, or the last window + m - 1.
+  double attentionKeysRead() const;
   // Memcpy
   MemcpyKind copyKind = MemcpyKind::DeviceToDevice;
   // Generic (and an override for any kind when > 0).
@@ -119,6 +138,13 @@ struct KernelDesc {
     return !(a == b);
   }
 };
+
+/// The fused attention implementations an attention kernel may name:
+/// FlashAttention-2 and -3, PyTorch's memory-efficient kernel and cuDNN's.
+inline constexpr llvm::StringLiteral kAttentionImpls =
+    "flash2, flash3, efficient, cudnn";
+/// Whether `impl` is one of kAttentionImpls or empty (the default).
+bool isAttentionImpl(llvm::StringRef impl);
 
 /// An element-wise kernel: `numElements` outputs, each read from
 /// `numInputs` inputs with `flopsPerElement` operations.

@@ -121,6 +121,8 @@ Measurement benchMemcpy(const Kernel &k);
 Measurement benchPooling(const Kernel &k);   // Layers.cu
 Measurement benchBatchNorm(const Kernel &k); // Layers.cu
 Measurement benchOptimizer(const Kernel &k); // Layers.cu
+Measurement benchRope(const Kernel &k);         // Llm.cu
+Measurement benchKvCacheWrite(const Kernel &k); // Llm.cu
 
 // Checks of the hand-written kernels against host references (f32, small
 // random inputs); the largest absolute difference goes to maxError.

@@ -153,6 +153,10 @@ Measurement bench::measureKernel(const Kernel &k, const RunOptions &options) {
     return benchBatchNorm(k);
   if (k.kind == "optimizer")
     return benchOptimizer(k);
+  if (k.kind == "rope")
+    return benchRope(k);
+  if (k.kind == "kv_cache_write")
+    return benchKvCacheWrite(k);
   return skipped("no benchmark for kind '" + k.kind + "'");
 }
 

@@ -152,6 +152,20 @@ static const std::vector<KindRule> &kindRules() {
         {"optimizer",
          {F{"n", "elements|n", F::Int, nullptr, nullptr, true},
           F{"op", "op|optimizer", F::Str, nullptr, "sgd|adam", false}}},
+        // vLLM's rotary embedding and KV-cache write (cuda/Llm.cu); 0 key
+        // heads are the query heads, a rotary size of 0 the head size, a
+        // block size of 0 one page per sequence.
+        {"rope",
+         {F{"t", "tokens|t", F::Int, nullptr, nullptr, true},
+          F{"h", "heads|h", F::Int, nullptr, nullptr, true},
+          F{"hkv", "kv_heads|hkv", F::Int, "0", nullptr, false},
+          F{"d", "head_dim|d", F::Int, nullptr, nullptr, true},
+          F{"r", "rotary_dim|r", F::Int, "0", nullptr, false}}},
+        {"kv_cache_write",
+         {F{"t", "tokens|t", F::Int, nullptr, nullptr, true},
+          F{"hkv", "kv_heads|hkv", F::Int, nullptr, nullptr, true},
+          F{"d", "head_dim|d", F::Int, nullptr, nullptr, true},
+          F{"bs", "block_size|bs", F::Int, "0", nullptr, false}}},
     };
   }();
   return rules;
