@@ -4,7 +4,9 @@
 # measurements: the ml boosters (120 rounds, gzipped UBJSON), the tile fit and the
 # per-GPU launch floors and the held-out model selection; then the calibrated
 # roofline (roofline.json) from the NeuSight FP32 and the Vidur FP16
-# measurements. About 2 minutes.
+# measurements; then the analytic models' fits (tensorcore.json,
+# flash.json) from what the project measured on an H200
+# (data/measured/h200). About 2 minutes.
 #
 #   bench/models/train_default.sh [BUILD_DIR] [NEUSIGHT_KERNELS_DIR] [VIDUR_DIR]
 set -euo pipefail
@@ -32,6 +34,13 @@ rm -rf "$out.tmp"
 # boosters carries over to another GPU, fitted on held-out shape folds.
 python3 "$(dirname "$0")/../kernels/residual_transfer.py" --neusight "$kernels" \
   --build "$build" --rounds=120 --out "$out.tmp/retarget.json"
+# The tensor-core GEMM model on perf-bench's H200 GEMMs (TF32, FP16, BF16),
+# the attention model on PyTorch's fused attention timed on the same GPU.
+h200=$root/data/measured/h200
+gunzip -c "$h200/perf.db.gz" > "$out.tmp/h200.db"
+"$build/bin/perf-train" --analytic-only --db "$out.tmp/h200.db" \
+  --attention "$h200/attention.csv" -o "$out.tmp"
+rm "$out.tmp/h200.db"
 gzip -9n "$out.tmp"/*.ubj
 rm -rf "$out"
 mv "$out.tmp" "$out"

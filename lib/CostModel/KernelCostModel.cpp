@@ -1,10 +1,12 @@
 //===- KernelCostModel.cpp - Model stack and factory ----------------------===//
 
 #include "perf/CostModel/KernelCostModel.h"
+#include "perf/CostModel/AttentionModel.h"
 #include "perf/CostModel/DbModel.h"
 #include "perf/CostModel/HeuristicModel.h"
 #include "perf/CostModel/MlModel.h"
 #include "perf/CostModel/RooflineModel.h"
+#include "perf/CostModel/TensorCoreGemmModel.h"
 #include "perf/CostModel/TileModel.h"
 #include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
@@ -263,6 +265,31 @@ perf::createKernelCostModel(llvm::StringRef name,
     }
     return std::make_unique<TileModel>(std::move(params));
   }
+  if (name == "tensorcore" || name == "flash") {
+    // The shipped fit is the built-in default; a model folder's file, which
+    // perf-train writes beside the others, replaces it.
+    llvm::SmallString<256> path(options.mlModelDir);
+    llvm::sys::path::append(path, name + ".json");
+    bool own = !options.mlModelDir.empty() && llvm::sys::fs::exists(path);
+    if (name == "tensorcore") {
+      TensorCoreGemmParams params;
+      if (own) {
+        auto loaded = TensorCoreGemmParams::load(path);
+        if (!loaded)
+          return loaded.takeError();
+        params = std::move(*loaded);
+      }
+      return std::make_unique<TensorCoreGemmModel>(std::move(params));
+    }
+    AttentionParams params;
+    if (own) {
+      auto loaded = AttentionParams::load(path);
+      if (!loaded)
+        return loaded.takeError();
+      params = std::move(*loaded);
+    }
+    return std::make_unique<AttentionModel>(std::move(params));
+  }
   if (name == "calibrated") {
     llvm::SmallString<256> path(options.mlModelDir);
     llvm::sys::path::append(path, "roofline.json");
@@ -297,7 +324,8 @@ perf::createKernelCostModel(llvm::StringRef name,
   }
   return llvm::createStringError(
       "unknown kernel cost model '" + name +
-      "' (known: db, ml, tile, calibrated, heuristic, roofline, or a "
+      "' (known: db, ml, tile, tensorcore, flash, calibrated, heuristic, "
+      "roofline, or a "
       "geometric mean of several such as ml*tile)");
 }
 
@@ -322,7 +350,7 @@ perf::createKernelCostStack(llvm::StringRef names,
     }
     std::string names = kDefaultModelStack;
     if (!llvm::sys::fs::exists(inFolder("roofline.json")))
-      names = "ml,tile,heuristic,roofline";
+      names = "ml,tile,tensorcore,flash,heuristic,roofline";
     auto stack = createKernelCostStack(names, options);
     if (!stack)
       return stack.takeError();

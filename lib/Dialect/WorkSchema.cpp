@@ -570,9 +570,11 @@ KernelDesc WorkAttr::getKernelDesc() const {
   d.dtype = dtype ? perf::getDType(dtype) : DType::F32;
   d.pass = parseKernelPass(stringifyTrainingPass(kernel.getPass()))
                .value_or(KernelPass::Forward);
-  d.tensorCores = kernel.getTensorCores();
   d.name = kernel.getKernelName().str();
   readKindDesc(*this, d);
+  // The libraries run a GEMM, a convolution or fused attention in TF32,
+  // FP16, BF16 or FP8 on tensor cores whether the IR says so or not.
+  d.tensorCores = kernel.getTensorCores() || runsOnTensorCores(d.kind, d.dtype);
   return d;
 }
 

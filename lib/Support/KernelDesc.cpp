@@ -54,7 +54,8 @@ int64_t KernelDesc::outW() const {
 
 bool perf::runsOnTensorCores(KernelKind kind, DType type) {
   return kindRunsOnTensorCores(kind) &&
-         (type == DType::TF32 || type == DType::F16 || type == DType::BF16);
+         (type == DType::TF32 || type == DType::F16 || type == DType::BF16 ||
+          type == DType::F8);
 }
 
 double KernelDesc::tensorCoreAlignmentFactor() const {

@@ -8,17 +8,21 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "perf/CostModel/AttentionModel.h"
 #include "perf/CostModel/DbModel.h"
 #include "perf/CostModel/KernelMeasurements.h"
 #include "perf/CostModel/ModelTraining.h"
+#include "perf/CostModel/TensorCoreGemmModel.h"
 #include "perf/Import/ModelConfigImport.h"
 #include "perf/Support/InputError.h"
 #include "perf/Support/KernelSignature.h"
 #include "perf/Support/Version.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace perf;
@@ -91,6 +95,18 @@ static cl::opt<bool> rooflineOnly(
     cl::desc("Write only roofline.json, the calibrated roofline's fits (into "
              "a folder whose ml and tile models were trained on other rows)"),
     cl::cat(category));
+static cl::list<std::string> attentionCsvs(
+    "attention",
+    cl::desc("Fused attention calls timed from the host (attention.csv of "
+             "runtime/bench/campaign/attention_sweep.py) to fit the attention "
+             "model on (repeat the option for several)"),
+    cl::value_desc("csv"), cl::cat(category));
+static cl::opt<bool> analyticOnly(
+    "analytic-only",
+    cl::desc("Write only the analytic models' fits: tensorcore.json from the "
+             "tensor-core GEMMs of --db, flash.json (the attention model) from "
+             "--attention"),
+    cl::cat(category));
 static cl::opt<bool> selectModels(
     "select",
     cl::desc("Also hold each GPU out in turn, train on the others and write "
@@ -117,6 +133,80 @@ static bool excluded(llvm::StringRef device) {
   return false;
 }
 
+/// Writes `value` as `name` in the output folder.
+static int writeFit(llvm::StringRef name, const llvm::json::Value &value) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(output))
+    return fail("cannot create '" + output + "': " + ec.message());
+  llvm::SmallString<256> path(output);
+  llvm::sys::path::append(path, name);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return fail("cannot write '" + path + "': " + ec.message());
+  os << llvm::formatv("{0:2}", value) << "\n";
+  llvm::errs() << "wrote " << path << "\n";
+  return 0;
+}
+
+/// The catalog's figures of a device the data names ("NVIDIA H200"): the
+/// analytic models' efficiencies are fractions of datasheet peaks.
+static const GpuSpec *catalogDevice(llvm::StringRef name) {
+  if (excluded(name))
+    return nullptr;
+  return lookupGpu(name);
+}
+
+/// Attention calls timed from the host whose time the GPU's work
+/// dominates: the H200's host dispatches one SDPA call in about 30 us, and
+/// a forward with its autograd backward in about 200 (the sweep's smallest
+/// shapes), so the fit takes forward calls of 150 us and more and
+/// forward-backward calls of 1000 us and more.
+static bool gpuBound(const AttentionMeasurement &call) {
+  return call.latencyUs >= (call.withBackward ? 1000.0 : 150.0);
+}
+
+/// tensorcore.json from the database's tensor-core GEMMs and flash.json
+/// (the attention model) from the attention calls, each fitted on the catalog
+/// figures of its devices.
+static int fitAnalyticModels(const PerfDbMeasurements &dbRows) {
+  TensorCoreGemmParams gemm = fitTensorCoreGemm(dbRows.rows, catalogDevice);
+  int64_t gemmRows = 0;
+  for (const auto &[type, n] : gemm.rows)
+    gemmRows += n;
+  if (gemmRows > 0) {
+    llvm::errs() << "perf-train: tensorcore fitted on " << gemmRows
+                 << " tensor-core GEMMs\n";
+    if (int rc = writeFit("tensorcore.json", gemm.toJson()))
+      return rc;
+  }
+  std::vector<AttentionMeasurement> calls;
+  for (const std::string &csv : attentionCsvs) {
+    auto read = readAttentionCsv(csv);
+    if (!read)
+      return reportError("perf-train", read.takeError());
+    for (AttentionMeasurement &call : *read)
+      if (gpuBound(call))
+        calls.push_back(std::move(call));
+  }
+  if (!calls.empty()) {
+    // The fixed cost and the memory streaming the calls cannot tell apart
+    // from the host's time are the GEMMs' (kernel times measured on the
+    // device).
+    AttentionParams start;
+    start.overheadUs = gemm.overheadUs;
+    start.memoryEfficiency = gemm.memoryEfficiency;
+    AttentionParams attention = fitAttention(calls, catalogDevice, start);
+    llvm::errs() << "perf-train: attention fitted on " << attention.rows
+                 << " calls\n";
+    if (int rc = writeFit("flash.json", attention.toJson()))
+      return rc;
+  }
+  if (gemmRows == 0 && calls.empty())
+    return fail("no tensor-core GEMM in --db and no attention call of a "
+                "catalog GPU in --attention to fit");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   perf::setVersionPrinter("perf-train");
@@ -129,9 +219,15 @@ int main(int argc, char **argv) {
       "  perf-train --vidur ../shared/data/kernels/vidur --ml-dir models-fp16\n"
       "  perf-train --db perf.sqlite --ml-dir models\n");
   if (neusight.empty() && vidur.empty() && dbPath.empty() && fxCsvs.empty() &&
-      measuredGraphs.empty())
+      measuredGraphs.empty() && attentionCsvs.empty())
     return fail("nothing to learn from: give --neusight DIR, --vidur DIR, "
-                "--fx CSV, --measured-graph FILE and/or --db FILE");
+                "--fx CSV, --measured-graph FILE, --attention CSV and/or "
+                "--db FILE");
+  if (analyticOnly && (rooflineOnly || selectModels))
+    return fail("--analytic-only writes the analytic fits alone; it does not "
+                "go with --roofline-only or --select");
+  if (analyticOnly && output.empty())
+    return fail("--analytic-only needs --ml-dir DIR");
   if (output.empty() && writeDb.empty())
     return fail("no output: give --ml-dir DIR (-o DIR) and/or --write-db FILE");
   if (!(dbWeight > 0))
@@ -257,6 +353,8 @@ int main(int argc, char **argv) {
 
   if (output.empty())
     return 0;
+  if (analyticOnly)
+    return fitAnalyticModels(dbRows);
   if (rows.empty())
     return fail("no training rows left after --exclude-device");
   MlTrainOptions options;

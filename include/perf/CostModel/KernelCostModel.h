@@ -172,7 +172,7 @@ private:
 /// named: learned models first, the calibrated roofline for what they do
 /// not cover (tensor-core GEMMs), the analytic models last.
 constexpr const char *kDefaultModelStack =
-    "ml,tile,calibrated,heuristic,roofline";
+    "ml,tile,tensorcore,flash,calibrated,heuristic,roofline";
 /// What `perf-opt --estimate` asks for with no model flag: that stack,
 /// routed by the folder's held-out evidence (ModelSelection).
 constexpr const char *kAutoModelStack = "auto";
