@@ -122,6 +122,7 @@ const llvm::StringMap<DeclaredAttribute> &declaredAttributes() {
       declared<PerfDialect::HostLinkShareAttrHelper>(),
       declared<PerfDialect::PaiAttrHelper>(),
       declared<PerfDialect::PaiArchitectureAttrHelper>(),
+      declared<PerfDialect::CudaGraphAttrHelper>(),
   };
   return table;
 }

@@ -103,6 +103,28 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
     };
     using Key = std::tuple<StringAttr, DictionaryAttr, ArrayAttr>;
     llvm::DenseMap<Key, Rewritten, TupleKeyInfo<Key>> rewritten;
+    // A step captured as a CUDA graph: the host replays it with one
+    // cudaGraphLaunch, which the first op pays, and no op or kernel costs
+    // the host anything of its own.
+    if (getOperation()->hasAttr(kCudaGraphAttr)) {
+      bool first = true;
+      DenseF64ArrayAttr none = builder.getDenseF64ArrayAttr({0, 0, 0, 0});
+      UnrolledWalk::forEachHostOp(getOperation(), [&](Operation *op, int64_t) {
+        double launch =
+            first ? scale * overheads.runtimeCall("cudaGraphLaunch") : 0;
+        first = false;
+        setOne(op, kOverheadAttr,
+               launch > 0 ? builder.getDenseF64ArrayAttr({launch, 0, 0, 0})
+                          : none);
+        if (auto fw = dyn_cast<FrameworkOp>(op))
+          launches.rewrite(fw, 1, [&](WorkAttr work) {
+            return launches.apply(work, 1, [&](NamedAttrList &attrs) {
+              attrs.set(kLaunchAttr, builder.getF64FloatAttr(0));
+            });
+          });
+      });
+      return;
+    }
     UnrolledWalk::forEachHostOp(getOperation(), [&](Operation *op, int64_t) {
       if (auto fw = dyn_cast<FrameworkOp>(op)) {
         DictionaryAttr before = op->getDiscardableAttrDictionary();

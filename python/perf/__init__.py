@@ -151,7 +151,7 @@ def estimate(source=None, *, ir=None, device=None, passes=None, models=None, db=
 def import_model_config(path, *, seq, batch=1, phase="inference", dtype="fp32",
                         attention="eager", head="default", optimizer="none", loss="none",
                         context=0, expert_routing="balanced", kv_cache="none",
-                        master_weights=False):
+                        master_weights=False, engine="hf", kv_block_size=16):
     """The step of a HuggingFace config.json as perf IR text (what
     `perf-translate --import-model-config` writes; the keywords are its
     flags, docs/transformers.md). Pass it to estimate(ir=...)."""
@@ -161,6 +161,7 @@ def import_model_config(path, *, seq, batch=1, phase="inference", dtype="fp32",
     flags.head, flags.optimizer, flags.loss = head, optimizer, loss
     flags.routing, flags.kv_cache = expert_routing, kv_cache
     flags.master_weights = master_weights
+    flags.engine, flags.kv_block_size = engine, kv_block_size
     return _perf.import_model_config(os.fspath(path), flags)
 
 

@@ -71,6 +71,8 @@ inline constexpr ::llvm::StringLiteral kTrainingDropoutAttr =
     PerfDialect::TrainingDropoutAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kModelConfigAttr =
     PerfDialect::ModelConfigAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kCudaGraphAttr =
+    PerfDialect::CudaGraphAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kBatchAttr =
     PerfDialect::BatchAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kBranchesAttr =

@@ -107,6 +107,10 @@ def Perf_Dialect : Dialect {
     "::mlir::IntegerAttr":$kv_cache,
     // module: the config.json it was imported from
     "::mlir::StringAttr":$model_config,
+    // graph: the host launches the whole step as one CUDA graph (a serving
+    // engine's captured step): no op pays its framework and launch costs,
+    // the step pays one graph launch
+    "::mlir::UnitAttr":$cuda_graph,
     // graph: the batch --perf-resize-batch set
     "::mlir::IntegerAttr":$batch,
     // graph: parallel branches --perf-assign-streams found

@@ -59,6 +59,12 @@ struct TransformerConfig {
   int64_t encoderSparseStep = 0, decoderSparseStep = 0;
   /// Experts each token is routed to (Mixtral's top-k; Switch's is 1).
   int64_t expertsPerToken = 1;
+  /// The keys each query attends to at most (Mistral's sliding_window; 0:
+  /// all of them).
+  int64_t slidingWindow = 0;
+  /// The dimensions of each query and key head RoPE rotates
+  /// (partial_rotary_factor x head size; the whole head unless said).
+  int64_t rotaryDim = 0;
 
   int64_t headDim() const { return headDimension; }
 };
@@ -74,6 +80,13 @@ enum class StepPhase { Inference, Training, Decode };
 /// eager: matmul, scale, mask, softmax, matmul as separate kernels (HF's
 /// eager attention); sdpa/flash: one fused attention kernel.
 enum class AttentionImpl { Eager, Fused };
+/// Who runs the step: PyTorch eager with HuggingFace transformers' modules
+/// (what the measured steps ran), or a serving engine's fused kernels as
+/// vLLM runs a decoder (RMSNorm with the residual add, one QKV and one
+/// gate-up projection, RoPE and the KV-cache write as kernels of their own,
+/// FlashAttention-3 over a paged cache, the LM head on the last token of
+/// each sequence).
+enum class StepEngine { HuggingFace, Vllm };
 /// What follows the last layer: the LM head, a sequence classifier (pooler
 /// and a 2-way linear), BERT's pre-training heads, or nothing.
 enum class ModelHead { Default, Lm, Classifier, Pretraining, None };
@@ -108,6 +121,9 @@ struct StepOptions {
   ExpertRouting routing = ExpertRouting::Balanced;
   LossKind loss = LossKind::None;
   KvCache kvCache = KvCache::None;
+  StepEngine engine = StepEngine::HuggingFace;
+  /// The serving engine's KV-cache page, tokens.
+  int64_t kvBlockSize = 16;
   /// "none", "sgd" or "adam" (training only).
   std::string optimizer = "none";
   /// Mixed precision with FP32 master weights (training, FP16/BF16 only).
@@ -119,7 +135,8 @@ struct StepFlags {
   int64_t batch = 1, seq = 0, context = 0;
   std::string phase = "inference", dtype = "fp32", attention = "eager",
               head = "default", optimizer = "none", routing = "balanced",
-              loss = "none", kvCache = "none";
+              loss = "none", kvCache = "none", engine = "hf";
+  int64_t kvBlockSize = 16;
   bool masterWeights = false;
 };
 

@@ -313,6 +313,8 @@ PYBIND11_MODULE(_perf, m) {
       .def_readwrite("routing", &StepFlags::routing)
       .def_readwrite("kv_cache", &StepFlags::kvCache)
       .def_readwrite("master_weights", &StepFlags::masterWeights)
+      .def_readwrite("engine", &StepFlags::engine)
+      .def_readwrite("kv_block_size", &StepFlags::kvBlockSize)
       .def_readwrite("loss", &StepFlags::loss);
   m.def("import_model_config", &importConfig);
   m.def("import_onnx", &importOnnx);

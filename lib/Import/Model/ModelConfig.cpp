@@ -165,6 +165,22 @@ llvm::Expected<TransformerConfig> perf::parseModelConfig(StringRef text,
                     " is more than the " + llvm::Twine(c.experts) +
                     " experts (num_local_experts)");
   }
+  if (c.family == ModelFamily::Llama) {
+    // Mistral's window; Qwen2 states one but applies it only with
+    // use_sliding_window.
+    if (llvm::Error e = optional({"sliding_window"}, c.slidingWindow, 0))
+      return std::move(e);
+    if (!o->getBoolean("use_sliding_window").value_or(true))
+      c.slidingWindow = 0;
+  }
+  c.rotaryDim = c.headDimension;
+  if (std::optional<double> factor = o->getNumber("partial_rotary_factor")) {
+    if (!(*factor > 0 && *factor <= 1))
+      return configError(path, "key 'partial_rotary_factor' must be a number "
+                               "in (0, 1]");
+    c.rotaryDim = std::max<int64_t>(
+        2, int64_t(*factor * double(c.headDimension)) / 2 * 2);
+  }
   if (c.heads % c.kvHeads != 0)
     return configError(path, "num_key_value_heads " + llvm::Twine(c.kvHeads) +
                                  " must divide the " + llvm::Twine(c.heads) +
@@ -234,6 +250,17 @@ llvm::Error perf::checkStepOptions(const TransformerConfig &c,
   if (c.family != ModelFamily::Bert &&
       (s.head == ModelHead::Classifier || s.head == ModelHead::Pretraining))
     return error("--head=classifier and --head=pretraining are BERT heads");
+  if (s.engine == StepEngine::Vllm) {
+    if (c.family != ModelFamily::Llama)
+      return error("--engine=vllm builds decoders with RoPE and RMSNorm "
+                   "(llama, mistral, qwen2, mixtral), not '" +
+                   c.modelType + "'");
+    if (s.phase == StepPhase::Training)
+      return error("--engine=vllm serves: --phase must be inference "
+                   "(prefill) or decode");
+    if (s.dtype == DType::F32)
+      return error("--engine=vllm runs fp16, bf16 or fp8, not fp32");
+  }
   if (c.family == ModelFamily::T5 && s.attention == AttentionImpl::Fused)
     return error("--attention=sdpa|flash: T5 and Switch Transformers attention "
                  "adds a relative "
@@ -294,11 +321,23 @@ llvm::Expected<StepOptions> perf::parseStepOptions(const StepFlags &f) {
   // A decode step generates one token unless told otherwise.
   if (s.phase == StepPhase::Decode && f.seq == 0)
     s.seq = 1;
+  if (f.engine == "vllm")
+    s.engine = StepEngine::Vllm;
+  else if (f.engine != "hf")
+    return error("--engine must be hf or vllm, got '" + f.engine + "'");
   std::optional<DType> type = parseDType(f.dtype);
-  if (!type ||
-      (*type != DType::F32 && *type != DType::F16 && *type != DType::BF16))
-    return error("--dtype must be fp32, fp16 or bf16, got '" + f.dtype + "'");
+  bool fp8 = type == DType::F8 && s.engine == StepEngine::Vllm;
+  if (!type || (*type != DType::F32 && *type != DType::F16 &&
+                *type != DType::BF16 && !fp8))
+    return error("--dtype must be fp32, fp16 or bf16 (or fp8 with "
+                 "--engine=vllm: FP8 weights and GEMMs, BF16 activations), "
+                 "got '" +
+                 f.dtype + "'");
   s.dtype = *type;
+  if (f.kvBlockSize <= 0)
+    return error("--kv-block-size must be positive, got " +
+                 llvm::Twine(f.kvBlockSize));
+  s.kvBlockSize = f.kvBlockSize;
   if (f.attention == "sdpa" || f.attention == "flash")
     s.attention = AttentionImpl::Fused;
   else if (f.attention != "eager")

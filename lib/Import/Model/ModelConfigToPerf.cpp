@@ -81,6 +81,12 @@ public:
     b.setInsertionPointToEnd(module->getBody());
     auto graph = GraphOp::create(b, loc, graphName);
     b.setInsertionPointToEnd(&graph.getBodyBlock());
+    if (s.engine == StepEngine::Vllm) {
+      // The engine replays its captured step as CUDA graphs.
+      graph->setAttr(kCudaGraphAttr, b.getUnitAttr());
+      vllmDecoder();
+      return kernelBeyondLimits ? nullptr : std::move(module);
+    }
     switch (c.family) {
     case ModelFamily::Gpt2:
       gpt2();
@@ -135,13 +141,16 @@ private:
   }
 
   /// Emits ATen op `aten` reading `args` and writing a tensor of `shape`;
-  /// `params` trainable parameters are among its inputs.
+  /// `params` trainable parameters are among its inputs. Its kernels are
+  /// the ATen rule table's for the op as a trace records it; `scalars` are
+  /// its scalar arguments in argument order (null where a tensor is).
   Tensor op(StringRef name, StringRef aten, ArrayRef<Tensor> args,
             ArrayRef<int64_t> shape, int64_t params = 0,
-            std::optional<DType> outType = std::nullopt) {
+            std::optional<DType> outType = std::nullopt,
+            ArrayRef<llvm::json::Value> scalars = {}) {
     DType resultType = outType.value_or(s.dtype);
     TracedOp traced;
-    traced.name = ("aten::" + aten).str();
+    traced.name = aten.contains("::") ? aten.str() : ("aten::" + aten).str();
     for (const Tensor &t : args) {
       TracedTensor in;
       in.shape.assign(t.shape.begin(), t.shape.end());
@@ -150,6 +159,7 @@ private:
       in.tensorId = nextTensorId++;
       traced.inputs.push_back(std::move(in));
     }
+    traced.scalars.assign(scalars.begin(), scalars.end());
     TracedTensor out;
     out.shape.assign(shape.begin(), shape.end());
     out.dtype = traceDtypeName(resultType).str();
@@ -159,7 +169,14 @@ private:
     std::vector<DeviceWork> work;
     if (!inferOpKernels(traced, 1, work))
       llvm::report_fatal_error(("no ATen rule for " + traced.name).c_str());
+    return emit(name, traced.name, args, shape, params, resultType, work);
+  }
 
+  /// Emits framework op `opName` launching `work`, reading `args` and
+  /// writing a tensor of `shape` and `resultType`.
+  Tensor emit(StringRef name, StringRef opName, ArrayRef<Tensor> args,
+              ArrayRef<int64_t> shape, int64_t params, DType resultType,
+              ArrayRef<DeviceWork> work) {
     SmallVector<Value> operands;
     for (const Tensor &t : args)
       if (t.value)
@@ -170,7 +187,7 @@ private:
         scope.empty() ? name.str() : scope + "." + name.str();
     Location opLoc = NameLoc::get(b.getStringAttr(fullName), loc);
     auto fw = FrameworkOp::create(b, opLoc, TypeRange{resultTensor},
-                                  b.getStringAttr(traced.name), operands,
+                                  b.getStringAttr(opName), operands,
                                   b.getI64IntegerAttr(0));
     // Stated even when zero: without it the training synthesis would take
     // an attention matmul's B operand or a tied table for parameters.
@@ -191,13 +208,13 @@ private:
     // activations pass max-extent) fails the import at its op; one the
     // rules gave no work is left out.
     SmallVector<WorkAttr> kernels;
-    for (DeviceWork &w : work) {
+    for (const DeviceWork &w : work) {
       if (kernelBeyondLimits)
         break; // Reported once; the import fails.
       FailureOr<WorkAttr> kernel =
           buildKernelWork(b.getContext(), std::get<KernelDesc>(w), [&] {
             return emitError(opLoc)
-                   << "'" << fullName << "' (" << traced.name << "): ";
+                   << "'" << fullName << "' (" << opName << "): ";
           });
       if (failed(kernel))
         kernelBeyondLimits = true;
@@ -354,14 +371,22 @@ private:
       k = cacheUpdate(k, 0);
       v = cacheUpdate(v, 0);
     }
-    if (kvh != nh) {
-      // repeat_kv: expand and copy k and v to every query head.
+    if (kvh != nh && s.attention == AttentionImpl::Eager) {
+      // repeat_kv: expand and copy k and v to every query head. SDPA takes
+      // the key heads as they are (enable_gqa, transformers 4.48 and later
+      // on PyTorch 2.5 and later).
       k = op("repeat_kv", "clone", {k.as({B, nh, K, d})}, {B, nh, K, d});
       v = op("repeat_kv_1", "clone", {v.as({B, nh, K, d})}, {B, nh, K, d});
     }
     Tensor ctx;
     if (s.attention == AttentionImpl::Fused) {
-      ctx = op("sdpa", style.fusedOp, {q, k, v}, {B, nh, S, d});
+      // A decoder's self-attention masks causally when it has more than
+      // one query (is_causal, the flash kernel's fifth argument); one query
+      // over a cache sees every key.
+      bool causal = cached && S > 1;
+      llvm::json::Value none(nullptr);
+      ctx = op("sdpa", style.fusedOp, {q, k, v}, {B, nh, S, d}, 0, std::nullopt,
+               {none, none, none, 0.0, causal});
     } else {
       Tensor scores =
           op("matmul", "matmul", {q, k.as({B, nh, d, K})}, {B, nh, S, K});
@@ -752,6 +777,184 @@ private:
       expert = -1;
     }
     return out;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // A serving engine (vLLM)
+  //===--------------------------------------------------------------------===//
+
+  /// One op of the serving step launching `kernels`, reading `args` and
+  /// writing [rows, cols] of `type`: the engine's own ops have no ATen rule
+  /// that could tell their sequences apart (a varlen batch is one tensor).
+  Tensor served(StringRef name, StringRef opName, ArrayRef<Tensor> args,
+                int64_t rows, int64_t cols, ArrayRef<KernelDesc> kernels,
+                int64_t params = 0, std::optional<DType> type = std::nullopt) {
+    std::vector<DeviceWork> work;
+    for (KernelDesc k : kernels) {
+      k.tensorCores = runsOnTensorCores(k.kind, k.dtype);
+      work.push_back(k);
+    }
+    return emit(name, opName, args, {rows, cols}, params,
+                type.value_or(activationType()), work);
+  }
+
+  /// The activations' type: BF16 for an FP8 model, whose weights and GEMMs
+  /// alone are FP8.
+  DType activationType() const {
+    return s.dtype == DType::F8 ? DType::BF16 : s.dtype;
+  }
+
+  /// A projection of the engine (QKVParallelLinear, RowParallelLinear, ...):
+  /// one GEMM over the batch's tokens with the weights [out, in]; an FP8
+  /// model first quantizes its input (scaled_fp8_quant).
+  Tensor servedLinear(StringRef name, const Tensor &x, int64_t in,
+                      int64_t out) {
+    int64_t rows = x.shape.front();
+    if (s.dtype == DType::F8) {
+      KernelDesc quant = elementwiseKernel(rows * in, 1, 2, activationType());
+      quant.op = "scaled_fp8_quant";
+      served(name.str() + ".quant", "_C::dynamic_scaled_fp8_quant", {x}, rows,
+             in, {quant});
+    }
+    KernelDesc g;
+    g.kind = KernelKind::Gemm;
+    g.dtype = s.dtype;
+    g.m = rows;
+    g.n = out;
+    g.k = in;
+    g.transB = true;
+    return served(name,
+                  s.dtype == DType::F8 ? "_C::cutlass_scaled_mm" : "aten::mm",
+                  {x, param({out, in})}, rows, out, {g}, in * out);
+  }
+
+  /// vLLM's fused RMSNorm: alone (the first layer's input), or with the
+  /// residual add before it (every later norm).
+  Tensor servedNorm(StringRef name, const Tensor &x, bool withResidual) {
+    int64_t rows = x.shape.front();
+    KernelDesc k = withResidual
+                       ? elementwiseKernel(rows * H, 3, 8, activationType())
+                       : elementwiseKernel(rows * H, 1, 5, activationType());
+    k.op = withResidual ? "fused_add_rms_norm" : "rms_norm";
+    return served(name,
+                  withResidual ? "_C::fused_add_rms_norm" : "_C::rms_norm",
+                  {x, param({H})}, rows, H, {k}, H);
+  }
+
+  /// vLLM's FusedMoE: the router's GEMM and its top-k, then each expert's
+  /// gate-up and down GEMMs over the tokens routed to it (one grouped
+  /// kernel each, the experts' weights read once), the gated activation,
+  /// and the weighted sum of each token's k outputs.
+  Tensor servedMoe(const Tensor &x) {
+    const int64_t T = B * S, E = c.experts, k = c.expertsPerToken;
+    router = true;
+    Tensor logits = servedLinear("gate", x, H, E);
+    KernelDesc topk = elementwiseKernel(T * E, 1, 5, DType::F32);
+    topk.op = "topk_softmax";
+    served("topk", "_moe_C::topk_softmax", {logits}, T, k, {topk}, 0,
+           DType::F32);
+    router = false;
+    int64_t perExpert = 0;
+    for (int64_t e = 0; e < E; ++e)
+      perExpert = std::max(perExpert, mixtralTokens(e));
+    auto grouped = [&](int64_t n, int64_t in) {
+      KernelDesc g;
+      g.kind = KernelKind::Gemm;
+      g.dtype = s.dtype;
+      g.batch = E;
+      g.m = std::max<int64_t>(perExpert, 1);
+      g.n = n;
+      g.k = in;
+      g.transB = true;
+      return g;
+    };
+    Tensor up = served("experts.w13", "vllm::fused_moe", {x}, T * k, 2 * F,
+                       {grouped(2 * F, H)}, E * 2 * F * H);
+    KernelDesc act = elementwiseKernel(T * k * F, 2, 10, activationType());
+    act.op = "silu_and_mul";
+    Tensor hidden =
+        served("experts.act", "_C::silu_and_mul", {up}, T * k, F, {act});
+    Tensor down = served("experts.w2", "vllm::fused_moe", {hidden}, T * k, H,
+                         {grouped(H, F)}, E * H * F);
+    KernelDesc sum = elementwiseKernel(T * H, k, 1, activationType());
+    sum.op = "moe_sum";
+    return served("experts.sum", "_moe_C::moe_sum", {down}, T, H, {sum});
+  }
+
+  /// The step vLLM runs for a batch of B sequences of S new tokens each,
+  /// over `context` tokens already in their caches (a prefill: none; a
+  /// decode step: S = 1): every sequence's tokens side by side, one
+  /// kernel per op of the torch.compile'd model (fused norms, one QKV and
+  /// one gate-up GEMM, RoPE and the cache write as kernels of their own,
+  /// FlashAttention over the paged cache), the LM head on each sequence's
+  /// last token and the sampler's softmax over the vocabulary.
+  void vllmDecoder() {
+    const int64_t T = B * S, D = d;
+    Tensor x = within("model", [&] {
+      Tensor ids = constant({T}, DType::I64);
+      Tensor h = op("embed_tokens", "embedding", {param({V, H}), ids}, {T, H},
+                    V * H, activationType());
+      for (int64_t i = 0; i < c.layers; ++i)
+        h = withinLayer("layers." + std::to_string(i), [&] {
+          Tensor n = servedNorm("input_layernorm", h, i > 0);
+          Tensor a = within("self_attn", [&] {
+            Tensor qkv = servedLinear("qkv_proj", n, H, (nh + 2 * kvh) * D);
+            KernelDesc rope;
+            rope.kind = KernelKind::Rope;
+            rope.dtype = activationType();
+            rope.rows = T;
+            rope.heads = nh;
+            rope.kvHeads = kvh != nh ? kvh : 0;
+            rope.k = D;
+            rope.cols = c.rotaryDim != D ? c.rotaryDim : 0;
+            Tensor rotated = served("rotary_emb", "_C::rotary_embedding", {qkv},
+                                    T, (nh + 2 * kvh) * D, {rope});
+            KernelDesc write;
+            write.kind = KernelKind::KvCacheWrite;
+            write.dtype = activationType();
+            write.rows = T;
+            write.kvHeads = kvh;
+            write.k = D;
+            write.pageSize = s.kvBlockSize;
+            served("kv_cache", "_C_cache_ops::reshape_and_cache_flash",
+                   {rotated}, T, 2 * kvh * D, {write});
+            KernelDesc attention;
+            attention.kind = KernelKind::Attention;
+            attention.dtype = activationType();
+            attention.batch = B;
+            attention.heads = nh;
+            attention.kvHeads = kvh != nh ? kvh : 0;
+            attention.m = S;
+            attention.n = K != S ? K : 0;
+            attention.k = D;
+            attention.causal = true;
+            attention.window = c.slidingWindow < K ? c.slidingWindow : 0;
+            attention.pageSize = s.kvBlockSize;
+            Tensor ctx = served("attn", "vllm::unified_attention", {rotated}, T,
+                                nh * D, {attention});
+            return servedLinear("o_proj", ctx, nh * D, H);
+          });
+          Tensor m = servedNorm("post_attention_layernorm", a, true);
+          if (c.experts > 0)
+            return within("block_sparse_moe", [&] { return servedMoe(m); });
+          return within("mlp", [&] {
+            Tensor gateUp = servedLinear("gate_up_proj", m, H, 2 * F);
+            KernelDesc act = elementwiseKernel(T * F, 2, 10, activationType());
+            act.op = "silu_and_mul";
+            Tensor hidden =
+                served("act_fn", "_C::silu_and_mul", {gateUp}, T, F, {act});
+            return servedLinear("down_proj", hidden, F, H);
+          });
+        });
+      return servedNorm("norm", h, true);
+    });
+    if (s.head == ModelHead::None)
+      return;
+    // Logits of the last token of each sequence only (LogitsProcessor), and
+    // the sampler's softmax over the vocabulary in FP32.
+    Tensor last = op("logits_indices", "index_select", {x}, {B, H});
+    Tensor logits = servedLinear("lm_head", last, H, V);
+    op("sampler", "_softmax", {logits}, {B, V}, 0, DType::F32);
   }
 
   //===--------------------------------------------------------------------===//
@@ -1175,7 +1378,9 @@ void perf::registerModelConfigImportTranslation() {
                      "config import)"),
       llvm::cl::init(0), llvm::cl::cat(category));
   static llvm::cl::opt<std::string> dtype(
-      "dtype", llvm::cl::desc("fp32, fp16 or bf16 (model config import)"),
+      "dtype",
+      llvm::cl::desc("fp32, fp16 or bf16, or fp8 with --engine=vllm (model "
+                     "config import)"),
       llvm::cl::init("fp32"), llvm::cl::cat(category));
   static llvm::cl::opt<std::string> attention(
       "attention",
@@ -1207,6 +1412,18 @@ void perf::registerModelConfigImportTranslation() {
                      "its keys and values into a KV cache (transformers 5's "
                      "DynamicCache; model config import)"),
       llvm::cl::init("none"), llvm::cl::cat(category));
+  static llvm::cl::opt<std::string> engine(
+      "engine",
+      llvm::cl::desc("hf or vllm: the step PyTorch eager runs with "
+                     "HuggingFace transformers' modules, or a serving "
+                     "engine's fused kernels (decoders with RoPE; model "
+                     "config import)"),
+      llvm::cl::init("hf"), llvm::cl::cat(category));
+  static llvm::cl::opt<int64_t> kvBlockSize(
+      "kv-block-size",
+      llvm::cl::desc("Tokens per page of the serving engine's KV cache "
+                     "(--engine=vllm; default 16)"),
+      llvm::cl::init(16), llvm::cl::cat(category));
   static llvm::cl::opt<bool> masterWeights(
       "master-weights",
       llvm::cl::desc("Mixed-precision training with FP32 master weights "
@@ -1235,6 +1452,8 @@ void perf::registerModelConfigImportTranslation() {
         flags.loss = loss;
         flags.kvCache = kvCache;
         flags.masterWeights = masterWeights;
+        flags.engine = engine;
+        flags.kvBlockSize = kvBlockSize;
         llvm::Expected<StepOptions> options = parseStepOptions(flags);
         if (!options) {
           emitError(FileLineColLoc::get(ctx, path, 1, 1))

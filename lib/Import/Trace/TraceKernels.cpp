@@ -545,23 +545,120 @@ void binaryRule(RuleContext &c) {
   c.out.push_back(k);
 }
 
-/// Fused scaled-dot-product attention over q [B, heads, S, d].
+/// Where a fused attention op's schema has is_causal, and which kernel it
+/// runs (kAttentionImpls; empty: the one the dispatcher picks).
+struct AttentionOpSchema {
+  size_t causalArgument;
+  StringRef impl;
+};
+std::optional<AttentionOpSchema> attentionSchema(StringRef name) {
+  return llvm::StringSwitch<std::optional<AttentionOpSchema>>(name)
+      .Case("scaled_dot_product_attention", AttentionOpSchema{5, ""})
+      .Case("_scaled_dot_product_flash_attention",
+            AttentionOpSchema{4, "flash2"})
+      .Case("_scaled_dot_product_efficient_attention",
+            AttentionOpSchema{6, "efficient"})
+      .Case("_scaled_dot_product_cudnn_attention",
+            AttentionOpSchema{6, "cudnn"})
+      .Case("_scaled_dot_product_flash_attention_backward",
+            AttentionOpSchema{11, "flash2"})
+      .Case("_scaled_dot_product_efficient_attention_backward",
+            AttentionOpSchema{11, "efficient"})
+      .Case("_scaled_dot_product_cudnn_attention_backward",
+            AttentionOpSchema{14, "cudnn"})
+      .Default(std::nullopt);
+}
+
+/// Fused scaled-dot-product attention over q [B, heads, S, d], k and v
+/// [B, kv heads, keys, d]: the scalar is_causal, and the key heads when
+/// fewer than the query heads (enable_gqa).
 void attentionRule(RuleContext &c) {
-  auto q = c.shape(0);
+  bool backward = c.name.ends_with("_backward");
+  // The backward ops take the output gradient first, of q's shape.
+  size_t first = backward ? 1 : 0;
+  auto q = c.shape(first);
   if (q.size() != 4)
     return;
-  KernelDesc k = c.kernel(KernelKind::Attention, c.dtype(0));
+  KernelDesc k = c.kernel(KernelKind::Attention, c.dtype(first));
   k.batch = q[0];
   k.heads = q[1];
   k.m = q[2];
   k.k = q[3];
-  // Keys from k [B, heads, keys, d] when they differ (a KV cache).
-  auto keys = c.shape(1);
-  if (keys.size() == 4 && keys[2] != q[2] && !c.name.ends_with("_backward"))
-    k.n = keys[2];
-  // The backward ops take the output gradient first, of q's shape.
-  if (c.name.ends_with("_backward"))
+  auto keys = c.shape(first + 1);
+  if (keys.size() == 4) {
+    if (keys[2] != q[2])
+      k.n = keys[2];
+    if (keys[1] > 0 && keys[1] != q[1] && q[1] % keys[1] == 0)
+      k.kvHeads = keys[1];
+  }
+  if (std::optional<AttentionOpSchema> schema = attentionSchema(c.name)) {
+    k.op = schema->impl.str();
+    if (schema->causalArgument < c.op.scalars.size())
+      if (std::optional<bool> causal =
+              c.op.scalars[schema->causalArgument].getAsBoolean())
+        k.causal = *causal && k.m <= k.keyLength();
+  }
+  if (backward)
     k.pass = KernelPass::BackwardData;
+  c.out.push_back(k);
+}
+
+/// vLLM's rotary embedding (_C::rotary_embedding): positions [T], query
+/// [T, heads * d], key [T, kv heads * d], the head size, the cos/sin cache
+/// [positions, rotated dims]; rotates the query and key heads in place.
+void rotaryRule(RuleContext &c) {
+  if (c.op.inputs.size() < 4)
+    return;
+  int64_t tokens = c.op.inputs[0].numel();
+  int64_t headDim = firstIntegerScalar(c.op, 0);
+  auto cache = c.shape(3);
+  if (tokens <= 0 || headDim <= 0 || cache.size() != 2)
+    return;
+  KernelDesc k = c.kernel(KernelKind::Rope, c.dtype(1));
+  k.rows = tokens;
+  k.heads = c.op.inputs[1].numel() / (tokens * headDim);
+  int64_t kvHeads = c.op.inputs[2].numel() / (tokens * headDim);
+  k.kvHeads = kvHeads != k.heads ? kvHeads : 0;
+  k.k = headDim;
+  k.cols = cache[1] != headDim ? cache[1] : 0;
+  c.out.push_back(k);
+}
+
+/// vLLM's KV-cache write (_C_cache_ops::reshape_and_cache[_flash]): key and
+/// value [T, kv heads, d] into the caches, [blocks, block size, kv heads,
+/// d] (flash layout) or [blocks, kv heads, d, block size] (values of the
+/// older layout).
+void cacheWriteRule(RuleContext &c) {
+  auto key = c.shape(0), valueCache = c.shape(3);
+  if (key.size() != 3 || valueCache.size() != 4)
+    return;
+  KernelDesc k = c.kernel(KernelKind::KvCacheWrite, c.dtype(0));
+  k.rows = key[0];
+  k.kvHeads = key[1];
+  k.k = key[2];
+  k.pageSize = c.name.ends_with("_flash") ? valueCache[1] : valueCache[3];
+  c.out.push_back(k);
+}
+
+/// vLLM's fused kernels that read and write whole rows once: RMSNorm
+/// (_C::rms_norm(out, input, weight, eps): the input read, the output
+/// written), with the residual add (_C::fused_add_rms_norm(input,
+/// residual, weight, eps): both read and written in place), and the gated
+/// activation (_C::silu_and_mul(out [T, F], input [T, 2F])).
+void servingRowRule(RuleContext &c) {
+  if (c.op.inputs.size() < 2)
+    return;
+  KernelDesc k;
+  if (c.name.ends_with("fused_add_rms_norm")) {
+    k = elementwiseKernel(c.op.inputs[0].numel(), 3, 8, c.dtype(0));
+    k.op = "fused_add_rms_norm";
+  } else if (c.name.ends_with("rms_norm")) {
+    k = elementwiseKernel(c.op.inputs[1].numel(), 1, 5, c.dtype(1));
+    k.op = "rms_norm";
+  } else {
+    k = elementwiseKernel(c.op.inputs[0].numel(), 2, 10, c.dtype(0));
+    k.op = "silu_and_mul";
+  }
   c.out.push_back(k);
 }
 
@@ -652,8 +749,16 @@ public:
         "_scaled_dot_product_efficient_attention",
         "_scaled_dot_product_cudnn_attention",
         "_scaled_dot_product_flash_attention_backward",
-        "_scaled_dot_product_efficient_attention_backward"},
+        "_scaled_dot_product_efficient_attention_backward",
+        "_scaled_dot_product_cudnn_attention_backward"},
        attentionRule);
+    // A serving engine's own kernels (vLLM's custom ops).
+    on({"_C::rotary_embedding"}, rotaryRule);
+    on({"_C_cache_ops::reshape_and_cache",
+        "_C_cache_ops::reshape_and_cache_flash"},
+       cacheWriteRule);
+    on({"_C::rms_norm", "_C::fused_add_rms_norm", "_C::silu_and_mul"},
+       servingRowRule);
     on({"record_param_comms"}, collectiveRule);
     on({"add",
         "sub",
