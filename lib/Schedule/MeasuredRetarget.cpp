@@ -137,8 +137,15 @@ RetargetedLatency MeasuredRetarget::retarget(const KernelDesc &kernel,
                                              const GpuSpec &source,
                                              const GpuSpec &target) const {
   RetargetedLatency kept{measuredUs, ""};
+  // A kernel known only by its time (a library kernel no rule describes):
+  // no model can price it, so it moves as a memory-bound kernel does,
+  // with the memory bandwidth (Habitat's scaling at gamma 1).
   if (kernel.totalFlops() <= 0 && kernel.totalBytes() <= 0)
-    return kept;
+    return source.memBandwidth > 0 && target.memBandwidth > 0
+               ? RetargetedLatency{measuredUs * source.memBandwidth /
+                                       target.memBandwidth,
+                                   "wave"}
+               : kept;
   if (method == RetargetMethod::WaveScaling)
     return {measuredUs * waveScalingFactor(kernel, source, target), "wave"};
 

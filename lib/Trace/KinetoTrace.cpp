@@ -1129,11 +1129,20 @@ static StringRef classifyKernelName(StringRef name) {
   StringRef n(lower);
   if (n.contains("nccl") || n.contains("rccl"))
     return "nccl";
+  // Fused attention: FlashAttention's kernels, PyTorch's memory-efficient
+  // (fmha) ones, cuDNN's generated SDPA kernels (whose names also say
+  // "fprop", hence before the convolutions).
+  if (n.contains("flash_fwd") || n.contains("flash_bwd") ||
+      n.contains("flash::") || n.contains("fmha") || n.contains("sdpa") ||
+      n.contains("attention"))
+    return "attention";
   if (n.contains("conv") || n.contains("scudnn") || n.contains("fprop") ||
       n.contains("dgrad") || n.contains("wgrad") || n.contains("winograd"))
     return "conv";
+  // cuBLAS's Hopper kernels are "nvjet_sm90_...".
   if (n.contains("gemm") || n.contains("cutlass") || n.contains("xmma") ||
-      n.contains("gemv") || n.contains("matmul") || n.contains("cublas"))
+      n.contains("gemv") || n.contains("matmul") || n.contains("cublas") ||
+      n.contains("nvjet"))
     return "gemm";
   if (n.contains("embedding"))
     return "embedding";

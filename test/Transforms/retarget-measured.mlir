@@ -23,11 +23,12 @@
 // Moved to an A100-PCIe with the roofline's ratio: the add moves 12 MB,
 // 12e6 / (900e9 x 0.8) = 16.667 us on the V100 and 12e6 / (1555e9 x 0.8)
 // = 9.6463 us on the A100, so 20 us x 9.6463 / 16.667 = 11.5756 us. The
-// opaque kernel (no FLOPs, no bytes) has no model and keeps its 7 us; the
-// unmeasured GEMM is priced on the A100 as any kernel.
-// RATIO: perf.graph @step attributes {perf.measured_on = #perf.gpu<"V100-PCIe-32GB"{{.*}}>, perf.retarget = {from = "V100-PCIe-32GB", kept = 1 : i64, kept_kinds = {kernel = 1 : i64}, method = "ratio", moved = 1 : i64}
+// opaque kernel (no FLOPs, no bytes) has no model: it moves as a
+// memory-bound kernel, with the bandwidth, 7 us x 900 / 1555 = 4.0514 us;
+// the unmeasured GEMM is priced on the A100 as any kernel.
+// RATIO: perf.graph @step attributes {perf.measured_on = #perf.gpu<"V100-PCIe-32GB"{{.*}}>, perf.retarget = {from = "V100-PCIe-32GB", kept = 0 : i64, kept_kinds = {}, method = "ratio", moved = 2 : i64}
 // RATIO: perf.elementwise {{.*}}perf.cost_model = "measured*roofline", perf.latency_us = 11.57556{{[0-9]*}} : f64, perf.measured_latency_us = 2.000000e+01 : f64}
-// RATIO: perf.kernel {{.*}}perf.cost_model = "measured", perf.latency_us = 7.000000e+00 : f64, perf.measured_latency_us = 7.000000e+00 : f64}
+// RATIO: perf.kernel {{.*}}perf.cost_model = "measured*wave", perf.latency_us = 4.05144{{[0-9]*}} : f64, perf.measured_latency_us = 7.000000e+00 : f64}
 // RATIO: perf.gemm {{.*}}perf.cost_model = "roofline"
 
 // Shrunk with w = 0.5 for element-wise kernels: the A100's price times the
@@ -36,7 +37,7 @@
 // ratio above is the same with the rounded 12 MB), so 10.1149 x
 // (20 / 17.4763)^0.5 = 10.8206 us. Without a retarget.json (no model
 // folder) every w is 1: the ratio's 11.5756 us.
-// SHRUNK: perf.retarget = {from = "V100-PCIe-32GB", kept = 1 : i64, kept_kinds = {kernel = 1 : i64}, method = "shrunk", moved = 1 : i64}
+// SHRUNK: perf.retarget = {from = "V100-PCIe-32GB", kept = 0 : i64, kept_kinds = {}, method = "shrunk", moved = 2 : i64}
 // SHRUNK: perf.elementwise {{.*}}perf.cost_model = "measured*roofline", perf.latency_us = 10.8206{{[0-9]*}} : f64, perf.measured_latency_us = 2.000000e+01 : f64}
 // NOWEIGHTS: perf.elementwise {{.*}}perf.cost_model = "measured*roofline", perf.latency_us = 11.57556{{[0-9]*}} : f64
 // BADW: error: {{.*}}bad{{/|\\}}retarget.json: residual_weight.elementwise: must be a number in [0, 1]
@@ -52,8 +53,8 @@
 // BACK-NOT: perf.measured_latency_us
 // BACK-NOT: perf.retarget =
 
-// REPORT: priced by: measured=1 measured*roofline=1 roofline=1
-// REPORT-NEXT: measured on V100-PCIe-32GB: 1 kernels moved to A100-PCIe-40GB (ratio), 1 with no model kept as measured (kernel=1)
+// REPORT: priced by: measured*roofline=1 measured*wave=1 roofline=1
+// REPORT-NEXT: measured on V100-PCIe-32GB: 2 kernels moved to A100-PCIe-40GB (ratio), 0 with no model kept as measured
 
 // BAD: error: retarget must be ratio, shrunk or wave, got 'habitat'
 // BADFLAG: error: retarget must be ratio, shrunk or wave, got 'habitat'

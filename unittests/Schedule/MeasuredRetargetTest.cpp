@@ -148,19 +148,27 @@ TEST(MeasuredRetarget, ResidualWeightsAreChecked) {
             "ok");
 }
 
-TEST(MeasuredRetarget, KernelsWithoutWorkKeepTheirTime) {
-  // An opaque measured kernel (a per-node backward time): nothing to scale.
+TEST(MeasuredRetarget, KernelsWithoutWorkMoveWithTheBandwidth) {
+  // An opaque measured kernel (a per-node backward time, a library kernel
+  // no rule describes): no model prices it, so it moves as a memory-bound
+  // kernel, 42 us x 320 / 3350 GB/s from a T4 to an H100.
   KernelDesc opaque;
   opaque.kind = KernelKind::Generic;
   for (RetargetMethod method :
        {RetargetMethod::StackRatio, RetargetMethod::WaveScaling}) {
     auto retarget = MeasuredRetarget::create(method, "roofline", {});
     ASSERT_TRUE(bool(retarget));
-    RetargetedLatency kept =
+    RetargetedLatency moved =
         retarget->retarget(opaque, 42, gpu("t4"), gpu("h100"));
-    EXPECT_EQ(kept.latencyUs, 42);
-    EXPECT_EQ(kept.model, "");
+    EXPECT_DOUBLE_EQ(moved.latencyUs, 42.0 * 320 / 3350);
+    EXPECT_EQ(moved.model, "wave");
   }
+  // A GPU without a bandwidth gives nothing to scale by: kept.
+  GpuSpec unknown = gpu("h100");
+  unknown.memBandwidth = 0;
+  auto retarget =
+      MeasuredRetarget::create(RetargetMethod::StackRatio, "roofline", {});
+  EXPECT_EQ(retarget->retarget(opaque, 42, gpu("t4"), unknown).latencyUs, 42);
 }
 
 TEST(MeasuredRetarget, TinyPricesAreFlooredAtAStreamedKernel) {

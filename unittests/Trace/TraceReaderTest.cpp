@@ -311,3 +311,27 @@ TEST(ExecutionTrace, RepeatedNodesKeyReadsTheLast) {
           .takeError());
   EXPECT_NE(message.find("no \"nodes\" array"), std::string::npos) << message;
 }
+
+// Kernel names the classifier places, Hopper's among them: cuBLAS's
+// nvjet GEMMs, cuDNN's generated SDPA kernels (whose names also say
+// "fprop", a convolution's word) and FlashAttention's.
+TEST(KinetoTrace, ClassifiesHopperLibraryKernels) {
+  auto classOf = [](const char *name) {
+    DeviceEvent event;
+    event.kind = DeviceEventKind::Kernel;
+    event.name = name;
+    return classifyDeviceEvent(event).str();
+  };
+  EXPECT_EQ(classOf("nvjet_sm90_tst_128x256_64x4_2x1_v_bz_coopA_NTN"), "gemm");
+  EXPECT_EQ(classOf("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_"
+                    "f16_knob_3_64x64x128_4x1x1_kernel0_0"),
+            "attention");
+  EXPECT_EQ(classOf("void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128,"
+                    " 128, 64, 4, false, false, cutlass::bfloat16_t>>"),
+            "attention");
+  EXPECT_EQ(classOf("fmha_cutlassF_bf16_aligned_64x128_rf_sm80"), "attention");
+  EXPECT_EQ(
+      classOf("sm80_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc"),
+      "conv");
+  EXPECT_EQ(classOf("ampere_sgemm_128x64_tn"), "gemm");
+}

@@ -54,6 +54,8 @@ StringRef perf::measuredClassOf(const DeviceWork &work) {
     return "conv";
   case KernelKind::Memcpy:
     return "memcpy";
+  case KernelKind::Attention:
+    return "attention";
   default:
     return "elementwise";
   }
@@ -66,7 +68,12 @@ bool perf::measuredMatches(StringRef measured, const DeviceWork &work) {
   // Concatenation, optimizer and loss kernels carry library-specific names
   // ("CatArrayBatchedCopy", "multi_tensor_apply_kernel"): any kernel the
   // classifier cannot place may be them.
-  return measured == "other" && expected == "elementwise";
+  if (measured == "other" && expected == "elementwise")
+    return true;
+  // An embedding lookup runs PyTorch's gather kernels (indexSelect...),
+  // which read like any element-wise one.
+  return (measured == "elementwise" && expected == "embedding") ||
+         (measured == "embedding" && expected == "elementwise");
 }
 
 namespace {
