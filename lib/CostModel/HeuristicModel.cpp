@@ -70,13 +70,65 @@ EmbeddingTraffic perf::embeddingTraffic(const KernelDesc &k, const GpuSpec &gpu,
   return t;
 }
 
+/// The elements per SM per clock cycle the framework's kernel of `k`
+/// processes at most, whatever the memory: its instruction issue, not DRAM,
+/// bounds it where the GPU's bandwidth is high for its SMs (Hopper in half
+/// precision). 0: no such bound below the traffic's. Measured on an H200
+/// (data/measured/h200: PyTorch 2.11's kernels in torch-layers.db.gz and in
+/// the Kineto traces of the BF16 steps; docs/cost-models.md):
+///  - a non-vectorized element-wise loop (a broadcast, strided or
+///    dtype-converting operand: TensorIterator's elementwise_kernel and
+///    unrolled_elementwise_kernel), and a layout-changing copy, compute each
+///    operand's offset per element: 1.3-1.7 elements/SM/cycle, median 1.4;
+///  - concatenation from strided views (CatArrayBatchedCopy): 0.6;
+///  - softmax with the row in registers (softmax_warp_forward): about 2.5
+///    up to 1024 columns, 1.8 at 2048 (32 threads hold 64 values each),
+///    and 1.2 for the block-per-row kernel above (in FP32 as in BF16);
+///  - layer norm (vectorized_layer_norm_kernel): 2.4 in BF16/FP16.
+static double elementsPerSmCycle(const KernelDesc &k) {
+  switch (k.kind) {
+  case KernelKind::Elementwise:
+    return k.strided ? 1.4 : 0;
+  case KernelKind::Transpose:
+    return 1.4;
+  case KernelKind::Concat:
+    return k.strided ? 0.6 : 0;
+  case KernelKind::Softmax:
+    return k.cols <= 1024 ? 2.5 : k.cols <= 2048 ? 1.8 : 1.2;
+  case KernelKind::LayerNorm:
+    return 2.4;
+  default:
+    return 0;
+  }
+}
+
+/// The elements `k` processes under elementsPerSmCycle.
+static double issuedElements(const KernelDesc &k) {
+  switch (k.kind) {
+  case KernelKind::Softmax:
+  case KernelKind::LayerNorm:
+    return double(k.rows) * k.cols;
+  default:
+    return double(k.numElements);
+  }
+}
+
 std::optional<KernelCost> HeuristicModel::estimate(const KernelDesc &k,
                                                    const GpuSpec &gpu) const {
   std::optional<KernelCost> cost = trafficCost(k, gpu);
+  if (!cost)
+    return cost;
+  double rate = elementsPerSmCycle(k) * gpu.numSMs * gpu.clockMHz * 1e6;
+  if (rate > 0) {
+    double issueUs = issuedElements(k) / rate * 1e6;
+    if (issueUs > cost->latencyUs) {
+      cost->latencyUs = issueUs;
+      cost->computeBound = true;
+    }
+  }
   // The traffic of a tiny kernel takes nanoseconds; no kernel takes less
   // than the shortest one measured.
-  if (cost)
-    cost->latencyUs = std::max(cost->latencyUs, kMinKernelUs);
+  cost->latencyUs = std::max(cost->latencyUs, kMinKernelUs);
   return cost;
 }
 
@@ -125,11 +177,13 @@ HeuristicModel::trafficCost(const KernelDesc &k, const GpuSpec &gpu) const {
     return roofline(0, k.totalBytes(), bw);
   }
   case KernelKind::Softmax: {
-    // A row of up to 1024 elements is held by one warp in registers
-    // (PyTorch's softmax_warp_forward): one read, one write. Longer rows are
-    // read three times (max, sum of exp, normalize) by the block kernel.
+    // A row of up to 2048 elements is held by one warp in registers
+    // (PyTorch's softmax_warp_forward), a longer one in the block's shared
+    // memory while it fits in 48 KiB (cunn_SoftMaxForwardSmem): one read,
+    // one write. Longer rows are read three times (max, sum of exp,
+    // normalize).
     double elems = double(k.rows) * k.cols;
-    double reads = k.cols <= 1024 ? 1 : 3;
+    double reads = e * k.cols <= 48 * 1024 ? 1 : 3;
     return roofline(k.totalFlops(), e * elems * (reads + 1), dramBw);
   }
   case KernelKind::LayerNorm: {

@@ -122,7 +122,8 @@ double KernelDesc::totalFlops() const {
 }
 
 double KernelDesc::totalBytes() const {
-  if (bytes > 0 || kind == KernelKind::Generic)
+  // A copy's `bytes` is its size, not an override of its traffic.
+  if (kind == KernelKind::Generic || (bytes > 0 && kind != KernelKind::Memcpy))
     return bytes;
   return kindBytes(*this);
 }
@@ -218,13 +219,13 @@ std::optional<CollectiveKind> perf::parseCollectiveKind(llvm::StringRef name) {
 
 /// Every field of a KernelDesc, in one tuple for == and the hash.
 static auto fields(const KernelDesc &d) {
-  return std::tie(d.kind, d.pass, d.dtype, d.tensorCores, d.name, d.batch, d.m,
-                  d.n, d.k, d.transA, d.transB, d.c, d.h, d.w, d.outChannels,
-                  d.r, d.s, d.strideH, d.strideW, d.padH, d.padW, d.dilationH,
-                  d.dilationW, d.groups, d.numElements, d.numInputs,
-                  d.flopsPerElement, d.op, d.rows, d.cols, d.numTables,
-                  d.tableRows, d.dim, d.pooling, d.heads, d.kvHeads, d.causal,
-                  d.window, d.pageSize, d.copyKind, d.flops, d.bytes);
+  return std::tie(
+      d.kind, d.pass, d.dtype, d.tensorCores, d.name, d.batch, d.m, d.n, d.k,
+      d.transA, d.transB, d.c, d.h, d.w, d.outChannels, d.r, d.s, d.strideH,
+      d.strideW, d.padH, d.padW, d.dilationH, d.dilationW, d.groups,
+      d.numElements, d.numInputs, d.flopsPerElement, d.op, d.strided, d.rows,
+      d.cols, d.numTables, d.tableRows, d.dim, d.pooling, d.heads, d.kvHeads,
+      d.causal, d.window, d.pageSize, d.copyKind, d.flops, d.bytes);
 }
 
 bool perf::operator==(const KernelDesc &a, const KernelDesc &b) {
@@ -253,7 +254,8 @@ llvm::hash_code perf::hash_value(const KernelDesc &d) {
                          d.strideW, d.padH, d.padW, d.dilationH, d.dilationW,
                          d.groups),
       llvm::hash_combine(d.numElements, d.numInputs, bits(d.flopsPerElement),
-                         d.op, d.rows, d.cols, d.numTables, d.tableRows, d.dim,
-                         d.pooling, d.heads, d.kvHeads, d.causal, d.window,
-                         d.pageSize, d.copyKind, bits(d.flops), bits(d.bytes)));
+                         d.op, d.strided, d.rows, d.cols, d.numTables,
+                         d.tableRows, d.dim, d.pooling, d.heads, d.kvHeads,
+                         d.causal, d.window, d.pageSize, d.copyKind,
+                         bits(d.flops), bits(d.bytes)));
 }

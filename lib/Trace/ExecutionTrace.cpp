@@ -59,7 +59,7 @@ static bool isTensorValue(const json::Value &value) {
 }
 
 static TensorArg makeTensor(const json::Value &value, const json::Value *shape,
-                            StringRef dtype) {
+                            const json::Value *strides, StringRef dtype) {
   TensorArg tensor;
   const json::Array &array = *value.getAsArray();
   tensor.tensorId = array[0].getAsInteger().value_or(-1);
@@ -73,12 +73,21 @@ static TensorArg makeTensor(const json::Value &value, const json::Value *shape,
     for (const json::Value &dim : *dims)
       if (std::optional<int64_t> d = dim.getAsInteger())
         tensor.shape.push_back(*d);
+  if (const json::Array *steps = strides ? strides->getAsArray() : nullptr) {
+    for (const json::Value &step : *steps)
+      if (std::optional<int64_t> d = step.getAsInteger())
+        tensor.strides.push_back(*d);
+    // Strides that do not match the shape's rank are not the tensor's.
+    if (tensor.strides.size() != tensor.shape.size())
+      tensor.strides.clear();
+  }
   return tensor;
 }
 
 /// Splits parallel value/shape/type arrays into tensors and scalars.
 static void collectArguments(const json::Array *values,
                              const json::Array *shapes,
+                             const json::Array *strides,
                              const json::Array *types,
                              std::vector<TensorArg> &tensors,
                              std::vector<json::Value> *scalars,
@@ -89,6 +98,8 @@ static void collectArguments(const json::Array *values,
     const json::Value &value = (*values)[i];
     const json::Value *shape =
         shapes && i < shapes->size() ? &(*shapes)[i] : nullptr;
+    const json::Value *stride =
+        strides && i < strides->size() ? &(*strides)[i] : nullptr;
     StringRef type;
     if (types && i < types->size())
       type = (*types)[i].getAsString().value_or("");
@@ -96,7 +107,7 @@ static void collectArguments(const json::Array *values,
       typeNames->push_back(type.str());
     StringRef elementType = tensorElementType(type);
     if (!elementType.empty() && isTensorValue(value)) {
-      tensors.push_back(makeTensor(value, shape, elementType));
+      tensors.push_back(makeTensor(value, shape, stride, elementType));
       if (scalars)
         scalars->push_back(nullptr);
       continue;
@@ -106,6 +117,7 @@ static void collectArguments(const json::Array *values,
     if (!listTypes.empty() && list && !list->empty() &&
         isTensorValue((*list)[0])) {
       const json::Array *listShapes = shape ? shape->getAsArray() : nullptr;
+      const json::Array *listStrides = stride ? stride->getAsArray() : nullptr;
       for (size_t j = 0, f = list->size(); j < f; ++j) {
         if (!isTensorValue((*list)[j]))
           continue;
@@ -114,6 +126,8 @@ static void collectArguments(const json::Array *values,
         tensors.push_back(makeTensor(
             (*list)[j],
             listShapes && j < listShapes->size() ? &(*listShapes)[j] : nullptr,
+            listStrides && j < listStrides->size() ? &(*listStrides)[j]
+                                                   : nullptr,
             t));
       }
       if (scalars)
@@ -172,12 +186,12 @@ Error ExecutionTrace::addNode(const json::Value &value, size_t i,
     // 1.0.2+ layout.
     node.parent = object->getInteger("ctrl_deps").value_or(-1);
     collectArguments(inputs->getArray("values"), inputs->getArray("shapes"),
-                     inputs->getArray("types"), node.inputs, &node.scalarInputs,
-                     &node.inputTypes);
+                     inputs->getArray("strides"), inputs->getArray("types"),
+                     node.inputs, &node.scalarInputs, &node.inputTypes);
     if (const json::Object *outputs = object->getObject("outputs"))
       collectArguments(outputs->getArray("values"), outputs->getArray("shapes"),
-                       outputs->getArray("types"), node.outputs, nullptr,
-                       nullptr);
+                       outputs->getArray("strides"), outputs->getArray("types"),
+                       node.outputs, nullptr, nullptr);
     if (const json::Array *attrs = object->getArray("attrs")) {
       for (const json::Value &attr : *attrs) {
         const json::Object *a = attr.getAsObject();
@@ -202,13 +216,14 @@ Error ExecutionTrace::addNode(const json::Value &value, size_t i,
     node.tid = object->getInteger("tid").value_or(0);
     node.seqId = object->getInteger("seq_id").value_or(-1);
     node.opSchema = object->getString("op_schema").value_or("").str();
-    collectArguments(object->getArray("inputs"),
-                     object->getArray("input_shapes"),
-                     object->getArray("input_types"), node.inputs,
-                     &node.scalarInputs, &node.inputTypes);
+    collectArguments(
+        object->getArray("inputs"), object->getArray("input_shapes"),
+        object->getArray("input_strides"), object->getArray("input_types"),
+        node.inputs, &node.scalarInputs, &node.inputTypes);
     collectArguments(
         object->getArray("outputs"), object->getArray("output_shapes"),
-        object->getArray("output_types"), node.outputs, nullptr, nullptr);
+        object->getArray("output_strides"), object->getArray("output_types"),
+        node.outputs, nullptr, nullptr);
   }
   node.isOperator = !node.name.empty() && !isAnnotationName(node.name);
   if (!trace.indexById.try_emplace(node.id, trace.nodeList.size()).second)

@@ -223,6 +223,13 @@ void emitKernelKindDecls(const RecordKeeper &records, raw_ostream &os) {
 
 /// The expression that writes key `key` of `d`'s signature.
 void emitSignatureWrite(raw_ostream &os, const SigKey &key, bool first) {
+  if (key.shape == "SetFlag") {
+    if (first)
+      PrintFatalError("a SetFlag key cannot open a signature");
+    os << "    if (d." << key.member << ")\n      os << \" " << key.key
+       << "=1\";\n";
+    return;
+  }
   os << "    os << \"" << (first ? "" : " ") << key.key << "=\" << ";
   if (key.shape == "Int")
     os << "d." << key.member;
@@ -235,7 +242,7 @@ void emitSignatureWrite(raw_ostream &os, const SigKey &key, bool first) {
   else if (key.shape == "Dir")
     os << "memcpyKindName(d.copyKind)";
   else if (key.shape == "Bytes")
-    os << "static_cast<int64_t>(d.totalBytes())";
+    os << "static_cast<int64_t>(d." << key.member << ")";
   else if (key.shape == "Flops")
     os << "llvm::format(\"%.0f\", d.totalFlops())";
   else if (key.shape == "TotalBytes")
@@ -250,7 +257,7 @@ void emitSignatureRead(raw_ostream &os, const SigKey &key) {
   os << "    if (key == \"" << key.key << "\")\n      return ";
   if (key.shape == "Int")
     os << "readInt(value, d." << key.member << ")";
-  else if (key.shape == "Flag")
+  else if (key.shape == "Flag" || key.shape == "SetFlag")
     os << "readFlag(value, d." << key.member << ")";
   else if (key.shape == "Pass")
     os << "readPass(value, d)";
@@ -776,7 +783,10 @@ void emitWorkKindDoc(const RecordKeeper &records, raw_ostream &os) {
   emitDocFields(os, commonFields(records, "KernelCommon"));
   os << "; every collective ";
   emitDocFields(os, commonFields(records, "CollectiveCommon"));
-  os << ". Required attributes are in bold, defaults in parentheses.\n\n";
+  os << ". Required attributes are in bold, defaults in parentheses. A "
+        "signature key in brackets is written (`key=1`) only when its flag is "
+        "set, so that the keys of rows measured before it was added still "
+        "match.\n\n";
   os << "| kind | what | attributes | database signature |\n";
   os << "| --- | --- | --- | --- |\n";
   for (const Kind &kind : kinds) {
@@ -786,7 +796,14 @@ void emitWorkKindDoc(const RecordKeeper &records, raw_ostream &os) {
     if (kind.isKernel) {
       os << "`" << kind.dbName << "`: `";
       llvm::interleave(
-          kind.signature, os, [&](const SigKey &k) { os << k.key; }, " ");
+          kind.signature, os,
+          [&](const SigKey &k) {
+            if (k.shape == "SetFlag")
+              os << "[" << k.key << "]";
+            else
+              os << k.key;
+          },
+          " ");
       os << "`";
     }
     os << " |\n";

@@ -90,17 +90,55 @@ TEST(Heuristic, ElementwiseUsesMeasuredPeakBandwidth) {
   EXPECT_FALSE(cost->computeBound);
 }
 
-TEST(Heuristic, SoftmaxRowsPastOneWarpAreReadThrice) {
+TEST(Heuristic, SoftmaxRowsPastSharedMemoryAreReadThrice) {
   GpuSpec g = embeddingGpu();
   g.memBandwidth = 1e12;
   HeuristicModel model(1.0, 1.0, 4);
   KernelDesc k;
   k.kind = KernelKind::Softmax;
   k.rows = 1000;
-  k.cols = 1000; // one warp per row: 4 MB in, 4 MB out -> 8 us
-  EXPECT_NEAR(model.estimate(k, g)->latencyUs, 8.0, 1e-9);
-  k.cols = 2000; // three reads + one write of 8 MB -> 32 us
+  k.cols = 2000; // 8 KB rows in shared memory: 8 MB in, 8 MB out -> 16 us
+  EXPECT_NEAR(model.estimate(k, g)->latencyUs, 16.0, 1e-9);
+  k.rows = 100;
+  k.cols = 20000; // 80 KB rows: three reads + one write of 8 MB -> 32 us
   EXPECT_NEAR(model.estimate(k, g)->latencyUs, 32.0, 1e-9);
+}
+
+// Where the bandwidth is high for the SMs, the elements the kernel issues
+// bound it: 100 SMs at 1 GHz issue 1e11 SM-cycles a second.
+TEST(Heuristic, IssueRateBoundsStridedAndRowKernels) {
+  GpuSpec g = embeddingGpu();
+  g.numSMs = 100;
+  g.clockMHz = 1000;
+  g.memBandwidth = 2e12;
+  HeuristicModel model(1.0, 1.0, 4);
+  KernelDesc add = elementwiseKernel(1'400'000, 1, 1.0, DType::BF16);
+  // Contiguous: 2 x 2.8 MB at 2 TB/s.
+  EXPECT_NEAR(model.estimate(add, g)->latencyUs, 2.8, 1e-9);
+  // Broadcast or strided: 1.4 elements/SM/cycle -> 1.4e6 / 1.4e11 = 10 us.
+  add.strided = true;
+  EXPECT_NEAR(model.estimate(add, g)->latencyUs, 10.0, 1e-9);
+  EXPECT_TRUE(model.estimate(add, g)->computeBound);
+  KernelDesc cat;
+  cat.kind = KernelKind::Concat;
+  cat.dtype = DType::BF16;
+  cat.numElements = 600'000;
+  EXPECT_NEAR(model.estimate(cat, g)->latencyUs, 1.2, 1e-9);
+  cat.strided = true; // 0.6 elements/SM/cycle
+  EXPECT_NEAR(model.estimate(cat, g)->latencyUs, 10.0, 1e-9);
+  KernelDesc softmax;
+  softmax.kind = KernelKind::Softmax;
+  softmax.dtype = DType::BF16;
+  softmax.rows = 2500;
+  softmax.cols = 1024; // 2.56e6 elements at 2.5 -> 10.24 us (traffic 5.12)
+  EXPECT_NEAR(model.estimate(softmax, g)->latencyUs, 10.24, 1e-9);
+  softmax.rows = 1250;
+  softmax.cols = 2048; // at 1.8
+  EXPECT_NEAR(model.estimate(softmax, g)->latencyUs, 2.56e6 / 1.8e11 * 1e6,
+              1e-9);
+  // Without a clock the bound is unknown, and the traffic prices it.
+  g.clockMHz = 0;
+  EXPECT_NEAR(model.estimate(add, g)->latencyUs, 2.8, 1e-9);
 }
 
 TEST(Heuristic, DeclinesGemm) {

@@ -91,6 +91,8 @@ TEST(KernelSignature, FieldsAreTheSharedTables) {
         KernelKind::BatchNorm, KernelKind::Optimizer, KernelKind::Generic}) {
     KernelDesc d;
     d.kind = kind;
+    // Keys written only when set (SetFlagKey) are set.
+    d.strided = true;
     std::string keys;
     llvm::SmallVector<llvm::StringRef> tokens;
     std::string signature = kernelSignature(d);

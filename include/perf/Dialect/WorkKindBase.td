@@ -95,14 +95,16 @@ class SigKey<string k, string m> {
   string key = k;
   string member = m;
   // How the value is written and read: Int (an integer member), Flag (a
-  // bool as 0/1), Pass (kernelPassName), Op (a string, `fallback` when
-  // empty), Dir (memcpyKindName), Bytes (totalBytes as an integer), Flops
+  // bool as 0/1), SetFlag (`key=1` when the bool is set, nothing when not:
+  // a key added to a kind keeps the kind's earlier keys), Pass (kernelPassName), Op (a string, `fallback` when
+  // empty), Dir (memcpyKindName), Bytes (the `bytes` member as an integer), Flops
   // and TotalBytes (totalFlops / totalBytes, "%.0f").
   string shape = "Int";
   string fallback = "";
 }
 class IntKey<string k, string m> : SigKey<k, m>;
 class FlagKey<string k, string m> : SigKey<k, m> { let shape = "Flag"; }
+class SetFlagKey<string k, string m> : SigKey<k, m> { let shape = "SetFlag"; }
 def PassKey : SigKey<"pass", "pass"> { let shape = "Pass"; }
 class OpKey<string whenEmpty> : SigKey<"op", "op"> {
   let shape = "Op";

@@ -118,7 +118,7 @@ def Elementwise : KernelKind<"elementwise", "Elementwise"> {
   let fields = (ins As<Size, "numElements">:$elements,
                     As<Default<Count, "1">, "numInputs">:$inputs,
                     As<Default<Float, "1.0">, "flopsPerElement">:$flops_per_element,
-                    As<Text, "op">:$fn);
+                    As<Text, "op">:$fn, Flag:$strided);
   let verify = [{
     if (!isFiniteAtLeast(work.getFlopsPerElement(), 0))
       return error() << "'flops_per_element' must be finite and non-negative";
@@ -131,7 +131,7 @@ def Elementwise : KernelKind<"elementwise", "Elementwise"> {
            d.flopsPerElement >= 0;
   }];
   let signature = [IntKey<"n", "numElements">, IntKey<"in", "numInputs">,
-                   OpKey<"unknown">];
+                   OpKey<"unknown">, SetFlagKey<"st", "strided">];
   // The transcendental functions' cost, as the importers count it.
   let signatureParsed = [{
     if (d.op == "gelu" || d.op == "tanh" || d.op == "sigmoid")
@@ -197,6 +197,11 @@ def Memcpy : KernelKind<"memcpy", "Memcpy"> {
                              "Direction">:$kind);
   let toDesc = "d.copyKind = toMemcpyKind(work.getDirection());";
   let fromDesc = "w.setDirection(toCopyDirection(d.copyKind));";
+  // A copy within the device reads and writes each byte; a copy over the
+  // bus moves each once.
+  let bytes = [{
+    return d.copyKind == MemcpyKind::DeviceToDevice ? 2.0 * d.bytes : d.bytes;
+  }];
   let validSizes = "return d.bytes >= 1;";
   let signature = [CopyBytesKey, DirKey];
 }
@@ -216,6 +221,8 @@ def Transpose : MoveKernel<"transpose", "Transpose"> {
 
 def Concat : MoveKernel<"concat", "Concat"> {
   let summary = "Concatenation writing `elements` elements";
+  let fields = (ins As<Size, "numElements">:$elements, Flag:$strided);
+  let signature = [IntKey<"n", "numElements">, SetFlagKey<"st", "strided">];
 }
 
 def Pooling : KernelKind<"pooling", "Pooling"> {

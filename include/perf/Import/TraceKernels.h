@@ -31,10 +31,16 @@ namespace perf {
 /// the scalar arguments.
 struct TracedTensor {
   std::vector<int64_t> shape;
+  /// Element strides where known (empty: contiguous as far as is known).
+  std::vector<int64_t> strides;
   std::string dtype;
   std::string device;
   int64_t tensorId = -1;
   int64_t numel() const;
+  /// Whether the elements lie in row-major order without gaps: no strides
+  /// known, or strides those of a contiguous tensor of the shape (dimensions
+  /// of size 1 may have any stride, as PyTorch's is_contiguous has it).
+  bool isContiguous() const;
 };
 
 struct TracedOp {

@@ -75,6 +75,12 @@ struct KernelDesc {
   /// Operation of an elementwise or optimizer kernel ("add", "relu",
   /// "gelu", "sgd", "adam"); part of its database signature.
   std::string op;
+  /// Whether an element-wise or concat kernel reads an operand broadcast,
+  /// strided (a transposed or sliced view) or in another dtype: the
+  /// framework's kernel then moves one element per thread at a time instead
+  /// of 16-byte vectors, and its issue rate, not DRAM, bounds it on GPUs
+  /// whose bandwidth is high for their SMs (Hopper).
+  bool strided = false;
   // Reduce / Softmax / LayerNorm: rows x cols.
   int64_t rows = 0, cols = 0;
   // EmbeddingBag: numTables tables of tableRows x dim; `batch` bags per table

@@ -35,6 +35,9 @@ struct TensorArg {
   /// "cuda:0", "cpu", ...
   std::string device;
   std::vector<int64_t> shape;
+  /// Element strides where the trace records them (schema 1.0.2+ `strides`;
+  /// empty otherwise).
+  std::vector<int64_t> strides;
   /// The element type as the ET spells it: "float", "c10::Half", "long int".
   std::string dtype;
 };

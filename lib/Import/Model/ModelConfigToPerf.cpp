@@ -56,15 +56,55 @@ StringRef traceDtypeName(DType t) {
 using Shape = SmallVector<int64_t, 4>;
 
 /// A tensor of the step: its SSA value (null for parameters and constants,
-/// which no op produces) and shape.
+/// which no op produces), shape and, for a view whose elements are not in
+/// row-major order, its element strides (empty: contiguous). The strides
+/// decide whether PyTorch's element-wise loops and copies run vectorized.
 struct Tensor {
   Value value;
   Shape shape;
   DType dtype = DType::F32;
+  Shape strides = {};
 
-  /// The same data seen with another shape (view, reshape, permute).
+  /// The same data seen with another shape (view, reshape), contiguous.
   Tensor as(ArrayRef<int64_t> newShape) const {
     return Tensor{value, Shape(newShape.begin(), newShape.end()), dtype};
+  }
+
+  /// The strides of this tensor: its own, or a contiguous tensor's.
+  Shape stridesOrContiguous() const {
+    if (!strides.empty())
+      return strides;
+    Shape out(shape.size());
+    int64_t step = 1;
+    for (size_t i = shape.size(); i-- > 0;) {
+      out[i] = step;
+      step *= shape[i];
+    }
+    return out;
+  }
+
+  /// The heads of a [B, S, width] projection seen as [B, heads, S, dim]
+  /// (view(B, S, heads, dim).transpose(1, 2)): a permuted view whose rows
+  /// are `width` elements apart.
+  Tensor headsView(int64_t heads, int64_t dim, int64_t width) const {
+    int64_t b = shape.front(), seq = shape.size() > 2 ? shape[1] : 1;
+    return Tensor{value, Shape{b, heads, seq, dim}, dtype,
+                  Shape{seq * width, dim, width, 1}};
+  }
+
+  /// The first `size` elements of the last dimension (x[..., :size]).
+  Tensor lastDimSlice(int64_t size) const {
+    Tensor t{value, shape, dtype, stridesOrContiguous()};
+    t.shape.back() = size;
+    return t;
+  }
+
+  /// [B, H, K, D] with each head repeated `groups` times, as
+  /// [B, H, groups, K, D] (expand; the repeat reads each head `groups` times).
+  Tensor expandedHeads(int64_t groups) const {
+    Shape st = stridesOrContiguous();
+    return Tensor{value, Shape{shape[0], shape[1], groups, shape[2], shape[3]},
+                  dtype, Shape{st[0], st[1], 0, st[2], st[3]}};
   }
 };
 
@@ -133,6 +173,13 @@ private:
 
   bool training() const { return s.phase == StepPhase::Training; }
 
+  /// Whether the step is transformers 5's (the release whose cache copies,
+  /// --kv-cache=copy): its eager attention is one function for every
+  /// family (eager_attention_forward: a scale, an additive [B, 1, S, K]
+  /// mask, and for OPT the softmax in FP32), and its projections stay
+  /// transposed views.
+  bool transformers5() const { return s.kvCache == KvCache::Copy; }
+
   Tensor param(ArrayRef<int64_t> shape) {
     return Tensor{Value(), Shape(shape.begin(), shape.end()), s.dtype};
   }
@@ -147,13 +194,15 @@ private:
   Tensor op(StringRef name, StringRef aten, ArrayRef<Tensor> args,
             ArrayRef<int64_t> shape, int64_t params = 0,
             std::optional<DType> outType = std::nullopt,
-            ArrayRef<llvm::json::Value> scalars = {}) {
+            ArrayRef<llvm::json::Value> scalars = {},
+            ArrayRef<int64_t> outStrides = {}) {
     DType resultType = outType.value_or(s.dtype);
     TracedOp traced;
     traced.name = aten.contains("::") ? aten.str() : ("aten::" + aten).str();
     for (const Tensor &t : args) {
       TracedTensor in;
       in.shape.assign(t.shape.begin(), t.shape.end());
+      in.strides.assign(t.strides.begin(), t.strides.end());
       in.dtype = traceDtypeName(t.dtype).str();
       in.device = "cuda:0";
       in.tensorId = nextTensorId++;
@@ -162,6 +211,7 @@ private:
     traced.scalars.assign(scalars.begin(), scalars.end());
     TracedTensor out;
     out.shape.assign(shape.begin(), shape.end());
+    out.strides.assign(outStrides.begin(), outStrides.end());
     out.dtype = traceDtypeName(resultType).str();
     out.device = "cuda:0";
     out.tensorId = nextTensorId++;
@@ -169,7 +219,10 @@ private:
     std::vector<DeviceWork> work;
     if (!inferOpKernels(traced, 1, work))
       llvm::report_fatal_error(("no ATen rule for " + traced.name).c_str());
-    return emit(name, traced.name, args, shape, params, resultType, work);
+    Tensor result =
+        emit(name, traced.name, args, shape, params, resultType, work);
+    result.strides.assign(outStrides.begin(), outStrides.end());
+    return result;
   }
 
   /// Emits framework op `opName` launching `work`, reading `args` and
@@ -226,9 +279,13 @@ private:
                   resultType};
   }
 
-  /// Element-wise op whose output has the shape of its first input.
+  /// Element-wise op whose output has the shape of its first input, and
+  /// its layout: TensorIterator lays the output out as that input, a
+  /// permuted view included.
   Tensor pointwise(StringRef name, StringRef aten, ArrayRef<Tensor> args) {
-    return op(name, aten, args, args.front().shape);
+    const Tensor &first = args.front();
+    return op(name, aten, args, first.shape, 0, std::nullopt, {},
+              first.strides);
   }
 
   /// A one-element tensor made from a Python scalar (torch.full([], v)).
@@ -375,8 +432,9 @@ private:
       // repeat_kv: expand and copy k and v to every query head. SDPA takes
       // the key heads as they are (enable_gqa, transformers 4.48 and later
       // on PyTorch 2.5 and later).
-      k = op("repeat_kv", "clone", {k.as({B, nh, K, d})}, {B, nh, K, d});
-      v = op("repeat_kv_1", "clone", {v.as({B, nh, K, d})}, {B, nh, K, d});
+      k = op("repeat_kv", "clone", {k.expandedHeads(nh / kvh)}, {B, nh, K, d});
+      v = op("repeat_kv_1", "clone", {v.expandedHeads(nh / kvh)},
+             {B, nh, K, d});
     }
     Tensor ctx;
     if (s.attention == AttentionImpl::Fused) {
@@ -430,7 +488,10 @@ private:
       probs = dropout(style.dropoutName, probs);
       ctx = op("matmul_1", "matmul", {probs, v}, {B, nh, S, d});
     }
-    // transpose(1, 2).contiguous(): a real copy to [B, S, nh, d].
+    // transpose(1, 2).contiguous(): a real copy to [B, S, nh, d], but for
+    // a fused kernel, which writes its output in that layout already.
+    if (s.attention == AttentionImpl::Fused)
+      return ctx.as({B, S, nh * d});
     return op("contiguous", "contiguous", {ctx.as({B, S, nh, d})},
               {B, S, nh, d})
         .as({B, S, nh * d});
@@ -488,9 +549,12 @@ private:
     Tensor h = layerNorm("ln_1", x);
     Tensor a = within("attn", [&] {
       Tensor qkv = linear("c_attn", h, H, 3 * H, true);
-      Tensor q = qkv.as({B, nh, S, d});
+      Tensor q = qkv.headsView(nh, d, 3 * H);
       AttentionStyle style{AttentionStyle::Scale::DivByScalarTensor,
                            AttentionStyle::Mask::Where};
+      if (transformers5())
+        style = AttentionStyle{
+            AttentionStyle::Scale::Mul, AttentionStyle::Mask::Add, {B, 1, S}};
       Tensor out = attention(q, q, q, style, /*cached=*/true);
       out = linear("c_proj", out, H, H, true);
       return dropout("resid_dropout", out);
@@ -533,17 +597,28 @@ private:
       Tensor q = linear("q_proj", h, H, H, true);
       q = pointwise("mul", "mul", {q});
       Tensor k = linear("k_proj", h, H, H, true);
-      k = op("contiguous_k", "contiguous", {k.as({B, S, nh, d})},
-             {B, nh, S, d});
       Tensor v = linear("v_proj", h, H, H, true);
-      v = op("contiguous_v", "contiguous", {v.as({B, S, nh, d})},
-             {B, nh, S, d});
-      q = op("contiguous_q", "contiguous", {q.as({B, S, nh, d})},
-             {B, nh, S, d});
+      if (transformers5()) {
+        q = q.headsView(nh, d, H);
+        k = k.headsView(nh, d, H);
+        v = v.headsView(nh, d, H);
+      } else {
+        // transformers 4's _shape(): view, transpose(1, 2).contiguous().
+        k = op("contiguous_k", "contiguous", {k.as({B, S, nh, d})},
+               {B, nh, S, d});
+        v = op("contiguous_v", "contiguous", {v.as({B, S, nh, d})},
+               {B, nh, S, d});
+        q = op("contiguous_q", "contiguous", {q.as({B, S, nh, d})},
+               {B, nh, S, d});
+      }
       AttentionStyle style{AttentionStyle::Scale::None,
                            AttentionStyle::Mask::AddThenMax,
                            {B, 1, S}};
       style.maskName = "add_mask";
+      if (transformers5()) {
+        style.mask = AttentionStyle::Mask::Add;
+        style.fp32Softmax = true;
+      }
       Tensor out = attention(q, k, v, style, /*cached=*/true);
       return linear("out_proj", out, H, H, true);
     });
@@ -621,9 +696,9 @@ private:
   Tensor bertLayer(Tensor x) {
     Tensor a = within("attention", [&] {
       Tensor ctx = within("self", [&] {
-        Tensor q = linear("query", x, H, H, true).as({B, nh, S, d});
-        Tensor k = linear("key", x, H, H, true).as({B, nh, S, d});
-        Tensor v = linear("value", x, H, H, true).as({B, nh, S, d});
+        Tensor q = linear("query", x, H, H, true).headsView(nh, d, H);
+        Tensor k = linear("key", x, H, H, true).headsView(nh, d, H);
+        Tensor v = linear("value", x, H, H, true).headsView(nh, d, H);
         // A Python-float scale and the extended padding mask [B, 1, 1, S].
         AttentionStyle style{
             AttentionStyle::Scale::Div, AttentionStyle::Mask::Add, {B, 1, 1}};
@@ -680,8 +755,10 @@ private:
     std::string n = name.str();
     Shape halfShape(x.shape.begin(), x.shape.end());
     halfShape.back() /= 2;
-    Tensor neg = op(n + ".neg", "neg", {x.as(halfShape)}, halfShape);
-    Tensor rotated = op(n + ".cat", "cat", {neg, x.as(halfShape)}, x.shape);
+    // rotate_half: cat(-x[..., d/2:], x[..., :d/2]) of slices.
+    Tensor half = x.lastDimSlice(halfShape.back());
+    Tensor neg = op(n + ".neg", "neg", {half}, halfShape);
+    Tensor rotated = op(n + ".cat", "cat", {neg, half}, x.shape);
     Tensor a =
         pointwise(n + ".mul", "mul", {x, constant({B, 1, S, d}, s.dtype)});
     Tensor b2 = pointwise(n + ".mul_1", "mul",
@@ -693,9 +770,11 @@ private:
     Tensor h = rmsNorm("input_layernorm", x);
     Tensor a = within("self_attn", [&] {
       bool bias = c.projectionBias;
-      Tensor q = linear("q_proj", h, H, nh * d, bias).as({B, nh, S, d});
-      Tensor k = linear("k_proj", h, H, kvh * d, bias).as({B, kvh, S, d});
-      Tensor v = linear("v_proj", h, H, kvh * d, bias).as({B, kvh, S, d});
+      Tensor q = linear("q_proj", h, H, nh * d, bias).headsView(nh, d, nh * d);
+      Tensor k =
+          linear("k_proj", h, H, kvh * d, bias).headsView(kvh, d, kvh * d);
+      Tensor v =
+          linear("v_proj", h, H, kvh * d, bias).headsView(kvh, d, kvh * d);
       q = rotary("q_rotary", q);
       k = rotary("k_rotary", k);
       AttentionStyle style{
@@ -1054,9 +1133,9 @@ private:
   /// softmax in fp32.
   Tensor t5Attention(const Tensor &x, const Tensor &kv, PositionBias bias) {
     int64_t inner = nh * d;
-    Tensor q = linear("q", x, H, inner, false).as({B, nh, S, d});
-    Tensor k = linear("k", kv, H, inner, false).as({B, nh, S, d});
-    Tensor v = linear("v", kv, H, inner, false).as({B, nh, S, d});
+    Tensor q = linear("q", x, H, inner, false).headsView(nh, d, inner);
+    Tensor k = linear("k", kv, H, inner, false).headsView(nh, d, inner);
+    Tensor v = linear("v", kv, H, inner, false).headsView(nh, d, inner);
     Shape maskShape =
         bias == PositionBias::Causal ? Shape{B, 1, S, S} : Shape{B, 1, 1, S};
     Tensor table;

@@ -17,6 +17,32 @@ int64_t TracedTensor::numel() const {
   return n;
 }
 
+/// The strides of `t`: its own, or those of a contiguous tensor of its
+/// shape where none are known.
+static std::vector<int64_t> stridesOf(const TracedTensor &t) {
+  if (t.strides.size() == t.shape.size())
+    return t.strides;
+  std::vector<int64_t> strides(t.shape.size());
+  int64_t step = 1;
+  for (size_t i = t.shape.size(); i-- > 0;) {
+    strides[i] = step;
+    step *= std::max<int64_t>(t.shape[i], 1);
+  }
+  return strides;
+}
+
+bool TracedTensor::isContiguous() const {
+  if (strides.size() != shape.size())
+    return true;
+  int64_t expected = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] != 1 && strides[i] != expected)
+      return false;
+    expected *= std::max<int64_t>(shape[i], 1);
+  }
+  return true;
+}
+
 DType perf::dtypeFromTraceName(StringRef name) {
   name = name.trim();
   if (name.consume_front("Tensor("))
@@ -110,6 +136,65 @@ std::optional<MemcpyKind> copyKind(const TracedTensor &src,
 
 int64_t itemBytes(const TracedTensor &t) {
   return dtypeBytes(dtypeFromTraceName(t.dtype));
+}
+
+/// The shape without its leading 1s: how broadcasting aligns it.
+llvm::ArrayRef<int64_t> alignedShape(llvm::ArrayRef<int64_t> shape) {
+  while (!shape.empty() && shape.front() == 1)
+    shape = shape.drop_front();
+  return shape;
+}
+
+/// Whether `a` and `b`, of one shape, lay their elements out alike
+/// (dimensions of size 1 aside).
+bool sameLayout(const TracedTensor &a, const TracedTensor &b) {
+  if (a.isContiguous() && b.isContiguous())
+    return true;
+  std::vector<int64_t> sa = stridesOf(a), sb = stridesOf(b);
+  for (size_t i = 0; i < a.shape.size(); ++i)
+    if (a.shape[i] != 1 && sa[i] != sb[i])
+      return false;
+  return true;
+}
+
+bool isFloatType(DType type) {
+  switch (type) {
+  case DType::F64:
+  case DType::F32:
+  case DType::TF32:
+  case DType::F16:
+  case DType::BF16:
+  case DType::F8:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Whether PyTorch's TensorIterator runs an element-wise op writing `out`
+/// on its non-vectorized path: an input (other than a scalar) broadcast to
+/// the output's shape, laid out otherwise than the output (a transposed or
+/// sliced view), or of another floating-point type than the output (a
+/// cast in the loop).
+bool hasStridedOperand(llvm::ArrayRef<TracedTensor> inputs,
+                       const TracedTensor &out) {
+  DType outType = dtypeFromTraceName(out.dtype);
+  for (const TracedTensor &in : inputs) {
+    // Scalars are arguments of the loop; an input larger than the output
+    // is reduced, not mapped.
+    if (in.numel() <= 1 || in.numel() > out.numel())
+      continue;
+    if (in.numel() < out.numel())
+      return true;
+    DType inType = dtypeFromTraceName(in.dtype);
+    if (inType != outType && isFloatType(inType) && isFloatType(outType))
+      return true;
+    if (alignedShape(in.shape) == alignedShape(out.shape)
+            ? !sameLayout(in, out)
+            : !in.isContiguous() || !out.isContiguous())
+      return true;
+  }
+  return false;
 }
 
 /// The first integer scalar, or `fallback`.
@@ -222,6 +307,8 @@ struct RuleContext {
                                                      : nullptr;
     if (typed)
       k.dtype = dtypeFromTraceName(typed->dtype);
+    if (!op.outputs.empty())
+      k.strided = hasStridedOperand(op.inputs, op.outputs.front());
     return k;
   }
 };
@@ -402,6 +489,10 @@ void concatRule(RuleContext &c) {
   k.numElements = totalElements(c.op.outputs);
   if (k.numElements == 0)
     k.numElements = totalElements(c.op.inputs);
+  // Views (a transposed key, a slice) are gathered an element at a time.
+  k.strided = llvm::any_of(c.op.inputs, [](const TracedTensor &t) {
+    return t.numel() > 0 && !t.isContiguous();
+  });
   c.out.push_back(k);
 }
 
@@ -424,7 +515,41 @@ void copyRule(RuleContext &c) {
   std::optional<MemcpyKind> kind = copyKind(*src, *dst);
   if (!kind)
     return;
-  KernelDesc k = c.kernel(KernelKind::Memcpy, dtypeFromTraceName(src->dtype));
+  DType from = dtypeFromTraceName(src->dtype),
+        to = dtypeFromTraceName(dst->dtype);
+  if (*kind == MemcpyKind::DeviceToDevice && src->numel() > 0) {
+    // contiguous() copies only a view that is not; a clone or reshape
+    // of a view is the same gather: a layout change.
+    bool view = !src->isContiguous() || c.name == "contiguous";
+    if (from != to) {
+      // A cast is an element-wise loop; PyTorch vectorizes only float to
+      // half and bfloat16 (its own copy kernels) between contiguous
+      // tensors, moving both sizes once.
+      bool vectorized = from == DType::F32 &&
+                        (to == DType::F16 || to == DType::BF16) && !view &&
+                        dst->isContiguous();
+      if (vectorized) {
+        KernelDesc k = c.kernel(KernelKind::Memcpy, from);
+        k.bytes =
+            0.5 * src->numel() * double(itemBytes(*src) + itemBytes(*dst));
+        c.out.push_back(k);
+        return;
+      }
+      KernelDesc k = c.kernel(KernelKind::Elementwise, to);
+      k.op = "copy";
+      k.numElements = src->numel();
+      k.strided = true;
+      c.out.push_back(k);
+      return;
+    }
+    if (view) {
+      KernelDesc k = c.kernel(KernelKind::Transpose, from);
+      k.numElements = src->numel();
+      c.out.push_back(k);
+      return;
+    }
+  }
+  KernelDesc k = c.kernel(KernelKind::Memcpy, from);
   k.copyKind = *kind;
   k.bytes = static_cast<double>(src->numel() * itemBytes(*src));
   if (k.bytes > 0)
@@ -923,6 +1048,7 @@ TracedOp perf::tracedOpFromNode(const ExecNode &node) {
   auto convert = [](const TensorArg &t) {
     TracedTensor out;
     out.shape = t.shape;
+    out.strides = t.strides;
     out.dtype = t.dtype;
     out.device = t.device;
     out.tensorId = t.tensorId;

@@ -129,6 +129,10 @@ void bench::gpuShutdown() {
 
 Measurement bench::measureKernel(const Kernel &k, const RunOptions &options) {
   cudaContext().options = options;
+  // perf-bench's element-wise and concat kernels read every operand
+  // contiguous; a key with broadcast or strided operands is another kernel.
+  if (k.num("st"))
+    return skipped(k.kind + ": strided operands (st=1) are not benchmarked");
   if (k.kind == "gemm")
     return benchGemm(k);
   if (k.kind == "conv2d")

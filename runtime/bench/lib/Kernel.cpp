@@ -60,7 +60,9 @@ namespace {
 struct FieldRule {
   const char *field; // signature key
   const char *attrs; // attribute names that set it, '|'-separated
-  enum Shape { Int, Bool, Str, First, Second } shape;
+  /// SetBool: a 0/1 field written (`field=1`) only when set, as lib/'s
+  /// SetFlagKey, so that keys measured before it was added still match.
+  enum Shape { Int, Bool, SetBool, Str, First, Second } shape;
   const char *fallback; // null: required
   const char *allowed;  // for Str: '|'-separated accepted values, or null
   bool positive;        // for Int/First/Second: must be > 0
@@ -126,7 +128,8 @@ static const std::vector<KindRule> &kindRules() {
          {F{"n", "elements|n", F::Int, nullptr, nullptr, true},
           F{"in", "inputs|in", F::Int, "1", nullptr, false},
           F{"op", "op", F::Str, nullptr, nullptr, false, isElementwiseOp,
-            "an element-wise op perf-bench runs (docs/runtime-bench.md)"}}},
+            "an element-wise op perf-bench runs (docs/runtime-bench.md)"},
+          F{"st", "strided|st", F::SetBool, "0", nullptr, false}}},
         {"reduce", rowsCols},
         {"softmax", rowsCols},
         {"layernorm", rowsCols},
@@ -141,7 +144,9 @@ static const std::vector<KindRule> &kindRules() {
          {F{"bytes", "bytes", F::Int, nullptr, nullptr, true},
           F{"dir", "kind|dir", F::Str, nullptr, "h2d|d2h|d2d", false}}},
         {"transpose", {F{"n", "elements|n", F::Int, nullptr, nullptr, true}}},
-        {"concat", {F{"n", "elements|n", F::Int, nullptr, nullptr, true}}},
+        {"concat",
+         {F{"n", "elements|n", F::Int, nullptr, nullptr, true},
+          F{"st", "strided|st", F::SetBool, "0", nullptr, false}}},
         // Max pooling (perf's key names no mode; CNNs pool by maximum but
         // for the global average, whose traffic is the same).
         {"pooling", windowFields(false, "fwd|bwd")},
@@ -231,7 +236,8 @@ static bool isAllowed(const FieldRule &f, const std::string &value) {
 /// What is wrong with `number` as the value of a numeric field, or an empty
 /// string if nothing is.
 static std::string numberProblem(const FieldRule &f, int64_t number) {
-  if (f.shape == FieldRule::Bool && number != 0 && number != 1)
+  if ((f.shape == FieldRule::Bool || f.shape == FieldRule::SetBool) &&
+      number != 0 && number != 1)
     return "must be 0 or 1";
   if (number < 0 || (f.positive && number == 0))
     return std::string("must be ") +
@@ -289,7 +295,8 @@ bool bench::buildKernel(const std::string &kind, const std::string &dtype,
         error = kind + ": missing attribute '" + names.front() + "'";
         return false;
       }
-      k.fields.emplace_back(f.field, f.fallback);
+      if (f.shape != FieldRule::SetBool)
+        k.fields.emplace_back(f.field, f.fallback);
       continue;
     }
     std::string text;
@@ -298,6 +305,7 @@ bool bench::buildKernel(const std::string &kind, const std::string &dtype,
     switch (f.shape) {
     case FieldRule::Int:
     case FieldRule::Bool:
+    case FieldRule::SetBool:
       if (value->type != AttrValue::Type::Int) {
         error = kind + ": attribute '" + used + "' must be an integer";
         return false;
@@ -338,6 +346,8 @@ bool bench::buildKernel(const std::string &kind, const std::string &dtype,
         return false;
       }
       text = std::to_string(number);
+      if (f.shape == FieldRule::SetBool && number == 0)
+        continue;
     }
     k.fields.emplace_back(f.field, text);
   }
@@ -405,19 +415,38 @@ bool bench::parseKernelKey(const std::string &kind, const std::string &dtype,
       break;
     pos = space + 1;
   }
+  // The fields in the rule's order; a SetBool field only when set.
+  std::vector<const FieldRule *> matched;
   std::string expected, found;
-  for (const FieldRule &f : rule->fields)
-    expected += (expected.empty() ? "" : " ") + std::string(f.field);
+  for (const FieldRule &f : rule->fields) {
+    bool optional = f.shape == FieldRule::SetBool;
+    expected += std::string(expected.empty() ? "" : " ") +
+                (optional ? "[" : "") + f.field + (optional ? "]" : "");
+    if (matched.size() < fields.size() &&
+        fields[matched.size()].first == f.field)
+      matched.push_back(&f);
+    else if (!optional)
+      matched.push_back(nullptr);
+  }
   for (const auto &f : fields)
     found += (found.empty() ? "" : " ") + f.first;
-  if (found != expected)
+  if (matched.size() != fields.size() ||
+      std::find(matched.begin(), matched.end(), nullptr) != matched.end())
     return fail("signature fields are '" + found + "', " + kind + " expects '" +
                     expected + "'",
                 false);
 
   for (size_t i = 0; i < fields.size(); ++i) {
-    const FieldRule &f = rule->fields[i];
+    const FieldRule &f = *matched[i];
     const std::string &value = fields[i].second;
+    if (f.shape == FieldRule::SetBool) {
+      if (value != "1")
+        return fail("signature field '" + fields[i].first +
+                        "' is written only as 1",
+                    false);
+      // perf-bench's kernels read their operands contiguous.
+      return fail("strided operands (st=1) are not benchmarked", true);
+    }
     std::string where = "signature field '" + fields[i].first + "'";
     if (value.empty())
       return fail(where + " is empty", false);

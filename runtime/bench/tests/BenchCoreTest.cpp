@@ -146,6 +146,24 @@ TEST(Signature, OtherKinds) {
                            {"op", AttrValue::ofString("mul")}},
                           true, k, error));
   EXPECT_EQ(k.signature(), "n=1024 in=2 op=mul");
+  // `st` is written only when set: the keys measured before it still match.
+  ASSERT_TRUE(buildKernel("elementwise", "bf16",
+                          {{"elements", AttrValue::ofInt(1024)},
+                           {"inputs", AttrValue::ofInt(2)},
+                           {"op", AttrValue::ofString("add")},
+                           {"strided", AttrValue::ofInt(0)}},
+                          true, k, error));
+  EXPECT_EQ(k.signature(), "n=1024 in=2 op=add");
+  ASSERT_TRUE(buildKernel(
+      "concat", "bf16",
+      {{"elements", AttrValue::ofInt(64)}, {"strided", AttrValue::ofInt(1)}},
+      true, k, error));
+  EXPECT_EQ(k.signature(), "n=64 st=1");
+  EXPECT_FALSE(buildKernel(
+      "concat", "bf16",
+      {{"elements", AttrValue::ofInt(64)}, {"strided", AttrValue::ofInt(2)}},
+      true, k, error));
+  EXPECT_EQ(error, "concat: attribute 'strided' must be 0 or 1");
   ASSERT_TRUE(buildKernel(
       "layernorm", "f32",
       {{"rows", AttrValue::ofInt(7)}, {"cols", AttrValue::ofInt(9)}}, true, k,
@@ -243,7 +261,9 @@ TEST(Signature, MatchesPerfDbDocument) {
         {"r", AttrValue::ofInt(1)},
         {"s", AttrValue::ofInt(1)}}},
       {"elementwise",
-       {{"elements", AttrValue::ofInt(4)}, {"op", AttrValue::ofString("add")}}},
+       {{"elements", AttrValue::ofInt(4)},
+        {"op", AttrValue::ofString("add")},
+        {"strided", AttrValue::ofInt(1)}}},
       {"reduce",
        {{"rows", AttrValue::ofInt(1)}, {"cols", AttrValue::ofInt(1)}}},
       {"softmax",
@@ -258,12 +278,24 @@ TEST(Signature, MatchesPerfDbDocument) {
       {"memcpy",
        {{"bytes", AttrValue::ofInt(1)}, {"dir", AttrValue::ofString("d2d")}}},
       {"transpose", {{"elements", AttrValue::ofInt(1)}}},
-      {"concat", {{"elements", AttrValue::ofInt(1)}}},
+      {"concat",
+       {{"elements", AttrValue::ofInt(1)}, {"strided", AttrValue::ofInt(1)}}},
       {"batchnorm",
        {{"elements", AttrValue::ofInt(8)}, {"c", AttrValue::ofInt(2)}}},
       {"optimizer",
        {{"elements", AttrValue::ofInt(8)},
-        {"op", AttrValue::ofString("adam")}}}};
+        {"op", AttrValue::ofString("adam")}}},
+      {"rope",
+       {{"tokens", AttrValue::ofInt(16)},
+        {"heads", AttrValue::ofInt(32)},
+        {"kv_heads", AttrValue::ofInt(8)},
+        {"head_dim", AttrValue::ofInt(128)},
+        {"rotary_dim", AttrValue::ofInt(64)}}},
+      {"kv_cache_write",
+       {{"tokens", AttrValue::ofInt(16)},
+        {"kv_heads", AttrValue::ofInt(8)},
+        {"head_dim", AttrValue::ofInt(128)},
+        {"block_size", AttrValue::ofInt(16)}}}};
   samples["conv2d_bias_relu"] = samples["conv2d"];
   samples["pooling"] = samples["conv2d"];
   samples["pooling"].erase("k");
@@ -389,6 +421,20 @@ TEST(KernelKey, RoundTripsEveryKind) {
       << error;
   EXPECT_FALSE(parseKernelKey("elementwise", "f32", "n=1024 in=2 op=unknown", k,
                               error, &unsupported));
+  // A strided kernel's key is valid and not benchmarked; `st` is written
+  // only as 1, after `op`.
+  EXPECT_FALSE(parseKernelKey("elementwise", "bf16", "n=1024 in=2 op=add st=1",
+                              k, error, &unsupported));
+  EXPECT_TRUE(unsupported);
+  EXPECT_EQ(error, "strided operands (st=1) are not benchmarked");
+  EXPECT_FALSE(parseKernelKey("elementwise", "bf16", "n=1024 in=2 op=add st=0",
+                              k, error, &unsupported));
+  EXPECT_FALSE(unsupported);
+  EXPECT_EQ(error, "signature field 'st' is written only as 1");
+  EXPECT_FALSE(parseKernelKey("elementwise", "bf16", "n=1024 in=2 st=1 op=add",
+                              k, error));
+  EXPECT_EQ(error, "signature fields are 'n in st op', elementwise expects 'n "
+                   "in op [st]'");
 }
 
 TEST(KernelKey, RejectsMalformedKeys) {
