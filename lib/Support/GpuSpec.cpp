@@ -63,10 +63,13 @@ static GpuSpec make(const char *name, const char *source, unsigned sms,
 
 // Memory is what the driver gives CUDA (NVML's total, nvidia-smi's MiB)
 // where it is known to differ from the datasheet's marketing figure: H100
-// 80 GB 81559 MiB, H200 143771 MiB, A10 23028 MiB, L4 23034 MiB, L40S
-// 46068 MiB, T4 15360 MiB (Modal, "Why does an NVIDIA H100 80GB card offer
-// 85.52 GB?", thundergolfer.com/blog/nvidia-gpu-memory-capacity); the A100s
-// report exactly 40 and 80 GiB. Whether a step fits is checked against it.
+// 80 GB (SXM and PCIe) 81559 MiB, H100 NVL 95830 MiB, H200 143771 MiB, B200
+// 183359 MiB, H20 97871 MiB, A10 and A10G 23028 MiB, L4 23034 MiB, L40S
+// 46068 MiB, T4 15360 MiB, RTX 2080 Ti 11264 MiB (Modal, "Why does an
+// NVIDIA H100 80GB card offer 85.52 GB?",
+// thundergolfer.com/blog/nvidia-gpu-memory-capacity, and nvidia-smi logs
+// in public repositories); the A100s report exactly 40 and 80 GiB. Whether
+// a step fits is checked against it.
 static const std::vector<CatalogEntry> &catalog() {
   static const std::vector<CatalogEntry> entries = {
       {make("P100-PCIe-16GB", "NVIDIA Tesla P100 PCIe datasheet (2016)", 56, 64,
@@ -105,6 +108,14 @@ static const std::vector<CatalogEntry> &catalog() {
       {make("A10", "NVIDIA A10 datasheet (2021)", 72, 128, 1695, 0.98, 31.2,
             31.2, 62.5, 125, 125, 0, 250, 600, 22.49, 2000, 6, 100, 32, 0),
        {"nvidia a10"}},
+      // The AWS part (EC2 G5): the GA102 of the A10 with 80 SMs and half its
+      // tensor rate. FP32 35 and FP16/BF16 tensor 70 (dense) are the
+      // datasheet's; 80 SMs x 128 lanes x 2 x 1710 MHz is that FP32, and
+      // TF32 half the FP16 rate and INT8 twice it as on every Ampere part.
+      {make("A10G", "NVIDIA A10G datasheet for AWS (2022), EC2 G5", 80, 128,
+            1710, 0.55, 35, 35, 35, 70, 70, 0, 140, 600, 22.49, 2000, 6, 100,
+            32, 0),
+       {"nvidia a10g", "aws a10g"}},
       {make("A40", "NVIDIA A40 datasheet (2021)", 84, 128, 1740, 0.58, 37.4,
             37.4, 74.8, 149.7, 149.7, 0, 299.3, 696, 48, 2300, 6, 100, 32,
             56.25),
@@ -117,7 +128,7 @@ static const std::vector<CatalogEntry> &catalog() {
             7000, 50, 228, 64, 450),
        {"h100", "h100-sxm", "h100-sxm5", "nvidia h100 80gb hbm3"}},
       {make("H100-PCIe-80GB", "NVIDIA H100 datasheet (2023), PCIe", 114, 128,
-            1755, 26, 51, 102, 378, 756, 756, 1513, 1513, 2000, 80, 5500, 50,
+            1755, 26, 51, 102, 378, 756, 756, 1513, 1513, 2000, 79.65, 5500, 50,
             228, 64, 0),
        {"h100-pcie", "nvidia h100 pcie"}},
       {make("H200-SXM-141GB", "NVIDIA H200 datasheet (2024), SXM", 132, 128,
@@ -127,13 +138,29 @@ static const std::vector<CatalogEntry> &catalog() {
       // Datasheet tensor figures with sparsity (marked *) halved; NVLink
       // bridge 600 GB/s both ways.
       {make("H100-NVL-94GB", "NVIDIA H100 datasheet (2024), H100 NVL", 132, 128,
-            1785, 30, 60, 120, 417.5, 835.5, 835.5, 1670.5, 1670.5, 3900, 94,
+            1785, 30, 60, 120, 417.5, 835.5, 835.5, 1670.5, 1670.5, 3900, 93.58,
             5500, 50, 228, 64, 300),
        {"h100-nvl", "h100 nvl", "nvidia h100 nvl"}},
+      // The export Hopper: NVIDIA's partner specification (no nvidia.com
+      // datasheet) gives TF32 74, FP16/BF16 148, FP8 and INT8 296 (dense),
+      // 4.0 TB/s, 60 MB of L2 and NVLink 900 GB/s both ways; the driver
+      // reports 78 SMs. Its FP32 44 TFLOP/s would need 2.2 GHz on 78 SMs,
+      // above Hopper's clocks: the entry takes the H100's 1980 MHz and the
+      // FP32 that makes (39.5). L2 bandwidth: the H100's per SM.
+      {make("H20-96GB", "NVIDIA H20 product specification (2023), SXM", 78, 128,
+            1980, 1, 39.5, 79, 74, 148, 148, 296, 296, 4000, 95.58, 4140, 60,
+            228, 64, 450),
+       {"h20", "nvidia h20", "h20-96gb"}},
       // GeForce tensor figures are those with FP32 accumulate (what the
       // frameworks use; FP16 accumulate runs twice as fast). L2 bandwidth of
       // the consumer and Blackwell parts: 3x memory bandwidth (approximate,
       // no datasheet figure).
+      {make("RTX-2080-Ti",
+            "NVIDIA Turing GPU architecture whitepaper (2018), GeForce RTX "
+            "2080 Ti",
+            68, 64, 1545, 0.42, 13.4, 26.9, 0, 53.8, 0, 0, 215.2, 616, 11, 1848,
+            5.5, 64, 16, 50),
+       {"rtx 2080 ti", "nvidia geforce rtx 2080 ti", "geforce rtx 2080 ti"}},
       {make("RTX-3090",
             "NVIDIA Ampere GA102 GPU architecture whitepaper (2020), GeForce "
             "RTX 3090",
@@ -160,7 +187,7 @@ static const std::vector<CatalogEntry> &catalog() {
       // the 126 MB L2) and the clock that makes 2 x 128 lanes x 148 SMs the
       // FP32 peak.
       {make("B200", "NVIDIA HGX B200 datasheet (2024), per GPU at 1000 W", 148,
-            128, 2111, 40, 80, 160, 1100, 2250, 2250, 4500, 4500, 8000, 180,
+            128, 2111, 40, 80, 160, 1100, 2250, 2250, 4500, 4500, 8000, 179.06,
             24000, 126, 228, 64, 900),
        {"nvidia b200", "hgx b200", "dgx b200"}},
       // The host link is NVLink-C2C to the Grace CPU (900 GB/s both ways).
