@@ -113,11 +113,14 @@ def main():
                   file=sys.stderr)
             return 2
         # transformers 5 copies a prefill's keys and values into its
-        # DynamicCache; transformers 4 kept them as they were.
+        # DynamicCache; transformers 4 kept them as they were. Between
+        # timed decode steps measure_steps.py crops the cache back to its
+        # context, so each step's torch.cat reads a slice of a longer cache.
         kv_cache = "copy" if str(doc.get("transformers", "")).split(".")[0] >= "5" else "none"
         for s in doc["steps"]:
             if "ms_median" in s:
-                steps.append(dict(s, gpu=gpu, file=os.path.basename(f), kv_cache=kv_cache))
+                kv = "cropped" if kv_cache == "copy" and s["phase"] == "decode" else kv_cache
+                steps.append(dict(s, gpu=gpu, file=os.path.basename(f), kv_cache=kv))
     rows = []
     with tempfile.TemporaryDirectory() as work:
         path = os.path.join(work, "step.mlir")
@@ -145,7 +148,9 @@ def main():
              "random weights, input ids of ones, CUDA events, the median of 5-10 runs); each is",
              "built by `perf-translate --import-model-config` with the same dtype, attention,",
              "phase and optimizer (`--kv-cache=copy` for transformers 5, whose DynamicCache",
-             "copies a prefill's keys and values), and estimated by `perf-opt --estimate` on",
+             "copies a prefill's keys and values; `--kv-cache=cropped` for decode steps, whose",
+             "cache the harness cropped back to its context between runs), and estimated by",
+             "`perf-opt --estimate` on",
              "that GPU. This GPU",
              "is in no model's training data (held out): *default* is the stack `perf-opt",
              "--estimate` uses with no models option on the catalog's H200 (datasheet figures),",

@@ -107,7 +107,11 @@ enum class ExpertRouting { Balanced, Single };
 /// NeuSight labels' steps), or copies them into a cache (transformers 5's
 /// DynamicCache appends each layer's to an empty tensor with torch.cat).
 /// A decode step always copies (the cache grows by the step's tokens).
-enum class KvCache { None, Copy };
+/// Cropped is Copy where a decode step's cache was cut back to its context
+/// (DynamicCache.crop, as a benchmark that times one decode step again and
+/// again does): the cached keys and values are then a slice of a longer
+/// tensor, and torch.cat reads them strided.
+enum class KvCache { None, Copy, Cropped };
 
 struct StepOptions {
   int64_t batch = 1, seq = 0;

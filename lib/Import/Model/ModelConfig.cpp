@@ -345,8 +345,11 @@ llvm::Expected<StepOptions> perf::parseStepOptions(const StepFlags &f) {
                  f.attention + "'");
   if (f.kvCache == "copy")
     s.kvCache = KvCache::Copy;
+  else if (f.kvCache == "cropped")
+    s.kvCache = KvCache::Cropped;
   else if (f.kvCache != "none")
-    return error("--kv-cache must be none or copy, got '" + f.kvCache + "'");
+    return error("--kv-cache must be none, copy or cropped, got '" + f.kvCache +
+                 "'");
   if (f.routing == "single")
     s.routing = ExpertRouting::Single;
   else if (f.routing != "balanced")

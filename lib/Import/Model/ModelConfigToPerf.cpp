@@ -178,7 +178,7 @@ private:
   /// family (eager_attention_forward: a scale, an additive [B, 1, S, K]
   /// mask, and for OPT the softmax in FP32), and its projections stay
   /// transposed views.
-  bool transformers5() const { return s.kvCache == KvCache::Copy; }
+  bool transformers5() const { return s.kvCache != KvCache::None; }
 
   Tensor param(ArrayRef<int64_t> shape) {
     return Tensor{Value(), Shape(shape.begin(), shape.end()), s.dtype};
@@ -408,15 +408,18 @@ private:
     int64_t heads = k.shape[1];
     if (s.context > 0) {
       // HF's cache update is torch.cat of the cached keys (values) and this
-      // step's: a copy of the whole cache each step.
+      // step's: a copy of the whole cache each step. A cropped cache is the
+      // first `context` positions of the longer one a previous step made.
       Tensor pastK = constant({B, heads, s.context, d}, s.dtype);
-      Tensor pastV = constant({B, heads, s.context, d}, s.dtype);
+      if (s.kvCache == KvCache::Cropped)
+        pastK.strides = {heads * K * d, K * d, d, 1};
+      Tensor pastV = pastK;
       int64_t pastBytes = B * heads * s.context * d * dtypeBytes(s.dtype);
       k = cacheUpdate(op("cache_k", "cat", {pastK, k}, {B, heads, K, d}),
                       pastBytes);
       v = cacheUpdate(op("cache_v", "cat", {pastV, v}, {B, heads, K, d}),
                       pastBytes);
-    } else if (cached && s.kvCache == KvCache::Copy) {
+    } else if (cached && s.kvCache != KvCache::None) {
       // transformers 5 starts each layer's cache empty and appends the
       // step's keys and values with torch.cat: a copy of each.
       k = cacheUpdate(op("cache_k", "cat", {k}, {B, heads, K, d}), 0);
@@ -1487,9 +1490,11 @@ void perf::registerModelConfigImportTranslation() {
       llvm::cl::init("none"), llvm::cl::cat(category));
   static llvm::cl::opt<std::string> kvCache(
       "kv-cache",
-      llvm::cl::desc("none or copy: whether a prefill or training step copies "
-                     "its keys and values into a KV cache (transformers 5's "
-                     "DynamicCache; model config import)"),
+      llvm::cl::desc("none, copy or cropped: whether a prefill or training "
+                     "step copies its keys and values into a KV cache "
+                     "(transformers 5's DynamicCache); cropped: a decode "
+                     "step's cache was cut back to its context, so its "
+                     "past is read strided (model config import)"),
       llvm::cl::init("none"), llvm::cl::cat(category));
   static llvm::cl::opt<std::string> engine(
       "engine",
