@@ -170,12 +170,12 @@ int perfEstimateModuleWithOptions(const char *mlirText, const char *gpu,
   EstimateOptions options;
   if (settings) {
     if (settings->models)
-      options.models = settings->models;
+      options.kernelCost.models = settings->models;
     if (settings->database)
-      options.database = settings->database;
+      options.kernelCost.database = settings->database;
     if (settings->modelDir)
-      options.mlModelDir = settings->modelDir;
-    options.iterations = std::max(1u, settings->iterations);
+      options.kernelCost.mlModelDir = settings->modelDir;
+    options.criticalPath.iterations = std::max(1u, settings->iterations);
   }
   llvm::Expected<EstimateResult> result =
       runEstimate(*module, gpu ? gpu : "", pipeline ? pipeline : "", options,

@@ -40,6 +40,11 @@ namespace {
 struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
   using CriticalPathBase::CriticalPathBase;
 
+  /// Where the timeline goes in process (createCriticalPath(options,
+  /// timeline)); null: the `timeline` file, if named.
+  std::string *timelineSink = nullptr;
+  bool wantsTimeline() const { return timelineSink || !timeline.empty(); }
+
   // Options are checked before any pass runs.
   LogicalResult initialize(MLIRContext *context) override {
     Location loc = UnknownLoc::get(context);
@@ -65,11 +70,14 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     // work list changes its length (the report's memory analysis reads the
     // size next).
     markAnalysesPreserved<UnrolledSizeAnalysis>();
-    if (!timeline.empty()) {
+    if (wantsTimeline()) {
       std::string text;
       llvm::raw_string_ostream os(text);
       printTimeline(os, timelineEvents);
-      if (failed(writeReport(getOperation(), timeline, text, /*json=*/true)))
+      if (timelineSink)
+        *timelineSink = std::move(text);
+      else if (failed(writeReport(getOperation(), timeline, text,
+                                  /*json=*/true)))
         signalPassFailure();
     }
     if (!launchList.empty()) {
@@ -292,7 +300,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     // the per-op annotations, the timeline and the launch list only (8
     // bytes an op that an estimate does not need). Op i's kernels are
     // schedule.ops()[i].kernels, its work list in order.
-    const bool keepOps = annotate || !timeline.empty() || !launchList.empty();
+    const bool keepOps = annotate || wantsTimeline() || !launchList.empty();
     SmallVector<Operation *> hostOps;
     // What the schedule reads of a framework op is its device, its work
     // list and its perf.* attributes: ops alike in these (every copy of a
@@ -376,7 +384,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     options.kernelGapUs = kernelGap;
     options.iterations = iterations;
     // Only the annotations and the timeline read when each op ran.
-    options.opTimes = annotate || !timeline.empty();
+    options.opTimes = annotate || wantsTimeline();
     // Checked by the dialect's verifier: 0 to UINT32_MAX.
     if (auto depth = graph->getAttrOfType<IntegerAttr>(kLaunchQueueDepthAttr))
       options.launchQueueDepth = static_cast<unsigned>(depth.getInt());
@@ -387,7 +395,7 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
     if (!launchList.empty())
       launchGraphs.push_back(
           launchListGraph(schedule, result, launchLabels(graph, hostOps)));
-    if (!timeline.empty()) {
+    if (wantsTimeline()) {
       // Graphs share the trace, a thousand process ids apart.
       appendTimelineEvents(schedule, timelineLabels(graph, hostOps),
                            1000 * graphsSeen++, nextFlowId, timelineEvents);
@@ -467,3 +475,11 @@ struct CriticalPathPass : perf::impl::CriticalPathBase<CriticalPathPass> {
   }
 };
 } // namespace
+
+std::unique_ptr<Pass>
+perf::createCriticalPath(const CriticalPathOptions &options,
+                         std::string &timeline) {
+  auto pass = std::make_unique<CriticalPathPass>(options);
+  pass->timelineSink = &timeline;
+  return pass;
+}

@@ -6,67 +6,25 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+#include <utility>
 
 using namespace perf;
 using namespace mlir;
 
 void perf::buildEstimatePipeline(OpPassManager &pm,
-                                 const EstimateOptions &options) {
-  KernelCostOptions cost;
-  cost.models = options.models;
-  cost.computeEfficiency = options.computeEfficiency;
-  cost.memoryEfficiency = options.memoryEfficiency;
-  cost.database = options.database;
-  cost.mlModelDir = options.mlModelDir;
-  cost.retarget = options.retarget;
-  pm.addPass(createKernelCost(cost));
+                                 const EstimateOptions &options,
+                                 EstimateOutputs outputs) {
+  pm.addPass(createKernelCost(options.kernelCost));
   // Does nothing on a graph without collectives.
-  CommCostOptions comm;
-  comm.system = options.system;
-  pm.addNestedPass<GraphOp>(createCommCost(comm));
-  HostOverheadOptions overhead;
-  overhead.table = options.overheads;
-  overhead.scale = options.hostScale;
-  pm.addNestedPass<GraphOp>(createHostOverhead(overhead));
-  CriticalPathOptions criticalPath;
-  criticalPath.annotate = options.annotate;
-  criticalPath.iterations = options.iterations;
-  criticalPath.timeline = options.timeline;
-  criticalPath.launchList = options.launchList;
-  pm.addPass(createCriticalPath(criticalPath));
-  ReportOptions report;
-  report.format = options.format;
-  report.output = options.output;
-  report.kernelList = options.kernelList;
-  pm.addPass(createReport(report));
+  pm.addNestedPass<GraphOp>(createCommCost(options.commCost));
+  pm.addNestedPass<GraphOp>(createHostOverhead(options.hostOverhead));
+  pm.addPass(outputs.timeline
+                 ? createCriticalPath(options.criticalPath, *outputs.timeline)
+                 : createCriticalPath(options.criticalPath));
+  pm.addPass(outputs.report ? createReport(options.report, *outputs.report)
+                            : createReport(options.report));
 }
-
-namespace {
-/// A temporary file a pass writes and the caller reads back, removed when
-/// it goes out of scope.
-struct ScratchFile {
-  llvm::SmallString<128> path;
-  std::optional<llvm::FileRemover> remover;
-  llvm::Error create(llvm::StringRef prefix) {
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile(prefix, "json", path))
-      return llvm::createStringError(ec, "cannot create a temporary file");
-    remover.emplace(path);
-    return llvm::Error::success();
-  }
-  llvm::Expected<std::string> read() const {
-    auto buffer = llvm::MemoryBuffer::getFile(path);
-    if (!buffer)
-      return llvm::createStringError(buffer.getError(),
-                                     "cannot read " + path + " back");
-    return (*buffer)->getBuffer().str();
-  }
-};
-} // namespace
 
 /// Splits a textual pass list at its top-level commas: commas inside
 /// `{options}`, `(nested pipelines)` and quotes belong to their element.
@@ -132,13 +90,6 @@ llvm::Expected<EstimateResult> perf::runEstimate(ModuleOp module,
     diagStream << d.getLocation() << ": " << d.str() << "\n";
     return success();
   });
-  ScratchFile report, timeline;
-  if (llvm::Error e = report.create("perf-report"))
-    return std::move(e);
-  if (withTimeline)
-    if (llvm::Error e = timeline.create("perf-timeline"))
-      return std::move(e);
-
   // Passes that work per graph nest under perf.graph.
   PassManager pm(module.getContext(), ModuleOp::getOperationName(),
                  OpPassManager::Nesting::Implicit);
@@ -150,68 +101,24 @@ llvm::Expected<EstimateResult> perf::runEstimate(ModuleOp module,
   }
   if (!pipeline.empty() && failed(parsePassList(pipeline, pm, diagStream)))
     return llvm::createStringError(llvm::StringRef(diagnostics).trim());
-  options.format = "json";
-  options.output = report.path.str().str();
-  options.timeline = withTimeline ? timeline.path.str().str() : "";
-  buildEstimatePipeline(pm, options);
+  EstimateResult result;
+  EstimateOutputs outputs{&result.report,
+                          withTimeline ? &result.timeline : nullptr};
+  buildEstimatePipeline(pm, options, outputs);
   if (failed(pm.run(module)))
     return llvm::createStringError(llvm::StringRef(diagnostics).trim());
-  EstimateResult result;
-  llvm::Expected<std::string> text = report.read();
-  if (!text)
-    return text.takeError();
-  result.report = std::move(*text);
-  if (withTimeline) {
-    llvm::Expected<std::string> trace = timeline.read();
-    if (!trace)
-      return trace.takeError();
-    result.timeline = std::move(*trace);
-  }
   return result;
 }
 
 namespace {
+/// The `estimate` pipeline's textual options, one per line of
+/// EstimateOptions.def, each of the type its pass option has.
 struct EstimatePipelineOptions
     : public PassPipelineOptions<EstimatePipelineOptions> {
-  Option<std::string> models{*this, "models",
-                             llvm::cl::desc("Kernel cost model order")};
-  Option<std::string> database{
-      *this, "db", llvm::cl::desc("Perf database (SQLite) of the db model")};
-  Option<std::string> mlModelDir{
-      *this, "ml-dir",
-      llvm::cl::desc("Model folder (perf-train -o) of the ml and tile models")};
-  Option<unsigned> iterations{
-      *this, "iterations",
-      llvm::cl::desc("Back-to-back steps for the steady-state step time")};
-  Option<std::string> overheads{*this, "overheads",
-                                llvm::cl::desc("Host overhead table (JSON)")};
-  Option<std::string> format{*this, "format",
-                             llvm::cl::desc("Report format: text or json")};
-  Option<std::string> output{
-      *this, "output",
-      llvm::cl::desc("Report file (default '-': stdout, or stderr when the "
-                     "IR goes to stdout)")};
-  Option<std::string> system{
-      *this, "system",
-      llvm::cl::desc("System of the collectives: preset or JSON file")};
-  Option<std::string> retarget{
-      *this, "retarget",
-      llvm::cl::desc("How measured kernels move to another GPU: ratio, "
-                     "shrunk or wave")};
-  Option<double> hostScale{*this, "host-scale",
-                           llvm::cl::desc("Factor on every host overhead")};
-  Option<std::string> timeline{
-      *this, "timeline",
-      llvm::cl::desc("Also write the predicted schedule as Chrome Trace "
-                     "Event JSON (Perfetto, chrome://tracing)")};
-  Option<std::string> kernelList{
-      *this, "kernel-list",
-      llvm::cl::desc("Also write the distinct kernels as a JSON kernel list "
-                     "(perf-bench --from)")};
-  Option<std::string> launchList{
-      *this, "launch-list",
-      llvm::cl::desc("Also write every graph's launches in order, with "
-                     "their streams and waits, as a JSON launch list")};
+#define PERF_ESTIMATE_OPTION(PASS, FIELD, NAME, DESCRIPTION)                   \
+  Option<decltype(std::declval<EstimateOptions>().PASS.FIELD)> PASS##_##FIELD{ \
+      *this, NAME, llvm::cl::desc(DESCRIPTION)};
+#include "perf/Transforms/EstimateOptions.def"
 };
 } // namespace
 
@@ -224,32 +131,10 @@ void perf::registerPerfPassesAndPipelines(
       "prints the report",
       [defaults](OpPassManager &pm, const EstimatePipelineOptions &opts) {
         EstimateOptions options = defaults ? defaults() : EstimateOptions();
-        if (opts.models.hasValue())
-          options.models = opts.models;
-        if (opts.database.hasValue())
-          options.database = opts.database;
-        if (opts.mlModelDir.hasValue())
-          options.mlModelDir = opts.mlModelDir;
-        if (opts.iterations.hasValue())
-          options.iterations = opts.iterations;
-        if (opts.overheads.hasValue())
-          options.overheads = opts.overheads;
-        if (opts.format.hasValue())
-          options.format = opts.format;
-        if (opts.output.hasValue())
-          options.output = opts.output;
-        if (opts.system.hasValue())
-          options.system = opts.system;
-        if (opts.retarget.hasValue())
-          options.retarget = opts.retarget;
-        if (opts.hostScale.hasValue())
-          options.hostScale = opts.hostScale;
-        if (opts.timeline.hasValue())
-          options.timeline = opts.timeline;
-        if (opts.launchList.hasValue())
-          options.launchList = opts.launchList;
-        if (opts.kernelList.hasValue())
-          options.kernelList = opts.kernelList;
+#define PERF_ESTIMATE_OPTION(PASS, FIELD, NAME, DESCRIPTION)                   \
+  if (opts.PASS##_##FIELD.hasValue())                                          \
+    options.PASS.FIELD = opts.PASS##_##FIELD;
+#include "perf/Transforms/EstimateOptions.def"
         buildEstimatePipeline(pm, options);
       });
 }

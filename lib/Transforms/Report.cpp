@@ -443,14 +443,25 @@ struct ReportPass : perf::impl::ReportBase<ReportPass> {
     return success();
   }
 
+  /// Where the JSON report goes in process (createReport(options, json));
+  /// null: the `output` file.
+  std::string *jsonSink = nullptr;
+
   void runOnOperation() override {
-    if (failed(writeGraphReport(
-            getOperation(), format, output, "perf.estimate/1",
-            [&](GraphOp graph) {
-              return summarize(
-                  graph, getChildAnalysis<UnrolledSizeAnalysis>(graph).size);
-            },
-            [](const GraphSummary &s) { return toJson(s); }, printText)))
+    FailureOr<std::string> text = renderGraphReport(
+        getOperation(), jsonSink ? "json" : StringRef(format),
+        "perf.estimate/1",
+        [&](GraphOp graph) {
+          return summarize(graph,
+                           getChildAnalysis<UnrolledSizeAnalysis>(graph).size);
+        },
+        [](const GraphSummary &s) { return toJson(s); }, printText);
+    if (failed(text))
+      return signalPassFailure();
+    if (jsonSink)
+      *jsonSink = std::move(*text);
+    else if (failed(
+                 writeReport(getOperation(), output, *text, format == "json")))
       return signalPassFailure();
     if (!kernelList.empty() &&
         failed(writeKernelList(getOperation(), kernelList)))
@@ -459,3 +470,10 @@ struct ReportPass : perf::impl::ReportBase<ReportPass> {
   }
 };
 } // namespace
+
+std::unique_ptr<Pass> perf::createReport(const ReportOptions &options,
+                                         std::string &json) {
+  auto pass = std::make_unique<ReportPass>(options);
+  pass->jsonSink = &json;
+  return pass;
+}

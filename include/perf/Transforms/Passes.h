@@ -17,40 +17,36 @@ namespace perf {
 #define GEN_PASS_REGISTRATION
 #include "perf/Transforms/Passes.h.inc"
 
-/// Options of the default cost pipeline (`--estimate`).
+/// Options of the default cost pipeline (`--estimate`): the options of its
+/// passes, with the defaults Passes.td gives them. EstimateOptions.def
+/// lists the ones the pipeline's textual form sets.
 struct EstimateOptions {
-  std::string models = "roofline";
-  std::string overheads;
-  std::string format = "text";
-  std::string output = "-";
-  double computeEfficiency = 0.7;
-  double memoryEfficiency = 0.8;
-  std::string database;
-  std::string mlModelDir;
-  /// System for --perf-comm-cost (preset or JSON file); empty: one node of
-  /// the target GPU.
-  std::string system;
-  /// Write start/end times on every op and kernel, not only the estimate.
-  bool annotate = true;
-  /// Back-to-back steps for the steady-state step time (1: one step).
-  unsigned iterations = 1;
-  /// How kernels measured on another GPU than the target move to it.
-  std::string retarget = "shrunk";
-  /// Factor on every host overhead.
-  double hostScale = 1.0;
-  /// Where the report pass also writes the graphs' distinct kernels (JSON);
-  /// empty: nowhere.
-  std::string kernelList;
-  /// Where the critical path also writes the schedule as a Chrome trace;
-  /// empty: nowhere.
-  std::string timeline;
-  /// Also write the launches of every graph here (perf.launch_list/1).
-  std::string launchList;
+  KernelCostOptions kernelCost;
+  CommCostOptions commCost;
+  HostOverheadOptions hostOverhead;
+  CriticalPathOptions criticalPath;
+  ReportOptions report;
+};
+
+/// Where the estimate pipeline hands its outputs over in process, in place
+/// of the files its options name: the report (JSON) and the predicted
+/// timeline (Chrome Trace Event JSON). Null: the options' files.
+struct EstimateOutputs {
+  std::string *report = nullptr;
+  std::string *timeline = nullptr;
 };
 
 /// Adds kernel cost, host overhead, critical path and report passes.
 void buildEstimatePipeline(mlir::OpPassManager &pm,
-                           const EstimateOptions &options);
+                           const EstimateOptions &options,
+                           EstimateOutputs outputs = {});
+
+/// The report pass writing its JSON report into `json`, not a file.
+std::unique_ptr<mlir::Pass> createReport(const ReportOptions &options,
+                                         std::string &json);
+/// The critical path writing its timeline into `timeline`, not a file.
+std::unique_ptr<mlir::Pass>
+createCriticalPath(const CriticalPathOptions &options, std::string &timeline);
 
 /// Adds the textual pass list `pipeline` (MLIR's syntax: `a,b{opt=1},
 /// perf.graph(c)`) to `pm`, nesting each top-level pass that works on one

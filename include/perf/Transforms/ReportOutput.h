@@ -11,6 +11,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
+#include <string>
 #include <vector>
 
 namespace perf {
@@ -32,14 +33,14 @@ mlir::LogicalResult writeKernelList(mlir::ModuleOp module,
                                     llvm::StringRef path);
 
 /// Summarizes every perf.graph of `module` with `analyze` (which reports its
-/// own errors) and writes the summaries to `path`: as
+/// own errors) and renders the summaries: as
 /// `{"schema": schema, "graphs": [toJson(summary)...]}` when `format` is
 /// "json", else each printed by `printText`.
 template <typename AnalyzeFn, typename JsonFn, typename TextFn>
-mlir::LogicalResult
-writeGraphReport(mlir::ModuleOp module, llvm::StringRef format,
-                 llvm::StringRef path, llvm::StringRef schema,
-                 AnalyzeFn analyze, JsonFn toJson, TextFn printText) {
+mlir::FailureOr<std::string>
+renderGraphReport(mlir::ModuleOp module, llvm::StringRef format,
+                  llvm::StringRef schema, AnalyzeFn analyze, JsonFn toJson,
+                  TextFn printText) {
   using Summary = typename std::invoke_result_t<AnalyzeFn, GraphOp>::value_type;
   std::vector<Summary> summaries;
   if (mlir::failed(forEachGraph(module, [&](GraphOp graph) {
@@ -67,7 +68,20 @@ writeGraphReport(mlir::ModuleOp module, llvm::StringRef format,
     for (const Summary &s : summaries)
       printText(s, os);
   }
-  return writeReport(module, path, text, format == "json");
+  return text;
+}
+
+/// renderGraphReport, written to `path` (writeReport).
+template <typename AnalyzeFn, typename JsonFn, typename TextFn>
+mlir::LogicalResult
+writeGraphReport(mlir::ModuleOp module, llvm::StringRef format,
+                 llvm::StringRef path, llvm::StringRef schema,
+                 AnalyzeFn analyze, JsonFn toJson, TextFn printText) {
+  mlir::FailureOr<std::string> text =
+      renderGraphReport(module, format, schema, analyze, toJson, printText);
+  if (mlir::failed(text))
+    return mlir::failure();
+  return writeReport(module, path, *text, format == "json");
 }
 } // namespace perf
 

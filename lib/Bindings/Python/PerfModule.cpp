@@ -229,15 +229,16 @@ py::tuple estimate(const std::string &path, const std::string &ir,
   Session session;
   auto module = session.load(path, ir, onnxBatch);
   EstimateOptions options;
-  options.models = models.empty() ? kAutoModelStack : models;
-  options.mlModelDir = modelDirFor(options.models, modelDir);
-  if (options.models == kAutoModelStack && options.mlModelDir.empty())
-    options.models = "roofline";
-  options.database = db;
-  options.system = system;
-  options.overheads = overheads;
-  options.iterations = std::max(1u, iterations);
-  options.annotate = false;
+  KernelCostOptions &cost = options.kernelCost;
+  cost.models = models.empty() ? kAutoModelStack : models;
+  cost.mlModelDir = modelDirFor(cost.models, modelDir);
+  if (cost.models == kAutoModelStack && cost.mlModelDir.empty())
+    cost.models = "roofline";
+  cost.database = db;
+  options.commCost.system = system;
+  options.hostOverhead.table = overheads;
+  options.criticalPath.iterations = std::max(1u, iterations);
+  options.criticalPath.annotate = false;
   llvm::Expected<EstimateResult> result = [&] {
     py::gil_scoped_release release;
     return runEstimate(*module, device, pipeline, options, timeline);

@@ -346,25 +346,26 @@ int perf::perfOptMain(int argc, char **argv, DialectRegistry &registry) {
     // shipped model folder.
     perf::EstimateOptions options;
     if (!estimateFormat.empty())
-      options.format = estimateFormat;
+      options.report.format = estimateFormat;
     // With no model flags, the learned stack on the shipped (or given)
     // folder; the roofline alone where there is none.
-    options.mlModelDir = estimateMlDir;
-    if (options.mlModelDir.empty() && estimateModels.empty())
-      options.mlModelDir = shippedModelDir();
+    perf::KernelCostOptions &cost = options.kernelCost;
+    cost.mlModelDir = estimateMlDir;
+    if (cost.mlModelDir.empty() && estimateModels.empty())
+      cost.mlModelDir = shippedModelDir();
     if (!estimateModels.empty())
-      options.models = estimateModels;
-    else if (!options.mlModelDir.empty())
-      options.models = perf::kAutoModelStack;
-    options.overheads = estimateOverheads;
-    options.database = estimateDb;
+      cost.models = estimateModels;
+    else if (!cost.mlModelDir.empty())
+      cost.models = perf::kAutoModelStack;
+    options.hostOverhead.table = estimateOverheads;
+    cost.database = estimateDb;
     if (estimateIterations.getNumOccurrences())
-      options.iterations = estimateIterations;
+      options.criticalPath.iterations = estimateIterations;
     if (retargetMethod.getNumOccurrences())
-      options.retarget = retargetMethod;
+      cost.retarget = retargetMethod;
     if (hostScale.getNumOccurrences())
-      options.hostScale = hostScale;
-    options.annotate = !estimateOnly;
+      options.hostOverhead.scale = hostScale;
+    options.criticalPath.annotate = !estimateOnly;
     ++estimatesBuilt;
     return options;
   });
