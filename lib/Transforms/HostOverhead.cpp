@@ -30,6 +30,11 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
       return emitError(UnknownLoc::get(context),
                        "host overhead scale must be a positive number, got ")
              << scale;
+    if (launch != "auto" && launch != "eager" && launch != "cuda-graph")
+      return emitError(UnknownLoc::get(context),
+                       "host overhead launch must be auto, eager or "
+                       "cuda-graph, got '")
+             << launch << "'";
     // The table is read once, before any pass runs, and shared by every
     // graph.
     overheads = std::make_shared<HostOverheadTable>();
@@ -106,7 +111,10 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
     // A step captured as a CUDA graph: the host replays it with one
     // cudaGraphLaunch, which the first op pays, and no op or kernel costs
     // the host anything of its own.
-    if (getOperation()->hasAttr(kCudaGraphAttr)) {
+    bool captured =
+        launch == "cuda-graph" ||
+        (launch == "auto" && getOperation()->hasAttr(kCudaGraphAttr));
+    if (captured) {
       bool first = true;
       DenseF64ArrayAttr none = builder.getDenseF64ArrayAttr({0, 0, 0, 0});
       UnrolledWalk::forEachHostOp(getOperation(), [&](Operation *op, int64_t) {

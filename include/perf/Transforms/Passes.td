@@ -83,12 +83,22 @@ def HostOverhead : PerfPass<"perf-host-overhead", "::perf::GraphOp"> {
     or slower host than the one the table was measured on). A table that
     records the driver's launch queue (`launch_queue_depth`) puts it on the
     graph as `perf.launch_queue_depth`, which the critical path honours.
+
+    `launch` says how the host runs the step: `eager` launches every kernel
+    itself, op by op; `cuda-graph` replays a captured graph (PyTorch's
+    torch.cuda.CUDAGraph, `torch.compile(mode="reduce-overhead")`, a
+    serving engine's decode): one `cudaGraphLaunch` on the first op, no
+    other host time, the kernels back to back; `auto` (the default) is
+    `cuda-graph` for a graph marked `perf.cuda_graph` and `eager` otherwise.
   }];
   let options = [
     Option<"table", "table", "std::string", "\"\"",
            "Overhead table (JSON); built-in defaults when empty">,
     Option<"scale", "scale", "double", "1.0",
            "Factor on every overhead (host time on another host)">,
+    Option<"launch", "launch", "std::string", "\"auto\"",
+           "How the host launches the step: auto (cuda-graph where the "
+           "graph is marked perf.cuda_graph), eager or cuda-graph">,
   ];
 }
 
