@@ -280,6 +280,36 @@ struct AdviseHeapGrowth : public PassInstrumentation {
 };
 } // namespace
 
+/// Reads and verifies the input of an estimate. Bytecode is read with its
+/// graphs' bodies loaded after the rest of the file (MLIR's lazy loading):
+/// the eager reader puts every value's uses back in the order they were
+/// written, numbering every op of the file in a hash map to do it, and no
+/// estimate reads the order of a value's uses. The module is verified once
+/// every body is read. Text goes to MLIR's parser.
+static OwningOpRef<ModuleOp>
+parseForEstimate(const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+                 MLIRContext *context) {
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
+  if (!isBytecode(buffer->getMemBufferRef()))
+    return parseSourceFile<ModuleOp>(*sourceMgr, ParserConfig(context));
+  Location fileLoc =
+      FileLineColLoc::get(context, buffer->getBufferIdentifier(), 0, 0);
+  ParserConfig config(context, /*verifyAfterParse=*/false);
+  BytecodeReader reader(buffer->getMemBufferRef(), config, /*lazyLoad=*/true,
+                        sourceMgr);
+  Block block;
+  auto loadNow = [](Operation *op) { return !isa<perf::GraphOp>(op); };
+  if (failed(reader.readTopLevel(&block, loadNow)) || failed(reader.finalize()))
+    return nullptr;
+  OwningOpRef<ModuleOp> module =
+      detail::constructContainerOpForParserIfNecessary<ModuleOp>(
+          &block, context, fileLoc);
+  if (module && failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
 /// Grows the heap ahead of the parse by about what the input's IR takes
 /// (perf::reserveHeap): on bench/speed's steps, about 30 times a bytecode
 /// file without locations and 3.5 times a text file.
@@ -314,8 +344,7 @@ static LogicalResult runEstimateOnly(std::unique_ptr<llvm::MemoryBuffer> input,
   context->allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
   SourceMgrDiagnosticHandler diagnostics(*sourceMgr, context);
   TimingScope parseTiming = root.nest("Parser");
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(*sourceMgr, ParserConfig(context));
+  OwningOpRef<ModuleOp> module = parseForEstimate(sourceMgr, context);
   parseTiming.stop();
   if (!module)
     return failure();
