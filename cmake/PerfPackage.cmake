@@ -17,13 +17,11 @@ install(DIRECTORY ${PROJECT_BINARY_DIR}/include/
   FILES_MATCHING PATTERN "*.h" PATTERN "*.inc"
   PATTERN "CMakeFiles" EXCLUDE)
 
-# Every library add_mlir_library made, the Chakra protobuf code under
-# PerfComm and how they link SQLite, zlib and protobuf-lite
-# (cmake/FastStart.cmake), in one export set.
+# Every library add_mlir_library made and the Chakra protobuf code under
+# PerfComm, in one export set.
 get_property(perf_libraries GLOBAL PROPERTY MLIR_ALL_LIBS)
 list(FILTER perf_libraries INCLUDE REGEX "^(Perf|MLIRPerf)")
-install(TARGETS ${perf_libraries} PerfChakraProto PerfSQLite PerfZlib
-  PerfProtobufLite
+install(TARGETS ${perf_libraries} PerfChakraProto
   EXPORT PerfTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -36,10 +36,6 @@ if(PERF_LINK_LLVM_STATIC AND TARGET LLVM)
       "GROUP (${_perf_llvm_archives} )\n"
       "INPUT ( -lz -lzstd )\n")
     file(WRITE "${_perf_llvm_script}" ${_perf_llvm_script_text})
-    # The same script under the archive's name, which a static link (-static,
-    # cmake/FastStart.cmake) looks for: the linker reads either as a script.
-    file(WRITE "${CMAKE_BINARY_DIR}/lib/libPerfLLVMComponents.a"
-      ${_perf_llvm_script_text})
     get_target_property(_perf_llvm_configs LLVM IMPORTED_CONFIGURATIONS)
     set_target_properties(LLVM PROPERTIES
       IMPORTED_LOCATION "${_perf_llvm_script}"

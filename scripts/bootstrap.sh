@@ -5,8 +5,6 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake ninja-build git ca-certificates
-  # lld links perf-opt in its startup order (cmake/FastStart.cmake).
-  lld
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libonnx-dev libprotobuf-dev protobuf-compiler
   libsqlite3-dev sqlite3 zlib1g-dev libzstd-dev
