@@ -30,6 +30,22 @@ emit = out.append
 n = 0
 
 
+# The forward ops that have a backward op, in order: each pair shares a
+# perf.autograd_pair number (the layout passes lay a backward op out as its
+# forward op).
+HAS_BACKWARD = ("ln1", "qkv", "attn", "proj", "ln2", "fc1", "gelu", "fc2",
+                "ln_f", "lm_head")
+pairs = {}
+
+
+def pair_of(name):
+    """The autograd pair of forward op `name` or backward op `name_bwd`."""
+    fwd = name[:-len("_bwd")] if name.endswith("_bwd") else name
+    if fwd.split(".")[-1] not in HAS_BACKWARD:
+        return None
+    return pairs.setdefault(fwd, len(pairs))
+
+
 def op(name, kernels, inp):
     """Appends `perf.op name(inp)` with `kernels`; returns its value."""
     global n
@@ -37,7 +53,9 @@ def op(name, kernels, inp):
     res = f"%v{n}"
     arg = f"({inp})" if inp else ""
     ins = act if inp else ""
-    emit(f'  {res} = perf.op "{name}"{arg} : ({ins}) -> {act} {{')
+    pair = pair_of(name)
+    attrs = f" {{perf.autograd_pair = {pair}}}" if pair is not None else ""
+    emit(f'  {res} = perf.op "{name}"{arg}{attrs} : ({ins}) -> {act} {{')
     for k in kernels:
         emit(f"    {k}")
     emit("  }")

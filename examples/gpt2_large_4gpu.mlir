@@ -4,2108 +4,2108 @@ perf.graph @gpt2_large attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase =
   %v1 = perf.op "aten::embedding" : () -> tensor<1024x1280xf16> {
     perf.embedding_bag {rows = 50257, dim = 1280, batch = 1024, dtype = f16}
   }
-  %v2 = perf.op "l0.ln1"(%v1) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v2 = perf.op "l0.ln1"(%v1) {perf.autograd_pair = 0} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v3 = perf.op "l0.qkv"(%v2) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v3 = perf.op "l0.qkv"(%v2) {perf.autograd_pair = 1} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v4 = perf.op "l0.attn"(%v3) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v4 = perf.op "l0.attn"(%v3) {perf.autograd_pair = 2} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v5 = perf.op "l0.proj"(%v4) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v5 = perf.op "l0.proj"(%v4) {perf.autograd_pair = 3} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v6 = perf.op "l0.add1"(%v5) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v7 = perf.op "l0.ln2"(%v6) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v7 = perf.op "l0.ln2"(%v6) {perf.autograd_pair = 4} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v8 = perf.op "l0.fc1"(%v7) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v8 = perf.op "l0.fc1"(%v7) {perf.autograd_pair = 5} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v9 = perf.op "l0.gelu"(%v8) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v9 = perf.op "l0.gelu"(%v8) {perf.autograd_pair = 6} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v10 = perf.op "l0.fc2"(%v9) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v10 = perf.op "l0.fc2"(%v9) {perf.autograd_pair = 7} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v11 = perf.op "l0.add2"(%v10) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v12 = perf.op "l1.ln1"(%v11) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v12 = perf.op "l1.ln1"(%v11) {perf.autograd_pair = 8} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v13 = perf.op "l1.qkv"(%v12) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v13 = perf.op "l1.qkv"(%v12) {perf.autograd_pair = 9} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v14 = perf.op "l1.attn"(%v13) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v14 = perf.op "l1.attn"(%v13) {perf.autograd_pair = 10} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v15 = perf.op "l1.proj"(%v14) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v15 = perf.op "l1.proj"(%v14) {perf.autograd_pair = 11} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v16 = perf.op "l1.add1"(%v15) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v17 = perf.op "l1.ln2"(%v16) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v17 = perf.op "l1.ln2"(%v16) {perf.autograd_pair = 12} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v18 = perf.op "l1.fc1"(%v17) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v18 = perf.op "l1.fc1"(%v17) {perf.autograd_pair = 13} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v19 = perf.op "l1.gelu"(%v18) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v19 = perf.op "l1.gelu"(%v18) {perf.autograd_pair = 14} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v20 = perf.op "l1.fc2"(%v19) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v20 = perf.op "l1.fc2"(%v19) {perf.autograd_pair = 15} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v21 = perf.op "l1.add2"(%v20) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v22 = perf.op "l2.ln1"(%v21) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v22 = perf.op "l2.ln1"(%v21) {perf.autograd_pair = 16} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v23 = perf.op "l2.qkv"(%v22) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v23 = perf.op "l2.qkv"(%v22) {perf.autograd_pair = 17} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v24 = perf.op "l2.attn"(%v23) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v24 = perf.op "l2.attn"(%v23) {perf.autograd_pair = 18} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v25 = perf.op "l2.proj"(%v24) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v25 = perf.op "l2.proj"(%v24) {perf.autograd_pair = 19} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v26 = perf.op "l2.add1"(%v25) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v27 = perf.op "l2.ln2"(%v26) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v27 = perf.op "l2.ln2"(%v26) {perf.autograd_pair = 20} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v28 = perf.op "l2.fc1"(%v27) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v28 = perf.op "l2.fc1"(%v27) {perf.autograd_pair = 21} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v29 = perf.op "l2.gelu"(%v28) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v29 = perf.op "l2.gelu"(%v28) {perf.autograd_pair = 22} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v30 = perf.op "l2.fc2"(%v29) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v30 = perf.op "l2.fc2"(%v29) {perf.autograd_pair = 23} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v31 = perf.op "l2.add2"(%v30) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v32 = perf.op "l3.ln1"(%v31) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v32 = perf.op "l3.ln1"(%v31) {perf.autograd_pair = 24} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v33 = perf.op "l3.qkv"(%v32) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v33 = perf.op "l3.qkv"(%v32) {perf.autograd_pair = 25} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v34 = perf.op "l3.attn"(%v33) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v34 = perf.op "l3.attn"(%v33) {perf.autograd_pair = 26} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v35 = perf.op "l3.proj"(%v34) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v35 = perf.op "l3.proj"(%v34) {perf.autograd_pair = 27} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v36 = perf.op "l3.add1"(%v35) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v37 = perf.op "l3.ln2"(%v36) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v37 = perf.op "l3.ln2"(%v36) {perf.autograd_pair = 28} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v38 = perf.op "l3.fc1"(%v37) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v38 = perf.op "l3.fc1"(%v37) {perf.autograd_pair = 29} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v39 = perf.op "l3.gelu"(%v38) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v39 = perf.op "l3.gelu"(%v38) {perf.autograd_pair = 30} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v40 = perf.op "l3.fc2"(%v39) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v40 = perf.op "l3.fc2"(%v39) {perf.autograd_pair = 31} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v41 = perf.op "l3.add2"(%v40) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v42 = perf.op "l4.ln1"(%v41) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v42 = perf.op "l4.ln1"(%v41) {perf.autograd_pair = 32} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v43 = perf.op "l4.qkv"(%v42) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v43 = perf.op "l4.qkv"(%v42) {perf.autograd_pair = 33} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v44 = perf.op "l4.attn"(%v43) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v44 = perf.op "l4.attn"(%v43) {perf.autograd_pair = 34} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v45 = perf.op "l4.proj"(%v44) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v45 = perf.op "l4.proj"(%v44) {perf.autograd_pair = 35} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v46 = perf.op "l4.add1"(%v45) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v47 = perf.op "l4.ln2"(%v46) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v47 = perf.op "l4.ln2"(%v46) {perf.autograd_pair = 36} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v48 = perf.op "l4.fc1"(%v47) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v48 = perf.op "l4.fc1"(%v47) {perf.autograd_pair = 37} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v49 = perf.op "l4.gelu"(%v48) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v49 = perf.op "l4.gelu"(%v48) {perf.autograd_pair = 38} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v50 = perf.op "l4.fc2"(%v49) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v50 = perf.op "l4.fc2"(%v49) {perf.autograd_pair = 39} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v51 = perf.op "l4.add2"(%v50) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v52 = perf.op "l5.ln1"(%v51) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v52 = perf.op "l5.ln1"(%v51) {perf.autograd_pair = 40} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v53 = perf.op "l5.qkv"(%v52) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v53 = perf.op "l5.qkv"(%v52) {perf.autograd_pair = 41} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v54 = perf.op "l5.attn"(%v53) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v54 = perf.op "l5.attn"(%v53) {perf.autograd_pair = 42} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v55 = perf.op "l5.proj"(%v54) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v55 = perf.op "l5.proj"(%v54) {perf.autograd_pair = 43} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v56 = perf.op "l5.add1"(%v55) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v57 = perf.op "l5.ln2"(%v56) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v57 = perf.op "l5.ln2"(%v56) {perf.autograd_pair = 44} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v58 = perf.op "l5.fc1"(%v57) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v58 = perf.op "l5.fc1"(%v57) {perf.autograd_pair = 45} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v59 = perf.op "l5.gelu"(%v58) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v59 = perf.op "l5.gelu"(%v58) {perf.autograd_pair = 46} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v60 = perf.op "l5.fc2"(%v59) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v60 = perf.op "l5.fc2"(%v59) {perf.autograd_pair = 47} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v61 = perf.op "l5.add2"(%v60) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v62 = perf.op "l6.ln1"(%v61) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v62 = perf.op "l6.ln1"(%v61) {perf.autograd_pair = 48} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v63 = perf.op "l6.qkv"(%v62) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v63 = perf.op "l6.qkv"(%v62) {perf.autograd_pair = 49} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v64 = perf.op "l6.attn"(%v63) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v64 = perf.op "l6.attn"(%v63) {perf.autograd_pair = 50} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v65 = perf.op "l6.proj"(%v64) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v65 = perf.op "l6.proj"(%v64) {perf.autograd_pair = 51} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v66 = perf.op "l6.add1"(%v65) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v67 = perf.op "l6.ln2"(%v66) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v67 = perf.op "l6.ln2"(%v66) {perf.autograd_pair = 52} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v68 = perf.op "l6.fc1"(%v67) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v68 = perf.op "l6.fc1"(%v67) {perf.autograd_pair = 53} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v69 = perf.op "l6.gelu"(%v68) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v69 = perf.op "l6.gelu"(%v68) {perf.autograd_pair = 54} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v70 = perf.op "l6.fc2"(%v69) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v70 = perf.op "l6.fc2"(%v69) {perf.autograd_pair = 55} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v71 = perf.op "l6.add2"(%v70) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v72 = perf.op "l7.ln1"(%v71) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v72 = perf.op "l7.ln1"(%v71) {perf.autograd_pair = 56} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v73 = perf.op "l7.qkv"(%v72) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v73 = perf.op "l7.qkv"(%v72) {perf.autograd_pair = 57} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v74 = perf.op "l7.attn"(%v73) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v74 = perf.op "l7.attn"(%v73) {perf.autograd_pair = 58} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v75 = perf.op "l7.proj"(%v74) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v75 = perf.op "l7.proj"(%v74) {perf.autograd_pair = 59} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v76 = perf.op "l7.add1"(%v75) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v77 = perf.op "l7.ln2"(%v76) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v77 = perf.op "l7.ln2"(%v76) {perf.autograd_pair = 60} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v78 = perf.op "l7.fc1"(%v77) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v78 = perf.op "l7.fc1"(%v77) {perf.autograd_pair = 61} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v79 = perf.op "l7.gelu"(%v78) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v79 = perf.op "l7.gelu"(%v78) {perf.autograd_pair = 62} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v80 = perf.op "l7.fc2"(%v79) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v80 = perf.op "l7.fc2"(%v79) {perf.autograd_pair = 63} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v81 = perf.op "l7.add2"(%v80) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v82 = perf.op "l8.ln1"(%v81) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v82 = perf.op "l8.ln1"(%v81) {perf.autograd_pair = 64} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v83 = perf.op "l8.qkv"(%v82) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v83 = perf.op "l8.qkv"(%v82) {perf.autograd_pair = 65} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v84 = perf.op "l8.attn"(%v83) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v84 = perf.op "l8.attn"(%v83) {perf.autograd_pair = 66} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v85 = perf.op "l8.proj"(%v84) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v85 = perf.op "l8.proj"(%v84) {perf.autograd_pair = 67} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v86 = perf.op "l8.add1"(%v85) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v87 = perf.op "l8.ln2"(%v86) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v87 = perf.op "l8.ln2"(%v86) {perf.autograd_pair = 68} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v88 = perf.op "l8.fc1"(%v87) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v88 = perf.op "l8.fc1"(%v87) {perf.autograd_pair = 69} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v89 = perf.op "l8.gelu"(%v88) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v89 = perf.op "l8.gelu"(%v88) {perf.autograd_pair = 70} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v90 = perf.op "l8.fc2"(%v89) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v90 = perf.op "l8.fc2"(%v89) {perf.autograd_pair = 71} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v91 = perf.op "l8.add2"(%v90) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v92 = perf.op "l9.ln1"(%v91) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v92 = perf.op "l9.ln1"(%v91) {perf.autograd_pair = 72} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v93 = perf.op "l9.qkv"(%v92) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v93 = perf.op "l9.qkv"(%v92) {perf.autograd_pair = 73} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v94 = perf.op "l9.attn"(%v93) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v94 = perf.op "l9.attn"(%v93) {perf.autograd_pair = 74} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v95 = perf.op "l9.proj"(%v94) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v95 = perf.op "l9.proj"(%v94) {perf.autograd_pair = 75} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v96 = perf.op "l9.add1"(%v95) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v97 = perf.op "l9.ln2"(%v96) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v97 = perf.op "l9.ln2"(%v96) {perf.autograd_pair = 76} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v98 = perf.op "l9.fc1"(%v97) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v98 = perf.op "l9.fc1"(%v97) {perf.autograd_pair = 77} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v99 = perf.op "l9.gelu"(%v98) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v99 = perf.op "l9.gelu"(%v98) {perf.autograd_pair = 78} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v100 = perf.op "l9.fc2"(%v99) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v100 = perf.op "l9.fc2"(%v99) {perf.autograd_pair = 79} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v101 = perf.op "l9.add2"(%v100) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v102 = perf.op "l10.ln1"(%v101) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v102 = perf.op "l10.ln1"(%v101) {perf.autograd_pair = 80} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v103 = perf.op "l10.qkv"(%v102) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v103 = perf.op "l10.qkv"(%v102) {perf.autograd_pair = 81} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v104 = perf.op "l10.attn"(%v103) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v104 = perf.op "l10.attn"(%v103) {perf.autograd_pair = 82} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v105 = perf.op "l10.proj"(%v104) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v105 = perf.op "l10.proj"(%v104) {perf.autograd_pair = 83} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v106 = perf.op "l10.add1"(%v105) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v107 = perf.op "l10.ln2"(%v106) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v107 = perf.op "l10.ln2"(%v106) {perf.autograd_pair = 84} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v108 = perf.op "l10.fc1"(%v107) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v108 = perf.op "l10.fc1"(%v107) {perf.autograd_pair = 85} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v109 = perf.op "l10.gelu"(%v108) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v109 = perf.op "l10.gelu"(%v108) {perf.autograd_pair = 86} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v110 = perf.op "l10.fc2"(%v109) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v110 = perf.op "l10.fc2"(%v109) {perf.autograd_pair = 87} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v111 = perf.op "l10.add2"(%v110) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v112 = perf.op "l11.ln1"(%v111) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v112 = perf.op "l11.ln1"(%v111) {perf.autograd_pair = 88} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v113 = perf.op "l11.qkv"(%v112) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v113 = perf.op "l11.qkv"(%v112) {perf.autograd_pair = 89} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v114 = perf.op "l11.attn"(%v113) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v114 = perf.op "l11.attn"(%v113) {perf.autograd_pair = 90} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v115 = perf.op "l11.proj"(%v114) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v115 = perf.op "l11.proj"(%v114) {perf.autograd_pair = 91} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v116 = perf.op "l11.add1"(%v115) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v117 = perf.op "l11.ln2"(%v116) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v117 = perf.op "l11.ln2"(%v116) {perf.autograd_pair = 92} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v118 = perf.op "l11.fc1"(%v117) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v118 = perf.op "l11.fc1"(%v117) {perf.autograd_pair = 93} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v119 = perf.op "l11.gelu"(%v118) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v119 = perf.op "l11.gelu"(%v118) {perf.autograd_pair = 94} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v120 = perf.op "l11.fc2"(%v119) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v120 = perf.op "l11.fc2"(%v119) {perf.autograd_pair = 95} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v121 = perf.op "l11.add2"(%v120) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v122 = perf.op "l12.ln1"(%v121) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v122 = perf.op "l12.ln1"(%v121) {perf.autograd_pair = 96} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v123 = perf.op "l12.qkv"(%v122) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v123 = perf.op "l12.qkv"(%v122) {perf.autograd_pair = 97} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v124 = perf.op "l12.attn"(%v123) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v124 = perf.op "l12.attn"(%v123) {perf.autograd_pair = 98} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v125 = perf.op "l12.proj"(%v124) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v125 = perf.op "l12.proj"(%v124) {perf.autograd_pair = 99} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v126 = perf.op "l12.add1"(%v125) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v127 = perf.op "l12.ln2"(%v126) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v127 = perf.op "l12.ln2"(%v126) {perf.autograd_pair = 100} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v128 = perf.op "l12.fc1"(%v127) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v128 = perf.op "l12.fc1"(%v127) {perf.autograd_pair = 101} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v129 = perf.op "l12.gelu"(%v128) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v129 = perf.op "l12.gelu"(%v128) {perf.autograd_pair = 102} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v130 = perf.op "l12.fc2"(%v129) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v130 = perf.op "l12.fc2"(%v129) {perf.autograd_pair = 103} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v131 = perf.op "l12.add2"(%v130) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v132 = perf.op "l13.ln1"(%v131) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v132 = perf.op "l13.ln1"(%v131) {perf.autograd_pair = 104} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v133 = perf.op "l13.qkv"(%v132) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v133 = perf.op "l13.qkv"(%v132) {perf.autograd_pair = 105} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v134 = perf.op "l13.attn"(%v133) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v134 = perf.op "l13.attn"(%v133) {perf.autograd_pair = 106} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v135 = perf.op "l13.proj"(%v134) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v135 = perf.op "l13.proj"(%v134) {perf.autograd_pair = 107} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v136 = perf.op "l13.add1"(%v135) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v137 = perf.op "l13.ln2"(%v136) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v137 = perf.op "l13.ln2"(%v136) {perf.autograd_pair = 108} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v138 = perf.op "l13.fc1"(%v137) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v138 = perf.op "l13.fc1"(%v137) {perf.autograd_pair = 109} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v139 = perf.op "l13.gelu"(%v138) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v139 = perf.op "l13.gelu"(%v138) {perf.autograd_pair = 110} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v140 = perf.op "l13.fc2"(%v139) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v140 = perf.op "l13.fc2"(%v139) {perf.autograd_pair = 111} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v141 = perf.op "l13.add2"(%v140) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v142 = perf.op "l14.ln1"(%v141) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v142 = perf.op "l14.ln1"(%v141) {perf.autograd_pair = 112} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v143 = perf.op "l14.qkv"(%v142) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v143 = perf.op "l14.qkv"(%v142) {perf.autograd_pair = 113} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v144 = perf.op "l14.attn"(%v143) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v144 = perf.op "l14.attn"(%v143) {perf.autograd_pair = 114} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v145 = perf.op "l14.proj"(%v144) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v145 = perf.op "l14.proj"(%v144) {perf.autograd_pair = 115} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v146 = perf.op "l14.add1"(%v145) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v147 = perf.op "l14.ln2"(%v146) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v147 = perf.op "l14.ln2"(%v146) {perf.autograd_pair = 116} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v148 = perf.op "l14.fc1"(%v147) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v148 = perf.op "l14.fc1"(%v147) {perf.autograd_pair = 117} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v149 = perf.op "l14.gelu"(%v148) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v149 = perf.op "l14.gelu"(%v148) {perf.autograd_pair = 118} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v150 = perf.op "l14.fc2"(%v149) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v150 = perf.op "l14.fc2"(%v149) {perf.autograd_pair = 119} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v151 = perf.op "l14.add2"(%v150) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v152 = perf.op "l15.ln1"(%v151) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v152 = perf.op "l15.ln1"(%v151) {perf.autograd_pair = 120} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v153 = perf.op "l15.qkv"(%v152) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v153 = perf.op "l15.qkv"(%v152) {perf.autograd_pair = 121} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v154 = perf.op "l15.attn"(%v153) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v154 = perf.op "l15.attn"(%v153) {perf.autograd_pair = 122} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v155 = perf.op "l15.proj"(%v154) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v155 = perf.op "l15.proj"(%v154) {perf.autograd_pair = 123} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v156 = perf.op "l15.add1"(%v155) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v157 = perf.op "l15.ln2"(%v156) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v157 = perf.op "l15.ln2"(%v156) {perf.autograd_pair = 124} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v158 = perf.op "l15.fc1"(%v157) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v158 = perf.op "l15.fc1"(%v157) {perf.autograd_pair = 125} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v159 = perf.op "l15.gelu"(%v158) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v159 = perf.op "l15.gelu"(%v158) {perf.autograd_pair = 126} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v160 = perf.op "l15.fc2"(%v159) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v160 = perf.op "l15.fc2"(%v159) {perf.autograd_pair = 127} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v161 = perf.op "l15.add2"(%v160) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v162 = perf.op "l16.ln1"(%v161) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v162 = perf.op "l16.ln1"(%v161) {perf.autograd_pair = 128} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v163 = perf.op "l16.qkv"(%v162) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v163 = perf.op "l16.qkv"(%v162) {perf.autograd_pair = 129} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v164 = perf.op "l16.attn"(%v163) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v164 = perf.op "l16.attn"(%v163) {perf.autograd_pair = 130} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v165 = perf.op "l16.proj"(%v164) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v165 = perf.op "l16.proj"(%v164) {perf.autograd_pair = 131} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v166 = perf.op "l16.add1"(%v165) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v167 = perf.op "l16.ln2"(%v166) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v167 = perf.op "l16.ln2"(%v166) {perf.autograd_pair = 132} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v168 = perf.op "l16.fc1"(%v167) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v168 = perf.op "l16.fc1"(%v167) {perf.autograd_pair = 133} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v169 = perf.op "l16.gelu"(%v168) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v169 = perf.op "l16.gelu"(%v168) {perf.autograd_pair = 134} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v170 = perf.op "l16.fc2"(%v169) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v170 = perf.op "l16.fc2"(%v169) {perf.autograd_pair = 135} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v171 = perf.op "l16.add2"(%v170) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v172 = perf.op "l17.ln1"(%v171) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v172 = perf.op "l17.ln1"(%v171) {perf.autograd_pair = 136} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v173 = perf.op "l17.qkv"(%v172) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v173 = perf.op "l17.qkv"(%v172) {perf.autograd_pair = 137} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v174 = perf.op "l17.attn"(%v173) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v174 = perf.op "l17.attn"(%v173) {perf.autograd_pair = 138} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v175 = perf.op "l17.proj"(%v174) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v175 = perf.op "l17.proj"(%v174) {perf.autograd_pair = 139} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v176 = perf.op "l17.add1"(%v175) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v177 = perf.op "l17.ln2"(%v176) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v177 = perf.op "l17.ln2"(%v176) {perf.autograd_pair = 140} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v178 = perf.op "l17.fc1"(%v177) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v178 = perf.op "l17.fc1"(%v177) {perf.autograd_pair = 141} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v179 = perf.op "l17.gelu"(%v178) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v179 = perf.op "l17.gelu"(%v178) {perf.autograd_pair = 142} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v180 = perf.op "l17.fc2"(%v179) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v180 = perf.op "l17.fc2"(%v179) {perf.autograd_pair = 143} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v181 = perf.op "l17.add2"(%v180) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v182 = perf.op "l18.ln1"(%v181) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v182 = perf.op "l18.ln1"(%v181) {perf.autograd_pair = 144} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v183 = perf.op "l18.qkv"(%v182) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v183 = perf.op "l18.qkv"(%v182) {perf.autograd_pair = 145} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v184 = perf.op "l18.attn"(%v183) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v184 = perf.op "l18.attn"(%v183) {perf.autograd_pair = 146} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v185 = perf.op "l18.proj"(%v184) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v185 = perf.op "l18.proj"(%v184) {perf.autograd_pair = 147} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v186 = perf.op "l18.add1"(%v185) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v187 = perf.op "l18.ln2"(%v186) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v187 = perf.op "l18.ln2"(%v186) {perf.autograd_pair = 148} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v188 = perf.op "l18.fc1"(%v187) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v188 = perf.op "l18.fc1"(%v187) {perf.autograd_pair = 149} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v189 = perf.op "l18.gelu"(%v188) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v189 = perf.op "l18.gelu"(%v188) {perf.autograd_pair = 150} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v190 = perf.op "l18.fc2"(%v189) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v190 = perf.op "l18.fc2"(%v189) {perf.autograd_pair = 151} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v191 = perf.op "l18.add2"(%v190) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v192 = perf.op "l19.ln1"(%v191) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v192 = perf.op "l19.ln1"(%v191) {perf.autograd_pair = 152} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v193 = perf.op "l19.qkv"(%v192) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v193 = perf.op "l19.qkv"(%v192) {perf.autograd_pair = 153} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v194 = perf.op "l19.attn"(%v193) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v194 = perf.op "l19.attn"(%v193) {perf.autograd_pair = 154} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v195 = perf.op "l19.proj"(%v194) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v195 = perf.op "l19.proj"(%v194) {perf.autograd_pair = 155} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v196 = perf.op "l19.add1"(%v195) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v197 = perf.op "l19.ln2"(%v196) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v197 = perf.op "l19.ln2"(%v196) {perf.autograd_pair = 156} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v198 = perf.op "l19.fc1"(%v197) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v198 = perf.op "l19.fc1"(%v197) {perf.autograd_pair = 157} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v199 = perf.op "l19.gelu"(%v198) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v199 = perf.op "l19.gelu"(%v198) {perf.autograd_pair = 158} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v200 = perf.op "l19.fc2"(%v199) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v200 = perf.op "l19.fc2"(%v199) {perf.autograd_pair = 159} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v201 = perf.op "l19.add2"(%v200) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v202 = perf.op "l20.ln1"(%v201) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v202 = perf.op "l20.ln1"(%v201) {perf.autograd_pair = 160} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v203 = perf.op "l20.qkv"(%v202) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v203 = perf.op "l20.qkv"(%v202) {perf.autograd_pair = 161} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v204 = perf.op "l20.attn"(%v203) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v204 = perf.op "l20.attn"(%v203) {perf.autograd_pair = 162} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v205 = perf.op "l20.proj"(%v204) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v205 = perf.op "l20.proj"(%v204) {perf.autograd_pair = 163} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v206 = perf.op "l20.add1"(%v205) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v207 = perf.op "l20.ln2"(%v206) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v207 = perf.op "l20.ln2"(%v206) {perf.autograd_pair = 164} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v208 = perf.op "l20.fc1"(%v207) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v208 = perf.op "l20.fc1"(%v207) {perf.autograd_pair = 165} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v209 = perf.op "l20.gelu"(%v208) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v209 = perf.op "l20.gelu"(%v208) {perf.autograd_pair = 166} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v210 = perf.op "l20.fc2"(%v209) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v210 = perf.op "l20.fc2"(%v209) {perf.autograd_pair = 167} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v211 = perf.op "l20.add2"(%v210) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v212 = perf.op "l21.ln1"(%v211) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v212 = perf.op "l21.ln1"(%v211) {perf.autograd_pair = 168} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v213 = perf.op "l21.qkv"(%v212) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v213 = perf.op "l21.qkv"(%v212) {perf.autograd_pair = 169} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v214 = perf.op "l21.attn"(%v213) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v214 = perf.op "l21.attn"(%v213) {perf.autograd_pair = 170} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v215 = perf.op "l21.proj"(%v214) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v215 = perf.op "l21.proj"(%v214) {perf.autograd_pair = 171} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v216 = perf.op "l21.add1"(%v215) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v217 = perf.op "l21.ln2"(%v216) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v217 = perf.op "l21.ln2"(%v216) {perf.autograd_pair = 172} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v218 = perf.op "l21.fc1"(%v217) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v218 = perf.op "l21.fc1"(%v217) {perf.autograd_pair = 173} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v219 = perf.op "l21.gelu"(%v218) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v219 = perf.op "l21.gelu"(%v218) {perf.autograd_pair = 174} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v220 = perf.op "l21.fc2"(%v219) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v220 = perf.op "l21.fc2"(%v219) {perf.autograd_pair = 175} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v221 = perf.op "l21.add2"(%v220) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v222 = perf.op "l22.ln1"(%v221) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v222 = perf.op "l22.ln1"(%v221) {perf.autograd_pair = 176} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v223 = perf.op "l22.qkv"(%v222) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v223 = perf.op "l22.qkv"(%v222) {perf.autograd_pair = 177} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v224 = perf.op "l22.attn"(%v223) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v224 = perf.op "l22.attn"(%v223) {perf.autograd_pair = 178} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v225 = perf.op "l22.proj"(%v224) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v225 = perf.op "l22.proj"(%v224) {perf.autograd_pair = 179} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v226 = perf.op "l22.add1"(%v225) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v227 = perf.op "l22.ln2"(%v226) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v227 = perf.op "l22.ln2"(%v226) {perf.autograd_pair = 180} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v228 = perf.op "l22.fc1"(%v227) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v228 = perf.op "l22.fc1"(%v227) {perf.autograd_pair = 181} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v229 = perf.op "l22.gelu"(%v228) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v229 = perf.op "l22.gelu"(%v228) {perf.autograd_pair = 182} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v230 = perf.op "l22.fc2"(%v229) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v230 = perf.op "l22.fc2"(%v229) {perf.autograd_pair = 183} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v231 = perf.op "l22.add2"(%v230) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v232 = perf.op "l23.ln1"(%v231) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v232 = perf.op "l23.ln1"(%v231) {perf.autograd_pair = 184} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v233 = perf.op "l23.qkv"(%v232) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v233 = perf.op "l23.qkv"(%v232) {perf.autograd_pair = 185} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v234 = perf.op "l23.attn"(%v233) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v234 = perf.op "l23.attn"(%v233) {perf.autograd_pair = 186} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v235 = perf.op "l23.proj"(%v234) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v235 = perf.op "l23.proj"(%v234) {perf.autograd_pair = 187} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v236 = perf.op "l23.add1"(%v235) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v237 = perf.op "l23.ln2"(%v236) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v237 = perf.op "l23.ln2"(%v236) {perf.autograd_pair = 188} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v238 = perf.op "l23.fc1"(%v237) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v238 = perf.op "l23.fc1"(%v237) {perf.autograd_pair = 189} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v239 = perf.op "l23.gelu"(%v238) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v239 = perf.op "l23.gelu"(%v238) {perf.autograd_pair = 190} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v240 = perf.op "l23.fc2"(%v239) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v240 = perf.op "l23.fc2"(%v239) {perf.autograd_pair = 191} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v241 = perf.op "l23.add2"(%v240) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v242 = perf.op "l24.ln1"(%v241) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v242 = perf.op "l24.ln1"(%v241) {perf.autograd_pair = 192} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v243 = perf.op "l24.qkv"(%v242) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v243 = perf.op "l24.qkv"(%v242) {perf.autograd_pair = 193} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v244 = perf.op "l24.attn"(%v243) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v244 = perf.op "l24.attn"(%v243) {perf.autograd_pair = 194} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v245 = perf.op "l24.proj"(%v244) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v245 = perf.op "l24.proj"(%v244) {perf.autograd_pair = 195} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v246 = perf.op "l24.add1"(%v245) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v247 = perf.op "l24.ln2"(%v246) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v247 = perf.op "l24.ln2"(%v246) {perf.autograd_pair = 196} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v248 = perf.op "l24.fc1"(%v247) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v248 = perf.op "l24.fc1"(%v247) {perf.autograd_pair = 197} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v249 = perf.op "l24.gelu"(%v248) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v249 = perf.op "l24.gelu"(%v248) {perf.autograd_pair = 198} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v250 = perf.op "l24.fc2"(%v249) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v250 = perf.op "l24.fc2"(%v249) {perf.autograd_pair = 199} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v251 = perf.op "l24.add2"(%v250) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v252 = perf.op "l25.ln1"(%v251) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v252 = perf.op "l25.ln1"(%v251) {perf.autograd_pair = 200} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v253 = perf.op "l25.qkv"(%v252) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v253 = perf.op "l25.qkv"(%v252) {perf.autograd_pair = 201} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v254 = perf.op "l25.attn"(%v253) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v254 = perf.op "l25.attn"(%v253) {perf.autograd_pair = 202} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v255 = perf.op "l25.proj"(%v254) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v255 = perf.op "l25.proj"(%v254) {perf.autograd_pair = 203} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v256 = perf.op "l25.add1"(%v255) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v257 = perf.op "l25.ln2"(%v256) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v257 = perf.op "l25.ln2"(%v256) {perf.autograd_pair = 204} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v258 = perf.op "l25.fc1"(%v257) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v258 = perf.op "l25.fc1"(%v257) {perf.autograd_pair = 205} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v259 = perf.op "l25.gelu"(%v258) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v259 = perf.op "l25.gelu"(%v258) {perf.autograd_pair = 206} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v260 = perf.op "l25.fc2"(%v259) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v260 = perf.op "l25.fc2"(%v259) {perf.autograd_pair = 207} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v261 = perf.op "l25.add2"(%v260) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v262 = perf.op "l26.ln1"(%v261) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v262 = perf.op "l26.ln1"(%v261) {perf.autograd_pair = 208} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v263 = perf.op "l26.qkv"(%v262) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v263 = perf.op "l26.qkv"(%v262) {perf.autograd_pair = 209} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v264 = perf.op "l26.attn"(%v263) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v264 = perf.op "l26.attn"(%v263) {perf.autograd_pair = 210} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v265 = perf.op "l26.proj"(%v264) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v265 = perf.op "l26.proj"(%v264) {perf.autograd_pair = 211} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v266 = perf.op "l26.add1"(%v265) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v267 = perf.op "l26.ln2"(%v266) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v267 = perf.op "l26.ln2"(%v266) {perf.autograd_pair = 212} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v268 = perf.op "l26.fc1"(%v267) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v268 = perf.op "l26.fc1"(%v267) {perf.autograd_pair = 213} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v269 = perf.op "l26.gelu"(%v268) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v269 = perf.op "l26.gelu"(%v268) {perf.autograd_pair = 214} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v270 = perf.op "l26.fc2"(%v269) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v270 = perf.op "l26.fc2"(%v269) {perf.autograd_pair = 215} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v271 = perf.op "l26.add2"(%v270) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v272 = perf.op "l27.ln1"(%v271) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v272 = perf.op "l27.ln1"(%v271) {perf.autograd_pair = 216} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v273 = perf.op "l27.qkv"(%v272) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v273 = perf.op "l27.qkv"(%v272) {perf.autograd_pair = 217} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v274 = perf.op "l27.attn"(%v273) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v274 = perf.op "l27.attn"(%v273) {perf.autograd_pair = 218} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v275 = perf.op "l27.proj"(%v274) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v275 = perf.op "l27.proj"(%v274) {perf.autograd_pair = 219} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v276 = perf.op "l27.add1"(%v275) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v277 = perf.op "l27.ln2"(%v276) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v277 = perf.op "l27.ln2"(%v276) {perf.autograd_pair = 220} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v278 = perf.op "l27.fc1"(%v277) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v278 = perf.op "l27.fc1"(%v277) {perf.autograd_pair = 221} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v279 = perf.op "l27.gelu"(%v278) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v279 = perf.op "l27.gelu"(%v278) {perf.autograd_pair = 222} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v280 = perf.op "l27.fc2"(%v279) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v280 = perf.op "l27.fc2"(%v279) {perf.autograd_pair = 223} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v281 = perf.op "l27.add2"(%v280) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v282 = perf.op "l28.ln1"(%v281) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v282 = perf.op "l28.ln1"(%v281) {perf.autograd_pair = 224} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v283 = perf.op "l28.qkv"(%v282) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v283 = perf.op "l28.qkv"(%v282) {perf.autograd_pair = 225} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v284 = perf.op "l28.attn"(%v283) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v284 = perf.op "l28.attn"(%v283) {perf.autograd_pair = 226} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v285 = perf.op "l28.proj"(%v284) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v285 = perf.op "l28.proj"(%v284) {perf.autograd_pair = 227} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v286 = perf.op "l28.add1"(%v285) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v287 = perf.op "l28.ln2"(%v286) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v287 = perf.op "l28.ln2"(%v286) {perf.autograd_pair = 228} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v288 = perf.op "l28.fc1"(%v287) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v288 = perf.op "l28.fc1"(%v287) {perf.autograd_pair = 229} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v289 = perf.op "l28.gelu"(%v288) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v289 = perf.op "l28.gelu"(%v288) {perf.autograd_pair = 230} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v290 = perf.op "l28.fc2"(%v289) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v290 = perf.op "l28.fc2"(%v289) {perf.autograd_pair = 231} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v291 = perf.op "l28.add2"(%v290) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v292 = perf.op "l29.ln1"(%v291) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v292 = perf.op "l29.ln1"(%v291) {perf.autograd_pair = 232} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v293 = perf.op "l29.qkv"(%v292) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v293 = perf.op "l29.qkv"(%v292) {perf.autograd_pair = 233} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v294 = perf.op "l29.attn"(%v293) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v294 = perf.op "l29.attn"(%v293) {perf.autograd_pair = 234} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v295 = perf.op "l29.proj"(%v294) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v295 = perf.op "l29.proj"(%v294) {perf.autograd_pair = 235} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v296 = perf.op "l29.add1"(%v295) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v297 = perf.op "l29.ln2"(%v296) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v297 = perf.op "l29.ln2"(%v296) {perf.autograd_pair = 236} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v298 = perf.op "l29.fc1"(%v297) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v298 = perf.op "l29.fc1"(%v297) {perf.autograd_pair = 237} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v299 = perf.op "l29.gelu"(%v298) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v299 = perf.op "l29.gelu"(%v298) {perf.autograd_pair = 238} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v300 = perf.op "l29.fc2"(%v299) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v300 = perf.op "l29.fc2"(%v299) {perf.autograd_pair = 239} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v301 = perf.op "l29.add2"(%v300) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v302 = perf.op "l30.ln1"(%v301) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v302 = perf.op "l30.ln1"(%v301) {perf.autograd_pair = 240} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v303 = perf.op "l30.qkv"(%v302) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v303 = perf.op "l30.qkv"(%v302) {perf.autograd_pair = 241} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v304 = perf.op "l30.attn"(%v303) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v304 = perf.op "l30.attn"(%v303) {perf.autograd_pair = 242} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v305 = perf.op "l30.proj"(%v304) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v305 = perf.op "l30.proj"(%v304) {perf.autograd_pair = 243} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v306 = perf.op "l30.add1"(%v305) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v307 = perf.op "l30.ln2"(%v306) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v307 = perf.op "l30.ln2"(%v306) {perf.autograd_pair = 244} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v308 = perf.op "l30.fc1"(%v307) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v308 = perf.op "l30.fc1"(%v307) {perf.autograd_pair = 245} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v309 = perf.op "l30.gelu"(%v308) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v309 = perf.op "l30.gelu"(%v308) {perf.autograd_pair = 246} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v310 = perf.op "l30.fc2"(%v309) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v310 = perf.op "l30.fc2"(%v309) {perf.autograd_pair = 247} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v311 = perf.op "l30.add2"(%v310) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v312 = perf.op "l31.ln1"(%v311) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v312 = perf.op "l31.ln1"(%v311) {perf.autograd_pair = 248} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v313 = perf.op "l31.qkv"(%v312) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v313 = perf.op "l31.qkv"(%v312) {perf.autograd_pair = 249} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v314 = perf.op "l31.attn"(%v313) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v314 = perf.op "l31.attn"(%v313) {perf.autograd_pair = 250} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v315 = perf.op "l31.proj"(%v314) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v315 = perf.op "l31.proj"(%v314) {perf.autograd_pair = 251} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v316 = perf.op "l31.add1"(%v315) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v317 = perf.op "l31.ln2"(%v316) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v317 = perf.op "l31.ln2"(%v316) {perf.autograd_pair = 252} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v318 = perf.op "l31.fc1"(%v317) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v318 = perf.op "l31.fc1"(%v317) {perf.autograd_pair = 253} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v319 = perf.op "l31.gelu"(%v318) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v319 = perf.op "l31.gelu"(%v318) {perf.autograd_pair = 254} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v320 = perf.op "l31.fc2"(%v319) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v320 = perf.op "l31.fc2"(%v319) {perf.autograd_pair = 255} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v321 = perf.op "l31.add2"(%v320) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v322 = perf.op "l32.ln1"(%v321) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v322 = perf.op "l32.ln1"(%v321) {perf.autograd_pair = 256} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v323 = perf.op "l32.qkv"(%v322) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v323 = perf.op "l32.qkv"(%v322) {perf.autograd_pair = 257} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v324 = perf.op "l32.attn"(%v323) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v324 = perf.op "l32.attn"(%v323) {perf.autograd_pair = 258} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v325 = perf.op "l32.proj"(%v324) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v325 = perf.op "l32.proj"(%v324) {perf.autograd_pair = 259} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v326 = perf.op "l32.add1"(%v325) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v327 = perf.op "l32.ln2"(%v326) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v327 = perf.op "l32.ln2"(%v326) {perf.autograd_pair = 260} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v328 = perf.op "l32.fc1"(%v327) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v328 = perf.op "l32.fc1"(%v327) {perf.autograd_pair = 261} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v329 = perf.op "l32.gelu"(%v328) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v329 = perf.op "l32.gelu"(%v328) {perf.autograd_pair = 262} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v330 = perf.op "l32.fc2"(%v329) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v330 = perf.op "l32.fc2"(%v329) {perf.autograd_pair = 263} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v331 = perf.op "l32.add2"(%v330) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v332 = perf.op "l33.ln1"(%v331) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v332 = perf.op "l33.ln1"(%v331) {perf.autograd_pair = 264} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v333 = perf.op "l33.qkv"(%v332) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v333 = perf.op "l33.qkv"(%v332) {perf.autograd_pair = 265} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v334 = perf.op "l33.attn"(%v333) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v334 = perf.op "l33.attn"(%v333) {perf.autograd_pair = 266} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v335 = perf.op "l33.proj"(%v334) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v335 = perf.op "l33.proj"(%v334) {perf.autograd_pair = 267} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v336 = perf.op "l33.add1"(%v335) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v337 = perf.op "l33.ln2"(%v336) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v337 = perf.op "l33.ln2"(%v336) {perf.autograd_pair = 268} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v338 = perf.op "l33.fc1"(%v337) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v338 = perf.op "l33.fc1"(%v337) {perf.autograd_pair = 269} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v339 = perf.op "l33.gelu"(%v338) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v339 = perf.op "l33.gelu"(%v338) {perf.autograd_pair = 270} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v340 = perf.op "l33.fc2"(%v339) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v340 = perf.op "l33.fc2"(%v339) {perf.autograd_pair = 271} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v341 = perf.op "l33.add2"(%v340) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v342 = perf.op "l34.ln1"(%v341) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v342 = perf.op "l34.ln1"(%v341) {perf.autograd_pair = 272} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v343 = perf.op "l34.qkv"(%v342) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v343 = perf.op "l34.qkv"(%v342) {perf.autograd_pair = 273} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v344 = perf.op "l34.attn"(%v343) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v344 = perf.op "l34.attn"(%v343) {perf.autograd_pair = 274} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v345 = perf.op "l34.proj"(%v344) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v345 = perf.op "l34.proj"(%v344) {perf.autograd_pair = 275} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v346 = perf.op "l34.add1"(%v345) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v347 = perf.op "l34.ln2"(%v346) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v347 = perf.op "l34.ln2"(%v346) {perf.autograd_pair = 276} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v348 = perf.op "l34.fc1"(%v347) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v348 = perf.op "l34.fc1"(%v347) {perf.autograd_pair = 277} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v349 = perf.op "l34.gelu"(%v348) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v349 = perf.op "l34.gelu"(%v348) {perf.autograd_pair = 278} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v350 = perf.op "l34.fc2"(%v349) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v350 = perf.op "l34.fc2"(%v349) {perf.autograd_pair = 279} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v351 = perf.op "l34.add2"(%v350) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v352 = perf.op "l35.ln1"(%v351) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v352 = perf.op "l35.ln1"(%v351) {perf.autograd_pair = 280} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v353 = perf.op "l35.qkv"(%v352) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v353 = perf.op "l35.qkv"(%v352) {perf.autograd_pair = 281} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 3840, k = 1280, dtype = f16, tensor_cores}
   }
-  %v354 = perf.op "l35.attn"(%v353) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v354 = perf.op "l35.attn"(%v353) {perf.autograd_pair = 282} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores}
   }
-  %v355 = perf.op "l35.proj"(%v354) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v355 = perf.op "l35.proj"(%v354) {perf.autograd_pair = 283} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores}
   }
   %v356 = perf.op "l35.add1"(%v355) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v357 = perf.op "l35.ln2"(%v356) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v357 = perf.op "l35.ln2"(%v356) {perf.autograd_pair = 284} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v358 = perf.op "l35.fc1"(%v357) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v358 = perf.op "l35.fc1"(%v357) {perf.autograd_pair = 285} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores}
   }
-  %v359 = perf.op "l35.gelu"(%v358) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v359 = perf.op "l35.gelu"(%v358) {perf.autograd_pair = 286} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 1, fn = "gelu", dtype = f16}
   }
-  %v360 = perf.op "l35.fc2"(%v359) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v360 = perf.op "l35.fc2"(%v359) {perf.autograd_pair = 287} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores}
   }
   %v361 = perf.op "l35.add2"(%v360) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 1310720, inputs = 2, fn = "add", dtype = f16}
   }
-  %v362 = perf.op "ln_f"(%v361) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v362 = perf.op "ln_f"(%v361) {perf.autograd_pair = 288} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16}
   }
-  %v363 = perf.op "lm_head"(%v362) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v363 = perf.op "lm_head"(%v362) {perf.autograd_pair = 289} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 50257, k = 1280, dtype = f16, tensor_cores}
   }
   %v364 = perf.op "loss"(%v363) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.softmax {rows = 1024, cols = 50257, dtype = f16}
   }
-  %v365 = perf.op "lm_head_bwd"(%v364) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v365 = perf.op "lm_head_bwd"(%v364) {perf.autograd_pair = 289} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 50257, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 50257, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v366 = perf.op "ln_f_bwd"(%v365) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v366 = perf.op "ln_f_bwd"(%v365) {perf.autograd_pair = 288} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v367 = perf.op "l35.fc2_bwd"(%v366) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v367 = perf.op "l35.fc2_bwd"(%v366) {perf.autograd_pair = 287} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v368 = perf.op "l35.gelu_bwd"(%v367) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v368 = perf.op "l35.gelu_bwd"(%v367) {perf.autograd_pair = 286} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v369 = perf.op "l35.fc1_bwd"(%v368) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v369 = perf.op "l35.fc1_bwd"(%v368) {perf.autograd_pair = 285} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v370 = perf.op "l35.ln2_bwd"(%v369) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v370 = perf.op "l35.ln2_bwd"(%v369) {perf.autograd_pair = 284} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v371 = perf.op "l35.proj_bwd"(%v370) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v371 = perf.op "l35.proj_bwd"(%v370) {perf.autograd_pair = 283} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v372 = perf.op "l35.attn_bwd"(%v371) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v372 = perf.op "l35.attn_bwd"(%v371) {perf.autograd_pair = 282} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v373 = perf.op "l35.qkv_bwd"(%v372) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v373 = perf.op "l35.qkv_bwd"(%v372) {perf.autograd_pair = 281} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v374 = perf.op "l35.ln1_bwd"(%v373) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v374 = perf.op "l35.ln1_bwd"(%v373) {perf.autograd_pair = 280} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v375 = perf.op "l34.fc2_bwd"(%v374) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v375 = perf.op "l34.fc2_bwd"(%v374) {perf.autograd_pair = 279} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v376 = perf.op "l34.gelu_bwd"(%v375) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v376 = perf.op "l34.gelu_bwd"(%v375) {perf.autograd_pair = 278} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v377 = perf.op "l34.fc1_bwd"(%v376) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v377 = perf.op "l34.fc1_bwd"(%v376) {perf.autograd_pair = 277} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v378 = perf.op "l34.ln2_bwd"(%v377) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v378 = perf.op "l34.ln2_bwd"(%v377) {perf.autograd_pair = 276} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v379 = perf.op "l34.proj_bwd"(%v378) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v379 = perf.op "l34.proj_bwd"(%v378) {perf.autograd_pair = 275} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v380 = perf.op "l34.attn_bwd"(%v379) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v380 = perf.op "l34.attn_bwd"(%v379) {perf.autograd_pair = 274} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v381 = perf.op "l34.qkv_bwd"(%v380) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v381 = perf.op "l34.qkv_bwd"(%v380) {perf.autograd_pair = 273} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v382 = perf.op "l34.ln1_bwd"(%v381) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v382 = perf.op "l34.ln1_bwd"(%v381) {perf.autograd_pair = 272} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v383 = perf.op "l33.fc2_bwd"(%v382) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v383 = perf.op "l33.fc2_bwd"(%v382) {perf.autograd_pair = 271} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v384 = perf.op "l33.gelu_bwd"(%v383) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v384 = perf.op "l33.gelu_bwd"(%v383) {perf.autograd_pair = 270} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v385 = perf.op "l33.fc1_bwd"(%v384) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v385 = perf.op "l33.fc1_bwd"(%v384) {perf.autograd_pair = 269} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v386 = perf.op "l33.ln2_bwd"(%v385) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v386 = perf.op "l33.ln2_bwd"(%v385) {perf.autograd_pair = 268} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v387 = perf.op "l33.proj_bwd"(%v386) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v387 = perf.op "l33.proj_bwd"(%v386) {perf.autograd_pair = 267} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v388 = perf.op "l33.attn_bwd"(%v387) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v388 = perf.op "l33.attn_bwd"(%v387) {perf.autograd_pair = 266} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v389 = perf.op "l33.qkv_bwd"(%v388) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v389 = perf.op "l33.qkv_bwd"(%v388) {perf.autograd_pair = 265} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v390 = perf.op "l33.ln1_bwd"(%v389) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v390 = perf.op "l33.ln1_bwd"(%v389) {perf.autograd_pair = 264} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v391 = perf.op "l32.fc2_bwd"(%v390) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v391 = perf.op "l32.fc2_bwd"(%v390) {perf.autograd_pair = 263} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v392 = perf.op "l32.gelu_bwd"(%v391) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v392 = perf.op "l32.gelu_bwd"(%v391) {perf.autograd_pair = 262} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v393 = perf.op "l32.fc1_bwd"(%v392) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v393 = perf.op "l32.fc1_bwd"(%v392) {perf.autograd_pair = 261} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v394 = perf.op "l32.ln2_bwd"(%v393) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v394 = perf.op "l32.ln2_bwd"(%v393) {perf.autograd_pair = 260} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v395 = perf.op "l32.proj_bwd"(%v394) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v395 = perf.op "l32.proj_bwd"(%v394) {perf.autograd_pair = 259} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v396 = perf.op "l32.attn_bwd"(%v395) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v396 = perf.op "l32.attn_bwd"(%v395) {perf.autograd_pair = 258} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v397 = perf.op "l32.qkv_bwd"(%v396) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v397 = perf.op "l32.qkv_bwd"(%v396) {perf.autograd_pair = 257} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v398 = perf.op "l32.ln1_bwd"(%v397) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v398 = perf.op "l32.ln1_bwd"(%v397) {perf.autograd_pair = 256} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v399 = perf.op "l31.fc2_bwd"(%v398) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v399 = perf.op "l31.fc2_bwd"(%v398) {perf.autograd_pair = 255} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v400 = perf.op "l31.gelu_bwd"(%v399) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v400 = perf.op "l31.gelu_bwd"(%v399) {perf.autograd_pair = 254} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v401 = perf.op "l31.fc1_bwd"(%v400) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v401 = perf.op "l31.fc1_bwd"(%v400) {perf.autograd_pair = 253} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v402 = perf.op "l31.ln2_bwd"(%v401) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v402 = perf.op "l31.ln2_bwd"(%v401) {perf.autograd_pair = 252} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v403 = perf.op "l31.proj_bwd"(%v402) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v403 = perf.op "l31.proj_bwd"(%v402) {perf.autograd_pair = 251} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v404 = perf.op "l31.attn_bwd"(%v403) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v404 = perf.op "l31.attn_bwd"(%v403) {perf.autograd_pair = 250} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v405 = perf.op "l31.qkv_bwd"(%v404) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v405 = perf.op "l31.qkv_bwd"(%v404) {perf.autograd_pair = 249} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v406 = perf.op "l31.ln1_bwd"(%v405) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v406 = perf.op "l31.ln1_bwd"(%v405) {perf.autograd_pair = 248} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v407 = perf.op "l30.fc2_bwd"(%v406) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v407 = perf.op "l30.fc2_bwd"(%v406) {perf.autograd_pair = 247} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v408 = perf.op "l30.gelu_bwd"(%v407) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v408 = perf.op "l30.gelu_bwd"(%v407) {perf.autograd_pair = 246} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v409 = perf.op "l30.fc1_bwd"(%v408) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v409 = perf.op "l30.fc1_bwd"(%v408) {perf.autograd_pair = 245} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v410 = perf.op "l30.ln2_bwd"(%v409) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v410 = perf.op "l30.ln2_bwd"(%v409) {perf.autograd_pair = 244} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v411 = perf.op "l30.proj_bwd"(%v410) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v411 = perf.op "l30.proj_bwd"(%v410) {perf.autograd_pair = 243} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v412 = perf.op "l30.attn_bwd"(%v411) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v412 = perf.op "l30.attn_bwd"(%v411) {perf.autograd_pair = 242} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v413 = perf.op "l30.qkv_bwd"(%v412) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v413 = perf.op "l30.qkv_bwd"(%v412) {perf.autograd_pair = 241} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v414 = perf.op "l30.ln1_bwd"(%v413) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v414 = perf.op "l30.ln1_bwd"(%v413) {perf.autograd_pair = 240} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v415 = perf.op "l29.fc2_bwd"(%v414) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v415 = perf.op "l29.fc2_bwd"(%v414) {perf.autograd_pair = 239} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v416 = perf.op "l29.gelu_bwd"(%v415) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v416 = perf.op "l29.gelu_bwd"(%v415) {perf.autograd_pair = 238} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v417 = perf.op "l29.fc1_bwd"(%v416) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v417 = perf.op "l29.fc1_bwd"(%v416) {perf.autograd_pair = 237} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v418 = perf.op "l29.ln2_bwd"(%v417) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v418 = perf.op "l29.ln2_bwd"(%v417) {perf.autograd_pair = 236} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v419 = perf.op "l29.proj_bwd"(%v418) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v419 = perf.op "l29.proj_bwd"(%v418) {perf.autograd_pair = 235} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v420 = perf.op "l29.attn_bwd"(%v419) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v420 = perf.op "l29.attn_bwd"(%v419) {perf.autograd_pair = 234} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v421 = perf.op "l29.qkv_bwd"(%v420) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v421 = perf.op "l29.qkv_bwd"(%v420) {perf.autograd_pair = 233} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v422 = perf.op "l29.ln1_bwd"(%v421) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v422 = perf.op "l29.ln1_bwd"(%v421) {perf.autograd_pair = 232} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v423 = perf.op "l28.fc2_bwd"(%v422) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v423 = perf.op "l28.fc2_bwd"(%v422) {perf.autograd_pair = 231} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v424 = perf.op "l28.gelu_bwd"(%v423) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v424 = perf.op "l28.gelu_bwd"(%v423) {perf.autograd_pair = 230} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v425 = perf.op "l28.fc1_bwd"(%v424) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v425 = perf.op "l28.fc1_bwd"(%v424) {perf.autograd_pair = 229} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v426 = perf.op "l28.ln2_bwd"(%v425) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v426 = perf.op "l28.ln2_bwd"(%v425) {perf.autograd_pair = 228} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v427 = perf.op "l28.proj_bwd"(%v426) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v427 = perf.op "l28.proj_bwd"(%v426) {perf.autograd_pair = 227} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v428 = perf.op "l28.attn_bwd"(%v427) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v428 = perf.op "l28.attn_bwd"(%v427) {perf.autograd_pair = 226} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v429 = perf.op "l28.qkv_bwd"(%v428) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v429 = perf.op "l28.qkv_bwd"(%v428) {perf.autograd_pair = 225} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v430 = perf.op "l28.ln1_bwd"(%v429) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v430 = perf.op "l28.ln1_bwd"(%v429) {perf.autograd_pair = 224} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v431 = perf.op "l27.fc2_bwd"(%v430) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v431 = perf.op "l27.fc2_bwd"(%v430) {perf.autograd_pair = 223} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v432 = perf.op "l27.gelu_bwd"(%v431) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v432 = perf.op "l27.gelu_bwd"(%v431) {perf.autograd_pair = 222} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v433 = perf.op "l27.fc1_bwd"(%v432) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v433 = perf.op "l27.fc1_bwd"(%v432) {perf.autograd_pair = 221} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v434 = perf.op "l27.ln2_bwd"(%v433) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v434 = perf.op "l27.ln2_bwd"(%v433) {perf.autograd_pair = 220} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v435 = perf.op "l27.proj_bwd"(%v434) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v435 = perf.op "l27.proj_bwd"(%v434) {perf.autograd_pair = 219} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v436 = perf.op "l27.attn_bwd"(%v435) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v436 = perf.op "l27.attn_bwd"(%v435) {perf.autograd_pair = 218} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v437 = perf.op "l27.qkv_bwd"(%v436) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v437 = perf.op "l27.qkv_bwd"(%v436) {perf.autograd_pair = 217} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v438 = perf.op "l27.ln1_bwd"(%v437) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v438 = perf.op "l27.ln1_bwd"(%v437) {perf.autograd_pair = 216} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v439 = perf.op "l26.fc2_bwd"(%v438) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v439 = perf.op "l26.fc2_bwd"(%v438) {perf.autograd_pair = 215} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v440 = perf.op "l26.gelu_bwd"(%v439) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v440 = perf.op "l26.gelu_bwd"(%v439) {perf.autograd_pair = 214} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v441 = perf.op "l26.fc1_bwd"(%v440) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v441 = perf.op "l26.fc1_bwd"(%v440) {perf.autograd_pair = 213} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v442 = perf.op "l26.ln2_bwd"(%v441) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v442 = perf.op "l26.ln2_bwd"(%v441) {perf.autograd_pair = 212} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v443 = perf.op "l26.proj_bwd"(%v442) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v443 = perf.op "l26.proj_bwd"(%v442) {perf.autograd_pair = 211} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v444 = perf.op "l26.attn_bwd"(%v443) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v444 = perf.op "l26.attn_bwd"(%v443) {perf.autograd_pair = 210} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v445 = perf.op "l26.qkv_bwd"(%v444) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v445 = perf.op "l26.qkv_bwd"(%v444) {perf.autograd_pair = 209} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v446 = perf.op "l26.ln1_bwd"(%v445) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v446 = perf.op "l26.ln1_bwd"(%v445) {perf.autograd_pair = 208} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v447 = perf.op "l25.fc2_bwd"(%v446) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v447 = perf.op "l25.fc2_bwd"(%v446) {perf.autograd_pair = 207} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v448 = perf.op "l25.gelu_bwd"(%v447) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v448 = perf.op "l25.gelu_bwd"(%v447) {perf.autograd_pair = 206} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v449 = perf.op "l25.fc1_bwd"(%v448) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v449 = perf.op "l25.fc1_bwd"(%v448) {perf.autograd_pair = 205} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v450 = perf.op "l25.ln2_bwd"(%v449) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v450 = perf.op "l25.ln2_bwd"(%v449) {perf.autograd_pair = 204} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v451 = perf.op "l25.proj_bwd"(%v450) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v451 = perf.op "l25.proj_bwd"(%v450) {perf.autograd_pair = 203} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v452 = perf.op "l25.attn_bwd"(%v451) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v452 = perf.op "l25.attn_bwd"(%v451) {perf.autograd_pair = 202} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v453 = perf.op "l25.qkv_bwd"(%v452) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v453 = perf.op "l25.qkv_bwd"(%v452) {perf.autograd_pair = 201} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v454 = perf.op "l25.ln1_bwd"(%v453) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v454 = perf.op "l25.ln1_bwd"(%v453) {perf.autograd_pair = 200} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v455 = perf.op "l24.fc2_bwd"(%v454) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v455 = perf.op "l24.fc2_bwd"(%v454) {perf.autograd_pair = 199} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v456 = perf.op "l24.gelu_bwd"(%v455) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v456 = perf.op "l24.gelu_bwd"(%v455) {perf.autograd_pair = 198} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v457 = perf.op "l24.fc1_bwd"(%v456) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v457 = perf.op "l24.fc1_bwd"(%v456) {perf.autograd_pair = 197} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v458 = perf.op "l24.ln2_bwd"(%v457) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v458 = perf.op "l24.ln2_bwd"(%v457) {perf.autograd_pair = 196} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v459 = perf.op "l24.proj_bwd"(%v458) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v459 = perf.op "l24.proj_bwd"(%v458) {perf.autograd_pair = 195} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v460 = perf.op "l24.attn_bwd"(%v459) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v460 = perf.op "l24.attn_bwd"(%v459) {perf.autograd_pair = 194} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v461 = perf.op "l24.qkv_bwd"(%v460) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v461 = perf.op "l24.qkv_bwd"(%v460) {perf.autograd_pair = 193} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v462 = perf.op "l24.ln1_bwd"(%v461) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v462 = perf.op "l24.ln1_bwd"(%v461) {perf.autograd_pair = 192} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v463 = perf.op "l23.fc2_bwd"(%v462) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v463 = perf.op "l23.fc2_bwd"(%v462) {perf.autograd_pair = 191} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v464 = perf.op "l23.gelu_bwd"(%v463) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v464 = perf.op "l23.gelu_bwd"(%v463) {perf.autograd_pair = 190} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v465 = perf.op "l23.fc1_bwd"(%v464) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v465 = perf.op "l23.fc1_bwd"(%v464) {perf.autograd_pair = 189} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v466 = perf.op "l23.ln2_bwd"(%v465) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v466 = perf.op "l23.ln2_bwd"(%v465) {perf.autograd_pair = 188} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v467 = perf.op "l23.proj_bwd"(%v466) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v467 = perf.op "l23.proj_bwd"(%v466) {perf.autograd_pair = 187} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v468 = perf.op "l23.attn_bwd"(%v467) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v468 = perf.op "l23.attn_bwd"(%v467) {perf.autograd_pair = 186} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v469 = perf.op "l23.qkv_bwd"(%v468) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v469 = perf.op "l23.qkv_bwd"(%v468) {perf.autograd_pair = 185} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v470 = perf.op "l23.ln1_bwd"(%v469) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v470 = perf.op "l23.ln1_bwd"(%v469) {perf.autograd_pair = 184} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v471 = perf.op "l22.fc2_bwd"(%v470) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v471 = perf.op "l22.fc2_bwd"(%v470) {perf.autograd_pair = 183} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v472 = perf.op "l22.gelu_bwd"(%v471) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v472 = perf.op "l22.gelu_bwd"(%v471) {perf.autograd_pair = 182} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v473 = perf.op "l22.fc1_bwd"(%v472) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v473 = perf.op "l22.fc1_bwd"(%v472) {perf.autograd_pair = 181} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v474 = perf.op "l22.ln2_bwd"(%v473) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v474 = perf.op "l22.ln2_bwd"(%v473) {perf.autograd_pair = 180} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v475 = perf.op "l22.proj_bwd"(%v474) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v475 = perf.op "l22.proj_bwd"(%v474) {perf.autograd_pair = 179} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v476 = perf.op "l22.attn_bwd"(%v475) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v476 = perf.op "l22.attn_bwd"(%v475) {perf.autograd_pair = 178} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v477 = perf.op "l22.qkv_bwd"(%v476) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v477 = perf.op "l22.qkv_bwd"(%v476) {perf.autograd_pair = 177} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v478 = perf.op "l22.ln1_bwd"(%v477) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v478 = perf.op "l22.ln1_bwd"(%v477) {perf.autograd_pair = 176} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v479 = perf.op "l21.fc2_bwd"(%v478) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v479 = perf.op "l21.fc2_bwd"(%v478) {perf.autograd_pair = 175} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v480 = perf.op "l21.gelu_bwd"(%v479) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v480 = perf.op "l21.gelu_bwd"(%v479) {perf.autograd_pair = 174} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v481 = perf.op "l21.fc1_bwd"(%v480) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v481 = perf.op "l21.fc1_bwd"(%v480) {perf.autograd_pair = 173} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v482 = perf.op "l21.ln2_bwd"(%v481) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v482 = perf.op "l21.ln2_bwd"(%v481) {perf.autograd_pair = 172} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v483 = perf.op "l21.proj_bwd"(%v482) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v483 = perf.op "l21.proj_bwd"(%v482) {perf.autograd_pair = 171} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v484 = perf.op "l21.attn_bwd"(%v483) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v484 = perf.op "l21.attn_bwd"(%v483) {perf.autograd_pair = 170} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v485 = perf.op "l21.qkv_bwd"(%v484) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v485 = perf.op "l21.qkv_bwd"(%v484) {perf.autograd_pair = 169} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v486 = perf.op "l21.ln1_bwd"(%v485) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v486 = perf.op "l21.ln1_bwd"(%v485) {perf.autograd_pair = 168} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v487 = perf.op "l20.fc2_bwd"(%v486) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v487 = perf.op "l20.fc2_bwd"(%v486) {perf.autograd_pair = 167} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v488 = perf.op "l20.gelu_bwd"(%v487) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v488 = perf.op "l20.gelu_bwd"(%v487) {perf.autograd_pair = 166} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v489 = perf.op "l20.fc1_bwd"(%v488) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v489 = perf.op "l20.fc1_bwd"(%v488) {perf.autograd_pair = 165} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v490 = perf.op "l20.ln2_bwd"(%v489) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v490 = perf.op "l20.ln2_bwd"(%v489) {perf.autograd_pair = 164} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v491 = perf.op "l20.proj_bwd"(%v490) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v491 = perf.op "l20.proj_bwd"(%v490) {perf.autograd_pair = 163} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v492 = perf.op "l20.attn_bwd"(%v491) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v492 = perf.op "l20.attn_bwd"(%v491) {perf.autograd_pair = 162} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v493 = perf.op "l20.qkv_bwd"(%v492) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v493 = perf.op "l20.qkv_bwd"(%v492) {perf.autograd_pair = 161} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v494 = perf.op "l20.ln1_bwd"(%v493) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v494 = perf.op "l20.ln1_bwd"(%v493) {perf.autograd_pair = 160} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v495 = perf.op "l19.fc2_bwd"(%v494) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v495 = perf.op "l19.fc2_bwd"(%v494) {perf.autograd_pair = 159} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v496 = perf.op "l19.gelu_bwd"(%v495) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v496 = perf.op "l19.gelu_bwd"(%v495) {perf.autograd_pair = 158} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v497 = perf.op "l19.fc1_bwd"(%v496) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v497 = perf.op "l19.fc1_bwd"(%v496) {perf.autograd_pair = 157} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v498 = perf.op "l19.ln2_bwd"(%v497) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v498 = perf.op "l19.ln2_bwd"(%v497) {perf.autograd_pair = 156} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v499 = perf.op "l19.proj_bwd"(%v498) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v499 = perf.op "l19.proj_bwd"(%v498) {perf.autograd_pair = 155} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v500 = perf.op "l19.attn_bwd"(%v499) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v500 = perf.op "l19.attn_bwd"(%v499) {perf.autograd_pair = 154} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v501 = perf.op "l19.qkv_bwd"(%v500) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v501 = perf.op "l19.qkv_bwd"(%v500) {perf.autograd_pair = 153} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v502 = perf.op "l19.ln1_bwd"(%v501) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v502 = perf.op "l19.ln1_bwd"(%v501) {perf.autograd_pair = 152} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v503 = perf.op "l18.fc2_bwd"(%v502) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v503 = perf.op "l18.fc2_bwd"(%v502) {perf.autograd_pair = 151} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v504 = perf.op "l18.gelu_bwd"(%v503) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v504 = perf.op "l18.gelu_bwd"(%v503) {perf.autograd_pair = 150} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v505 = perf.op "l18.fc1_bwd"(%v504) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v505 = perf.op "l18.fc1_bwd"(%v504) {perf.autograd_pair = 149} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v506 = perf.op "l18.ln2_bwd"(%v505) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v506 = perf.op "l18.ln2_bwd"(%v505) {perf.autograd_pair = 148} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v507 = perf.op "l18.proj_bwd"(%v506) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v507 = perf.op "l18.proj_bwd"(%v506) {perf.autograd_pair = 147} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v508 = perf.op "l18.attn_bwd"(%v507) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v508 = perf.op "l18.attn_bwd"(%v507) {perf.autograd_pair = 146} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v509 = perf.op "l18.qkv_bwd"(%v508) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v509 = perf.op "l18.qkv_bwd"(%v508) {perf.autograd_pair = 145} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v510 = perf.op "l18.ln1_bwd"(%v509) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v510 = perf.op "l18.ln1_bwd"(%v509) {perf.autograd_pair = 144} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v511 = perf.op "l17.fc2_bwd"(%v510) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v511 = perf.op "l17.fc2_bwd"(%v510) {perf.autograd_pair = 143} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v512 = perf.op "l17.gelu_bwd"(%v511) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v512 = perf.op "l17.gelu_bwd"(%v511) {perf.autograd_pair = 142} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v513 = perf.op "l17.fc1_bwd"(%v512) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v513 = perf.op "l17.fc1_bwd"(%v512) {perf.autograd_pair = 141} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v514 = perf.op "l17.ln2_bwd"(%v513) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v514 = perf.op "l17.ln2_bwd"(%v513) {perf.autograd_pair = 140} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v515 = perf.op "l17.proj_bwd"(%v514) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v515 = perf.op "l17.proj_bwd"(%v514) {perf.autograd_pair = 139} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v516 = perf.op "l17.attn_bwd"(%v515) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v516 = perf.op "l17.attn_bwd"(%v515) {perf.autograd_pair = 138} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v517 = perf.op "l17.qkv_bwd"(%v516) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v517 = perf.op "l17.qkv_bwd"(%v516) {perf.autograd_pair = 137} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v518 = perf.op "l17.ln1_bwd"(%v517) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v518 = perf.op "l17.ln1_bwd"(%v517) {perf.autograd_pair = 136} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v519 = perf.op "l16.fc2_bwd"(%v518) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v519 = perf.op "l16.fc2_bwd"(%v518) {perf.autograd_pair = 135} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v520 = perf.op "l16.gelu_bwd"(%v519) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v520 = perf.op "l16.gelu_bwd"(%v519) {perf.autograd_pair = 134} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v521 = perf.op "l16.fc1_bwd"(%v520) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v521 = perf.op "l16.fc1_bwd"(%v520) {perf.autograd_pair = 133} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v522 = perf.op "l16.ln2_bwd"(%v521) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v522 = perf.op "l16.ln2_bwd"(%v521) {perf.autograd_pair = 132} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v523 = perf.op "l16.proj_bwd"(%v522) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v523 = perf.op "l16.proj_bwd"(%v522) {perf.autograd_pair = 131} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v524 = perf.op "l16.attn_bwd"(%v523) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v524 = perf.op "l16.attn_bwd"(%v523) {perf.autograd_pair = 130} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v525 = perf.op "l16.qkv_bwd"(%v524) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v525 = perf.op "l16.qkv_bwd"(%v524) {perf.autograd_pair = 129} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v526 = perf.op "l16.ln1_bwd"(%v525) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v526 = perf.op "l16.ln1_bwd"(%v525) {perf.autograd_pair = 128} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v527 = perf.op "l15.fc2_bwd"(%v526) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v527 = perf.op "l15.fc2_bwd"(%v526) {perf.autograd_pair = 127} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v528 = perf.op "l15.gelu_bwd"(%v527) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v528 = perf.op "l15.gelu_bwd"(%v527) {perf.autograd_pair = 126} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v529 = perf.op "l15.fc1_bwd"(%v528) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v529 = perf.op "l15.fc1_bwd"(%v528) {perf.autograd_pair = 125} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v530 = perf.op "l15.ln2_bwd"(%v529) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v530 = perf.op "l15.ln2_bwd"(%v529) {perf.autograd_pair = 124} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v531 = perf.op "l15.proj_bwd"(%v530) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v531 = perf.op "l15.proj_bwd"(%v530) {perf.autograd_pair = 123} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v532 = perf.op "l15.attn_bwd"(%v531) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v532 = perf.op "l15.attn_bwd"(%v531) {perf.autograd_pair = 122} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v533 = perf.op "l15.qkv_bwd"(%v532) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v533 = perf.op "l15.qkv_bwd"(%v532) {perf.autograd_pair = 121} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v534 = perf.op "l15.ln1_bwd"(%v533) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v534 = perf.op "l15.ln1_bwd"(%v533) {perf.autograd_pair = 120} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v535 = perf.op "l14.fc2_bwd"(%v534) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v535 = perf.op "l14.fc2_bwd"(%v534) {perf.autograd_pair = 119} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v536 = perf.op "l14.gelu_bwd"(%v535) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v536 = perf.op "l14.gelu_bwd"(%v535) {perf.autograd_pair = 118} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v537 = perf.op "l14.fc1_bwd"(%v536) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v537 = perf.op "l14.fc1_bwd"(%v536) {perf.autograd_pair = 117} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v538 = perf.op "l14.ln2_bwd"(%v537) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v538 = perf.op "l14.ln2_bwd"(%v537) {perf.autograd_pair = 116} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v539 = perf.op "l14.proj_bwd"(%v538) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v539 = perf.op "l14.proj_bwd"(%v538) {perf.autograd_pair = 115} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v540 = perf.op "l14.attn_bwd"(%v539) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v540 = perf.op "l14.attn_bwd"(%v539) {perf.autograd_pair = 114} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v541 = perf.op "l14.qkv_bwd"(%v540) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v541 = perf.op "l14.qkv_bwd"(%v540) {perf.autograd_pair = 113} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v542 = perf.op "l14.ln1_bwd"(%v541) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v542 = perf.op "l14.ln1_bwd"(%v541) {perf.autograd_pair = 112} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v543 = perf.op "l13.fc2_bwd"(%v542) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v543 = perf.op "l13.fc2_bwd"(%v542) {perf.autograd_pair = 111} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v544 = perf.op "l13.gelu_bwd"(%v543) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v544 = perf.op "l13.gelu_bwd"(%v543) {perf.autograd_pair = 110} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v545 = perf.op "l13.fc1_bwd"(%v544) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v545 = perf.op "l13.fc1_bwd"(%v544) {perf.autograd_pair = 109} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v546 = perf.op "l13.ln2_bwd"(%v545) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v546 = perf.op "l13.ln2_bwd"(%v545) {perf.autograd_pair = 108} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v547 = perf.op "l13.proj_bwd"(%v546) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v547 = perf.op "l13.proj_bwd"(%v546) {perf.autograd_pair = 107} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v548 = perf.op "l13.attn_bwd"(%v547) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v548 = perf.op "l13.attn_bwd"(%v547) {perf.autograd_pair = 106} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v549 = perf.op "l13.qkv_bwd"(%v548) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v549 = perf.op "l13.qkv_bwd"(%v548) {perf.autograd_pair = 105} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v550 = perf.op "l13.ln1_bwd"(%v549) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v550 = perf.op "l13.ln1_bwd"(%v549) {perf.autograd_pair = 104} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v551 = perf.op "l12.fc2_bwd"(%v550) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v551 = perf.op "l12.fc2_bwd"(%v550) {perf.autograd_pair = 103} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v552 = perf.op "l12.gelu_bwd"(%v551) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v552 = perf.op "l12.gelu_bwd"(%v551) {perf.autograd_pair = 102} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v553 = perf.op "l12.fc1_bwd"(%v552) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v553 = perf.op "l12.fc1_bwd"(%v552) {perf.autograd_pair = 101} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v554 = perf.op "l12.ln2_bwd"(%v553) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v554 = perf.op "l12.ln2_bwd"(%v553) {perf.autograd_pair = 100} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v555 = perf.op "l12.proj_bwd"(%v554) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v555 = perf.op "l12.proj_bwd"(%v554) {perf.autograd_pair = 99} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v556 = perf.op "l12.attn_bwd"(%v555) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v556 = perf.op "l12.attn_bwd"(%v555) {perf.autograd_pair = 98} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v557 = perf.op "l12.qkv_bwd"(%v556) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v557 = perf.op "l12.qkv_bwd"(%v556) {perf.autograd_pair = 97} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v558 = perf.op "l12.ln1_bwd"(%v557) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v558 = perf.op "l12.ln1_bwd"(%v557) {perf.autograd_pair = 96} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v559 = perf.op "l11.fc2_bwd"(%v558) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v559 = perf.op "l11.fc2_bwd"(%v558) {perf.autograd_pair = 95} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v560 = perf.op "l11.gelu_bwd"(%v559) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v560 = perf.op "l11.gelu_bwd"(%v559) {perf.autograd_pair = 94} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v561 = perf.op "l11.fc1_bwd"(%v560) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v561 = perf.op "l11.fc1_bwd"(%v560) {perf.autograd_pair = 93} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v562 = perf.op "l11.ln2_bwd"(%v561) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v562 = perf.op "l11.ln2_bwd"(%v561) {perf.autograd_pair = 92} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v563 = perf.op "l11.proj_bwd"(%v562) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v563 = perf.op "l11.proj_bwd"(%v562) {perf.autograd_pair = 91} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v564 = perf.op "l11.attn_bwd"(%v563) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v564 = perf.op "l11.attn_bwd"(%v563) {perf.autograd_pair = 90} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v565 = perf.op "l11.qkv_bwd"(%v564) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v565 = perf.op "l11.qkv_bwd"(%v564) {perf.autograd_pair = 89} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v566 = perf.op "l11.ln1_bwd"(%v565) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v566 = perf.op "l11.ln1_bwd"(%v565) {perf.autograd_pair = 88} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v567 = perf.op "l10.fc2_bwd"(%v566) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v567 = perf.op "l10.fc2_bwd"(%v566) {perf.autograd_pair = 87} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v568 = perf.op "l10.gelu_bwd"(%v567) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v568 = perf.op "l10.gelu_bwd"(%v567) {perf.autograd_pair = 86} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v569 = perf.op "l10.fc1_bwd"(%v568) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v569 = perf.op "l10.fc1_bwd"(%v568) {perf.autograd_pair = 85} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v570 = perf.op "l10.ln2_bwd"(%v569) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v570 = perf.op "l10.ln2_bwd"(%v569) {perf.autograd_pair = 84} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v571 = perf.op "l10.proj_bwd"(%v570) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v571 = perf.op "l10.proj_bwd"(%v570) {perf.autograd_pair = 83} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v572 = perf.op "l10.attn_bwd"(%v571) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v572 = perf.op "l10.attn_bwd"(%v571) {perf.autograd_pair = 82} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v573 = perf.op "l10.qkv_bwd"(%v572) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v573 = perf.op "l10.qkv_bwd"(%v572) {perf.autograd_pair = 81} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v574 = perf.op "l10.ln1_bwd"(%v573) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v574 = perf.op "l10.ln1_bwd"(%v573) {perf.autograd_pair = 80} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v575 = perf.op "l9.fc2_bwd"(%v574) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v575 = perf.op "l9.fc2_bwd"(%v574) {perf.autograd_pair = 79} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v576 = perf.op "l9.gelu_bwd"(%v575) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v576 = perf.op "l9.gelu_bwd"(%v575) {perf.autograd_pair = 78} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v577 = perf.op "l9.fc1_bwd"(%v576) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v577 = perf.op "l9.fc1_bwd"(%v576) {perf.autograd_pair = 77} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v578 = perf.op "l9.ln2_bwd"(%v577) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v578 = perf.op "l9.ln2_bwd"(%v577) {perf.autograd_pair = 76} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v579 = perf.op "l9.proj_bwd"(%v578) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v579 = perf.op "l9.proj_bwd"(%v578) {perf.autograd_pair = 75} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v580 = perf.op "l9.attn_bwd"(%v579) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v580 = perf.op "l9.attn_bwd"(%v579) {perf.autograd_pair = 74} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v581 = perf.op "l9.qkv_bwd"(%v580) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v581 = perf.op "l9.qkv_bwd"(%v580) {perf.autograd_pair = 73} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v582 = perf.op "l9.ln1_bwd"(%v581) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v582 = perf.op "l9.ln1_bwd"(%v581) {perf.autograd_pair = 72} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v583 = perf.op "l8.fc2_bwd"(%v582) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v583 = perf.op "l8.fc2_bwd"(%v582) {perf.autograd_pair = 71} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v584 = perf.op "l8.gelu_bwd"(%v583) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v584 = perf.op "l8.gelu_bwd"(%v583) {perf.autograd_pair = 70} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v585 = perf.op "l8.fc1_bwd"(%v584) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v585 = perf.op "l8.fc1_bwd"(%v584) {perf.autograd_pair = 69} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v586 = perf.op "l8.ln2_bwd"(%v585) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v586 = perf.op "l8.ln2_bwd"(%v585) {perf.autograd_pair = 68} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v587 = perf.op "l8.proj_bwd"(%v586) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v587 = perf.op "l8.proj_bwd"(%v586) {perf.autograd_pair = 67} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v588 = perf.op "l8.attn_bwd"(%v587) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v588 = perf.op "l8.attn_bwd"(%v587) {perf.autograd_pair = 66} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v589 = perf.op "l8.qkv_bwd"(%v588) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v589 = perf.op "l8.qkv_bwd"(%v588) {perf.autograd_pair = 65} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v590 = perf.op "l8.ln1_bwd"(%v589) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v590 = perf.op "l8.ln1_bwd"(%v589) {perf.autograd_pair = 64} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v591 = perf.op "l7.fc2_bwd"(%v590) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v591 = perf.op "l7.fc2_bwd"(%v590) {perf.autograd_pair = 63} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v592 = perf.op "l7.gelu_bwd"(%v591) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v592 = perf.op "l7.gelu_bwd"(%v591) {perf.autograd_pair = 62} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v593 = perf.op "l7.fc1_bwd"(%v592) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v593 = perf.op "l7.fc1_bwd"(%v592) {perf.autograd_pair = 61} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v594 = perf.op "l7.ln2_bwd"(%v593) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v594 = perf.op "l7.ln2_bwd"(%v593) {perf.autograd_pair = 60} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v595 = perf.op "l7.proj_bwd"(%v594) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v595 = perf.op "l7.proj_bwd"(%v594) {perf.autograd_pair = 59} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v596 = perf.op "l7.attn_bwd"(%v595) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v596 = perf.op "l7.attn_bwd"(%v595) {perf.autograd_pair = 58} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v597 = perf.op "l7.qkv_bwd"(%v596) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v597 = perf.op "l7.qkv_bwd"(%v596) {perf.autograd_pair = 57} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v598 = perf.op "l7.ln1_bwd"(%v597) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v598 = perf.op "l7.ln1_bwd"(%v597) {perf.autograd_pair = 56} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v599 = perf.op "l6.fc2_bwd"(%v598) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v599 = perf.op "l6.fc2_bwd"(%v598) {perf.autograd_pair = 55} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v600 = perf.op "l6.gelu_bwd"(%v599) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v600 = perf.op "l6.gelu_bwd"(%v599) {perf.autograd_pair = 54} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v601 = perf.op "l6.fc1_bwd"(%v600) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v601 = perf.op "l6.fc1_bwd"(%v600) {perf.autograd_pair = 53} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v602 = perf.op "l6.ln2_bwd"(%v601) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v602 = perf.op "l6.ln2_bwd"(%v601) {perf.autograd_pair = 52} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v603 = perf.op "l6.proj_bwd"(%v602) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v603 = perf.op "l6.proj_bwd"(%v602) {perf.autograd_pair = 51} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v604 = perf.op "l6.attn_bwd"(%v603) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v604 = perf.op "l6.attn_bwd"(%v603) {perf.autograd_pair = 50} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v605 = perf.op "l6.qkv_bwd"(%v604) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v605 = perf.op "l6.qkv_bwd"(%v604) {perf.autograd_pair = 49} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v606 = perf.op "l6.ln1_bwd"(%v605) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v606 = perf.op "l6.ln1_bwd"(%v605) {perf.autograd_pair = 48} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v607 = perf.op "l5.fc2_bwd"(%v606) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v607 = perf.op "l5.fc2_bwd"(%v606) {perf.autograd_pair = 47} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v608 = perf.op "l5.gelu_bwd"(%v607) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v608 = perf.op "l5.gelu_bwd"(%v607) {perf.autograd_pair = 46} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v609 = perf.op "l5.fc1_bwd"(%v608) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v609 = perf.op "l5.fc1_bwd"(%v608) {perf.autograd_pair = 45} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v610 = perf.op "l5.ln2_bwd"(%v609) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v610 = perf.op "l5.ln2_bwd"(%v609) {perf.autograd_pair = 44} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v611 = perf.op "l5.proj_bwd"(%v610) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v611 = perf.op "l5.proj_bwd"(%v610) {perf.autograd_pair = 43} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v612 = perf.op "l5.attn_bwd"(%v611) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v612 = perf.op "l5.attn_bwd"(%v611) {perf.autograd_pair = 42} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v613 = perf.op "l5.qkv_bwd"(%v612) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v613 = perf.op "l5.qkv_bwd"(%v612) {perf.autograd_pair = 41} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v614 = perf.op "l5.ln1_bwd"(%v613) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v614 = perf.op "l5.ln1_bwd"(%v613) {perf.autograd_pair = 40} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v615 = perf.op "l4.fc2_bwd"(%v614) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v615 = perf.op "l4.fc2_bwd"(%v614) {perf.autograd_pair = 39} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v616 = perf.op "l4.gelu_bwd"(%v615) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v616 = perf.op "l4.gelu_bwd"(%v615) {perf.autograd_pair = 38} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v617 = perf.op "l4.fc1_bwd"(%v616) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v617 = perf.op "l4.fc1_bwd"(%v616) {perf.autograd_pair = 37} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v618 = perf.op "l4.ln2_bwd"(%v617) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v618 = perf.op "l4.ln2_bwd"(%v617) {perf.autograd_pair = 36} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v619 = perf.op "l4.proj_bwd"(%v618) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v619 = perf.op "l4.proj_bwd"(%v618) {perf.autograd_pair = 35} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v620 = perf.op "l4.attn_bwd"(%v619) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v620 = perf.op "l4.attn_bwd"(%v619) {perf.autograd_pair = 34} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v621 = perf.op "l4.qkv_bwd"(%v620) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v621 = perf.op "l4.qkv_bwd"(%v620) {perf.autograd_pair = 33} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v622 = perf.op "l4.ln1_bwd"(%v621) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v622 = perf.op "l4.ln1_bwd"(%v621) {perf.autograd_pair = 32} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v623 = perf.op "l3.fc2_bwd"(%v622) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v623 = perf.op "l3.fc2_bwd"(%v622) {perf.autograd_pair = 31} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v624 = perf.op "l3.gelu_bwd"(%v623) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v624 = perf.op "l3.gelu_bwd"(%v623) {perf.autograd_pair = 30} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v625 = perf.op "l3.fc1_bwd"(%v624) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v625 = perf.op "l3.fc1_bwd"(%v624) {perf.autograd_pair = 29} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v626 = perf.op "l3.ln2_bwd"(%v625) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v626 = perf.op "l3.ln2_bwd"(%v625) {perf.autograd_pair = 28} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v627 = perf.op "l3.proj_bwd"(%v626) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v627 = perf.op "l3.proj_bwd"(%v626) {perf.autograd_pair = 27} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v628 = perf.op "l3.attn_bwd"(%v627) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v628 = perf.op "l3.attn_bwd"(%v627) {perf.autograd_pair = 26} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v629 = perf.op "l3.qkv_bwd"(%v628) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v629 = perf.op "l3.qkv_bwd"(%v628) {perf.autograd_pair = 25} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v630 = perf.op "l3.ln1_bwd"(%v629) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v630 = perf.op "l3.ln1_bwd"(%v629) {perf.autograd_pair = 24} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v631 = perf.op "l2.fc2_bwd"(%v630) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v631 = perf.op "l2.fc2_bwd"(%v630) {perf.autograd_pair = 23} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v632 = perf.op "l2.gelu_bwd"(%v631) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v632 = perf.op "l2.gelu_bwd"(%v631) {perf.autograd_pair = 22} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v633 = perf.op "l2.fc1_bwd"(%v632) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v633 = perf.op "l2.fc1_bwd"(%v632) {perf.autograd_pair = 21} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v634 = perf.op "l2.ln2_bwd"(%v633) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v634 = perf.op "l2.ln2_bwd"(%v633) {perf.autograd_pair = 20} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v635 = perf.op "l2.proj_bwd"(%v634) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v635 = perf.op "l2.proj_bwd"(%v634) {perf.autograd_pair = 19} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v636 = perf.op "l2.attn_bwd"(%v635) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v636 = perf.op "l2.attn_bwd"(%v635) {perf.autograd_pair = 18} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v637 = perf.op "l2.qkv_bwd"(%v636) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v637 = perf.op "l2.qkv_bwd"(%v636) {perf.autograd_pair = 17} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v638 = perf.op "l2.ln1_bwd"(%v637) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v638 = perf.op "l2.ln1_bwd"(%v637) {perf.autograd_pair = 16} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v639 = perf.op "l1.fc2_bwd"(%v638) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v639 = perf.op "l1.fc2_bwd"(%v638) {perf.autograd_pair = 15} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v640 = perf.op "l1.gelu_bwd"(%v639) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v640 = perf.op "l1.gelu_bwd"(%v639) {perf.autograd_pair = 14} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v641 = perf.op "l1.fc1_bwd"(%v640) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v641 = perf.op "l1.fc1_bwd"(%v640) {perf.autograd_pair = 13} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v642 = perf.op "l1.ln2_bwd"(%v641) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v642 = perf.op "l1.ln2_bwd"(%v641) {perf.autograd_pair = 12} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v643 = perf.op "l1.proj_bwd"(%v642) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v643 = perf.op "l1.proj_bwd"(%v642) {perf.autograd_pair = 11} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v644 = perf.op "l1.attn_bwd"(%v643) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v644 = perf.op "l1.attn_bwd"(%v643) {perf.autograd_pair = 10} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v645 = perf.op "l1.qkv_bwd"(%v644) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v645 = perf.op "l1.qkv_bwd"(%v644) {perf.autograd_pair = 9} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v646 = perf.op "l1.ln1_bwd"(%v645) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v646 = perf.op "l1.ln1_bwd"(%v645) {perf.autograd_pair = 8} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v647 = perf.op "l0.fc2_bwd"(%v646) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v647 = perf.op "l0.fc2_bwd"(%v646) {perf.autograd_pair = 7} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 5120, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 5120, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v648 = perf.op "l0.gelu_bwd"(%v647) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v648 = perf.op "l0.gelu_bwd"(%v647) {perf.autograd_pair = 6} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.elementwise {elements = 5242880, inputs = 2, fn = "gelu_bwd", dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v649 = perf.op "l0.fc1_bwd"(%v648) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v649 = perf.op "l0.fc1_bwd"(%v648) {perf.autograd_pair = 5} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 5120, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 5120, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v650 = perf.op "l0.ln2_bwd"(%v649) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v650 = perf.op "l0.ln2_bwd"(%v649) {perf.autograd_pair = 4} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
-  %v651 = perf.op "l0.proj_bwd"(%v650) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v651 = perf.op "l0.proj_bwd"(%v650) {perf.autograd_pair = 3} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 1280, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 1280, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v652 = perf.op "l0.attn_bwd"(%v651) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v652 = perf.op "l0.attn_bwd"(%v651) {perf.autograd_pair = 2} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.attention {batch = 1, heads = 20, seq = 1024, head_dim = 64, dtype = f16, tensor_cores, pass = #perf.pass<bwd>}
   }
-  %v653 = perf.op "l0.qkv_bwd"(%v652) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v653 = perf.op "l0.qkv_bwd"(%v652) {perf.autograd_pair = 1} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.gemm {m = 1024, n = 1280, k = 3840, dtype = f16, tensor_cores, pass = #perf.pass<dgrad>}
     perf.gemm {m = 1280, n = 3840, k = 1024, dtype = f16, tensor_cores, pass = #perf.pass<wgrad>}
   }
-  %v654 = perf.op "l0.ln1_bwd"(%v653) : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
+  %v654 = perf.op "l0.ln1_bwd"(%v653) {perf.autograd_pair = 0} : (tensor<1024x1280xf16>) -> tensor<1024x1280xf16> {
     perf.layernorm {rows = 1024, cols = 1280, dtype = f16, pass = #perf.pass<bwd>}
   }
   perf.op "optimizer.step"(%v654) : (tensor<1024x1280xf16>) -> () {

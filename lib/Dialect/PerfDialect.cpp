@@ -85,6 +85,7 @@ const llvm::StringMap<DeclaredAttribute> &declaredAttributes() {
       declared<PerfDialect::HostTailUsAttrHelper>(),
       declared<PerfDialect::CopyInCallAttrHelper>(),
       declared<PerfDialect::LayerAttrHelper>(),
+      declared<PerfDialect::AutogradPairAttrHelper>(),
       declared<PerfDialect::ExpertAttrHelper>(),
       declared<PerfDialect::RouterAttrHelper>(),
       declared<PerfDialect::ParamsAttrHelper>(),

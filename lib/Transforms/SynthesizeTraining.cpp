@@ -435,6 +435,8 @@ struct SynthesizeTrainingPass
     SmallVector<std::pair<int64_t, Type>> weightGradInfo;
     int64_t totalParams = 0, totalGradBytes = 0;
     Type paramType = b.getF32Type();
+    // Each forward op with a backward op shares a number with it.
+    int64_t pairs = 0;
 
     for (FrameworkOp op : llvm::reverse(forward)) {
       int64_t p = params[op];
@@ -543,6 +545,9 @@ struct SynthesizeTrainingPass
         passThrough();
         continue;
       }
+      IntegerAttr pair = b.getI64IntegerAttr(pairs++);
+      op->setAttr(kAutogradPairAttr, pair);
+      bwd->setAttr(kAutogradPairAttr, pair);
       for (auto [in, grad] : llvm::zip(gradInputs, bwd->getResults()))
         gradOf[in].push_back(grad);
 

@@ -15,6 +15,7 @@
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/UnrolledWalk.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/ScopeExit.h"
 
 namespace perf {
 #define GEN_PASS_DEF_TENSORPARALLEL
@@ -206,6 +207,42 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     op->setAttr(kTensorSplitAttr, b.getUnitAttr());
   }
 
+  /// A GEMM laid out over the ranks: its shape, and the bytes of its input
+  /// (a column-parallel layer's, all-reduced as its input gradient) or of
+  /// its output (a row-parallel layer's).
+  struct SplitGemm {
+    int64_t batch, m, n, k;
+    int64_t bytes;
+  };
+
+  /// How the forward pass laid out one op, which the backward op autograd
+  /// runs for it (the same perf.autograd_pair) follows.
+  struct ForwardLayout {
+    /// Its non-GEMM kernels work on split tensors, or its results are split.
+    bool split = false;
+    SmallVector<SplitGemm, 1> columns, rows;
+  };
+
+  /// What laying out one graph collects before it inserts the collectives.
+  struct GraphLayout {
+    bool hasDataFlow = false;
+    /// Without data flow: whether the last op left the tensors split.
+    bool carried = false;
+    llvm::DenseSet<Value> splitValues, sequenceSplit;
+    llvm::DenseMap<int64_t, ForwardLayout> byPair;
+    /// The collectives to insert: after a forward or backward op (with the
+    /// bytes reduced), before a column-parallel op or a backward op (under
+    /// sequence parallelism, the bytes gathered).
+    SmallVector<std::pair<FrameworkOp, int64_t>> forwardReduces,
+        backwardReduces, columnGathers, backwardGathers;
+  };
+
+  static std::optional<int64_t> pairOf(FrameworkOp op) {
+    if (auto pair = getDiscardable<IntegerAttr>(op, kAutogradPairAttr))
+      return pair.getInt();
+    return std::nullopt;
+  }
+
   LogicalResult runOnGraph(GraphOp graph) {
     if (failed(refuseLaterLayouts(
             graph, "--perf-tensor-parallel", kTensorParallelAttr,
@@ -216,172 +253,219 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     for (Operation &op : graph.getBodyBlock())
       if (auto fw = dyn_cast<FrameworkOp>(op))
         ops.push_back(fw);
-    const Exchange afterRow =
-        sequenceParallel ? Exchange::ReduceScatter : Exchange::AllReduce;
+    GraphLayout layout;
+    shareGradients(ops, b);
+    if (failed(layOutForward(graph, ops, layout, b)) ||
+        failed(layOutBackward(ops, layout)))
+      return failure();
+    // The optimizer updates 1/N of the weights.
+    for (FrameworkOp op : ops)
+      if (isOptimizerOp(op))
+        shareOptimizerUpdates(
+            op, [&](int64_t elements) { return divideUp(elements, devices); });
+    if (failed(insertCollectives(layout, b)))
+      return failure();
+    if (graph->hasAttr(kExpertParallelAttr))
+      placeExpertExchanges(graph, b);
+    if (sequenceParallel)
+      graph->setAttr(kSequenceParallelAttr, b.getUnitAttr());
+    graph->setAttr(kTensorParallelAttr, b.getI64IntegerAttr(devices));
+    graph->setAttr(
+        kTpAllReducesAttr,
+        b.getDenseI64ArrayAttr({int64_t(layout.forwardReduces.size()),
+                                int64_t(layout.backwardReduces.size())}));
+    return success();
+  }
 
-    // Each rank holds 1/N of the weights, so it produces 1/N of the
-    // gradients (what data parallelism on top reduces), a router's whole.
-    // Gradients derived from wgrad GEMM shapes shrink with the GEMM split
-    // below.
+  /// Each rank holds 1/N of the weights, so it produces 1/N of the gradients
+  /// (what data parallelism on top reduces), a router's whole.
+  void shareGradients(ArrayRef<FrameworkOp> ops, OpBuilder &b) {
     for (FrameworkOp op : ops)
       if (auto g = op->getAttrOfType<IntegerAttr>(kGradBytesAttr);
           g && !op->hasAttr(kRouterAttr))
         op->setAttr(kGradBytesAttr,
                     b.getI64IntegerAttr(divideUp(g.getInt(), devices)));
+  }
 
-    // Forward: a GEMM that reads a replicated tensor is column-parallel (its
-    // output is split over the ranks), one that reads a split tensor is
-    // row-parallel (its all-reduced output is replicated again), and the
-    // kernels between them work on split tensors. Whether an op's input is
-    // split follows the data flow between ops (separate Q, K and V GEMMs
-    // are three column-parallel layers); a graph without data-flow edges
-    // alternates column and row GEMMs in launch order.
-    bool hasDataFlow = llvm::any_of(ops, [](FrameworkOp op) {
+  /// Forward: a GEMM that reads a replicated tensor is column-parallel (its
+  /// output is split over the ranks), one that reads a split tensor is
+  /// row-parallel (its all-reduced output is replicated again), and the
+  /// kernels between them work on split tensors. Whether an op's input is
+  /// split follows the data flow between ops (separate Q, K and V GEMMs are
+  /// three column-parallel layers); a graph without data-flow edges
+  /// alternates column and row GEMMs in launch order.
+  LogicalResult layOutForward(GraphOp graph, ArrayRef<FrameworkOp> ops,
+                              GraphLayout &layout, OpBuilder &b) {
+    layout.hasDataFlow = llvm::any_of(ops, [](FrameworkOp op) {
       return isForwardOp(op) && op->getNumOperands() > 0;
     });
-    if (sequenceParallel && !hasDataFlow)
+    if (sequenceParallel && !layout.hasDataFlow)
       return graph.emitError()
              << "--perf-tensor-parallel: sequence-parallel follows the data "
                 "flow, and graph @"
              << graph.getSymName() << " has no data-flow edges";
-    llvm::DenseSet<Value> splitValues;
+    for (FrameworkOp op : ops)
+      if (isForwardOp(op) && failed(layOutForwardOp(op, layout, b)))
+        return failure();
+    return success();
+  }
+
+  LogicalResult layOutForwardOp(FrameworkOp op, GraphLayout &layout,
+                                OpBuilder &b) {
+    auto readsAny = [&](const llvm::DenseSet<Value> &values) {
+      return llvm::any_of(op->getOperands(),
+                          [&](Value v) { return values.contains(v); });
+    };
+    bool inside =
+        layout.hasDataFlow ? readsAny(layout.splitValues) : layout.carried;
     // The op's results are split; the memory analysis reads the mark.
-    auto markSplit = [&](Operation *op) {
-      splitValues.insert(op->result_begin(), op->result_end());
+    auto markSplit = [&] {
+      layout.splitValues.insert(op->result_begin(), op->result_end());
       op->setAttr(kTensorSplitAttr, b.getUnitAttr());
     };
-    bool carried = false; // Without data flow: the state the last op left.
-    struct ColumnLayer {
-      int64_t batch, m, n, k;
-      int64_t inputBytes;
-    };
-    SmallVector<ColumnLayer> columns;
-    // Sequence parallelism: the row-parallel layers (their output bytes in
-    // inputBytes), the column-parallel ops with the bytes of their gathered
-    // input, and the tensors split along the sequence.
-    SmallVector<ColumnLayer> rows;
-    SmallVector<std::pair<FrameworkOp, int64_t>> columnInputs;
-    llvm::DenseSet<Value> sequenceSplit;
-    // Element counts of the forward element-wise kernels that were split:
-    // their backward twins (gelu_bwd of a gelu) are split too.
-    llvm::SmallDenseSet<int64_t> splitElementCounts;
-    SmallVector<std::pair<FrameworkOp, int64_t>> forwardReduces;
-    int64_t numForward = 0, numBackward = 0;
-    for (FrameworkOp op : ops) {
-      if (!isForwardOp(op))
-        continue;
-      bool inside =
-          hasDataFlow
-              ? llvm::any_of(op->getOperands(),
-                             [&](Value v) { return splitValues.contains(v); })
-              : carried;
-      if (!op.hasWork()) {
-        // A view or reshape of a split tensor is split.
-        if (inside)
-          markSplit(op);
-        else if (sequenceParallel &&
-                 llvm::any_of(op->getOperands(), [&](Value v) {
-                   return sequenceSplit.contains(v);
-                 }))
-          splitSequence(op, sequenceSplit, b);
-        continue;
-      }
-      // A mixture-of-experts router runs whole on every rank (Megatron-LM
-      // keeps its weights whole: it is a few hidden x experts GEMMs), so
-      // its results are replicated; under sequence parallelism it routes
-      // the rank's 1/N of the sequence.
-      SmallVector<WorkAttr> work(op.getWorkList());
-      if (op->hasAttr(kRouterAttr)) {
-        if (sequenceParallel) {
-          for (WorkAttr &k : work)
-            k = isa<GemmWork>(k) ? splitTokens(k) : splitLocal(k);
-          op.setWorkList(work);
-          splitSequence(op, sequenceSplit, b);
-        }
-        continue;
-      }
-      // Sequence parallelism: outside the tensor-parallel regions, an op
-      // without a GEMM (layernorm, dropout, residual add) works on 1/N of
-      // the sequence; embedding lookups stay whole.
-      if (sequenceParallel && !inside && llvm::none_of(work, [](WorkAttr k) {
-            return k.getKind() == WorkKind::Gemm ||
-                   k.getKind() == WorkKind::EmbeddingBag;
-          })) {
-        for (WorkAttr &k : work)
-          k = splitLocal(k);
-        op.setWorkList(work);
-        splitSequence(op, sequenceSplit, b);
-        continue;
-      }
-      int64_t reduceBytes = 0;
-      for (WorkAttr &kernel : work) {
-        auto gemm = dyn_cast<GemmWork>(kernel);
-        if (!gemm) {
-          if (inside) {
-            if (auto elementwise = dyn_cast<ElementwiseWork>(kernel))
-              splitElementCounts.insert(elementwise.getElements());
-            kernel = splitLocal(kernel);
-          }
-          continue;
-        }
-        const int64_t batch = gemm.getBatch(), m = gemm.getM(), n = gemm.getN(),
-                      k = gemm.getK();
-        int64_t elem = dtypeBytes(gemm.getKernelDesc().dtype);
-        if (inside && declaredParameters(op) == 0) {
-          // Activation x activation (attention scores and context): each
-          // rank multiplies its own heads, and the tensor stays split. A
-          // batch of 1 is the default, which the IR leaves out.
-          kernel = batch >= devices ? gemm.withBatch(divided(batch))
-                                    : gemm.withM(divided(m));
-          continue;
-        }
-        // A product of replicated tensors without weights (LLaMA's rotary
-        // angles, inverse frequencies x positions) has nothing to split:
-        // every rank computes it whole.
-        if (!inside && declaredParameters(op) == 0)
-          continue;
-        if (!inside) {
-          if (failed(checkSplit(op, gemm, "output columns", n)))
-            return failure();
-          columns.push_back(
-              {batch, m, n, k,
-               saturatedBytes(double(batch) * double(m) * double(k) * elem)});
-          if (sequenceParallel)
-            columnInputs.push_back({op, columns.back().inputBytes});
-          kernel = gemm.withN(divided(n));
-          inside = true;
-        } else {
-          if (failed(checkSplit(op, gemm, "input rows", k)))
-            return failure();
-          int64_t outputBytes =
-              saturatedBytes(double(batch) * double(m) * double(n) * elem);
-          reduceBytes =
-              saturatedBytes(double(reduceBytes) + double(outputBytes));
-          rows.push_back({batch, m, n, k, outputBytes});
-          kernel = gemm.withK(divided(k));
-          inside = false;
-        }
-      }
-      op.setWorkList(work);
-      carried = inside;
+    // What the backward op of this one reads back (every exit below).
+    ForwardLayout own;
+    auto record = llvm::make_scope_exit([&] {
+      if (std::optional<int64_t> pair = pairOf(op))
+        layout.byPair[*pair] = std::move(own);
+    });
+    if (!op.hasWork()) {
+      // A view or reshape of a split tensor is split.
+      own.split = inside;
       if (inside)
-        markSplit(op);
-      if (reduceBytes > 0)
-        forwardReduces.push_back({op, reduceBytes});
+        markSplit();
+      else if (sequenceParallel && readsAny(layout.sequenceSplit))
+        splitSequence(op, layout.sequenceSplit, b);
+      return success();
     }
+    // A mixture-of-experts router runs whole on every rank (Megatron-LM
+    // keeps its weights whole: it is a few hidden x experts GEMMs), so its
+    // results are replicated; under sequence parallelism it routes the
+    // rank's 1/N of the sequence.
+    SmallVector<WorkAttr> work(op.getWorkList());
+    if (op->hasAttr(kRouterAttr)) {
+      if (sequenceParallel) {
+        for (WorkAttr &k : work)
+          k = isa<GemmWork>(k) ? splitTokens(k) : splitLocal(k);
+        op.setWorkList(work);
+        splitSequence(op, layout.sequenceSplit, b);
+      }
+      return success();
+    }
+    // Sequence parallelism: outside the tensor-parallel regions, an op
+    // without a GEMM (layernorm, dropout, residual add) works on 1/N of the
+    // sequence; embedding lookups stay whole.
+    if (sequenceParallel && !inside && llvm::none_of(work, [](WorkAttr k) {
+          return k.getKind() == WorkKind::Gemm ||
+                 k.getKind() == WorkKind::EmbeddingBag;
+        })) {
+      for (WorkAttr &k : work)
+        k = splitLocal(k);
+      op.setWorkList(work);
+      splitSequence(op, layout.sequenceSplit, b);
+      return success();
+    }
+    int64_t reduceBytes = 0;
+    for (WorkAttr &kernel : work) {
+      auto gemm = dyn_cast<GemmWork>(kernel);
+      if (!gemm) {
+        if (inside) {
+          own.split = true;
+          kernel = splitLocal(kernel);
+        }
+        continue;
+      }
+      if (failed(splitForwardGemm(op, gemm, inside, own)))
+        return failure();
+      kernel = gemm;
+    }
+    for (const SplitGemm &row : own.rows)
+      reduceBytes = saturatedBytes(double(reduceBytes) + double(row.bytes));
+    if (sequenceParallel)
+      for (const SplitGemm &column : own.columns)
+        layout.columnGathers.push_back({op, column.bytes});
+    op.setWorkList(work);
+    layout.carried = inside;
+    if (inside) {
+      own.split = true;
+      markSplit();
+    }
+    if (reduceBytes > 0)
+      layout.forwardReduces.push_back({op, reduceBytes});
+    return success();
+  }
 
-    // Backward: split every GEMM; the dgrad GEMM of a column-parallel layer
-    // (its shape, latest layer first) is followed by an all_reduce.
-    SmallVector<std::pair<FrameworkOp, int64_t>> backwardReduces;
-    // Sequence parallelism: gathers before backward ops (a row layer's
-    // output gradient, a column layer's input for its weight gradient).
-    SmallVector<std::pair<FrameworkOp, int64_t>> backwardGathers;
+  /// Splits one forward GEMM of `op` whose input is split (`inside`) or
+  /// not, and says whether its output is.
+  LogicalResult splitForwardGemm(FrameworkOp op, GemmWork &gemm, bool &inside,
+                                 ForwardLayout &own) {
+    const int64_t batch = gemm.getBatch(), m = gemm.getM(), n = gemm.getN(),
+                  k = gemm.getK();
+    int64_t elem = dtypeBytes(gemm.getKernelDesc().dtype);
+    if (declaredParameters(op) == 0) {
+      // Activation x activation (attention scores and context): each rank
+      // multiplies its own heads, and the tensor stays split. A batch of 1
+      // is the default, which the IR leaves out. A product of replicated
+      // tensors without weights (LLaMA's rotary angles, inverse frequencies
+      // x positions) has nothing to split: every rank computes it whole.
+      if (inside)
+        gemm = cast<GemmWork>(batch >= devices ? gemm.withBatch(divided(batch))
+                                               : gemm.withM(divided(m)));
+      return success();
+    }
+    if (!inside) {
+      if (failed(checkSplit(op, gemm, "output columns", n)))
+        return failure();
+      own.columns.push_back(
+          {batch, m, n, k,
+           saturatedBytes(double(batch) * double(m) * double(k) * elem)});
+      gemm = cast<GemmWork>(gemm.withN(divided(n)));
+      inside = true;
+      return success();
+    }
+    if (failed(checkSplit(op, gemm, "input rows", k)))
+      return failure();
+    own.rows.push_back(
+        {batch, m, n, k,
+         saturatedBytes(double(batch) * double(m) * double(n) * elem)});
+    gemm = cast<GemmWork>(gemm.withK(divided(k)));
+    inside = false;
+    return success();
+  }
+  /// Backward: every backward op is laid out as its forward op was (the
+  /// op of the same perf.autograd_pair). Its GEMMs are split along their
+  /// largest dimension; the input gradient of a column-parallel layer (the
+  /// dgrad of its GEMM) is all-reduced after the op, and under sequence
+  /// parallelism the op first gathers what it reads of the sequence.
+  LogicalResult layOutBackward(ArrayRef<FrameworkOp> ops, GraphLayout &layout) {
+    for (FrameworkOp op : ops) {
+      if (!op.hasWork() || isForwardOp(op) || isOptimizerOp(op))
+        continue;
+      // A router's backward is whole too, or along the rank's sequence.
+      const bool router = op->hasAttr(kRouterAttr);
+      if (router && !sequenceParallel)
+        continue;
+      std::optional<int64_t> pair = pairOf(op);
+      auto forward = pair ? layout.byPair.find(*pair) : layout.byPair.end();
+      if (forward == layout.byPair.end())
+        return op.emitOpError("--perf-tensor-parallel: backward op '")
+               << op.getOpName()
+               << "' names no forward op (perf.autograd_pair), so its "
+                  "layout is unknown; --perf-synthesize-training and the "
+                  "model importers write the pair";
+      layOutBackwardOp(op, forward->second, router, layout);
+    }
+    return success();
+  }
+
+  void layOutBackwardOp(FrameworkOp op, ForwardLayout &forward, bool router,
+                        GraphLayout &layout) {
     // dX = dY W^T of a layer Y = X W (X: m x k, W: k x n) is an m x k GEMM
-    // over n: the latest layer of that shape in `layers`, taken out.
-    auto takeLayer = [](SmallVector<ColumnLayer> &layers,
-                        GemmWork gemm) -> std::optional<ColumnLayer> {
+    // over n: that layer among the forward op's, taken out.
+    auto takeLayer = [](SmallVector<SplitGemm, 1> &layers,
+                        GemmWork gemm) -> std::optional<SplitGemm> {
       for (size_t i = layers.size(); i-- > 0;) {
-        ColumnLayer c = layers[i];
+        SplitGemm c = layers[i];
         if (c.batch == gemm.getBatch() && c.m == gemm.getM() &&
             c.k == gemm.getN() && c.n == gemm.getK()) {
           layers.erase(layers.begin() + i);
@@ -390,100 +474,76 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       }
       return std::nullopt;
     };
-    for (FrameworkOp op : ops) {
-      if (!op.hasWork() || isForwardOp(op) || isOptimizerOp(op))
+    int64_t reduceBytes = 0, gatherBytes = 0;
+    auto add = [](int64_t &total, int64_t bytes) {
+      total = saturatedBytes(double(total) + double(bytes));
+    };
+    SmallVector<WorkAttr> work(op.getWorkList());
+    for (WorkAttr &k : work) {
+      const WorkKind kind = k.getKind();
+      if (kind == WorkKind::Gemm && router) {
+        k = splitTokens(k);
         continue;
-      // A router's backward is whole too, or along the rank's sequence.
-      const bool router = op->hasAttr(kRouterAttr);
-      if (router && !sequenceParallel)
-        continue;
-      int64_t reduceBytes = 0, gatherBytes = 0;
-      SmallVector<WorkAttr> work(op.getWorkList());
-      for (WorkAttr &k : work) {
-        const WorkKind kind = k.getKind();
-        if (kind == WorkKind::Gemm && router) {
-          k = splitTokens(k);
-          continue;
-        }
-        if (kind == WorkKind::Attention) {
-          k = splitLocal(k);
-          continue;
-        }
-        // Under sequence parallelism every backward kernel but the GEMMs
-        // and lookups works on a split tensor (heads or sequence).
-        if (sequenceParallel &&
-            (kind == WorkKind::Elementwise || kind == WorkKind::LayerNorm ||
-             kind == WorkKind::Softmax || kind == WorkKind::Reduce)) {
-          k = splitLocal(k);
-          continue;
-        }
-        if (auto elementwise = dyn_cast<ElementwiseWork>(k)) {
-          if (splitElementCounts.contains(elementwise.getElements()))
-            k = splitLocal(k);
-          continue;
-        }
-        auto gemm = dyn_cast<GemmWork>(k);
-        if (!gemm)
-          continue;
-        TrainingPass pass = gemm.getPass();
-        if (pass == TrainingPass::Dgrad || pass == TrainingPass::Bwd) {
-          if (std::optional<ColumnLayer> c = takeLayer(columns, gemm)) {
-            reduceBytes =
-                saturatedBytes(double(reduceBytes) + double(c->inputBytes));
-            if (sequenceParallel)
-              gatherBytes =
-                  saturatedBytes(double(gatherBytes) + double(c->inputBytes));
-          } else if (sequenceParallel) {
-            if (std::optional<ColumnLayer> r = takeLayer(rows, gemm))
-              gatherBytes =
-                  saturatedBytes(double(gatherBytes) + double(r->inputBytes));
-          }
-        }
-        k = splitBackwardGemm(gemm);
       }
-      op.setWorkList(work);
-      if (reduceBytes > 0)
-        backwardReduces.push_back({op, reduceBytes});
-      if (gatherBytes > 0)
-        backwardGathers.push_back({op, gatherBytes});
+      // Attention works on the rank's heads; under sequence parallelism
+      // every other backward kernel but the GEMMs and lookups works on a
+      // split tensor (heads or sequence); otherwise an element-wise kernel
+      // is split where its forward op's tensors were.
+      if (kind == WorkKind::Attention ||
+          (sequenceParallel &&
+           (kind == WorkKind::Elementwise || kind == WorkKind::LayerNorm ||
+            kind == WorkKind::Softmax || kind == WorkKind::Reduce)) ||
+          (kind == WorkKind::Elementwise && forward.split)) {
+        k = splitLocal(k);
+        continue;
+      }
+      auto gemm = dyn_cast<GemmWork>(k);
+      if (!gemm)
+        continue;
+      TrainingPass pass = gemm.getPass();
+      if (pass == TrainingPass::Dgrad || pass == TrainingPass::Bwd) {
+        if (std::optional<SplitGemm> c = takeLayer(forward.columns, gemm)) {
+          add(reduceBytes, c->bytes);
+          if (sequenceParallel)
+            add(gatherBytes, c->bytes);
+        } else if (sequenceParallel) {
+          if (std::optional<SplitGemm> r = takeLayer(forward.rows, gemm))
+            add(gatherBytes, r->bytes);
+        }
+      }
+      k = splitBackwardGemm(gemm);
     }
-    // The optimizer updates 1/N of the weights.
-    for (FrameworkOp op : ops)
-      if (isOptimizerOp(op))
-        shareOptimizerUpdates(
-            op, [&](int64_t elements) { return divideUp(elements, devices); });
-    for (auto *reduces :
-         {&forwardReduces, &backwardReduces, &columnInputs, &backwardGathers})
-      for (auto [op, bytes] : *reduces)
+    op.setWorkList(work);
+    if (reduceBytes > 0)
+      layout.backwardReduces.push_back({op, reduceBytes});
+    if (gatherBytes > 0)
+      layout.backwardGathers.push_back({op, gatherBytes});
+  }
+
+  /// Inserts the collectives the layout asked for. Ops are rebuilt when
+  /// they need a result to wait on, so this comes after every scan over the
+  /// graph's ops; the gathers first, which rewire operands and never
+  /// rebuild an op.
+  LogicalResult insertCollectives(GraphLayout &layout, OpBuilder &b) {
+    for (auto *list : {&layout.forwardReduces, &layout.backwardReduces,
+                       &layout.columnGathers, &layout.backwardGathers})
+      for (auto [op, bytes] : *list)
         if (!withinLimit(bytes, kMaxExtent))
           return op.emitOpError("--perf-tensor-parallel: ") << limitExceeded(
                      "the all_reduce after it in bytes", bytes, kMaxExtent);
-    // Ops are rebuilt when they need a result to wait on, so the all_reduces
-    // go in after every scan over `ops`.
-    // Gathers first: they rewire operands and never rebuild an op.
+    const Exchange afterRow =
+        sequenceParallel ? Exchange::ReduceScatter : Exchange::AllReduce;
     llvm::DenseMap<Value, Value> gathered;
-    for (auto [op, bytes] : columnInputs)
+    for (auto [op, bytes] : layout.columnGathers)
       addGatherBefore(op, bytes, b, gathered);
-    for (auto [op, bytes] : backwardGathers) {
+    for (auto [op, bytes] : layout.backwardGathers) {
       // Each backward op gathers what it reads anew.
       gathered.clear();
       addGatherBefore(op, bytes, b, gathered);
     }
-    for (auto [op, bytes] : forwardReduces) {
-      addExchangeAfter(op, afterRow, bytes, b);
-      ++numForward;
-    }
-    for (auto [op, bytes] : backwardReduces) {
-      addExchangeAfter(op, afterRow, bytes, b);
-      ++numBackward;
-    }
-    if (graph->hasAttr(kExpertParallelAttr))
-      placeExpertExchanges(graph, b);
-    if (sequenceParallel)
-      graph->setAttr(kSequenceParallelAttr, b.getUnitAttr());
-    graph->setAttr(kTensorParallelAttr, b.getI64IntegerAttr(devices));
-    graph->setAttr(kTpAllReducesAttr,
-                   b.getDenseI64ArrayAttr({numForward, numBackward}));
+    for (auto *list : {&layout.forwardReduces, &layout.backwardReduces})
+      for (auto [op, bytes] : *list)
+        addExchangeAfter(op, afterRow, bytes, b);
     return success();
   }
 };

@@ -10,8 +10,8 @@
 // keeps beside its two FP32 moments (3 x 4 B x 44 = 528 B), then writes the
 // copy back to the BF16 weights: an FP32 read and a BF16 write per weight
 // (6 B: two 2-byte inputs and one output of an element-wise kernel).
-// CHECK: perf.op "linear2.backward"(%{{.*}}) {perf.grad_bytes = 48 : i64, perf.params = 12 : i64} : (tensor<2x3xbf16>) -> (tensor<2x4xbf16>, tensor<12xf32>)
-// CHECK: perf.op "linear1.backward"(%{{.*}}) {perf.grad_bytes = 128 : i64, perf.params = 32 : i64} : (tensor<2x4xbf16>, tensor<2x4xbf16>) -> tensor<32xf32>
+// CHECK: perf.op "linear2.backward"(%{{.*}}) {perf.autograd_pair = 0 : i64, perf.grad_bytes = 48 : i64, perf.params = 12 : i64} : (tensor<2x3xbf16>) -> (tensor<2x4xbf16>, tensor<12xf32>)
+// CHECK: perf.op "linear1.backward"(%{{.*}}) {perf.autograd_pair = 1 : i64, perf.grad_bytes = 128 : i64, perf.params = 32 : i64} : (tensor<2x4xbf16>, tensor<2x4xbf16>) -> tensor<32xf32>
 // CHECK: perf.op "optimizer::adam"(%{{.*}}) : (tensor<12xf32>, tensor<32xf32>) -> ()
 // CHECK-NEXT: perf.optimizer {algorithm = #perf.optimizer<adam>, dtype = f32, elements = 44 : i64, master_weights, pass = #perf.pass<update>}
 // CHECK-NEXT: perf.elementwise {dtype = bf16, elements = 44 : i64, flops_per_element = 0.000000e+00 : f64, fn = "master_to_model", inputs = 2 : i64, pass = #perf.pass<update>}

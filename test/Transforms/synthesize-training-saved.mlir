@@ -14,16 +14,16 @@
 // CHECK: %[[HALF:.*]] = perf.op "aten::mul"(%[[H]])
 // CHECK: %[[T:.*]] = perf.op "aten::tanh"(%[[H]])
 // CHECK: %[[G:.*]] = perf.op "aten::mul"(%[[HALF]], %[[T]])
-// CHECK: %[[D:.*]]:2 = perf.op "aten::native_dropout"(%[[G]]) : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
+// CHECK: %[[D:.*]]:2 = perf.op "aten::native_dropout"(%[[G]]) {perf.autograd_pair = 1 : i64} : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>)
 // CHECK: %[[S:.*]] = perf.op "aten::add"(%[[D]]#0, %[[X]])
 // CHECK: %[[P:.*]] = perf.op "aten::_softmax"(%[[S]])
-// CHECK: %[[BP:.*]] = perf.op "aten::_softmax.backward"(%[[P]]) :
-// CHECK: %[[BD:.*]] = perf.op "aten::native_dropout.backward"(%[[BP]], %[[D]]#1) :
-// CHECK: %[[BG:.*]]:2 = perf.op "aten::mul.backward"(%[[BD]], %[[HALF]], %[[T]]) :
-// CHECK: %[[BT:.*]] = perf.op "aten::tanh.backward"(%[[BG]]#1, %[[T]]) :
-// CHECK: %[[BHALF:.*]] = perf.op "aten::mul.backward"(%[[BG]]#0) :
-// CHECK: %[[BH:.*]]:2 = perf.op "aten::addmm.backward"(%[[BT]], %[[BHALF]], %[[X]]) {perf.grad_bytes = 256 : i64
-// CHECK: perf.op "aten::embedding.backward"(%[[BP]], %[[BH]]#0) {perf.grad_bytes = 128 : i64
+// CHECK: %[[BP:.*]] = perf.op "aten::_softmax.backward"(%[[P]]) {perf.autograd_pair = 0 : i64} :
+// CHECK: %[[BD:.*]] = perf.op "aten::native_dropout.backward"(%[[BP]], %[[D]]#1) {perf.autograd_pair = 1 : i64} :
+// CHECK: %[[BG:.*]]:2 = perf.op "aten::mul.backward"(%[[BD]], %[[HALF]], %[[T]]) {perf.autograd_pair = 2 : i64} :
+// CHECK: %[[BT:.*]] = perf.op "aten::tanh.backward"(%[[BG]]#1, %[[T]]) {perf.autograd_pair = 3 : i64} :
+// CHECK: %[[BHALF:.*]] = perf.op "aten::mul.backward"(%[[BG]]#0) {perf.autograd_pair = 4 : i64} :
+// CHECK: %[[BH:.*]]:2 = perf.op "aten::addmm.backward"(%[[BT]], %[[BHALF]], %[[X]]) {perf.autograd_pair = 5 : i64, perf.grad_bytes = 256 : i64
+// CHECK: perf.op "aten::embedding.backward"(%[[BP]], %[[BH]]#0) {perf.autograd_pair = 6 : i64, perf.grad_bytes = 128 : i64
 // CHECK-NOT: aten::add.backward
 
 // Memory, every f32 tensor 4 x 8 x 4 B = 128 B, the mask 32 B. A tensor lives

@@ -18,12 +18,12 @@
 // CHECK: %[[H:.*]] = perf.op "linear1"
 // CHECK: %[[R:.*]] = perf.op "relu"
 // CHECK: %[[Y:.*]] = perf.op "linear2"
-// CHECK: %[[B2:.*]]:2 = perf.op "linear2.backward"(%[[Y]]) {perf.grad_bytes = 48 : i64, perf.params = 12 : i64} : (tensor<2x3xf32>) -> (tensor<2x4xf32>, tensor<12xf32>)
+// CHECK: %[[B2:.*]]:2 = perf.op "linear2.backward"(%[[Y]]) {perf.autograd_pair = 0 : i64, perf.grad_bytes = 48 : i64, perf.params = 12 : i64} : (tensor<2x3xf32>) -> (tensor<2x4xf32>, tensor<12xf32>)
 // CHECK-NEXT: perf.gemm {dtype = f32, k = 3 : i64, m = 2 : i64, n = 4 : i64, pass = #perf.pass<dgrad>, trans_b}
 // CHECK-NEXT: perf.gemm {dtype = f32, k = 2 : i64, m = 4 : i64, n = 3 : i64, pass = #perf.pass<wgrad>, trans_a}
 // CHECK: %[[BR:.*]] = perf.op "relu.backward"(%[[B2]]#0, %[[R]])
 // CHECK-NEXT: perf.elementwise {dtype = f32, elements = 8 : i64, fn = "relu_bwd", inputs = 2 : i64, pass = #perf.pass<bwd>}
-// CHECK: %[[B1:.*]] = perf.op "linear1.backward"(%[[BR]], %[[H]]) {perf.grad_bytes = 128 : i64, perf.params = 32 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<32xf32>
+// CHECK: %[[B1:.*]] = perf.op "linear1.backward"(%[[BR]], %[[H]]) {perf.autograd_pair = 2 : i64, perf.grad_bytes = 128 : i64, perf.params = 32 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<32xf32>
 // CHECK-NEXT: perf.gemm {dtype = f32, k = 2 : i64, m = 8 : i64, n = 4 : i64, pass = #perf.pass<wgrad>, trans_a}
 // CHECK-NEXT: {{^ *}}}
 // CHECK-NEXT: perf.op "optimizer::sgd"(%[[B2]]#1, %[[B1]])
@@ -69,10 +69,10 @@ perf.graph @mlp attributes {target = #perf.gpu<"A100">} {
 // CHECK: %[[CONV:.*]] = perf.op "conv"
 // CHECK: %[[ADD:.*]] = perf.op "add"
 // CHECK-NOT: perf.op "add.backward"
-// CHECK: %[[BC:.*]]:2 = perf.op "conv.backward"(%[[ADD]], %[[CONV]]) {perf.grad_bytes = 2304 : i64, perf.params = 576 : i64}
+// CHECK: %[[BC:.*]]:2 = perf.op "conv.backward"(%[[ADD]], %[[CONV]]) {perf.autograd_pair = 0 : i64, perf.grad_bytes = 2304 : i64, perf.params = 576 : i64}
 // CHECK-NEXT: perf.conv2d {{.*}}pass = #perf.pass<dgrad>
 // CHECK-NEXT: perf.conv2d {{.*}}pass = #perf.pass<wgrad>
-// CHECK: %[[BS:.*]] = perf.op "stem.backward"(%[[ADD]], %[[BC]]#0, %[[STEM]]) {perf.grad_bytes = 864 : i64, perf.params = 216 : i64}
+// CHECK: %[[BS:.*]] = perf.op "stem.backward"(%[[ADD]], %[[BC]]#0, %[[STEM]]) {perf.autograd_pair = 1 : i64, perf.grad_bytes = 864 : i64, perf.params = 216 : i64}
 // CHECK-NEXT: perf.elementwise {dtype = f32, elements = 1024 : i64, fn = "grad_accumulate", inputs = 2 : i64, pass = #perf.pass<bwd>}
 // CHECK-NEXT: perf.conv2d {{.*}}pass = #perf.pass<wgrad>
 // CHECK-NEXT: {{^ *}}}

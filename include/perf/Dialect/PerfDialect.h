@@ -57,6 +57,8 @@ inline constexpr ::llvm::StringLiteral kHostTailAttr =
     PerfDialect::HostTailUsAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kLayerAttr =
     PerfDialect::LayerAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kAutogradPairAttr =
+    PerfDialect::AutogradPairAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kExpertAttr =
     PerfDialect::ExpertAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kRouterAttr =

@@ -88,6 +88,11 @@ def Perf_Dialect : Dialect {
     "::mlir::FloatAttr":$host_tail_us,
     // framework op: its transformer block
     "::mlir::IntegerAttr":$layer,
+    // framework op of a training step: the number a forward op shares with
+    // the backward op autograd runs for it (--perf-synthesize-training
+    // writes both), so that a layout pass lays the backward op out as it
+    // laid out its forward op
+    "::mlir::IntegerAttr":$autograd_pair,
     // framework op: its mixture-of-experts expert
     "::mlir::IntegerAttr":$expert,
     // framework op: part of a mixture-of-experts router, whose weights every

@@ -9,7 +9,7 @@
 // reduce-scattered (8192 B) instead of all-reduced.
 // CHECK-LABEL: perf.graph @block
 // CHECK-SAME: perf.sequence_parallel
-// CHECK: %[[LN:.*]] = perf.op "ln" {perf.tp_split}
+// CHECK: %[[LN:.*]] = perf.op "ln" {perf.autograd_pair = 0 : i64, perf.tp_split}
 // CHECK-NEXT: perf.layernorm {cols = 64 : i64, rows = 16 : i64}
 // CHECK: %[[G:.*]] = perf.op "sp::all_gather"(%[[LN]])
 // CHECK-NEXT: perf.all_gather {bytes = 8192 : i64, group = array<i64: 0, 1>}
@@ -56,36 +56,36 @@
 
 // NOFLOW: error: --perf-tensor-parallel: sequence-parallel follows the data flow, and graph @noflow has no data-flow edges
 perf.graph @block attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "training"} {
-  %x = perf.op "ln" : () -> tensor<32x64xf32> {
+  %x = perf.op "ln" {perf.autograd_pair = 0 : i64} : () -> tensor<32x64xf32> {
     perf.layernorm {rows = 32, cols = 64}
   }
-  %h = perf.op "fc1"(%x) : (tensor<32x64xf32>) -> tensor<32x128xf32> {
+  %h = perf.op "fc1"(%x) {perf.autograd_pair = 1 : i64} : (tensor<32x64xf32>) -> tensor<32x128xf32> {
     perf.gemm {m = 32, n = 128, k = 64}
   }
-  %g = perf.op "gelu"(%h) : (tensor<32x128xf32>) -> tensor<32x128xf32> {
+  %g = perf.op "gelu"(%h) {perf.autograd_pair = 2 : i64} : (tensor<32x128xf32>) -> tensor<32x128xf32> {
     perf.elementwise {elements = 4096}
   }
-  %y = perf.op "fc2"(%g) : (tensor<32x128xf32>) -> tensor<32x64xf32> {
+  %y = perf.op "fc2"(%g) {perf.autograd_pair = 3 : i64} : (tensor<32x128xf32>) -> tensor<32x64xf32> {
     perf.gemm {m = 32, n = 64, k = 128}
   }
-  %z = perf.op "add"(%y, %x) : (tensor<32x64xf32>, tensor<32x64xf32>) -> tensor<32x64xf32> {
+  %z = perf.op "add"(%y, %x) {perf.autograd_pair = 4 : i64} : (tensor<32x64xf32>, tensor<32x64xf32>) -> tensor<32x64xf32> {
     perf.elementwise {elements = 2048, inputs = 2}
   }
-  %dz = perf.op "add.backward"(%z) : (tensor<32x64xf32>) -> tensor<32x64xf32> {
+  %dz = perf.op "add.backward"(%z) {perf.autograd_pair = 4 : i64} : (tensor<32x64xf32>) -> tensor<32x64xf32> {
     perf.elementwise {elements = 2048, pass = #perf.pass<bwd>}
   }
-  %dg:2 = perf.op "fc2.backward"(%dz, %g) : (tensor<32x64xf32>, tensor<32x128xf32>) -> (tensor<32x128xf32>, tensor<8192xf32>) {
+  %dg:2 = perf.op "fc2.backward"(%dz, %g) {perf.autograd_pair = 3 : i64} : (tensor<32x64xf32>, tensor<32x128xf32>) -> (tensor<32x128xf32>, tensor<8192xf32>) {
     perf.gemm {m = 32, n = 128, k = 64, pass = #perf.pass<dgrad>}
     perf.gemm {m = 128, n = 64, k = 32, pass = #perf.pass<wgrad>}
   }
-  %dh = perf.op "gelu.backward"(%dg#0, %h) : (tensor<32x128xf32>, tensor<32x128xf32>) -> tensor<32x128xf32> {
+  %dh = perf.op "gelu.backward"(%dg#0, %h) {perf.autograd_pair = 2 : i64} : (tensor<32x128xf32>, tensor<32x128xf32>) -> tensor<32x128xf32> {
     perf.elementwise {elements = 4096, pass = #perf.pass<bwd>}
   }
-  %dx:2 = perf.op "fc1.backward"(%dh, %x) : (tensor<32x128xf32>, tensor<32x64xf32>) -> (tensor<32x64xf32>, tensor<8192xf32>) {
+  %dx:2 = perf.op "fc1.backward"(%dh, %x) {perf.autograd_pair = 1 : i64} : (tensor<32x128xf32>, tensor<32x64xf32>) -> (tensor<32x64xf32>, tensor<8192xf32>) {
     perf.gemm {m = 32, n = 64, k = 128, pass = #perf.pass<dgrad>}
     perf.gemm {m = 64, n = 128, k = 32, pass = #perf.pass<wgrad>}
   }
-  perf.op "ln.backward"(%dx#0) : (tensor<32x64xf32>) -> tensor<32x64xf32> {
+  perf.op "ln.backward"(%dx#0) {perf.autograd_pair = 0 : i64} : (tensor<32x64xf32>) -> tensor<32x64xf32> {
     perf.layernorm {rows = 32, cols = 64, pass = #perf.pass<bwd>}
   }
 }

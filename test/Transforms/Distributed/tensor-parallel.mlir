@@ -32,26 +32,26 @@
 // CHECK-NEXT: perf.all_reduce {bytes = 16384 : i64, group = array<i64: 0, 1>}
 // CHECK: perf.optimizer {elements = 16384 : i64}
 perf.graph @mlp attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "training"} {
-  %x = perf.op "fc1" : () -> tensor<64x256xf32> {
+  %x = perf.op "fc1" {perf.autograd_pair = 0 : i64} : () -> tensor<64x256xf32> {
     perf.gemm {m = 64, n = 256, k = 64}
   }
-  %y = perf.op "gelu"(%x) : (tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %y = perf.op "gelu"(%x) {perf.autograd_pair = 1 : i64} : (tensor<64x256xf32>) -> tensor<64x256xf32> {
     perf.elementwise {elements = 16384}
   }
-  %z = perf.op "fc2"(%y) : (tensor<64x256xf32>) -> tensor<64x64xf32> {
+  %z = perf.op "fc2"(%y) {perf.autograd_pair = 2 : i64} : (tensor<64x256xf32>) -> tensor<64x64xf32> {
     perf.gemm {m = 64, n = 64, k = 256}
   }
   %w = perf.op "layernorm"(%z) : (tensor<64x64xf32>) -> tensor<64x64xf32> {
     perf.layernorm {rows = 64, cols = 64}
   }
-  %g2 = perf.op "fc2_bwd"(%w) : (tensor<64x64xf32>) -> tensor<64x256xf32> {
+  %g2 = perf.op "fc2_bwd"(%w) {perf.autograd_pair = 2 : i64} : (tensor<64x64xf32>) -> tensor<64x256xf32> {
     perf.gemm {m = 64, n = 256, k = 64, pass = #perf.pass<dgrad>}
     perf.gemm {m = 256, n = 64, k = 64, pass = #perf.pass<wgrad>}
   }
-  %g3 = perf.op "gelu_bwd"(%g2) : (tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %g3 = perf.op "gelu_bwd"(%g2) {perf.autograd_pair = 1 : i64} : (tensor<64x256xf32>) -> tensor<64x256xf32> {
     perf.elementwise {elements = 16384, inputs = 2, pass = #perf.pass<bwd>}
   }
-  %g1 = perf.op "fc1_bwd"(%g3) : (tensor<64x256xf32>) -> tensor<64x64xf32> {
+  %g1 = perf.op "fc1_bwd"(%g3) {perf.autograd_pair = 0 : i64} : (tensor<64x256xf32>) -> tensor<64x64xf32> {
     perf.gemm {m = 64, n = 64, k = 256, pass = #perf.pass<dgrad>}
     perf.gemm {m = 64, n = 256, k = 64, pass = #perf.pass<wgrad>}
   }

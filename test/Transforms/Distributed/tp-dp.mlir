@@ -35,12 +35,12 @@
 // STRIDE: perf.all_reduce {bytes = 8000000 : i64, group = array<i64: 0, 3, 6, 9>, stream = 1 : i64}
 
 perf.graph @block attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "training"} {
-  %h = perf.op "mlp_fwd" : () -> tensor<4xf32> {
+  %h = perf.op "mlp_fwd" {perf.autograd_pair = 0 : i64} : () -> tensor<4xf32> {
     perf.gemm {m = 1024, n = 4096, k = 1024}
     perf.elementwise {elements = 4194304}
     perf.gemm {m = 1024, n = 1024, k = 4096}
   }
-  perf.op "mlp_bwd"(%h) {perf.grad_bytes = 8000000} : (tensor<4xf32>) -> () {
+  perf.op "mlp_bwd"(%h) {perf.autograd_pair = 0 : i64, perf.grad_bytes = 8000000} : (tensor<4xf32>) -> () {
     perf.gemm {m = 1024, n = 4096, k = 1024, pass = #perf.pass<dgrad>}
   }
 }

@@ -10,25 +10,25 @@
 // CHECK-SAME: perf.grad_bytes = 7000000
 // CHECK: perf.send {bytes = 4194304 : i64, group = array<i64: 0, 2>, stream = 1 : i64}
 // CHECK: perf.all_reduce {bytes = 4194304 : i64, device = 2 : i64, group = array<i64: 2, 3>}
-// CHECK: perf.op "mlp2_bwd"(%{{.*}}) {device = 2 : i64, perf.grad_bytes = 4000000 : i64, perf.microbatch = 1
+// CHECK: perf.op "mlp2_bwd"(%{{.*}}) {device = 2 : i64, perf.autograd_pair = 1 : i64, perf.grad_bytes = 4000000 : i64, perf.microbatch = 1
 // CHECK: perf.all_reduce {bytes = 4000000 : i64, device = 2 : i64, group = array<i64: 2, 6>, stream = 3 : i64}
 // CHECK: perf.send {bytes = 4194304 : i64, device = 2 : i64, group = array<i64: 2, 0>, stream = 2 : i64}
-// CHECK: perf.op "mlp1_bwd"(%{{.*}}) {perf.grad_bytes = 3000000 : i64, perf.microbatch = 1
+// CHECK: perf.op "mlp1_bwd"(%{{.*}}) {perf.autograd_pair = 0 : i64, perf.grad_bytes = 3000000 : i64, perf.microbatch = 1
 // CHECK: perf.all_reduce {bytes = 3000000 : i64, group = array<i64: 0, 4>, stream = 3 : i64}
 
 perf.graph @block attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "training"} {
-  %h = perf.op "mlp1_fwd" : () -> tensor<1024x1024xf32> {
+  %h = perf.op "mlp1_fwd" {perf.autograd_pair = 0 : i64} : () -> tensor<1024x1024xf32> {
     perf.gemm {m = 1024, n = 4096, k = 1024}
     perf.gemm {m = 1024, n = 1024, k = 4096}
   }
-  %g = perf.op "mlp2_fwd"(%h) : (tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %g = perf.op "mlp2_fwd"(%h) {perf.autograd_pair = 1 : i64} : (tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
     perf.gemm {m = 1024, n = 4096, k = 1024}
     perf.gemm {m = 1024, n = 1024, k = 4096}
   }
-  %d = perf.op "mlp2_bwd"(%g) {perf.grad_bytes = 8000000} : (tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %d = perf.op "mlp2_bwd"(%g) {perf.autograd_pair = 1 : i64, perf.grad_bytes = 8000000} : (tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
     perf.gemm {m = 1024, n = 4096, k = 1024, pass = #perf.pass<dgrad>}
   }
-  perf.op "mlp1_bwd"(%d) {perf.grad_bytes = 6000000} : (tensor<1024x1024xf32>) -> () {
+  perf.op "mlp1_bwd"(%d) {perf.autograd_pair = 0 : i64, perf.grad_bytes = 6000000} : (tensor<1024x1024xf32>) -> () {
     perf.gemm {m = 1024, n = 4096, k = 1024, pass = #perf.pass<dgrad>}
   }
 }
@@ -44,7 +44,7 @@ perf.graph @block attributes {target = #perf.gpu<"A100-SXM4-80GB">, phase = "tra
 // MEGATRON-SAME: perf.pipeline_parallel = {{{.*}}stages = 2 : i64, stride = 4 : i64}
 // MEGATRON: perf.send {bytes = 4194304 : i64, group = array<i64: 0, 4>, stream = 1 : i64}
 // MEGATRON: perf.all_reduce {bytes = 4194304 : i64, device = 4 : i64, group = array<i64: 4, 5>}
-// MEGATRON: perf.op "mlp2_bwd"(%{{.*}}) {device = 4 : i64, perf.grad_bytes = 4000000 : i64, perf.microbatch = 1
+// MEGATRON: perf.op "mlp2_bwd"(%{{.*}}) {device = 4 : i64, perf.autograd_pair = 1 : i64, perf.grad_bytes = 4000000 : i64, perf.microbatch = 1
 // MEGATRON: perf.all_reduce {bytes = 4000000 : i64, device = 4 : i64, group = array<i64: 4, 6>, stream = 3 : i64}
 // MEGATRON: perf.send {bytes = 4194304 : i64, device = 4 : i64, group = array<i64: 4, 0>, stream = 2 : i64}
 // MEGATRON: perf.all_reduce {bytes = 3000000 : i64, group = array<i64: 0, 2>, stream = 3 : i64}
