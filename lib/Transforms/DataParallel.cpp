@@ -88,6 +88,9 @@ struct DataParallelPass : perf::impl::DataParallelBase<DataParallelPass> {
   }
 
   LogicalResult runOnGraph(GraphOp graph) {
+    if (failed(refuseLaterLayouts(graph, "--perf-data-parallel",
+                                  kDataParallelAttr, {kZeroAttr})))
+      return failure();
     if (devices == 1)
       return success();
     // After pipeline parallelism every stage reduces its own gradients with

@@ -6,6 +6,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Transforms/Passes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 #include <utility>
 
@@ -75,6 +77,68 @@ LogicalResult perf::parsePassList(StringRef pipeline, OpPassManager &pm,
         perGraph && pmName && *pmName != graphName ? pm.nest(graphName) : pm;
     if (failed(parsePassPipeline(element, target, errorStream)))
       return failure();
+  }
+  return checkLayoutOrder(pm, errorStream);
+}
+
+/// The layout passes in the order they compose.
+static constexpr llvm::StringLiteral kLayoutPasses[] = {
+    "perf-expert-parallel", "perf-tensor-parallel", "perf-pipeline-parallel",
+    "perf-data-parallel", "perf-zero"};
+
+LogicalResult perf::checkLayoutOrder(OpPassManager &pm,
+                                     raw_ostream &errorStream) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  pm.printAsTextualPipeline(os);
+  // The pass names in pipeline order; options (in braces) are skipped.
+  SmallVector<size_t> ranks;
+  int depth = 0;
+  char quote = 0;
+  size_t start = std::string::npos;
+  auto isNameChar = [](char c) {
+    return llvm::isAlnum(c) || c == '-' || c == '_' || c == '.';
+  };
+  for (size_t i = 0; i <= text.size(); ++i) {
+    char c = i < text.size() ? text[i] : ' ';
+    if (quote) {
+      quote = c == quote ? 0 : quote;
+      continue;
+    }
+    if (depth == 0 && isNameChar(c)) {
+      if (start == std::string::npos)
+        start = i;
+      continue;
+    }
+    if (start != std::string::npos) {
+      StringRef name = StringRef(text).slice(start, i);
+      const auto *it = llvm::find(kLayoutPasses, name);
+      if (it != std::end(kLayoutPasses))
+        ranks.push_back(it - std::begin(kLayoutPasses));
+      start = std::string::npos;
+    }
+    if (c == '\'' || c == '"')
+      quote = c;
+    else if (c == '{')
+      ++depth;
+    else if (c == '}' && depth > 0)
+      --depth;
+  }
+  for (size_t i = 1; i < ranks.size(); ++i) {
+    StringRef earlier = kLayoutPasses[ranks[i - 1]],
+              later = kLayoutPasses[ranks[i]];
+    if (ranks[i] == ranks[i - 1]) {
+      errorStream << "--" << later
+                  << " is given twice; give it once, with every device";
+      return failure();
+    }
+    if (ranks[i] < ranks[i - 1]) {
+      errorStream << "--" << later << " comes after --" << earlier
+                  << "; the layout passes compose as expert, tensor, "
+                     "pipeline and data parallelism, then ZeRO: give --"
+                  << later << " first";
+      return failure();
+    }
   }
   return success();
 }

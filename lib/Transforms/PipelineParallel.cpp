@@ -19,7 +19,11 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 #include <deque>
+#include <functional>
+#include <map>
 #include <numeric>
+#include <optional>
+#include <tuple>
 
 namespace perf {
 #define GEN_PASS_DEF_PIPELINEPARALLEL
@@ -102,6 +106,334 @@ struct Task {
   /// The chunk of the model (0 .. devices x chunks - 1); chunk c runs on
   /// device c mod devices.
   int64_t chunk;
+};
+
+/// Builds one graph's pipeline: the input graph (one micro-batch) cut into
+/// n x v model chunks, chunk c on stage c mod n, and copied once per
+/// micro-batch in the schedule's order, with a send wherever a tensor
+/// crosses stages. Each step is a method, called in order by the pass.
+class PipelineBuild {
+public:
+  PipelineBuild(GraphOp graph, int64_t n, int64_t m, int64_t v)
+      : graph(graph), b(graph.getContext()), n(n), m(m), v(v), numChunks(n * v),
+        maps(m) {}
+
+  /// Sorts the graph's ops into forward, backward and the optimizer (the
+  /// tail) and cuts the forward ops into chunks of about equal device time
+  /// (`byTime`, where the graph has a GPU) or FLOPs. A backward op runs in
+  /// the chunk of its forward op (perf.autograd_pair). False: nothing to
+  /// pipeline.
+  bool partition(bool byTime) {
+    for (Operation &op : graph.getBodyBlock()) {
+      all.push_back(&op);
+      auto fw = dyn_cast<FrameworkOp>(op);
+      if (!fw)
+        continue; // Syncs of the single-device graph no longer apply.
+      if (isOptimizerOp(fw))
+        tail.push_back(fw);
+      else if (isForwardOp(fw) && bwd.empty())
+        fwd.push_back(fw);
+      else
+        bwd.push_back(fw);
+    }
+    if (n == 1 || fwd.empty())
+      return false;
+    std::function<double(Operation *)> weight = opFlops;
+    if (byTime)
+      if (GpuAttr gpu = graph.getGpuTarget()) {
+        GpuSpec spec = gpu.getSpec();
+        weight = [spec](Operation *op) { return opTimeUs(op, spec); };
+      }
+    llvm::DenseMap<int64_t, int64_t> chunkOfPair;
+    SmallVector<int64_t> fs = cutStages(fwd, numChunks, weight);
+    for (size_t i = 0; i < fwd.size(); ++i) {
+      chunkOf[fwd[i]] = fs[i];
+      if (std::optional<int64_t> pair = pairOf(fwd[i]))
+        chunkOfPair[*pair] = fs[i];
+    }
+    // A backward op without a pair (the collective after a split layer's
+    // backward, a hand-written op) runs with the backward op before it,
+    // whose result it reads; a graph without pairs is cut like the forward.
+    bool paired =
+        llvm::any_of(bwd, [](Operation *op) { return pairOf(op).has_value(); });
+    if (!paired) {
+      SmallVector<Operation *> reversed(bwd.rbegin(), bwd.rend());
+      SmallVector<int64_t> bs = cutStages(reversed, numChunks, weight);
+      for (size_t i = 0; i < reversed.size(); ++i)
+        chunkOf[reversed[i]] = bs[i];
+    } else {
+      int64_t chunk = numChunks - 1;
+      for (Operation *op : bwd) {
+        std::optional<int64_t> pair = pairOf(op);
+        auto it = pair ? chunkOfPair.find(*pair) : chunkOfPair.end();
+        if (it != chunkOfPair.end())
+          chunk = it->second;
+        chunkOf[op] = chunk;
+      }
+    }
+    fwdChunk.resize(numChunks);
+    bwdChunk.resize(numChunks);
+    for (Operation *op : fwd)
+      fwdChunk[chunkOf[op]].push_back(op);
+    for (Operation *op : bwd)
+      bwdChunk[chunkOf[op]].push_back(op);
+    b.setInsertionPointToEnd(&graph.getBodyBlock());
+    return true;
+  }
+
+  /// After tensor parallelism a stage is a TP group of `tp` consecutive
+  /// devices, device 0's replica standing for it: stage s runs on device
+  /// s x spacing (the stride, else tp) and its TP collectives move to that
+  /// group. After expert parallelism over P devices (and TP over its
+  /// experts as over the rest), a stage's experts are spread over P of its
+  /// data-parallel replicas, which --perf-data-parallel places
+  /// `replicaStep` apart: the all_to_alls of the stage at device d span d,
+  /// d + replicaStep, ... (P of them).
+  LogicalResult placeStages(int64_t stride) {
+    tp = layoutDegree(graph, kTensorParallelAttr);
+    spacing = stride > 0 ? stride : tp;
+    if (spacing < tp)
+      return graph.emitError("--perf-pipeline-parallel: stride=")
+             << spacing << " puts stage 1 inside stage 0's tensor-parallel "
+             << "group of " << tp << " devices; give at least " << tp;
+    if (!withinLimit((n - 1) * spacing, kMaxDevices))
+      return graph.emitError("--perf-pipeline-parallel: ") << limitExceeded(
+                 "the last stage's device id", (n - 1) * spacing, kMaxDevices);
+    const int64_t expertDevices = layoutDegree(graph, kExpertParallelAttr);
+    replicaStep = defaultReplicaStep(n, spacing, tp);
+    if (expertDevices > 1 && spacing > tp && expertDevices * tp > spacing)
+      return graph.emitError("--perf-pipeline-parallel: stride=")
+             << spacing << " leaves room for " << spacing / tp
+             << " replicas of a stage, fewer than the " << expertDevices
+             << " devices its experts are spread over (perf.expert_parallel)";
+    if (expertDevices > 1 &&
+        !withinLimit((n - 1) * spacing + (expertDevices - 1) * replicaStep,
+                     kMaxDevices))
+      return graph.emitError("--perf-pipeline-parallel: ") << limitExceeded(
+                 "the last expert device's id",
+                 (n - 1) * spacing + (expertDevices - 1) * replicaStep,
+                 kMaxDevices);
+    return success();
+  }
+
+  /// Interleaves the stages' task lists (`order`) into one launch order in
+  /// which every task comes after what it reads.
+  LogicalResult emitSchedule(SmallVector<std::deque<Task>> order) {
+    SmallVector<SmallVector<bool>> fwdDone(numChunks,
+                                           SmallVector<bool>(m, false)),
+        bwdDone(numChunks, SmallVector<bool>(m, false));
+    const int64_t last = numChunks - 1;
+    size_t remaining = 2 * size_t(numChunks) * size_t(m);
+    while (remaining > 0) {
+      bool progress = false;
+      for (int64_t s = 0; s < n; ++s) {
+        while (!order[s].empty()) {
+          Task t = order[s].front();
+          int64_t c = t.chunk;
+          bool ready = t.forward
+                           ? (c == 0 || fwdDone[c - 1][t.microbatch])
+                           : (fwdDone[last][t.microbatch] &&
+                              (c == last || bwdDone[c + 1][t.microbatch]));
+          if (!ready)
+            break;
+          order[s].pop_front();
+          emitChunk(t.forward ? fwdChunk[c] : bwdChunk[c], c, t.microbatch);
+          (t.forward ? fwdDone : bwdDone)[c][t.microbatch] = true;
+          --remaining;
+          progress = true;
+        }
+      }
+      if (!progress)
+        return graph.emitError("--perf-pipeline-parallel: schedule deadlock");
+    }
+    return success();
+  }
+
+  /// Ops after the backward pass (the optimizer) run once per step on every
+  /// stage, over that stage's share of the parameters (the weights its
+  /// forward ops declare; an even share where none declare any), once the
+  /// stage's streams have drained.
+  void emitOptimizerSteps() {
+    SmallVector<double> stageParams(n, 0);
+    for (int64_t c = 0; c < numChunks; ++c)
+      for (Operation *op : fwdChunk[c])
+        stageParams[stageOfChunk(c)] +=
+            double(declaredParameters(cast<FrameworkOp>(op)).value_or(0));
+    const double totalParams =
+        std::accumulate(stageParams.begin(), stageParams.end(), 0.0);
+    auto stageShare = [&](int64_t elements, int64_t stage) -> int64_t {
+      if (totalParams <= 0)
+        return (elements + n - 1) / n;
+      return std::llround(double(elements) * stageParams[stage] / totalParams);
+    };
+    for (int64_t stage = 0; stage < n; ++stage) {
+      if (tail.empty())
+        break;
+      SyncOp::create(b, graph.getLoc(), b.getI64IntegerAttr(deviceOf(stage)),
+                     IntegerAttr());
+      for (Operation *op : tail) {
+        auto fw = cast<FrameworkOp>(op);
+        auto clone = FrameworkOp::create(b, fw.getLoc(), fw->getResultTypes(),
+                                         fw.getOpNameAttr(), ValueRange{},
+                                         b.getI64IntegerAttr(stage));
+        clone.setWorkList(fw.getWorkList());
+        shareOptimizerUpdates(clone, [&](int64_t elements) {
+          return stageShare(elements, stage);
+        });
+        place(clone, stage);
+        clone->setAttr(kStageAttr, b.getI64IntegerAttr(stage));
+      }
+    }
+  }
+
+  /// Erases the single-micro-batch graph and records the layout.
+  void finish(StringRef schedule) {
+    for (Operation *op : llvm::reverse(all)) {
+      op->dropAllUses();
+      op->erase();
+    }
+    graph->setAttr(
+        kPipelineParallelAttr,
+        b.getDictionaryAttr(
+            {b.getNamedAttr("stages", b.getI64IntegerAttr(n)),
+             b.getNamedAttr("microbatches", b.getI64IntegerAttr(m)),
+             b.getNamedAttr("schedule", b.getStringAttr(schedule)),
+             b.getNamedAttr("chunks", b.getI64IntegerAttr(v)),
+             b.getNamedAttr("stride", b.getI64IntegerAttr(spacing)),
+             b.getNamedAttr("sends", b.getI64IntegerAttr(numSends))}));
+  }
+
+private:
+  static std::optional<int64_t> pairOf(Operation *op) {
+    if (auto pair = getDiscardable<IntegerAttr>(op, kAutogradPairAttr))
+      return pair.getInt();
+    return std::nullopt;
+  }
+  int64_t stageOfChunk(int64_t chunk) const { return chunk % n; }
+  int64_t deviceOf(int64_t chunk) const {
+    return stageOfChunk(chunk) * spacing;
+  }
+  /// Whether a value made by chunk `from` must travel to chunk `to`: it
+  /// does between devices; chunks of one device share its memory.
+  bool crosses(int64_t from, int64_t to) const {
+    return stageOfChunk(from) != stageOfChunk(to);
+  }
+
+  /// Moves a copy to its chunk's device, and its collectives' groups with
+  /// it: a TP group to the stage's, an expert group's member r (device 0's
+  /// replica r, device r x tp after TP) to the stage's replica r.
+  void place(Operation *clone, int64_t chunk) {
+    const int64_t device = deviceOf(chunk);
+    auto fw = dyn_cast<FrameworkOp>(clone);
+    if (!fw)
+      return;
+    fw.setDeviceAttr(b.getI64IntegerAttr(device));
+    if (!fw.hasWork())
+      return;
+    const bool exchange = isExpertExchange(fw);
+    SmallVector<WorkAttr> work(fw.getWorkList());
+    for (WorkAttr &w : work) {
+      w = w.withDevice(device);
+      if (w.isCollective() && (exchange || (tp > 1 && device > 0))) {
+        auto collective = cast<CollectiveWork>(w);
+        SmallVector<int64_t> group(collective.getGroup());
+        for (int64_t &d : group)
+          d = exchange ? device + d / tp * replicaStep : d + device;
+        w = collective.withGroup(group);
+      }
+    }
+    fw.setWorkList(work);
+  }
+
+  /// A send of `values` (original values of micro-batch `mb`) from chunk
+  /// `from` to chunk `to` on another device, launched by the sender's host
+  /// thread.
+  void emitSend(int64_t from, int64_t to, ArrayRef<Value> values, int64_t mb) {
+    IRMapping &map = maps[mb];
+    SmallVector<Value> inputs;
+    int64_t bytes = 0;
+    for (Value value : values) {
+      inputs.push_back(map.lookup(value));
+      bytes += tensorBytes(value.getType());
+    }
+    SmallVector<int64_t> group{deviceOf(from), deviceOf(to)};
+    FrameworkOp send = createCommOp(
+        b, graph.getLoc(), "pp::send", inputs, deviceOf(from),
+        makeCollectiveWork(b.getContext(), WorkKind::Send, bytes, group,
+                           deviceOf(from),
+                           linkStream(stageOfChunk(from), stageOfChunk(to))));
+    send->setAttr(kMicrobatchAttr, b.getI64IntegerAttr(mb));
+    ++numSends;
+    for (auto [value, r] : llvm::zip(values, send->getResults()))
+      delivered[{mb, value.getAsOpaquePointer(), to}] = r;
+  }
+
+  /// Copies chunk `chunk`'s `ops` for micro-batch `mb`, after the sends of
+  /// what they read from other devices; the stage then sends what later
+  /// stages read as soon as it has produced it, from its own host thread
+  /// (as PipeDream and Megatron do), not when the reader is launched.
+  void emitChunk(ArrayRef<Operation *> ops, int64_t chunk, int64_t mb) {
+    IRMapping &map = maps[mb];
+    // Values from other devices' chunks not sent yet, grouped by sender.
+    llvm::MapVector<int64_t, SmallVector<Value>> incoming;
+    for (Operation *op : ops)
+      for (Value value : op->getOperands()) {
+        Operation *def = value.getDefiningOp();
+        if (!def || !chunkOf.count(def) || !crosses(chunkOf[def], chunk))
+          continue;
+        if (delivered.count({mb, value.getAsOpaquePointer(), chunk}))
+          continue;
+        auto &list = incoming[chunkOf[def]];
+        if (!llvm::is_contained(list, value))
+          list.push_back(value);
+      }
+    for (auto &[from, values] : incoming)
+      emitSend(from, chunk, values, mb);
+    for (Operation *op : ops) {
+      IRMapping local = map;
+      for (Value value : op->getOperands()) {
+        auto it = delivered.find({mb, value.getAsOpaquePointer(), chunk});
+        if (it != delivered.end())
+          local.map(value, it->second);
+      }
+      Operation *clone = b.clone(*op, local);
+      for (auto [from, to] : llvm::zip(op->getResults(), clone->getResults()))
+        map.map(from, to);
+      place(clone, chunk);
+      clone->setAttr(kStageAttr, b.getI64IntegerAttr(stageOfChunk(chunk)));
+      if (v > 1)
+        clone->setAttr(kChunkAttr, b.getI64IntegerAttr(chunk));
+      clone->setAttr(kMicrobatchAttr, b.getI64IntegerAttr(mb));
+    }
+    llvm::MapVector<int64_t, SmallVector<Value>> outgoing;
+    for (Operation *op : ops)
+      for (Value r : op->getResults())
+        for (Operation *user : r.getUsers()) {
+          auto it = chunkOf.find(user);
+          if (it == chunkOf.end() || !crosses(chunk, it->second) ||
+              llvm::is_contained(tail, user))
+            continue;
+          auto &list = outgoing[it->second];
+          if (!llvm::is_contained(list, r))
+            list.push_back(r);
+        }
+    for (auto &[to, values] : outgoing)
+      emitSend(chunk, to, values, mb);
+  }
+
+  GraphOp graph;
+  OpBuilder b;
+  /// Stages, micro-batches, chunks per stage and chunks in all.
+  const int64_t n, m, v, numChunks;
+  int64_t tp = 1, spacing = 1, replicaStep = 1;
+  SmallVector<Operation *> fwd, bwd, tail, all;
+  llvm::DenseMap<Operation *, int64_t> chunkOf;
+  /// (forward?, chunk) -> ops in original order.
+  SmallVector<SmallVector<Operation *>> fwdChunk, bwdChunk;
+  SmallVector<IRMapping> maps;
+  /// (micro-batch, original value, chunk) -> the value delivered there.
+  std::map<std::tuple<int64_t, void *, int64_t>, Value> delivered;
+  int64_t numSends = 0;
 };
 
 struct PipelineParallelPass
@@ -204,286 +536,21 @@ struct PipelineParallelPass
       return failure();
     const int64_t n = devices;
     const int64_t m = microbatches ? int64_t(microbatches) : 2 * n;
-    // Model chunks: n x v of them, chunk c on device c mod n.
     const int64_t v = chunks;
-    const int64_t numChunks = n * v;
     if (v > 1 && m % n != 0)
       return graph.emitError("--perf-pipeline-parallel: interleaving (chunks=")
              << v << ") needs micro-batches divisible by the " << n
              << " devices, got " << m;
-    Block &block = graph.getBodyBlock();
-    SmallVector<Operation *> fwd, bwd, tail, all;
-    for (Operation &op : block) {
-      all.push_back(&op);
-      auto fw = dyn_cast<FrameworkOp>(op);
-      if (!fw)
-        continue; // Syncs of the single-device graph no longer apply.
-      if (isOptimizerOp(fw))
-        tail.push_back(fw);
-      else if (isForwardOp(fw) && bwd.empty())
-        fwd.push_back(fw);
-      else
-        bwd.push_back(fw);
-    }
-    if (n == 1 || fwd.empty())
+    PipelineBuild build(graph, n, m, v);
+    if (!build.partition(balance == "time"))
       return success();
-
-    // Balance on device time when the graph has a GPU (or priced kernels),
-    // else on FLOPs.
-    std::function<double(Operation *)> weight = opFlops;
-    if (balance == "time") {
-      if (GpuAttr gpu = graph.getGpuTarget()) {
-        GpuSpec spec = gpu.getSpec();
-        weight = [spec](Operation *op) { return opTimeUs(op, spec); };
-      }
-    }
-    llvm::DenseMap<Operation *, int64_t> chunkOf;
-    SmallVector<int64_t> fs = cutStages(fwd, numChunks, weight);
-    for (size_t i = 0; i < fwd.size(); ++i)
-      chunkOf[fwd[i]] = fs[i];
-    SmallVector<Operation *> bwdReversed(bwd.rbegin(), bwd.rend());
-    SmallVector<int64_t> bs = cutStages(bwdReversed, numChunks, weight);
-    for (size_t i = 0; i < bwdReversed.size(); ++i)
-      chunkOf[bwdReversed[i]] = bs[i];
-
-    // (forward?, chunk) -> ops in original order.
-    SmallVector<SmallVector<Operation *>> fwdChunk(numChunks),
-        bwdChunk(numChunks);
-    for (Operation *op : fwd)
-      fwdChunk[chunkOf[op]].push_back(op);
-    for (Operation *op : bwd)
-      bwdChunk[chunkOf[op]].push_back(op);
-
-    OpBuilder b(&getContext());
-    b.setInsertionPointToEnd(&block);
-    SmallVector<IRMapping> maps(m);
-    // (microbatch, original value, chunk) -> value delivered to that chunk.
-    std::map<std::tuple<int64_t, void *, int64_t>, Value> delivered;
-    int64_t numSends = 0;
-
-    // After tensor parallelism a stage is a TP group of `tp` consecutive
-    // devices, device 0's replica standing for it: stage s runs on device
-    // s x spacing (the stride, else tp) and its TP collectives move to that
-    // group. Chunk c belongs to stage c mod n.
-    const int64_t tp = layoutDegree(graph, kTensorParallelAttr);
-    const int64_t spacing = stride > 0 ? int64_t(stride) : tp;
-    if (spacing < tp)
-      return graph.emitError("--perf-pipeline-parallel: stride=")
-             << spacing << " puts stage 1 inside stage 0's tensor-parallel "
-             << "group of " << tp << " devices; give at least " << tp;
-    if (!withinLimit((n - 1) * spacing, kMaxDevices))
-      return graph.emitError("--perf-pipeline-parallel: ") << limitExceeded(
-                 "the last stage's device id", (n - 1) * spacing, kMaxDevices);
-    auto stageOfChunk = [&](int64_t chunk) { return chunk % n; };
-    auto deviceOf = [&](int64_t chunk) {
-      return stageOfChunk(chunk) * spacing;
-    };
-    // After expert parallelism over P devices (and TP over its experts as
-    // over the rest), a stage's experts are spread over P of its
-    // data-parallel replicas, which --perf-data-parallel places
-    // `replicaStep` apart: the all_to_alls of the stage at device d span d,
-    // d + replicaStep, ... (P of them).
-    const int64_t expertDevices = layoutDegree(graph, kExpertParallelAttr);
-    const int64_t replicaStep = defaultReplicaStep(n, spacing, tp);
-    if (expertDevices > 1 && spacing > tp && expertDevices * tp > spacing)
-      return graph.emitError("--perf-pipeline-parallel: stride=")
-             << spacing << " leaves room for " << spacing / tp
-             << " replicas of a stage, fewer than the " << expertDevices
-             << " devices its experts are spread over (perf.expert_parallel)";
-    if (expertDevices > 1 &&
-        !withinLimit((n - 1) * spacing + (expertDevices - 1) * replicaStep,
-                     kMaxDevices))
-      return graph.emitError("--perf-pipeline-parallel: ") << limitExceeded(
-                 "the last expert device's id",
-                 (n - 1) * spacing + (expertDevices - 1) * replicaStep,
-                 kMaxDevices);
-
-    auto place = [&](Operation *clone, int64_t chunk) {
-      const int64_t device = deviceOf(chunk);
-      auto fw = dyn_cast<FrameworkOp>(clone);
-      if (!fw)
-        return;
-      fw.setDeviceAttr(b.getI64IntegerAttr(device));
-      if (!fw.hasWork())
-        return;
-      const bool exchange = isExpertExchange(fw);
-      SmallVector<WorkAttr> work(fw.getWorkList());
-      for (WorkAttr &w : work) {
-        w = w.withDevice(device);
-        // A TP group moves to the stage's; an expert group's member r
-        // (device 0's replica r, device r x tp after TP) to the stage's
-        // replica r.
-        if (w.isCollective() && (exchange || (tp > 1 && device > 0))) {
-          auto collective = cast<CollectiveWork>(w);
-          SmallVector<int64_t> group(collective.getGroup());
-          for (int64_t &d : group)
-            d = exchange ? device + d / tp * replicaStep : d + device;
-          w = collective.withGroup(group);
-        }
-      }
-      fw.setWorkList(work);
-    };
-
-    // A send of `values` (original values of micro-batch `mb`) from chunk
-    // `from` to chunk `to` on another device, launched by the sender's host
-    // thread.
-    auto emitSend = [&](int64_t from, int64_t to, ArrayRef<Value> values,
-                        int64_t mb) {
-      IRMapping &map = maps[mb];
-      SmallVector<Value> inputs;
-      int64_t bytes = 0;
-      for (Value v : values) {
-        inputs.push_back(map.lookup(v));
-        bytes += tensorBytes(v.getType());
-      }
-      SmallVector<int64_t> group{deviceOf(from), deviceOf(to)};
-      FrameworkOp send = createCommOp(
-          b, graph.getLoc(), "pp::send", inputs, deviceOf(from),
-          makeCollectiveWork(b.getContext(), WorkKind::Send, bytes, group,
-                             deviceOf(from),
-                             linkStream(stageOfChunk(from), stageOfChunk(to))));
-      send->setAttr(kMicrobatchAttr, b.getI64IntegerAttr(mb));
-      ++numSends;
-      for (auto [v, r] : llvm::zip(values, send->getResults()))
-        delivered[{mb, v.getAsOpaquePointer(), to}] = r;
-    };
-
-    // Whether `value`, made by chunk `from`, must travel to chunk `to`: it
-    // does between devices; chunks of one device share its memory.
-    auto crosses = [&](int64_t from, int64_t to) {
-      return stageOfChunk(from) != stageOfChunk(to);
-    };
-    auto emitChunk = [&](ArrayRef<Operation *> ops, int64_t chunk, int64_t mb) {
-      IRMapping &map = maps[mb];
-      // Values from other devices' chunks not sent yet, grouped by sender.
-      llvm::MapVector<int64_t, SmallVector<Value>> incoming;
-      for (Operation *op : ops)
-        for (Value value : op->getOperands()) {
-          Operation *def = value.getDefiningOp();
-          if (!def || !chunkOf.count(def) || !crosses(chunkOf[def], chunk))
-            continue;
-          if (delivered.count({mb, value.getAsOpaquePointer(), chunk}))
-            continue;
-          auto &list = incoming[chunkOf[def]];
-          if (!llvm::is_contained(list, value))
-            list.push_back(value);
-        }
-      for (auto &[from, values] : incoming)
-        emitSend(from, chunk, values, mb);
-      for (Operation *op : ops) {
-        IRMapping local = map;
-        for (Value value : op->getOperands()) {
-          auto it = delivered.find({mb, value.getAsOpaquePointer(), chunk});
-          if (it != delivered.end())
-            local.map(value, it->second);
-        }
-        Operation *clone = b.clone(*op, local);
-        for (auto [from, to] : llvm::zip(op->getResults(), clone->getResults()))
-          map.map(from, to);
-        place(clone, chunk);
-        clone->setAttr(kStageAttr, b.getI64IntegerAttr(stageOfChunk(chunk)));
-        if (v > 1)
-          clone->setAttr(kChunkAttr, b.getI64IntegerAttr(chunk));
-        clone->setAttr(kMicrobatchAttr, b.getI64IntegerAttr(mb));
-      }
-      // The stage sends what later stages read as soon as it has produced
-      // it, from its own host thread (as PipeDream and Megatron do), not
-      // when the reader happens to be launched.
-      llvm::MapVector<int64_t, SmallVector<Value>> outgoing;
-      for (Operation *op : ops)
-        for (Value r : op->getResults())
-          for (Operation *user : r.getUsers()) {
-            auto it = chunkOf.find(user);
-            if (it == chunkOf.end() || !crosses(chunk, it->second) ||
-                llvm::is_contained(tail, user))
-              continue;
-            auto &list = outgoing[it->second];
-            if (!llvm::is_contained(list, r))
-              list.push_back(r);
-          }
-      for (auto &[to, values] : outgoing)
-        emitSend(chunk, to, values, mb);
-    };
-
-    // Interleave the stages' task lists into one launch order in which
-    // every task comes after what it reads.
-    SmallVector<std::deque<Task>> order =
-        v > 1 ? buildInterleavedOrder(n, m, v) : buildOrder(n, m);
-    SmallVector<SmallVector<bool>> fwdDone(numChunks,
-                                           SmallVector<bool>(m, false)),
-        bwdDone(numChunks, SmallVector<bool>(m, false));
-    const int64_t last = numChunks - 1;
-    size_t remaining = 2 * size_t(numChunks) * size_t(m);
-    while (remaining > 0) {
-      bool progress = false;
-      for (int64_t s = 0; s < n; ++s) {
-        while (!order[s].empty()) {
-          Task t = order[s].front();
-          int64_t c = t.chunk;
-          bool ready = t.forward
-                           ? (c == 0 || fwdDone[c - 1][t.microbatch])
-                           : (fwdDone[last][t.microbatch] &&
-                              (c == last || bwdDone[c + 1][t.microbatch]));
-          if (!ready)
-            break;
-          order[s].pop_front();
-          emitChunk(t.forward ? fwdChunk[c] : bwdChunk[c], c, t.microbatch);
-          (t.forward ? fwdDone : bwdDone)[c][t.microbatch] = true;
-          --remaining;
-          progress = true;
-        }
-      }
-      if (!progress)
-        return graph.emitError("--perf-pipeline-parallel: schedule deadlock");
-    }
-    // Ops after the backward pass (the optimizer) run once per step on
-    // every stage, over that stage's share of the parameters (the weights
-    // its forward ops declare; an even share where none declare any), once
-    // the stage's streams have drained.
-    SmallVector<double> stageParams(n, 0);
-    for (int64_t c = 0; c < numChunks; ++c)
-      for (Operation *op : fwdChunk[c])
-        stageParams[stageOfChunk(c)] +=
-            double(declaredParameters(cast<FrameworkOp>(op)).value_or(0));
-    const double totalParams =
-        std::accumulate(stageParams.begin(), stageParams.end(), 0.0);
-    auto stageShare = [&](int64_t elements, int64_t stage) -> int64_t {
-      if (totalParams <= 0)
-        return (elements + n - 1) / n;
-      return std::llround(double(elements) * stageParams[stage] / totalParams);
-    };
-    for (int64_t stage = 0; stage < n; ++stage) {
-      if (tail.empty())
-        break;
-      SyncOp::create(b, graph.getLoc(), b.getI64IntegerAttr(deviceOf(stage)),
-                     IntegerAttr());
-      for (Operation *op : tail) {
-        auto fw = cast<FrameworkOp>(op);
-        auto clone = FrameworkOp::create(b, fw.getLoc(), fw->getResultTypes(),
-                                         fw.getOpNameAttr(), ValueRange{},
-                                         b.getI64IntegerAttr(stage));
-        clone.setWorkList(fw.getWorkList());
-        shareOptimizerUpdates(clone, [&](int64_t elements) {
-          return stageShare(elements, stage);
-        });
-        place(clone, stage);
-        clone->setAttr(kStageAttr, b.getI64IntegerAttr(stage));
-      }
-    }
-
-    for (Operation *op : llvm::reverse(all)) {
-      op->dropAllUses();
-      op->erase();
-    }
-    graph->setAttr(
-        kPipelineParallelAttr,
-        b.getDictionaryAttr(
-            {b.getNamedAttr("stages", b.getI64IntegerAttr(n)),
-             b.getNamedAttr("microbatches", b.getI64IntegerAttr(m)),
-             b.getNamedAttr("schedule", b.getStringAttr(schedule)),
-             b.getNamedAttr("chunks", b.getI64IntegerAttr(v)),
-             b.getNamedAttr("stride", b.getI64IntegerAttr(spacing)),
-             b.getNamedAttr("sends", b.getI64IntegerAttr(numSends))}));
+    if (failed(build.placeStages(stride)))
+      return failure();
+    if (failed(build.emitSchedule(v > 1 ? buildInterleavedOrder(n, m, v)
+                                        : buildOrder(n, m))))
+      return failure();
+    build.emitOptimizerSteps();
+    build.finish(schedule);
     return success();
   }
 };

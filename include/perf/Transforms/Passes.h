@@ -58,6 +58,14 @@ mlir::LogicalResult parsePassList(llvm::StringRef pipeline,
                                   mlir::OpPassManager &pm,
                                   llvm::raw_ostream &errorStream);
 
+/// Checks the order of the layout passes in `pm` as it is built: they
+/// compose as expert, tensor, pipeline and data parallelism, then ZeRO (the
+/// order Megatron-LM builds its process groups in), each at most once. The
+/// passes also refuse a graph an earlier run already laid out in a later
+/// way. Errors go to `errorStream`.
+mlir::LogicalResult checkLayoutOrder(mlir::OpPassManager &pm,
+                                     llvm::raw_ostream &errorStream);
+
 /// What runEstimate gives back: the JSON report (perf-opt
 /// --estimate-format=json) and, when asked for, the predicted timeline
 /// (Chrome Trace Event JSON).

@@ -166,6 +166,12 @@ inspectPipeline(MLIRContext &context, const MlirOptMainConfig &config) {
   estimatesBuilt = 0;
   if (failed(config.setupPassPipeline(pm)))
     return failure();
+  std::string order;
+  llvm::raw_string_ostream orderStream(order);
+  if (failed(perf::checkLayoutOrder(pm, orderStream))) {
+    perf::reportError("perf-opt", llvm::createStringError(order));
+    return failure();
+  }
   PipelineShape shape;
   shape.estimates = estimatesBuilt;
   std::string text;
