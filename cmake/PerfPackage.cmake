@@ -55,6 +55,9 @@ install(TARGETS perf-opt perf-translate perf-trace perf-eval perf-train
 # The shipped learned models, which perf-opt --estimate reads by default.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/data/models
   DESTINATION ${CMAKE_INSTALL_DATADIR}/perf)
+# The host catalog (--perf-host-overhead=table=NAME, perf-opt --list-hosts).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/data/hosts
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/perf)
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/PerfConfig.cmake.in
   ${PROJECT_BINARY_DIR}/PerfConfig.cmake

@@ -59,11 +59,15 @@ def build_step(build, configs, s, path):
 
 def estimate(build, step, gpu, stack, db=None, ml_dir=None):
     """The report of `step` priced by `stack`; "STACK@DEVICE" prices with
-    another device spec (a probe's JSON)."""
+    another device spec (a probe's JSON), "STACK+HOST" with a host of the
+    catalog (data/hosts) or a host overhead table."""
+    host = None
+    if "+" in stack:
+        stack, host = stack.split("+", 1)
     if "@" in stack:
         stack, gpu = stack.split("@", 1)
     return run_e2e.estimate_graph(build, step, gpu, None if stack == DEFAULT else stack,
-                                  ml_dir, db)
+                                  ml_dir, db, overheads=host)
 
 
 def group(s):
@@ -85,8 +89,9 @@ def main():
                     "writes (default: the catalog GPU of the files' device name)")
     ap.add_argument("--stack", action="append",
                     help="model stacks (default: the default stack, the default stack with "
-                    "the probed device spec, and roofline); STACK@DEVICE prices on DEVICE "
-                    "(catalog GPU or device JSON)")
+                    "the probed device spec, the default stack with the host h200-vm, and "
+                    "roofline); STACK@DEVICE prices on DEVICE (catalog GPU or device JSON), "
+                    "STACK+HOST with HOST's overheads (a catalog host or a table)")
     ap.add_argument("--ml-dir", help="model folder (default: the one perf-opt ships with)")
     ap.add_argument("--db", help="perf database for stacks with the db model (gunzipped)")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "e2e-h200.md"))
@@ -99,7 +104,7 @@ def main():
         f for f in glob.glob(os.path.join(ROOT, "data", "measured", "h200", "steps*.json"))
         if not f.endswith("steps-repeat.json"))
     probed = os.path.join(ROOT, "data", "measured", "h200", "device.json")
-    stacks = args.stack or [DEFAULT, DEFAULT + "@" + probed, "roofline"]
+    stacks = args.stack or [DEFAULT, DEFAULT + "@" + probed, DEFAULT + "+h200-vm", "roofline"]
     steps, device = [], args.device
     for f in files:
         with open(f) as fh:
@@ -156,7 +161,11 @@ def main():
              "--estimate` uses with no models option on the catalog's H200 (datasheet figures),",
              "*default@data/measured/h200/device.json* the same stack on the device spec",
              "`perf-bench --probe` measured on this GPU (achieved FLOP/s and bandwidth: what a",
-             "user with the GPU at hand gives perf), *roofline* the datasheet roofline.",
+             "user with the GPU at hand gives perf), *default+h200-vm* the default stack with",
+             "the host spec of the H200 virtual machine (data/hosts/h200-vm.json: per-op host",
+             "costs and a per-block time fitted on host-ops.json, measured on another start",
+             "of the machine than the steps; bench/e2e/host_spec.py), *roofline* the datasheet",
+             "roofline.",
              "Error = (predicted - measured) / measured; *host* is the share of the predicted",
              "step in which the GPU waits for the host (1 - GPU active / end-to-end).", "",
              "| step | dtype | attention | measured ms | " +

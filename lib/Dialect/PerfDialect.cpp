@@ -83,6 +83,7 @@ const llvm::StringMap<DeclaredAttribute> &declaredAttributes() {
       declared<PerfDialect::TransformsAttrHelper>(),
       declared<PerfDialect::LaunchQueueDepthAttrHelper>(),
       declared<PerfDialect::HostTailUsAttrHelper>(),
+      declared<PerfDialect::HostTableAttrHelper>(),
       declared<PerfDialect::CopyInCallAttrHelper>(),
       declared<PerfDialect::LayerAttrHelper>(),
       declared<PerfDialect::AutogradPairAttrHelper>(),

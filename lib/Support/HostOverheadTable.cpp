@@ -3,7 +3,11 @@
 #include "perf/Support/HostOverheadTable.h"
 #include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include <cmath>
+#include <cstdlib>
 
 using namespace perf;
 using llvm::json::Object;
@@ -82,6 +86,8 @@ Value HostOverheadTable::toJson() const {
     root["iteration_tail"] = statsToJson(*iterationTail);
   if (launchQueueDepth > 0)
     root["launch_queue_depth"] = int64_t(launchQueueDepth);
+  if (layerUs > 0)
+    root["layer_us"] = layerUs;
   return root;
 }
 
@@ -147,6 +153,14 @@ HostOverheadTable::parse(const llvm::json::Value &value) {
           "overhead table: launch_queue_depth must be a non-negative number "
           "of device events (0: no limit)");
     table.launchQueueDepth = static_cast<unsigned>(*n);
+  }
+  if (const Value *layer = root->get("layer_us")) {
+    std::optional<double> us = layer->getAsNumber();
+    if (!us || !isFiniteAtLeast(*us, 0))
+      return llvm::createStringError(
+          "overhead table: layer_us must be a finite non-negative number of "
+          "microseconds");
+    table.layerUs = *us;
   }
   if (const Value *tail = root->get("iteration_tail")) {
     auto stats = readStats(*tail, "iteration_tail");
@@ -219,4 +233,52 @@ HostOverheadTable::load(llvm::StringRef path) {
   if (!table)
     return fileError(path, llvm::toString(table.takeError()));
   return table;
+}
+
+std::string perf::hostCatalogDir() {
+  if (const char *env = std::getenv("PERF_HOST_DIR"))
+    return env;
+  for (const char *dir : {PERF_INSTALLED_HOST_DIR, PERF_SOURCE_HOST_DIR})
+    if (llvm::sys::fs::is_directory(dir))
+      return dir;
+  return "";
+}
+
+std::vector<std::pair<std::string, HostOverheadTable>> perf::hostCatalog() {
+  std::vector<std::pair<std::string, HostOverheadTable>> hosts;
+  std::string dir = hostCatalogDir();
+  if (dir.empty())
+    return hosts;
+  std::error_code ec;
+  std::vector<std::string> files;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (llvm::sys::path::extension(it->path()) == ".json")
+      files.push_back(it->path());
+  llvm::sort(files);
+  for (const std::string &file : files)
+    if (llvm::Expected<HostOverheadTable> table = HostOverheadTable::load(file))
+      hosts.emplace_back(llvm::sys::path::stem(file).str(), std::move(*table));
+    else
+      llvm::consumeError(table.takeError());
+  return hosts;
+}
+
+llvm::Expected<HostOverheadTable>
+HostOverheadTable::resolve(llvm::StringRef nameOrPath) {
+  if (llvm::sys::fs::exists(nameOrPath) || nameOrPath.contains('/') ||
+      nameOrPath.ends_with(".json"))
+    return load(nameOrPath);
+  std::string dir = hostCatalogDir();
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, nameOrPath + ".json");
+  if (!dir.empty() && llvm::sys::fs::exists(path))
+    return load(path);
+  std::string names;
+  for (const auto &[name, table] : hostCatalog())
+    names += (names.empty() ? "" : ", ") + name;
+  return llvm::createStringError(
+      "no host '" + nameOrPath + "' in the catalog (" +
+      (names.empty() ? std::string("empty") : names) +
+      ") and no such table file; perf-opt --list-hosts lists the catalog");
 }

@@ -9,6 +9,7 @@
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/RepeatedAttrs.h"
 #include "perf/Transforms/UnrolledWalk.h"
+#include "llvm/ADT/DenseSet.h"
 #include <cmath>
 #include <optional>
 
@@ -39,7 +40,8 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
     // graph.
     overheads = std::make_shared<HostOverheadTable>();
     if (!table.empty()) {
-      llvm::Expected<HostOverheadTable> loaded = HostOverheadTable::load(table);
+      llvm::Expected<HostOverheadTable> loaded =
+          HostOverheadTable::resolve(table);
       if (!loaded) {
         emitInputError(UnknownLoc::get(context), loaded.takeError());
         return failure();
@@ -73,6 +75,9 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
                      t5 ? *t5 : scale * overheads.get(name, Overhead::T5)};
       return builder.getDenseF64ArrayAttr(t);
     };
+    // The report names the table that priced the step.
+    if (!table.empty())
+      getOperation()->setAttr(kHostTableAttr, builder.getStringAttr(table));
     // The launch queue the table was measured with goes with it.
     if (overheads.launchQueueDepth > 0)
       getOperation()->setAttr(
@@ -160,6 +165,38 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
                            call ? scale * overheads.syncCall(call.getValue())
                                 : 0));
       }
+    });
+    if (overheads.layerUs > 0)
+      addLayerOverheads(scale * overheads.layerUs, builder);
+  }
+
+  /// The host time of a transformer block beyond its ops' own (the table's
+  /// layer_us) goes before the block's first op, into its T1: the first op
+  /// of each perf.layer in launch order.
+  void addLayerOverheads(double us, Builder &builder) {
+    std::optional<int64_t> previous;
+    RepeatedAttrUpdater<Attribute> updater(&getContext());
+    // An op of a repeat's body is visited once per copy and updated once.
+    llvm::DenseSet<Operation *> updated;
+    UnrolledWalk::forEachHostOp(getOperation(), [&](Operation *op, int64_t) {
+      auto fw = dyn_cast<FrameworkOp>(op);
+      if (!fw)
+        return;
+      auto layer = getDiscardable<IntegerAttr>(op, kLayerAttr);
+      std::optional<int64_t> current =
+          layer ? std::optional<int64_t>(layer.getInt()) : std::nullopt;
+      bool first = current && current != previous;
+      previous = current;
+      auto overhead = getDiscardable<DenseF64ArrayAttr>(op, kOverheadAttr);
+      if (!first || !overhead || overhead.size() != 4 ||
+          !updated.insert(op).second)
+        return;
+      SmallVector<double, 4> t(overhead.asArrayRef());
+      t[0] += us;
+      Attribute value = builder.getDenseF64ArrayAttr(t);
+      updater.apply(op, value, [&](NamedAttrList &attrs) {
+        attrs.set(kOverheadAttr, value);
+      });
     });
   }
 };

@@ -40,6 +40,9 @@ struct GraphSummary {
   std::string name, target, phase;
   double e2e = 0, active = 0, idle = 0, host = 0, sumKernels = 0;
   bool hostBound = false;
+  /// The host overhead table that priced the step (perf.host_table), if
+  /// one was given.
+  std::string hostTable;
   /// Steps of the steady-state walk (0: only one step was walked).
   int64_t iterations = 0;
   double steadyState = 0;
@@ -111,6 +114,8 @@ FailureOr<GraphSummary> summarize(GraphOp graph,
   s.active = f64(estimate, "gpu_active_us");
   s.idle = f64(estimate, "idle_us");
   s.host = f64(estimate, "host_us");
+  if (auto table = graph->getAttrOfType<StringAttr>(kHostTableAttr))
+    s.hostTable = table.str();
   s.sumKernels = f64(estimate, "sum_kernel_us");
   if (auto b = estimate.getAs<BoolAttr>("host_bound"))
     s.hostBound = b.getValue();
@@ -281,6 +286,8 @@ void printText(const GraphSummary &s, llvm::raw_ostream &os) {
                      pct(s.idle));
   os << llvm::format("  host time         %12.3f us  (%s-bound)\n", s.host,
                      s.hostBound ? "host" : "device");
+  if (!s.hostTable.empty())
+    os << "  host overheads    " << s.hostTable << "\n";
   os << llvm::format(
       "  sum of kernels    %12.3f us  (%lld kernels, %lld ops)\n", s.sumKernels,
       (long long)s.numKernels, (long long)s.numOps);
@@ -428,6 +435,8 @@ llvm::json::Value toJson(const GraphSummary &s) {
     out["iterations"] = s.iterations;
     out["steady_state_us"] = s.steadyState;
   }
+  if (!s.hostTable.empty())
+    out["host_table"] = s.hostTable;
   return out;
 }
 

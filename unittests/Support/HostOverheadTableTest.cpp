@@ -151,3 +151,34 @@ TEST(HostOverheadTable, TheIterationTailRoundTrips) {
        {R"({"iteration_tail": -1})", R"({"iteration_tail": "long"})"})
     expectRefusedNaming(text, "iteration_tail");
 }
+
+TEST(HostOverheadTable, TheLayerTimeRoundTrips) {
+  auto json = llvm::json::parse(R"({"layer_us": 545.25})");
+  ASSERT_TRUE(bool(json));
+  auto table = HostOverheadTable::parse(*json);
+  ASSERT_TRUE(bool(table)) << llvm::toString(table.takeError());
+  EXPECT_DOUBLE_EQ(table->layerUs, 545.25);
+  auto again = HostOverheadTable::parse(table->toJson());
+  ASSERT_TRUE(bool(again)) << llvm::toString(again.takeError());
+  EXPECT_DOUBLE_EQ(again->layerUs, 545.25);
+  // None: none written, and none added.
+  EXPECT_EQ(HostOverheadTable().toJson().getAsObject()->get("layer_us"),
+            nullptr);
+  for (const char *text : {R"({"layer_us": -1})", R"({"layer_us": "slow"})"})
+    expectRefusedNaming(text, "layer_us");
+}
+
+TEST(HostOverheadTable, ACatalogNameResolvesToItsFile) {
+  // The shipped catalog's H200 host: F.linear measured at 27.689 us a call,
+  // the probe's launch 5.9025 us, so T1 = 21.7865 rounded to 21.786.
+  auto table = HostOverheadTable::resolve("h200-vm");
+  ASSERT_TRUE(bool(table)) << llvm::toString(table.takeError());
+  EXPECT_NEAR(table->get("aten::addmm", Overhead::T1) +
+                  table->runtimeCall("cudaLaunchKernel"),
+              27.689, 1e-3);
+  EXPECT_GT(table->layerUs, 0);
+  auto missing = HostOverheadTable::resolve("no-such-host");
+  ASSERT_FALSE(bool(missing));
+  EXPECT_NE(llvm::toString(missing.takeError()).find("h200-vm"),
+            std::string::npos);
+}

@@ -55,6 +55,8 @@ inline constexpr ::llvm::StringLiteral kLaunchQueueDepthAttr =
     PerfDialect::LaunchQueueDepthAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kHostTailAttr =
     PerfDialect::HostTailUsAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kHostTableAttr =
+    PerfDialect::HostTableAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kLayerAttr =
     PerfDialect::LayerAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kAutogradPairAttr =

@@ -82,6 +82,9 @@ def Perf_Dialect : Dialect {
     // measured with (--perf-host-overhead; the critical path blocks a
     // launch while that many kernels are pending)
     "::mlir::IntegerAttr":$launch_queue_depth,
+    // graph: the host overhead table that priced it (--perf-host-overhead's
+    // `table`: a host of the catalog or a file); the report names it
+    "::mlir::StringAttr":$host_table,
     // graph: the host time after the last op of an iteration imported from
     // a trace (--perf-host-overhead, the table's iteration tail; the
     // critical path adds it to each host thread's end)

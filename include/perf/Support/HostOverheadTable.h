@@ -19,6 +19,8 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace perf {
 
@@ -68,6 +70,11 @@ struct HostOverheadTable {
   /// (0: never). Measured with the overheads, whose T4 leaves out the
   /// launches that waited for a slot ("launch_queue_depth" in the JSON).
   unsigned launchQueueDepth = 0;
+  /// Host time per transformer block beyond its ops' own ("layer_us"): the
+  /// framework's module calls and the Python between the ops (a HuggingFace
+  /// block spends more there than in its ATen ops). A step built from a
+  /// model config pays it before each block's first op (perf.layer).
+  double layerUs = 0;
 
   /// The paper's V100 figures where a table has no entry: T1 8, T2 10, T3 5,
   /// T4 10, T5 5 us.
@@ -98,7 +105,17 @@ struct HostOverheadTable {
   static llvm::Expected<HostOverheadTable> parse(const llvm::json::Value &v);
   /// readJsonFile then parse; errors name the file.
   static llvm::Expected<HostOverheadTable> load(llvm::StringRef path);
+  /// A table file, or a host of the catalog by name (hostCatalogDir's
+  /// NAME.json); errors list the catalog's names.
+  static llvm::Expected<HostOverheadTable> resolve(llvm::StringRef nameOrPath);
 };
+
+/// The folder of the host catalog (data/hosts): $PERF_HOST_DIR, else the
+/// installed share/perf/hosts, else the source tree's; empty when none is.
+std::string hostCatalogDir();
+
+/// The catalog's hosts: each name (its file's stem) and its table.
+std::vector<std::pair<std::string, HostOverheadTable>> hostCatalog();
 
 } // namespace perf
 

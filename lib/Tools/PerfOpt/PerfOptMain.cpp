@@ -24,6 +24,7 @@
 #include "perf/Dialect/InputDiagnostics.h"
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Support/GpuSpec.h"
+#include "perf/Support/HostOverheadTable.h"
 #include "perf/Support/HugePages.h"
 #include "perf/Support/InputError.h"
 #include "perf/Support/InputFile.h"
@@ -108,6 +109,34 @@ static const std::string &shippedModelDir() {
         llvm::sys::path::parent_path(llvm::sys::path::parent_path(self)));
   }();
   return dir;
+}
+
+static llvm::cl::opt<bool> listHosts(
+    "list-hosts",
+    llvm::cl::desc("Print the host catalog (the names --estimate=overheads= "
+                   "and --perf-host-overhead=table= accept) and exit"),
+    llvm::cl::cat(perfCategory));
+
+/// One line per catalog host: its name, the host time per call of the ops
+/// a step calls most, its per-block overhead and where its figures come
+/// from.
+static void printHosts(llvm::raw_ostream &os) {
+  std::string dir = perf::hostCatalogDir();
+  os << "host catalog: " << (dir.empty() ? std::string("none") : dir) << "\n";
+  os << llvm::format("%-16s %9s %9s %9s %9s  %s\n", "name", "launch us",
+                     "linear us", "add us", "layer us", "source");
+  for (const auto &[name, table] : perf::hostCatalog()) {
+    auto opUs = [&, &table = table](llvm::StringRef op) {
+      return table.get(op, perf::Overhead::T1) +
+             table.get(op, perf::Overhead::T2) +
+             table.get(op, perf::Overhead::T3) +
+             table.runtimeCall("cudaLaunchKernel");
+    };
+    os << llvm::format("%-16s %9.1f %9.1f %9.1f %9.1f  ", name.c_str(),
+                       table.runtimeCall("cudaLaunchKernel"),
+                       opUs("aten::addmm"), opUs("aten::add"), table.layerUs)
+       << table.source << "\n";
+  }
 }
 
 static llvm::cl::opt<bool> listDevices(
@@ -421,6 +450,10 @@ int perf::perfOptMain(int argc, char **argv, DialectRegistry &registry) {
     printOp->setInitialValue(false);
   auto [inputFilename, outputFilename] =
       parseCLIOptions(argc, argv, helpHeader);
+  if (listHosts) {
+    printHosts(llvm::outs());
+    return 0;
+  }
   if (listDevices) {
     printCatalog(llvm::outs());
     return 0;
