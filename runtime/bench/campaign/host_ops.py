@@ -9,7 +9,10 @@ slows the host several-fold. Then tiny HuggingFace models (width 64, the
 layer count and code of the real ones) take decode and prefill steps: the
 host time of a whole step, module calls and cache logic included.
 
-    host_ops.py --out host-ops.json [--calls N] [--configs DIR]
+    host_ops.py --out host-ops.json [--calls N] [--configs DIR] [--dry-run]
+
+bench/e2e/host_spec.py turns what it writes into a host of the catalog
+(data/hosts).
 """
 
 import argparse
@@ -24,7 +27,21 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--configs", default=None)
+    ap.add_argument("--dry-run", action="store_true",
+                    help="check the configs, print the plan, measure nothing")
     args = ap.parse_args()
+    models = ("gpt2_large", "opt_13", "gpt3_xl", "llama3_8b", "bert_large")
+    if args.configs:
+        missing = [m for m in models
+                   if not os.path.exists(os.path.join(args.configs, m + ".json"))]
+        if missing:
+            print("error: no %s in %s" % (", ".join(m + ".json" for m in missing),
+                                          args.configs), file=sys.stderr)
+            return 2
+    if args.dry_run:
+        print("plan host ops: %d calls each; tiny models: %s" %
+              (args.calls, ", ".join(models) if args.configs else "none"))
+        return 0
     import torch
     import torch.nn.functional as F
     dev, dt = "cuda", torch.bfloat16
@@ -87,7 +104,7 @@ def main():
     if args.configs:
         import transformers
         res["tiny_models"] = {}
-        for model in ("gpt2_large", "opt_13", "gpt3_xl", "llama3_8b", "bert_large"):
+        for model in models:
             with open(os.path.join(args.configs, model + ".json")) as f:
                 d = json.load(f)
             mtype = d.pop("model_type")

@@ -14,7 +14,15 @@ importer's --phase=decode --context=N).
 
     measure_steps.py --configs DIR --out steps.json [--dtype fp32,bf16]
                      [--attn eager,sdpa] [--labels LIST] [--reps N]
-                     [--optimizer none|adam]
+                     [--optimizer none|adam] [--launch eager,cuda-graph,compiled]
+                     [--dry-run]
+
+--launch says how an inference or decode step is launched: eager (PyTorch
+dispatches every op), cuda-graph (the step captured once with
+torch.cuda.CUDAGraph after the warm-up and replayed: the host launches one
+graph) or compiled (torch.compile's default mode: Inductor's fused kernels,
+launched from Python). Training steps run eager. --dry-run checks the
+labels and configs and prints the plan without importing PyTorch.
 
 Results are rewritten to --out after every step, so a run that is stopped
 keeps what it measured; a rerun skips the steps --out already has.
@@ -26,6 +34,9 @@ import json
 import os
 import sys
 import time
+
+# How a step is launched (--launch).
+LAUNCHES = ("eager", "cuda-graph", "compiled")
 
 DEFAULT_LABELS = [
     "bert_large-inf-512-8", "bert_large-inf-512-16",
@@ -85,7 +96,7 @@ def event_time_ms(torch, fn):
 
 
 def time_step(torch, m, mtype, phase, seq, batch, reps, warmup, optimizer="none",
-              timed=None):
+              timed=None, launch="eager"):
     """Times of `reps` steps in ms. For a decode step `seq` is the context:
     the cache is filled once by a prefill of that many tokens, and cut back
     to it after every step (outside the timed region). `timed`, a context
@@ -129,6 +140,16 @@ def time_step(torch, m, mtype, phase, seq, batch, reps, warmup, optimizer="none"
         step()
         reset()
     torch.cuda.synchronize()
+    if launch == "cuda-graph":
+        # Captured once, on a side stream as PyTorch requires, after the
+        # warm-up above allocated what the step needs; the replay reads the
+        # cache the capture read (reset() crops it back each time).
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            step()
+        reset()
+        torch.cuda.synchronize()
+        step = graph.replay
     times = []
     with timed if timed is not None else contextlib.nullcontext():
         for _ in range(reps):
@@ -148,7 +169,42 @@ def main():
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--optimizer", default="none", choices=("none", "adam"),
                     help="training steps: none (forward + backward) or adam (then Adam's step)")
+    ap.add_argument("--launch", default="eager",
+                    help="comma-separated: eager, cuda-graph, compiled (inference and decode)")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="check the labels and configs, print the plan, measure nothing")
     args = ap.parse_args()
+    launches = args.launch.split(",")
+    for launch in launches:
+        if launch not in LAUNCHES:
+            print("error: --launch %s: not one of %s" % (launch, ", ".join(LAUNCHES)),
+                  file=sys.stderr)
+            return 2
+    plan = []
+    for label in args.labels.split(","):
+        try:
+            model, phase, seq, batch = parse_label(label)
+        except ValueError:
+            print("error: label '%s' is not <model>-<inf|train|decode>-<seq>-<batch>" % label,
+                  file=sys.stderr)
+            return 2
+        if phase not in ("inf", "train", "decode"):
+            print("error: label '%s': phase '%s' is not inf, train or decode" % (label, phase),
+                  file=sys.stderr)
+            return 2
+        if not os.path.exists(os.path.join(args.configs, model + ".json")):
+            print("error: label '%s': no %s.json in %s" % (label, model, args.configs),
+                  file=sys.stderr)
+            return 2
+        for launch in launches:
+            if launch == "eager" or phase != "train":
+                plan.append((label, launch))
+    if args.dry_run:
+        for dname in args.dtype.split(","):
+            for attn in args.attn.split(","):
+                for label, launch in plan:
+                    print("plan %s %s %s %s" % (label, dname, attn, launch))
+        return 0
 
     import torch
     import transformers
@@ -161,8 +217,8 @@ def main():
     if os.path.exists(args.out):
         with open(args.out) as f:
             doc = json.load(f)
-    have = {(s["label"], s["dtype"], s["attn"], s.get("optimizer", "none"))
-            for s in doc["steps"]}
+    have = {(s["label"], s["dtype"], s["attn"], s.get("optimizer", "none"),
+             s.get("launch", "eager")) for s in doc["steps"]}
     doc["device"] = torch.cuda.get_device_name(0)
     doc["torch"] = torch.__version__
     doc["cuda"] = torch.version.cuda
@@ -177,21 +233,24 @@ def main():
     # seconds to initialize); training builds its own class (BERT's heads).
     built = {"key": None, "model": None}
 
-    def model_for(model, phase, dname, attn):
-        key = (model, phase == "train", dname, attn)
+    def model_for(model, phase, dname, attn, launch):
+        key = (model, phase == "train", dname, attn, launch == "compiled")
         if built["key"] != key:
             built["key"], built["model"] = None, None
             torch.cuda.empty_cache()
-            built["model"] = build(torch, transformers,
-                                   os.path.join(args.configs, model + ".json"),
-                                   model, phase, dtypes[dname], attn)
+            m, mtype = build(torch, transformers,
+                             os.path.join(args.configs, model + ".json"),
+                             model, phase, dtypes[dname], attn)
+            if launch == "compiled":
+                m = torch.compile(m)
+            built["model"] = (m, mtype)
             built["key"] = key
         return built["model"]
 
     for dname in args.dtype.split(","):
         for attn in args.attn.split(","):
-            for label in args.labels.split(","):
-                if (label, dname, attn, args.optimizer) in have:
+            for label, launch in plan:
+                if (label, dname, attn, args.optimizer, launch) in have:
                     continue
                 model, phase, seq, batch = parse_label(label)
                 t0 = time.time()
@@ -199,10 +258,15 @@ def main():
                          "seq": seq, "batch": batch, "dtype": dname, "attn": attn}
                 if phase == "train":
                     entry["optimizer"] = args.optimizer
+                if launch != "eager":
+                    entry["launch"] = launch
                 try:
-                    m, mtype = model_for(model, phase, dname, attn)
+                    m, mtype = model_for(model, phase, dname, attn, launch)
+                    # Compilation happens in the first calls: more warm-up.
+                    warmup = args.warmup + (3 if launch == "compiled" else 0)
                     times = time_step(torch, m, mtype, phase, seq, batch,
-                                      args.reps, args.warmup, args.optimizer)
+                                      args.reps, warmup, args.optimizer,
+                                      launch=launch)
                     times.sort()
                     entry.update(ms_median=times[len(times) // 2], ms_min=times[0],
                                  ms_all=[round(t, 4) for t in times])
@@ -216,7 +280,7 @@ def main():
                 with open(args.out + ".tmp", "w") as f:
                     json.dump(doc, f, indent=1)
                 os.replace(args.out + ".tmp", args.out)
-                print("%-28s %s %-5s %s" % (label, dname, attn,
+                print("%-28s %s %-5s %-10s %s" % (label, dname, attn, launch,
                       "%.3f ms" % entry["ms_median"] if "ms_median" in entry
                       else entry["error"]), flush=True)
 

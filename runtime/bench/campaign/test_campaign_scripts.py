@@ -125,5 +125,54 @@ class KernelGap(unittest.TestCase):
                          (2.0, 2.0, 3, 0.7))
 
 
+class LlmCampaignDryRun(unittest.TestCase):
+    """llm.sh --dry-run: every phase's command checked without a GPU, the
+    host probe first, the plan within the eight-minute budget."""
+
+    def run_script(self, *args, env=None):
+        import subprocess
+        return subprocess.run(list(args), capture_output=True, text=True,
+                              env=dict(os.environ, **(env or {})))
+
+    def test_the_plan(self):
+        with tempfile.TemporaryDirectory() as out:
+            r = self.run_script("bash", os.path.join(HERE, "llm.sh"), "--dry-run", out,
+                                env={"PYTHON": sys.executable})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        phases = [l.split()[1] for l in r.stdout.splitlines() if l.startswith("phase ")]
+        self.assertEqual(phases, ["host", "steps", "adam", "attention", "gemm", "compiled"])
+        last = r.stdout.strip().splitlines()[-1]
+        self.assertEqual(last, "plan: 6 phases, 470 s of 480 s")
+        plans = [l.strip() for l in r.stdout.splitlines() if l.startswith("  plan ")]
+        # 9 labels x 2 attentions x 2 launches, Adam's step, 2 compiled.
+        self.assertEqual(sum(1 for l in plans if l.startswith("plan gpt2_large")
+                             or l.startswith("plan llama3_8b")), 36 + 1 + 2)
+        self.assertIn("plan llama3_8b-decode-8192-1 bf16 sdpa cuda-graph", plans)
+        self.assertIn("plan attention: 46 shapes", " ".join(plans))
+        self.assertIn("plan gemm: 72 shapes", " ".join(plans))
+
+    def test_a_budget_too_small_is_refused(self):
+        with tempfile.TemporaryDirectory() as out:
+            r = self.run_script("bash", os.path.join(HERE, "llm.sh"), out, "300",
+                                env={"PYTHON": sys.executable})
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("the phases ask for 470 s, more than the 300 s budget", r.stderr)
+
+    def test_a_bad_label_fails_the_dry_run(self):
+        r = self.run_script(sys.executable, os.path.join(HERE, "measure_steps.py"),
+                            "--configs", os.path.join(HERE, "..", "..", "..", "data", "e2e",
+                                                      "configs"),
+                            "--out", "/dev/null", "--labels", "llama3_8b-prefill-512-1",
+                            "--dry-run")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("phase 'prefill' is not inf, train or decode", r.stderr)
+        r = self.run_script(sys.executable, os.path.join(HERE, "measure_steps.py"),
+                            "--configs", "/nonexistent", "--out", "/dev/null",
+                            "--labels", "gpt2_large-decode-512-1", "--launch", "graph",
+                            "--dry-run")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--launch graph: not one of eager, cuda-graph, compiled", r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
