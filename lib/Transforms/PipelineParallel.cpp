@@ -309,10 +309,12 @@ private:
       return pair.getInt();
     return std::nullopt;
   }
+  /// Chunk c runs on stage c mod n, which is device stage x spacing.
   int64_t stageOfChunk(int64_t chunk) const { return chunk % n; }
   int64_t deviceOf(int64_t chunk) const {
     return stageOfChunk(chunk) * spacing;
   }
+
   /// Whether a value made by chunk `from` must travel to chunk `to`: it
   /// does between devices; chunks of one device share its memory.
   bool crosses(int64_t from, int64_t to) const {

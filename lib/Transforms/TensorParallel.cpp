@@ -432,6 +432,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     inside = false;
     return success();
   }
+
   /// Backward: every backward op is laid out as its forward op was (the
   /// op of the same perf.autograd_pair). Its GEMMs are split along their
   /// largest dimension; the input gradient of a column-parallel layer (the
