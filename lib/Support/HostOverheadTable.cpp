@@ -244,8 +244,8 @@ std::string perf::hostCatalogDir() {
   return "";
 }
 
-std::vector<std::pair<std::string, HostOverheadTable>> perf::hostCatalog() {
-  std::vector<std::pair<std::string, HostOverheadTable>> hosts;
+std::vector<CatalogHost> perf::hostCatalog() {
+  std::vector<CatalogHost> hosts;
   std::string dir = hostCatalogDir();
   if (dir.empty())
     return hosts;
@@ -256,11 +256,15 @@ std::vector<std::pair<std::string, HostOverheadTable>> perf::hostCatalog() {
     if (llvm::sys::path::extension(it->path()) == ".json")
       files.push_back(it->path());
   llvm::sort(files);
-  for (const std::string &file : files)
+  for (const std::string &file : files) {
+    CatalogHost host;
+    host.name = llvm::sys::path::stem(file).str();
     if (llvm::Expected<HostOverheadTable> table = HostOverheadTable::load(file))
-      hosts.emplace_back(llvm::sys::path::stem(file).str(), std::move(*table));
+      host.table = std::move(*table);
     else
-      llvm::consumeError(table.takeError());
+      host.error = llvm::toString(table.takeError());
+    hosts.push_back(std::move(host));
+  }
   return hosts;
 }
 
@@ -275,8 +279,8 @@ HostOverheadTable::resolve(llvm::StringRef nameOrPath) {
   if (!dir.empty() && llvm::sys::fs::exists(path))
     return load(path);
   std::string names;
-  for (const auto &[name, table] : hostCatalog())
-    names += (names.empty() ? "" : ", ") + name;
+  for (const CatalogHost &host : hostCatalog())
+    names += (names.empty() ? "" : ", ") + host.name;
   return llvm::createStringError(
       "no host '" + nameOrPath + "' in the catalog (" +
       (names.empty() ? std::string("empty") : names) +

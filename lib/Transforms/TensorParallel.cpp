@@ -325,7 +325,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     };
     // What the backward op of this one reads back (every exit below).
     ForwardLayout own;
-    auto record = llvm::make_scope_exit([&] {
+    llvm::scope_exit record([&] {
       if (std::optional<int64_t> pair = pairOf(op))
         layout.byPair[*pair] = std::move(own);
     });

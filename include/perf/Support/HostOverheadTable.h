@@ -114,8 +114,16 @@ struct HostOverheadTable {
 /// installed share/perf/hosts, else the source tree's; empty when none is.
 std::string hostCatalogDir();
 
-/// The catalog's hosts: each name (its file's stem) and its table.
-std::vector<std::pair<std::string, HostOverheadTable>> hostCatalog();
+/// A host of the catalog: its name (its file's stem) and its table, or why
+/// the file could not be read.
+struct CatalogHost {
+  std::string name;
+  std::optional<HostOverheadTable> table;
+  std::string error;
+};
+
+/// The catalog's hosts, by name.
+std::vector<CatalogHost> hostCatalog();
 
 } // namespace perf
 

@@ -125,14 +125,21 @@ static void printHosts(llvm::raw_ostream &os) {
   os << "host catalog: " << (dir.empty() ? std::string("none") : dir) << "\n";
   os << llvm::format("%-16s %9s %9s %9s %9s  %s\n", "name", "launch us",
                      "linear us", "add us", "layer us", "source");
-  for (const auto &[name, table] : perf::hostCatalog()) {
-    auto opUs = [&, &table = table](llvm::StringRef op) {
+  for (const perf::CatalogHost &host : perf::hostCatalog()) {
+    if (!host.table) {
+      // A broken file is named, not skipped: the user put it there.
+      llvm::errs() << "perf-opt: warning: host '" << host.name
+                   << "': " << host.error << "\n";
+      continue;
+    }
+    const perf::HostOverheadTable &table = *host.table;
+    auto opUs = [&](llvm::StringRef op) {
       return table.get(op, perf::Overhead::T1) +
              table.get(op, perf::Overhead::T2) +
              table.get(op, perf::Overhead::T3) +
              table.runtimeCall("cudaLaunchKernel");
     };
-    os << llvm::format("%-16s %9.1f %9.1f %9.1f %9.1f  ", name.c_str(),
+    os << llvm::format("%-16s %9.1f %9.1f %9.1f %9.1f  ", host.name.c_str(),
                        table.runtimeCall("cudaLaunchKernel"),
                        opUs("aten::addmm"), opUs("aten::add"), table.layerUs)
        << table.source << "\n";
