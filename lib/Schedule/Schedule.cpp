@@ -446,7 +446,6 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
     result.devices.push_back(dt);
   }
   result.idleUs = result.e2eUs - result.gpuActiveUs;
-  result.hostBound = result.hostUs > lastKernelEnd;
 
   // Walk back from the kernel that ends last along what each waited for.
   for (int64_t k = lastKernel; k >= 0; k = kernelList[k].predecessor) {
@@ -455,6 +454,16 @@ ScheduleResult Schedule::run(const ScheduleOptions &options) {
       break; // Defensive: predecessors always point backwards.
   }
   std::reverse(result.criticalPath.begin(), result.criticalPath.end());
+  // The host bounds the step when it finishes last, or when the device
+  // kept busy without waiting for a launch only in the step's last half:
+  // the chain of kernels that ends the step starts with a kernel that
+  // waited for its launch, after half the step.
+  double chainStart =
+      result.criticalPath.empty()
+          ? 0
+          : kernelList[result.criticalPath.front()].startUs;
+  result.hostBound = result.hostUs > lastKernelEnd ||
+                     (result.e2eUs > 0 && chainStart > 0.5 * result.e2eUs);
 
   // More steps of the same loop, from the clocks the first one left; the
   // first step's per-op and per-kernel times are what the caller reads.

@@ -133,7 +133,10 @@ struct ScheduleResult {
   std::vector<DeviceTimes> devices;
   /// Kernels on the critical path, first to last.
   std::vector<size_t> criticalPath;
-  /// True when the last event is a host thread, not a kernel.
+  /// Whether the host bounds the step: its thread finishes last, or the
+  /// critical path (the kernels that end the step, each waiting for the
+  /// one before) starts with a kernel that waited for its launch after half
+  /// the step, so the device idled for the host before it.
   bool hostBound = false;
   /// Time of one step in a loop of ScheduleOptions::iterations back-to-back
   /// steps: the last step's end minus the one before. Every step's host
