@@ -186,6 +186,29 @@ struct EstimatePipelineOptions
 };
 } // namespace
 
+/// Copies the options `parsed` was given into `options`.
+static void copySetOptions(const EstimatePipelineOptions &parsed,
+                           EstimateOptions &options) {
+#define PERF_ESTIMATE_OPTION(PASS, FIELD, NAME, DESCRIPTION)                   \
+  if (parsed.PASS##_##FIELD.hasValue())                                        \
+    options.PASS.FIELD = parsed.PASS##_##FIELD;
+#include "perf/Transforms/EstimateOptions.def"
+}
+
+llvm::Error perf::applyEstimateOptions(EstimateOptions &options,
+                                       llvm::StringRef text) {
+  EstimatePipelineOptions parsed;
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (failed(parsed.parseFromString(text, os)))
+    return llvm::createStringError(
+        "bad estimate options '" + text + "'" +
+        (errors.empty() ? std::string()
+                        : ": " + llvm::StringRef(errors).trim().str()));
+  copySetOptions(parsed, options);
+  return llvm::Error::success();
+}
+
 void perf::registerPerfPassesAndPipelines(
     std::function<EstimateOptions()> defaults) {
   registerPerfPasses();
@@ -195,10 +218,7 @@ void perf::registerPerfPassesAndPipelines(
       "prints the report",
       [defaults](OpPassManager &pm, const EstimatePipelineOptions &opts) {
         EstimateOptions options = defaults ? defaults() : EstimateOptions();
-#define PERF_ESTIMATE_OPTION(PASS, FIELD, NAME, DESCRIPTION)                   \
-  if (opts.PASS##_##FIELD.hasValue())                                          \
-    options.PASS.FIELD = opts.PASS##_##FIELD;
-#include "perf/Transforms/EstimateOptions.def"
+        copySetOptions(opts, options);
         buildEstimatePipeline(pm, options);
       });
 }

@@ -124,24 +124,36 @@ def kernel_latency(kind, device, models="auto", db=None, ml_dir=None, *, model_d
                                                                      **attributes)
 
 
-def estimate(source=None, *, ir=None, device=None, passes=None, models=None, db=None,
-             ml_dir=None, system=None, overheads=None, iterations=1, timeline=False,
-             onnx_batch=None, model_dir=None):
+def estimate(source=None, *, ir=None, device=None, passes=None, timeline=False,
+             onnx_batch=None, model_dir=None, **options):
     """Estimates every graph of a step: `source` is a .mlir file (text or
     bytecode) or an .onnx model, or give the IR text as `ir=`. `device` (a
     catalog GPU or device JSON file) becomes every graph's target; `passes`
     is a pass pipeline run first ("perf-fuse-embeddings,perf-data-parallel{
-    devices=4}"); the other keywords are those of perf-opt's estimate
-    pipeline. Returns the JSON report as a dict (docs/estimate.md); with
-    timeline=True its "timeline" is the predicted schedule as Chrome Trace
-    Event JSON (docs/timeline.md)."""
+    devices=4}"). The other keywords are the options of perf-opt's estimate
+    pipeline, with `_` for `-` (`models`, `db`, `ml_dir`, `system`,
+    `overheads`, `iterations`, `launch`, `host_scale`, `kernel_gap_us`, ...:
+    `perf-opt --help` lists them under --estimate; docs/estimate.md). Returns
+    the JSON report as a dict (docs/estimate.md); with timeline=True its
+    "timeline" is the predicted schedule as Chrome Trace Event JSON
+    (docs/timeline.md)."""
     if (source is None) == (ir is None):
         raise Error("give one of a file (source) and IR text (ir=)")
+    folder = _ml_dir(options.pop("ml_dir", None), model_dir)
+    if folder:
+        options["ml_dir"] = folder
+    text = []
+    for key, value in options.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        elif isinstance(value, os.PathLike):
+            value = os.fspath(value)
+        text.append("%s='%s'" % (key.replace("_", "-"), value))
     report, trace = _perf.estimate(
         os.fspath(source) if source is not None else "", ir or "", device or "",
-        passes or "", models or "", os.fspath(db) if db else "",
-        _ml_dir(ml_dir, model_dir), os.fspath(system) if system else "",
-        os.fspath(overheads) if overheads else "", iterations, timeline, onnx_batch or 0)
+        passes or "", " ".join(text), timeline, onnx_batch or 0)
     result = json.loads(report)
     if timeline:
         result["timeline"] = json.loads(trace)

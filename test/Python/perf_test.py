@@ -117,6 +117,21 @@ class Steps(unittest.TestCase):
         self.assertEqual(ours["graphs"][0]["e2e_us"], theirs["graphs"][0]["e2e_us"])
         self.assertEqual(ours["graphs"][0]["target"], "A100-SXM4-40GB")
 
+    def test_every_estimate_option(self):
+        # The keywords are the estimate pipeline's options (EstimateOptions.def),
+        # each the same as perf-opt's: the launch mode, a catalog host, the
+        # kernel gap.
+        options = "models=roofline launch=cuda-graph overheads=h200-vm kernel-gap-us=2"
+        ours = perf.estimate(MLP, models="roofline", launch="cuda-graph", overheads="h200-vm",
+                             kernel_gap_us=2)
+        theirs = json.loads(tool("perf-opt", MLP, "--estimate=format=json " + options))
+        self.assertEqual(ours["graphs"][0]["e2e_us"], theirs["graphs"][0]["e2e_us"])
+        self.assertEqual(ours["graphs"][0]["host_table"], "h200-vm")
+        eager = perf.estimate(MLP, models="roofline", overheads="h200-vm", kernel_gap_us=2)
+        self.assertLess(ours["graphs"][0]["e2e_us"], eager["graphs"][0]["e2e_us"])
+        with self.assertRaisesRegex(perf.Error, "bad estimate options .*no such option lanch"):
+            perf.estimate(MLP, lanch="eager")
+
     def test_passes_and_timeline(self):
         report = perf.estimate(MLP, models="roofline", passes="perf-data-parallel{devices=2}",
                                timeline=True)

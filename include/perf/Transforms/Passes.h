@@ -36,6 +36,12 @@ struct EstimateOutputs {
   std::string *timeline = nullptr;
 };
 
+/// Sets the options the `estimate` pipeline's textual form names
+/// (`models=roofline launch=cuda-graph`, EstimateOptions.def) in `options`,
+/// leaving the others as they are. Errors name the option.
+llvm::Error applyEstimateOptions(EstimateOptions &options,
+                                 llvm::StringRef text);
+
 /// Adds kernel cost, host overhead, critical path and report passes.
 void buildEstimatePipeline(mlir::OpPassManager &pm,
                            const EstimateOptions &options,

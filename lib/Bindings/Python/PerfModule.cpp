@@ -51,6 +51,11 @@ template <typename T> T unwrap(llvm::Expected<T> value) {
   return std::move(*value);
 }
 
+void unwrap(llvm::Error error) {
+  if (error)
+    throw PerfError(llvm::toString(std::move(error)));
+}
+
 /// The prefix this module is installed under
 /// (<prefix>/lib/python3/dist-packages/perf/_perf.so): the first directory
 /// above it that holds share/perf/models (the shipped model folder); empty
@@ -220,25 +225,24 @@ private:
   KernelCostStack stack;
 };
 
+/// `estimateOptions`: the estimate pipeline's options in its textual form
+/// (`models=roofline launch=cuda-graph`), which EstimateOptions.def lists.
 py::tuple estimate(const std::string &path, const std::string &ir,
                    const std::string &device, const std::string &pipeline,
-                   const std::string &models, const std::string &db,
-                   const std::string &modelDir, const std::string &system,
-                   const std::string &overheads, unsigned iterations,
-                   bool timeline, int64_t onnxBatch) {
+                   const std::string &estimateOptions, bool timeline,
+                   int64_t onnxBatch) {
   Session session;
-  auto module = session.load(path, ir, onnxBatch);
   EstimateOptions options;
+  options.kernelCost.models = kAutoModelStack;
+  options.criticalPath.annotate = false;
+  unwrap(applyEstimateOptions(options, estimateOptions));
   KernelCostOptions &cost = options.kernelCost;
-  cost.models = models.empty() ? kAutoModelStack : models;
-  cost.mlModelDir = modelDirFor(cost.models, modelDir);
+  if (cost.models.empty())
+    cost.models = kAutoModelStack;
+  cost.mlModelDir = modelDirFor(cost.models, cost.mlModelDir);
   if (cost.models == kAutoModelStack && cost.mlModelDir.empty())
     cost.models = "roofline";
-  cost.database = db;
-  options.commCost.system = system;
-  options.hostOverhead.table = overheads;
-  options.criticalPath.iterations = std::max(1u, iterations);
-  options.criticalPath.annotate = false;
+  auto module = session.load(path, ir, onnxBatch);
   llvm::Expected<EstimateResult> result = [&] {
     py::gil_scoped_release release;
     return runEstimate(*module, device, pipeline, options, timeline);
