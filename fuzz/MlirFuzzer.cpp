@@ -48,9 +48,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   PassManager pm(&context.get());
   perf::EstimateOptions options;
-  options.models = "roofline";
-  options.output = ""; // Priced and walked, not printed.
-  options.iterations = 2;
+  options.kernelCost.models = "roofline";
+  options.report.output = ""; // Priced and walked, not printed.
+  options.criticalPath.iterations = 2;
   perf::buildEstimatePipeline(pm, options);
   (void)pm.run(*module);
   return 0;
