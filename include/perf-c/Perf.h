@@ -83,6 +83,10 @@ typedef struct {
   /// Steps walked back to back for the steady-state step time
   /// (`steady_state_us` in the report); 0 or 1: one step.
   unsigned iterations;
+  /// Any other option of the estimate pipeline, in `perf-opt --estimate`'s
+  /// textual form ("launch=cuda-graph overheads=h200-vm"; docs/estimate.md),
+  /// applied after the fields above; NULL: none.
+  const char *estimateOptions;
 } PerfEstimateOptions;
 
 /// perfEstimateModule with `options` (NULL: the defaults).

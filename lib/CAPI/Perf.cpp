@@ -176,6 +176,10 @@ int perfEstimateModuleWithOptions(const char *mlirText, const char *gpu,
     if (settings->modelDir)
       options.kernelCost.mlModelDir = settings->modelDir;
     options.criticalPath.iterations = std::max(1u, settings->iterations);
+    if (settings->estimateOptions)
+      if (llvm::Error e =
+              applyEstimateOptions(options, settings->estimateOptions))
+        return fail(error, llvm::toString(std::move(e)));
   }
   llvm::Expected<EstimateResult> result =
       runEstimate(*module, gpu ? gpu : "", pipeline ? pipeline : "", options,

@@ -139,4 +139,27 @@ TEST(PerfCAPI, EstimateModuleWithOptions) {
   EXPECT_EQ(graph->getInteger("iterations"), 2);
   EXPECT_NEAR(*graph->getNumber("steady_state_us"),
               *graph->getNumber("e2e_us") - 23 + 1, 1e-9);
+
+  // Any other pipeline option by its textual name: a kernel gap of 11 us
+  // instead of 1 puts 10 us more between the two steps back to back.
+  options.estimateOptions = "kernel-gap-us=11";
+  ASSERT_EQ(perfEstimateModuleWithOptions(ir, "V100", nullptr, &options,
+                                          &report, &error),
+            0)
+      << error;
+  llvm::Expected<llvm::json::Value> gapped = llvm::json::parse(report);
+  perfFreeString(report);
+  ASSERT_TRUE(bool(gapped)) << llvm::toString(gapped.takeError());
+  const llvm::json::Object *again =
+      gapped->getAsObject()->getArray("graphs")->front().getAsObject();
+  EXPECT_NEAR(*again->getNumber("steady_state_us"),
+              *again->getNumber("e2e_us") - 23 + 11, 1e-9);
+  options.estimateOptions = "kernel-gap=11";
+  EXPECT_EQ(perfEstimateModuleWithOptions(ir, "V100", nullptr, &options,
+                                          &report, &error),
+            1);
+  EXPECT_NE(std::string(error).find("bad estimate options 'kernel-gap=11'"),
+            std::string::npos)
+      << error;
+  perfFreeString(error);
 }
