@@ -88,6 +88,11 @@ Value HostOverheadTable::toJson() const {
     root["launch_queue_depth"] = int64_t(launchQueueDepth);
   if (layerUs > 0)
     root["layer_us"] = layerUs;
+  if (extraction)
+    root["extraction"] =
+        Object{{"profiler_cpu_us", extraction->profilerCpuUs},
+               {"profiler_runtime_us", extraction->profilerRuntimeUs},
+               {"outliers_removed", extraction->outliersRemoved}};
   return root;
 }
 
@@ -161,6 +166,24 @@ HostOverheadTable::parse(const llvm::json::Value &value) {
           "overhead table: layer_us must be a finite non-negative number of "
           "microseconds");
     table.layerUs = *us;
+  }
+  if (const Value *how = root->get("extraction")) {
+    const Object *o = how->getAsObject();
+    Extraction e;
+    std::optional<double> cpu = o ? o->getNumber("profiler_cpu_us") : 0.0;
+    std::optional<double> runtime =
+        o ? o->getNumber("profiler_runtime_us") : 0.0;
+    std::optional<bool> removed = o ? o->getBoolean("outliers_removed") : false;
+    if (!o || !cpu || !runtime || !removed || !isFiniteAtLeast(*cpu, 0) ||
+        !isFiniteAtLeast(*runtime, 0))
+      return llvm::createStringError(
+          "overhead table: extraction must be an object with "
+          "profiler_cpu_us and profiler_runtime_us (non-negative "
+          "microseconds) and outliers_removed (true or false)");
+    e.profilerCpuUs = *cpu;
+    e.profilerRuntimeUs = *runtime;
+    e.outliersRemoved = *removed;
+    table.extraction = e;
   }
   if (const Value *tail = root->get("iteration_tail")) {
     auto stats = readStats(*tail, "iteration_tail");

@@ -299,6 +299,11 @@ static int runOverheads(const KinetoTrace &trace, raw_ostream &os) {
     return fail(depth.takeError());
   HostOverheadTable table =
       extractOverheads(trace, windows, profilerOverheads(), *removal, *depth);
+  HostOverheadTable::Extraction extraction;
+  extraction.profilerCpuUs = profilerOverheads().cpuEvent;
+  extraction.profilerRuntimeUs = profilerOverheads().gpuEvent;
+  extraction.outliersRemoved = llvm::is_contained(*removal, true);
+  table.extraction = extraction;
   table.source = (Twine("perf-trace on ") + sys::path::filename(inputFile) +
                   " (pid " + Twine(trace.hostPid()) + "), " + how)
                      .str();
@@ -379,6 +384,18 @@ static int runReplay(const KinetoTrace &trace, raw_ostream &os) {
       return fail(loaded.takeError());
     table = std::move(*loaded);
     tableName = overheadsFile;
+    // A table made for unprofiled steps (perf-trace overheads' defaults)
+    // leaves out what the profiler added to the trace replayed here.
+    if (table.extraction && !table.extraction->forProfiledReplay())
+      errs() << "perf-trace: note: " << overheadsFile
+             << " was extracted with the profiler's cost subtracted ("
+             << format("%g", table.extraction->profilerCpuUs)
+             << " us a CPU event, "
+             << format("%g", table.extraction->profilerRuntimeUs)
+             << " us a runtime call) or outliers left out, for unprofiled "
+                "steps; to replay a profiled trace with it, extract it with "
+                "--profiler-overhead-cpu=0 --profiler-overhead-gpu=0 "
+                "--remove-outliers=none\n";
     if (launchQueue == "auto")
       queueDepth = table.launchQueueDepth;
   } else {

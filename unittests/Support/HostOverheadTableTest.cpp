@@ -182,3 +182,23 @@ TEST(HostOverheadTable, ACatalogNameResolvesToItsFile) {
   EXPECT_NE(llvm::toString(missing.takeError()).find("h200-vm"),
             std::string::npos);
 }
+
+TEST(HostOverheadTable, TheExtractionRoundTripsAndIsChecked) {
+  auto json = llvm::json::parse(
+      R"({"extraction": {"profiler_cpu_us": 2, "profiler_runtime_us": 4,
+                         "outliers_removed": true}})");
+  ASSERT_TRUE(bool(json));
+  auto table = HostOverheadTable::parse(*json);
+  ASSERT_TRUE(bool(table)) << llvm::toString(table.takeError());
+  ASSERT_TRUE(table->extraction.has_value());
+  EXPECT_FALSE(table->extraction->forProfiledReplay());
+  auto again = HostOverheadTable::parse(table->toJson());
+  ASSERT_TRUE(bool(again)) << llvm::toString(again.takeError());
+  EXPECT_DOUBLE_EQ(again->extraction->profilerRuntimeUs, 4);
+  EXPECT_TRUE(again->extraction->outliersRemoved);
+  for (const char *text :
+       {R"({"extraction": {"profiler_cpu_us": -1, "profiler_runtime_us": 0,
+                           "outliers_removed": false}})",
+        R"({"extraction": {"profiler_cpu_us": 0}})", R"({"extraction": 3})"})
+    expectRefusedNaming(text, "extraction");
+}

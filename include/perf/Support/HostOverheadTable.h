@@ -75,6 +75,19 @@ struct HostOverheadTable {
   /// block spends more there than in its ATen ops). A step built from a
   /// model config pays it before each block's first op (perf.layer).
   double layerUs = 0;
+  /// How a trace's figures were extracted ("extraction" in the JSON): the
+  /// profiler's cost subtracted per CPU event and per runtime call (for
+  /// predicting unprofiled steps), and whether samples outside 1.5 IQR were
+  /// left out. Replaying a profiled trace reproduces its time only from a
+  /// table extracted with neither.
+  struct Extraction {
+    double profilerCpuUs = 0, profilerRuntimeUs = 0;
+    bool outliersRemoved = false;
+    bool forProfiledReplay() const {
+      return profilerCpuUs == 0 && profilerRuntimeUs == 0 && !outliersRemoved;
+    }
+  };
+  std::optional<Extraction> extraction;
 
   /// The paper's V100 figures where a table has no entry: T1 8, T2 10, T3 5,
   /// T4 10, T5 5 us.
