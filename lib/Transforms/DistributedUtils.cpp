@@ -194,6 +194,12 @@ std::optional<int64_t> perf::layerOf(Operation *op) {
   return std::nullopt;
 }
 
+std::optional<int64_t> perf::autogradPairOf(Operation *op) {
+  if (auto a = getDiscardable<IntegerAttr>(op, kAutogradPairAttr))
+    return a.getInt();
+  return std::nullopt;
+}
+
 int64_t perf::gradientBytes(FrameworkOp op) {
   if (auto a = getDiscardable<IntegerAttr>(op, kGradBytesAttr))
     return a.getInt();

@@ -148,14 +148,14 @@ public:
     SmallVector<int64_t> fs = cutStages(fwd, numChunks, weight);
     for (size_t i = 0; i < fwd.size(); ++i) {
       chunkOf[fwd[i]] = fs[i];
-      if (std::optional<int64_t> pair = pairOf(fwd[i]))
+      if (std::optional<int64_t> pair = autogradPairOf(fwd[i]))
         chunkOfPair[*pair] = fs[i];
     }
     // A backward op without a pair (the collective after a split layer's
     // backward, a hand-written op) runs with the backward op before it,
     // whose result it reads; a graph without pairs is cut like the forward.
-    bool paired =
-        llvm::any_of(bwd, [](Operation *op) { return pairOf(op).has_value(); });
+    bool paired = llvm::any_of(
+        bwd, [](Operation *op) { return autogradPairOf(op).has_value(); });
     if (!paired) {
       SmallVector<Operation *> reversed(bwd.rbegin(), bwd.rend());
       SmallVector<int64_t> bs = cutStages(reversed, numChunks, weight);
@@ -164,7 +164,7 @@ public:
     } else {
       int64_t chunk = numChunks - 1;
       for (Operation *op : bwd) {
-        std::optional<int64_t> pair = pairOf(op);
+        std::optional<int64_t> pair = autogradPairOf(op);
         auto it = pair ? chunkOfPair.find(*pair) : chunkOfPair.end();
         if (it != chunkOfPair.end())
           chunk = it->second;
@@ -304,11 +304,6 @@ public:
   }
 
 private:
-  static std::optional<int64_t> pairOf(Operation *op) {
-    if (auto pair = getDiscardable<IntegerAttr>(op, kAutogradPairAttr))
-      return pair.getInt();
-    return std::nullopt;
-  }
   /// Chunk c runs on stage c mod n, which is device stage x spacing.
   int64_t stageOfChunk(int64_t chunk) const { return chunk % n; }
   int64_t deviceOf(int64_t chunk) const {

@@ -237,12 +237,6 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
         backwardReduces, columnGathers, backwardGathers;
   };
 
-  static std::optional<int64_t> pairOf(FrameworkOp op) {
-    if (auto pair = getDiscardable<IntegerAttr>(op, kAutogradPairAttr))
-      return pair.getInt();
-    return std::nullopt;
-  }
-
   LogicalResult runOnGraph(GraphOp graph) {
     if (failed(refuseLaterLayouts(
             graph, "--perf-tensor-parallel", kTensorParallelAttr,
@@ -326,7 +320,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
     // What the backward op of this one reads back (every exit below).
     ForwardLayout own;
     llvm::scope_exit record([&] {
-      if (std::optional<int64_t> pair = pairOf(op))
+      if (std::optional<int64_t> pair = autogradPairOf(op))
         layout.byPair[*pair] = std::move(own);
     });
     if (!op.hasWork()) {
@@ -446,7 +440,7 @@ struct TensorParallelPass : perf::impl::TensorParallelBase<TensorParallelPass> {
       const bool router = op->hasAttr(kRouterAttr);
       if (router && !sequenceParallel)
         continue;
-      std::optional<int64_t> pair = pairOf(op);
+      std::optional<int64_t> pair = autogradPairOf(op);
       auto forward = pair ? layout.byPair.find(*pair) : layout.byPair.end();
       if (forward == layout.byPair.end())
         return op.emitOpError("--perf-tensor-parallel: backward op '")

@@ -144,6 +144,10 @@ inline int64_t defaultReplicaStep(int64_t stages, int64_t stageSpacing,
 /// The transformer block an op belongs to (`perf.layer`), if marked.
 std::optional<int64_t> layerOf(mlir::Operation *op);
 
+/// The number a forward op shares with the backward op autograd runs for
+/// it (`perf.autograd_pair`), if marked.
+std::optional<int64_t> autogradPairOf(mlir::Operation *op);
+
 /// Gradient bytes an op produces: its `perf.grad_bytes`, else the weight
 /// size of its wgrad GEMMs (m x n) and convolutions (k x c/groups x r x s).
 int64_t gradientBytes(FrameworkOp op);
