@@ -6,6 +6,7 @@
 #include "perf/Dialect/PerfOps.h"
 #include "perf/Support/HostOverheadTable.h"
 #include "perf/Support/TupleKeyInfo.h"
+#include "perf/Transforms/DistributedUtils.h"
 #include "perf/Transforms/Passes.h"
 #include "perf/Transforms/RepeatedAttrs.h"
 #include "perf/Transforms/UnrolledWalk.h"
@@ -182,9 +183,7 @@ struct HostOverheadPass : perf::impl::HostOverheadBase<HostOverheadPass> {
       auto fw = dyn_cast<FrameworkOp>(op);
       if (!fw)
         return;
-      auto layer = getDiscardable<IntegerAttr>(op, kLayerAttr);
-      std::optional<int64_t> current =
-          layer ? std::optional<int64_t>(layer.getInt()) : std::nullopt;
+      std::optional<int64_t> current = layerOf(op);
       bool first = current && current != previous;
       previous = current;
       auto overhead = getDiscardable<DenseF64ArrayAttr>(op, kOverheadAttr);
