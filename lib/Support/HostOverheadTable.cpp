@@ -168,22 +168,20 @@ HostOverheadTable::parse(const llvm::json::Value &value) {
     table.layerUs = *us;
   }
   if (const Value *how = root->get("extraction")) {
-    const Object *o = how->getAsObject();
-    Extraction e;
-    std::optional<double> cpu = o ? o->getNumber("profiler_cpu_us") : 0.0;
-    std::optional<double> runtime =
-        o ? o->getNumber("profiler_runtime_us") : 0.0;
-    std::optional<bool> removed = o ? o->getBoolean("outliers_removed") : false;
-    if (!o || !cpu || !runtime || !removed || !isFiniteAtLeast(*cpu, 0) ||
+    std::optional<double> cpu, runtime;
+    std::optional<bool> removed;
+    if (const Object *o = how->getAsObject()) {
+      cpu = o->getNumber("profiler_cpu_us");
+      runtime = o->getNumber("profiler_runtime_us");
+      removed = o->getBoolean("outliers_removed");
+    }
+    if (!cpu || !runtime || !removed || !isFiniteAtLeast(*cpu, 0) ||
         !isFiniteAtLeast(*runtime, 0))
       return llvm::createStringError(
           "overhead table: extraction must be an object with "
           "profiler_cpu_us and profiler_runtime_us (non-negative "
           "microseconds) and outliers_removed (true or false)");
-    e.profilerCpuUs = *cpu;
-    e.profilerRuntimeUs = *runtime;
-    e.outliersRemoved = *removed;
-    table.extraction = e;
+    table.extraction = Extraction{*cpu, *runtime, *removed};
   }
   if (const Value *tail = root->get("iteration_tail")) {
     auto stats = readStats(*tail, "iteration_tail");
@@ -267,19 +265,24 @@ std::string perf::hostCatalogDir() {
   return "";
 }
 
-std::vector<CatalogHost> perf::hostCatalog() {
-  std::vector<CatalogHost> hosts;
+/// The catalog's table files, sorted by name.
+static std::vector<std::string> catalogFiles() {
+  std::vector<std::string> files;
   std::string dir = hostCatalogDir();
   if (dir.empty())
-    return hosts;
+    return files;
   std::error_code ec;
-  std::vector<std::string> files;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
        it.increment(ec))
     if (llvm::sys::path::extension(it->path()) == ".json")
       files.push_back(it->path());
   llvm::sort(files);
-  for (const std::string &file : files) {
+  return files;
+}
+
+std::vector<CatalogHost> perf::hostCatalog() {
+  std::vector<CatalogHost> hosts;
+  for (const std::string &file : catalogFiles()) {
     CatalogHost host;
     host.name = llvm::sys::path::stem(file).str();
     if (llvm::Expected<HostOverheadTable> table = HostOverheadTable::load(file))
@@ -302,8 +305,8 @@ HostOverheadTable::resolve(llvm::StringRef nameOrPath) {
   if (!dir.empty() && llvm::sys::fs::exists(path))
     return load(path);
   std::string names;
-  for (const CatalogHost &host : hostCatalog())
-    names += (names.empty() ? "" : ", ") + host.name;
+  for (const std::string &file : catalogFiles())
+    names += (names.empty() ? "" : ", ") + llvm::sys::path::stem(file).str();
   return llvm::createStringError(
       "no host '" + nameOrPath + "' in the catalog (" +
       (names.empty() ? std::string("empty") : names) +
