@@ -86,13 +86,12 @@ static constexpr llvm::StringLiteral kLayoutPasses[] = {
     "perf-expert-parallel", "perf-tensor-parallel", "perf-pipeline-parallel",
     "perf-data-parallel", "perf-zero"};
 
-LogicalResult perf::checkLayoutOrder(OpPassManager &pm,
-                                     raw_ostream &errorStream) {
+std::vector<std::string> perf::pipelinePassNames(OpPassManager &pm) {
   std::string text;
   llvm::raw_string_ostream os(text);
   pm.printAsTextualPipeline(os);
-  // The pass names in pipeline order; options (in braces) are skipped.
-  SmallVector<size_t> ranks;
+  // Options (in braces, their values perhaps quoted) are skipped.
+  std::vector<std::string> names;
   int depth = 0;
   char quote = 0;
   size_t start = std::string::npos;
@@ -111,10 +110,7 @@ LogicalResult perf::checkLayoutOrder(OpPassManager &pm,
       continue;
     }
     if (start != std::string::npos) {
-      StringRef name = StringRef(text).slice(start, i);
-      const auto *it = llvm::find(kLayoutPasses, name);
-      if (it != std::end(kLayoutPasses))
-        ranks.push_back(it - std::begin(kLayoutPasses));
+      names.push_back(text.substr(start, i - start));
       start = std::string::npos;
     }
     if (c == '\'' || c == '"')
@@ -123,6 +119,17 @@ LogicalResult perf::checkLayoutOrder(OpPassManager &pm,
       ++depth;
     else if (c == '}' && depth > 0)
       --depth;
+  }
+  return names;
+}
+
+LogicalResult perf::checkLayoutOrder(OpPassManager &pm,
+                                     raw_ostream &errorStream) {
+  SmallVector<size_t> ranks;
+  for (const std::string &name : pipelinePassNames(pm)) {
+    const auto *it = llvm::find(kLayoutPasses, name);
+    if (it != std::end(kLayoutPasses))
+      ranks.push_back(it - std::begin(kLayoutPasses));
   }
   for (size_t i = 1; i < ranks.size(); ++i) {
     StringRef earlier = kLayoutPasses[ranks[i - 1]],

@@ -64,6 +64,11 @@ mlir::LogicalResult parsePassList(llvm::StringRef pipeline,
                                   mlir::OpPassManager &pm,
                                   llvm::raw_ostream &errorStream);
 
+/// The names of the passes in `pm`, nested pipelines' included, in the
+/// order they run; pass options are not names. MLIR keeps the pass
+/// adaptors private, so this reads the pipeline as it prints.
+std::vector<std::string> pipelinePassNames(mlir::OpPassManager &pm);
+
 /// Checks the order of the layout passes in `pm` as it is built: they
 /// compose as expert, tensor, pipeline and data parallelism, then ZeRO (the
 /// order Megatron-LM builds its process groups in), each at most once. The

@@ -210,17 +210,8 @@ inspectPipeline(MLIRContext &context, const MlirOptMainConfig &config) {
   }
   PipelineShape shape;
   shape.estimates = estimatesBuilt;
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  pm.printAsTextualPipeline(os);
-  llvm::StringRef rest = text;
-  for (size_t at; (at = rest.find("perf-kernel-cost")) != llvm::StringRef::npos;
-       rest = rest.drop_front(at + 1)) {
-    llvm::StringRef after = rest.drop_front(at + strlen("perf-kernel-cost"));
-    if (after.empty() || after.front() == '{' || after.front() == ',' ||
-        after.front() == ')')
-      ++shape.kernelCostPasses;
-  }
+  shape.kernelCostPasses =
+      llvm::count(perf::pipelinePassNames(pm), "perf-kernel-cost");
   return shape;
 }
 
