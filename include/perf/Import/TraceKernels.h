@@ -27,6 +27,10 @@
 
 namespace perf {
 
+/// The element strides of a row-major tensor of `shape` (PyTorch's: a
+/// dimension of size 0 steps as one of size 1).
+std::vector<int64_t> contiguousStrides(llvm::ArrayRef<int64_t> shape);
+
 /// A framework op as the rules see it: tensors with shapes and dtypes, and
 /// the scalar arguments.
 struct TracedTensor {

@@ -74,13 +74,8 @@ struct Tensor {
   Shape stridesOrContiguous() const {
     if (!strides.empty())
       return strides;
-    Shape out(shape.size());
-    int64_t step = 1;
-    for (size_t i = shape.size(); i-- > 0;) {
-      out[i] = step;
-      step *= shape[i];
-    }
-    return out;
+    std::vector<int64_t> contiguous = contiguousStrides(shape);
+    return Shape(contiguous.begin(), contiguous.end());
   }
 
   /// The heads of a [B, S, width] projection seen as [B, heads, S, dim]

@@ -17,29 +17,31 @@ int64_t TracedTensor::numel() const {
   return n;
 }
 
+std::vector<int64_t> perf::contiguousStrides(llvm::ArrayRef<int64_t> shape) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t step = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = step;
+    step *= std::max<int64_t>(shape[i], 1);
+  }
+  return strides;
+}
+
 /// The strides of `t`: its own, or those of a contiguous tensor of its
 /// shape where none are known.
 static std::vector<int64_t> stridesOf(const TracedTensor &t) {
   if (t.strides.size() == t.shape.size())
     return t.strides;
-  std::vector<int64_t> strides(t.shape.size());
-  int64_t step = 1;
-  for (size_t i = t.shape.size(); i-- > 0;) {
-    strides[i] = step;
-    step *= std::max<int64_t>(t.shape[i], 1);
-  }
-  return strides;
+  return contiguousStrides(t.shape);
 }
 
 bool TracedTensor::isContiguous() const {
   if (strides.size() != shape.size())
     return true;
-  int64_t expected = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    if (shape[i] != 1 && strides[i] != expected)
+  std::vector<int64_t> expected = contiguousStrides(shape);
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] != 1 && strides[i] != expected[i])
       return false;
-    expected *= std::max<int64_t>(shape[i], 1);
-  }
   return true;
 }
 
